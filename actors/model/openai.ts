@@ -1,0 +1,111 @@
+/**
+ * An OpenAI-compatible chat-completions client (OpenAI, Ollama, vLLM, llama.cpp server, hosted
+ * APIs): POST {baseUrl}/chat/completions with JSON output requested, a per-call timeout, and
+ * retries with exponential backoff for transient failures (network errors, timeouts, HTTP 408,
+ * 429 and 5xx). A 4xx refusal is permanent and not retried.
+ *
+ * It returns the reply text untouched — even when it is not JSON: judging the reply is the pure
+ * validation step's job, so a malformed reply is recorded and re-prompted, not thrown away here.
+ * Backoff jitter is derived from the attempt number, never from Math.random.
+ */
+import { ModelRequestError, ModelUnavailableError, type Model, type ModelReply, type ModelRequest } from './model.js';
+import { renderPrompt } from './prompt.js';
+
+export interface OpenAiModelOptions {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  temperature?: number;
+  /** Per-attempt timeout. Default 60 s. */
+  timeoutMs?: number;
+  /** Attempts for transient failures, including the first. Default 3. */
+  maxAttempts?: number;
+  /** First backoff delay; doubles each retry. Default 500 ms. */
+  backoffMs?: number;
+  /** Injected for tests. */
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export class OpenAiModel implements Model {
+  readonly id: string;
+  readonly params: Record<string, string | number | boolean | null>;
+
+  constructor(private readonly options: OpenAiModelOptions) {
+    this.id = `openai-compatible:${options.model}`;
+    this.params = { baseUrl: options.baseUrl, model: options.model, temperature: options.temperature ?? 0 };
+  }
+
+  async complete(request: ModelRequest, { signal }: { signal?: AbortSignal } = {}): Promise<ModelReply> {
+    const maxAttempts = this.options.maxAttempts ?? 3;
+    let lastProblem = 'no attempt made';
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const outcome = await this.attempt(request, signal);
+      if (outcome.kind === 'reply') return { text: outcome.text };
+      lastProblem = outcome.problem;
+      if (outcome.kind === 'refused') throw new ModelRequestError(this.id, outcome.status, outcome.problem);
+      if (attempt < maxAttempts) await this.pause(attempt);
+    }
+    throw new ModelUnavailableError(this.id, `${maxAttempts} attempts failed, last: ${lastProblem}`);
+  }
+
+  private async attempt(
+    request: ModelRequest,
+    outer: AbortSignal | undefined,
+  ): Promise<{ kind: 'reply'; text: string } | { kind: 'transient'; problem: string } | { kind: 'refused'; status: number; problem: string }> {
+    const timeoutMs = this.options.timeoutMs ?? 60_000;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
+    const doFetch = this.options.fetch ?? fetch;
+    let response: Response;
+    let raw: string;
+    try {
+      response = await doFetch(`${this.options.baseUrl.replace(/\/$/, '')}/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+        },
+        body: JSON.stringify({
+          model: this.options.model,
+          temperature: this.options.temperature ?? 0,
+          response_format: { type: 'json_object' },
+          messages: renderPrompt(request),
+        }),
+        signal,
+      });
+      raw = await response.text();
+    } catch (err) {
+      if (outer?.aborted) throw err;
+      const problem = timeout.aborted ? `no reply within ${timeoutMs} ms` : `network error: ${(err as Error).message}`;
+      return { kind: 'transient', problem };
+    }
+    if (response.status === 408 || response.status === 429 || response.status >= 500) {
+      return { kind: 'transient', problem: `HTTP ${response.status}: ${raw.slice(0, 200)}` };
+    }
+    if (!response.ok) return { kind: 'refused', status: response.status, problem: raw.slice(0, 300) };
+    return extractContent(raw);
+  }
+
+  private pause(attempt: number): Promise<void> {
+    const base = (this.options.backoffMs ?? 500) * 2 ** (attempt - 1);
+    const jitter = ((attempt * 2654435761) % 1000) / 4000; // 0–25 %, derived, not random
+    const ms = Math.round(base * (1 + jitter));
+    return (this.options.sleep ?? ((t) => new Promise((resolve) => setTimeout(resolve, t))))(ms);
+  }
+}
+
+/** Pull `choices[0].message.content` out of a chat-completions response body. */
+function extractContent(raw: string): { kind: 'reply'; text: string } | { kind: 'transient'; problem: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return { kind: 'transient', problem: `the endpoint answered with a body that is not JSON: ${raw.slice(0, 120)}` };
+  }
+  const content = (body as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
+  if (typeof content !== 'string') {
+    return { kind: 'transient', problem: 'the response has no choices[0].message.content string' };
+  }
+  return { kind: 'reply', text: content };
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * The `weft` command. Each subcommand lives in its own module under cli/commands/ and is loaded
+ * only when called, so `weft verify` does not pay for the HTN engine and vice versa.
+ *
+ * A command module exports `run(argv: string[]): Promise<number>` (the exit code) and
+ * `usage: string`. Errors a user can fix are printed as one line saying what to do; exit code 2
+ * means the command line itself was wrong.
+ */
+import '../journal/sha256-node.js';
+
+interface CommandModule {
+  run(argv: string[]): Promise<number>;
+  usage: string;
+}
+
+const commands: Record<string, () => Promise<CommandModule>> = {
+  keygen: () => import('./commands/keygen.js'),
+  verify: () => import('./commands/verify.js'),
+  log: () => import('./commands/log.js'),
+  htn: () => import('./commands/htn.js'),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    const lines = ['usage: weft <command> [options]', '', 'commands:'];
+    for (const key of Object.keys(commands)) {
+      const mod = await commands[key]!();
+      lines.push(`  ${mod.usage}`);
+    }
+    process.stdout.write(lines.join('\n') + '\n');
+    return name ? 0 : 2;
+  }
+  const load = commands[name];
+  if (!load) {
+    process.stderr.write(`weft: unknown command "${name}" (run "weft --help" for the list)\n`);
+    return 2;
+  }
+  return (await load()).run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`weft: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,133 @@
+/**
+ * The error registry. Every error Weft raises has a stable `code`, a failure `class`
+ * (transient: retry; permanent: do not retry, compensate; policy: refused by rule), a message
+ * that says what to do next, and a JSON form that can be written into a journal body.
+ *
+ * One class per code keeps `instanceof` useful for callers, and `toJSON()` keeps journals free of
+ * stack traces (which differ between machines and would break byte-identical replay).
+ */
+
+export type FailureClass = 'transient' | 'permanent' | 'policy';
+
+export interface WeftErrorJson {
+  code: string;
+  class: FailureClass;
+  message: string;
+}
+
+export class WeftError extends Error {
+  constructor(
+    readonly code: string,
+    readonly failureClass: FailureClass,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toJSON(): WeftErrorJson {
+    return { code: this.code, class: this.failureClass, message: this.message };
+  }
+}
+
+/** A journal or record failed validation: a bad hash, a broken chain, a body off its schema. */
+export class JournalIntegrityError extends WeftError {
+  constructor(
+    readonly seq: number,
+    readonly problem: string,
+  ) {
+    super('journal.integrity', 'permanent', `seq ${seq}: ${problem}`);
+  }
+}
+
+/** The final line of a journal file is incomplete: the process died while writing it. */
+export class TornTailError extends WeftError {
+  constructor(
+    readonly invocation: string,
+    readonly seq: number,
+    readonly bytes: number,
+  ) {
+    super(
+      'journal.torn_tail',
+      'permanent',
+      `seq ${seq}: torn final record in journal of ${invocation} (${bytes} bytes, no newline: the writer crashed mid-append, ` +
+        `so this record was never acknowledged). Nothing was dropped; to resume, quarantine it explicitly with ` +
+        `store.quarantineTornTail(lease) (the bytes are kept beside the journal).`,
+    );
+  }
+}
+
+/** Another writer holds the invocation's lease. */
+export class LeaseHeldError extends WeftError {
+  constructor(
+    readonly invocation: string,
+    readonly holder: string,
+    readonly detail: string,
+  ) {
+    super(
+      'journal.lease_held',
+      'transient',
+      `invocation ${invocation} is being written by ${holder} (${detail}); only one writer per invocation — ` +
+        `wait for it to finish or for its lease to expire, then resume`,
+    );
+  }
+}
+
+/** This writer's lease was taken over (its fencing token is stale); its appends are refused. */
+export class FencedError extends WeftError {
+  constructor(
+    readonly invocation: string,
+    readonly token: number,
+    readonly current: number,
+  ) {
+    super(
+      'journal.fenced',
+      'policy',
+      `invocation ${invocation}: this writer's lease (token ${token}) was taken over by token ${current}; ` +
+        `stop writing — the new holder owns the journal now`,
+    );
+  }
+}
+
+/** An append's expected seq does not match the journal's length. */
+export class SeqConflictError extends WeftError {
+  constructor(
+    readonly invocation: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(
+      'journal.seq_conflict',
+      'permanent',
+      `invocation ${invocation}: append expected the journal to end at seq ${expected - 1} but it has ${actual} records; ` +
+        `re-read the journal before appending`,
+    );
+  }
+}
+
+/** A record body failed its kind's schema before it was written (nothing was written). */
+export class InvalidRecordError extends WeftError {
+  constructor(
+    readonly kind: string,
+    readonly reason: string,
+  ) {
+    super('journal.invalid_record', 'permanent', `refusing to write a ${kind} record: ${reason}`);
+  }
+}
+
+/** A name used as a store key (invocation id, blob digest) is not safe. */
+export class InvalidNameError extends WeftError {
+  constructor(what: string, value: string, rule: string) {
+    super('journal.invalid_name', 'permanent', `invalid ${what} ${JSON.stringify(value)}: ${rule}`);
+  }
+}
+
+/** A blob's content does not match its digest, or the blob is missing. */
+export class BlobError extends WeftError {
+  constructor(
+    readonly digest: string,
+    detail: string,
+  ) {
+    super('journal.blob', 'permanent', `blob ${digest}: ${detail}`);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The journal — Weft's spine. Public face of journal/: canonical JSON, digests, record kinds and
+ * schemas, the hash chain, the seal, the reader (offline verification), the writer, and the stores.
+ *
+ * Importing this module on Node installs the node:crypto SHA-256 fast path (same bytes as the
+ * @noble/hashes reference). Browser code imports the pure modules directly.
+ */
+import './sha256-node.js';
+
+export * from './canonical.js';
+export * from './digest.js';
+export * from './errors.js';
+export * from './records.js';
+export * from './chain.js';
+export * from './seal.js';
+export * from './reader.js';
+export * from './store.js';
+export * from './writer.js';
+export { MemoryStore } from './stores/memory.js';
+export { FileStore } from './stores/file.js';

@@ -1,0 +1,135 @@
+/**
+ * Journal record kinds and their body schemas — one zod schema per kind.
+ *
+ * A record is `{ seq, kind, epoch, body, prev, hash }` plus an unhashed envelope `meta`
+ * (wall time, writer id) that is observability only. Only `{ seq, kind, epoch, body }` and `prev`
+ * enter the hash, so "byte-identical journals" means identical hashed parts.
+ *
+ * Bodies are strict objects: a field nobody declared is an error, not a silent passenger. Bodies
+ * may grow in later schema versions by adding optional fields; the record shape never changes.
+ */
+import { z } from 'zod';
+
+const digest = z.string().regex(/^[0-9a-f]{64}$/, 'a 64-hex SHA-256 digest');
+const hex = z.string().regex(/^(?:[0-9a-f]{2})*$/, 'hex bytes');
+const json = z.json();
+const count = z.number().int().nonnegative();
+const failureClass = z.enum(['transient', 'permanent', 'policy']);
+const goal = z.strictObject({ task: z.string().min(1), args: z.array(json) });
+
+/** What an invocation fixes at start for its whole life (DESIGN.md, "pin"). */
+export const pinSchema = z.strictObject({
+  library: digest,
+  runtime: z.string().min(1),
+  flags: z.array(count),
+  model: z.strictObject({ id: z.string().min(1), params: z.record(z.string(), json) }),
+  seed: z.string(),
+  asOf: z.string().min(1),
+  policy: z.string().min(1),
+});
+export type Pin = z.infer<typeof pinSchema>;
+
+export const bodySchemas = {
+  'invocation.pinned': z.strictObject({
+    schema: z.literal(1),
+    invocation: z.string().min(1),
+    tenant: z.string().min(1),
+    intent: z.string(),
+    pin: pinSchema,
+  }),
+  'admission.decided': z.strictObject({
+    subject: z.enum(['authoring', 'epoch', 'step']),
+    step: count.optional(),
+    decision: z.enum(['allow', 'deny', 'require_approval']),
+    policy: z.string().min(1),
+    reason: z.string().optional(),
+  }),
+  'model.requested': z.strictObject({ purpose: z.enum(['parse', 'author']), attempt: count, request: json }),
+  'model.completed': z.strictObject({ purpose: z.enum(['parse', 'author']), attempt: count, reply: json }),
+  'model.rejected': z.strictObject({ attempt: count, reason: z.string().min(1), reply: json.optional() }),
+  'state.observed': z.strictObject({ actuator: z.string().min(1), key: z.string().min(1), state: json }),
+  'epoch.derived': z.strictObject({
+    source: z.enum(['htn', 'authored']),
+    goal,
+    library: digest,
+    plan: digest,
+    steps: count,
+  }),
+  'epoch.certified': z.strictObject({ plan: digest, policy: z.string().min(1) }),
+  'approval.requested': z.strictObject({ plan: digest, reason: z.string().min(1) }),
+  'approval.decided': z.strictObject({
+    decision: z.enum(['approved', 'rejected']),
+    by: z.string().min(1),
+    note: z.string().optional(),
+  }),
+  'step.dispatched': z.strictObject({ step: count, actuator: z.string().min(1), args: json, key: z.string().min(1), attempt: count }),
+  'step.completed': z.strictObject({ step: count, key: z.string().min(1), attempt: count, result: json }),
+  'step.failed': z.strictObject({
+    step: count,
+    key: z.string().min(1),
+    attempt: count,
+    class: failureClass,
+    code: z.string().min(1),
+    message: z.string(),
+  }),
+  'compensation.dispatched': z.strictObject({ step: count, actuator: z.string().min(1), args: json, key: z.string().min(1), attempt: count }),
+  'compensation.completed': z.strictObject({ step: count, key: z.string().min(1), attempt: count, result: json }),
+  'frontier.truncated': z.strictObject({ epoch: count, removed: z.array(count), reason: z.string().min(1) }),
+  'epoch.closed': z.strictObject({ outcome: z.enum(['completed', 'compensated', 'denied']), steps: count }),
+  'invocation.completed': z.strictObject({ summary: z.string() }),
+  'invocation.failed': z.strictObject({ code: z.string().min(1), class: failureClass, reason: z.string().min(1) }),
+  'invocation.handed_off': z.strictObject({ reason: z.string().min(1) }),
+  'invocation.sealed': z.strictObject({
+    algorithm: z.literal('ed25519'),
+    fingerprint: digest,
+    keyId: digest,
+    signature: hex.length(128),
+  }),
+} as const;
+
+export type RecordKind = keyof typeof bodySchemas;
+export const recordKinds = Object.keys(bodySchemas).sort() as RecordKind[];
+export type BodyOf<K extends RecordKind> = z.infer<(typeof bodySchemas)[K]>;
+
+export function isRecordKind(kind: unknown): kind is RecordKind {
+  return typeof kind === 'string' && Object.hasOwn(bodySchemas, kind);
+}
+
+/** The unhashed envelope: observability only, never verified, never part of "byte-identical". */
+export const metaSchema = z.strictObject({ at: z.string().optional(), writer: z.string().optional() });
+export type RecordMeta = z.infer<typeof metaSchema>;
+
+/** The hashed content of a record. */
+export interface RecordContent<K extends RecordKind = RecordKind> {
+  seq: number;
+  kind: K;
+  epoch: number;
+  body: BodyOf<K>;
+}
+
+/** A record as stored: content, chain links, optional envelope. */
+export interface JournalRecord<K extends RecordKind = RecordKind> extends RecordContent<K> {
+  prev: string;
+  hash: string;
+  meta?: RecordMeta;
+}
+
+/** The outer shape every stored record must have, before its body is checked against its kind. */
+export const recordShapeSchema = z.strictObject({
+  seq: count,
+  kind: z.string(),
+  epoch: count,
+  body: z.unknown(),
+  prev: digest,
+  hash: digest,
+  meta: metaSchema.optional(),
+});
+
+/** Validate a body against its kind's schema; returns the first issue as a readable string. */
+export function checkBody(kind: RecordKind, body: unknown): { ok: true } | { ok: false; reason: string } {
+  const result = bodySchemas[kind].safeParse(body);
+  if (result.success) return { ok: true };
+  const issue = result.error.issues[0]!;
+  const where = issue.path.length ? `body.${issue.path.join('.')}` : 'body';
+  return { ok: false, reason: `${kind} ${where}: ${issue.message}` };
+}

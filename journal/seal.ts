@@ -1,0 +1,61 @@
+/**
+ * The seal: an ed25519 signature (@noble/curves) over a journal's fingerprint, the hash of the
+ * last record before `invocation.sealed`. The signed message is domain-separated
+ * ("weft.seal.v1:" + fingerprint) so a Weft signature can never be replayed as another protocol's.
+ *
+ * Keys are raw 32-byte ed25519 keys written as hex; a key's id is the full SHA-256 of its public
+ * key bytes. Signing is deterministic (RFC 8032), so the same key and fingerprint give the same
+ * signature — which keeps sealed journals byte-identical across runs.
+ *
+ * Pure: key generation takes its randomness from the caller (CLI: node:crypto).
+ */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { bytesToHex, hexToBytes, sha256Hex } from './digest.js';
+
+export interface SigningKey {
+  /** 32-byte ed25519 secret key, hex. */
+  secretKey: string;
+  publicKey: string;
+  keyId: string;
+}
+
+export interface PublicKey {
+  publicKey: string;
+  keyId: string;
+}
+
+const encoder = new TextEncoder();
+
+function sealMessage(fingerprint: string): Uint8Array {
+  return encoder.encode(`weft.seal.v1:${fingerprint}`);
+}
+
+/** The id of a public key: SHA-256 of its 32 raw bytes, hex. */
+export function keyIdOf(publicKeyHex: string): string {
+  return sha256Hex(hexToBytes(publicKeyHex));
+}
+
+/** Build a signing key from 32 secret bytes (the caller supplies the randomness). */
+export function signingKeyFromSecret(secret: Uint8Array): SigningKey {
+  if (secret.length !== 32) throw new Error(`an ed25519 secret key is 32 bytes, got ${secret.length}`);
+  const publicKey = bytesToHex(ed25519.getPublicKey(secret));
+  return { secretKey: bytesToHex(secret), publicKey, keyId: keyIdOf(publicKey) };
+}
+
+export function publicKeyOf(key: SigningKey): PublicKey {
+  return { publicKey: key.publicKey, keyId: key.keyId };
+}
+
+/** Sign a fingerprint; returns the 64-byte signature as hex. */
+export function signFingerprint(key: SigningKey, fingerprint: string): string {
+  return bytesToHex(ed25519.sign(sealMessage(fingerprint), hexToBytes(key.secretKey)));
+}
+
+/** True when `signature` is `key`'s signature over `fingerprint`. Never throws on malformed input. */
+export function verifySeal(key: PublicKey, fingerprint: string, signature: string): boolean {
+  try {
+    return ed25519.verify(hexToBytes(signature), sealMessage(fingerprint), hexToBytes(key.publicKey));
+  } catch {
+    return false;
+  }
+}

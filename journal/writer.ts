@@ -1,0 +1,146 @@
+/**
+ * The journal writer: the single writer of one invocation's journal. It holds the lease, knows the
+ * tail (next seq and last hash), validates every body against its kind's schema BEFORE anything is
+ * written (fail closed), chains records and appends them through the store.
+ *
+ * `append` writes one record durably; `appendAll` writes records that belong together in one
+ * durable append (one fsync in the file store). `seal` writes `invocation.sealed` with the
+ * signature over the fingerprint; nothing may follow it.
+ */
+import { chainRecord, genesisHash } from './chain.js';
+import { InvalidRecordError, WeftError } from './errors.js';
+import { checkBody, type BodyOf, type JournalRecord, type Pin, type RecordKind } from './records.js';
+import { signFingerprint, type SigningKey } from './seal.js';
+import type { JournalStore, Lease } from './store.js';
+
+export interface RecordDraft<K extends RecordKind = RecordKind> {
+  kind: K;
+  epoch: number;
+  body: BodyOf<K>;
+}
+
+export interface WriterOptions {
+  writer: string;
+  ttlMs?: number;
+  /** Wall clock for the unhashed envelope only. */
+  now?: () => Date;
+}
+
+export interface Genesis {
+  invocation: string;
+  tenant: string;
+  intent: string;
+  pin: Pin;
+}
+
+export class JournalWriter {
+  private constructor(
+    readonly store: JournalStore,
+    private lease: Lease,
+    private nextSeq: number,
+    private tailHash: string,
+    private readonly options: WriterOptions,
+  ) {}
+
+  /** Start a new journal: takes the lease and writes `invocation.pinned` as seq 0. */
+  static async create(store: JournalStore, genesis: Genesis, options: WriterOptions): Promise<JournalWriter> {
+    const lease = await store.acquire(genesis.invocation, { writer: options.writer, ttlMs: options.ttlMs ?? 30_000 });
+    try {
+      const existing = await store.length(genesis.invocation);
+      if (existing > 0) {
+        throw new WeftError('journal.exists', 'permanent', `invocation ${genesis.invocation} already has a journal (${existing} records); resume it instead of creating it`);
+      }
+      const writer = new JournalWriter(store, lease, 0, genesisHash(genesis.invocation, genesis.pin), options);
+      await writer.append({
+        kind: 'invocation.pinned',
+        epoch: 0,
+        body: { schema: 1, invocation: genesis.invocation, tenant: genesis.tenant, intent: genesis.intent, pin: genesis.pin },
+      });
+      return writer;
+    } catch (err) {
+      await store.release(lease).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Continue an existing journal: takes the lease and positions at its tail. */
+  static async open(store: JournalStore, invocation: string, options: WriterOptions): Promise<JournalWriter> {
+    const lease = await store.acquire(invocation, { writer: options.writer, ttlMs: options.ttlMs ?? 30_000 });
+    try {
+      const tail = await store.tail(invocation);
+      if (!tail) throw new WeftError('journal.missing', 'permanent', `invocation ${invocation} has no journal; start it first`);
+      if (tail.kind === 'invocation.sealed') {
+        throw new WeftError('journal.sealed', 'permanent', `invocation ${invocation} is sealed; a sealed journal takes no more records`);
+      }
+      return new JournalWriter(store, lease, tail.seq + 1, tail.hash, options);
+    } catch (err) {
+      await store.release(lease).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  get invocation(): string {
+    return this.lease.invocation;
+  }
+  get seq(): number {
+    return this.nextSeq;
+  }
+  get tail(): string {
+    return this.tailHash;
+  }
+  get currentLease(): Lease {
+    return this.lease;
+  }
+
+  async append<K extends RecordKind>(draft: RecordDraft<K>): Promise<JournalRecord<K>> {
+    return (await this.appendAll([draft]))[0] as JournalRecord<K>;
+  }
+
+  /** Append records that belong together in one durable write. All or none. */
+  async appendAll(drafts: readonly RecordDraft[]): Promise<JournalRecord[]> {
+    const records: JournalRecord[] = [];
+    let prev = this.tailHash;
+    let seq = this.nextSeq;
+    const at = this.options.now?.().toISOString();
+    for (const draft of drafts) {
+      const check = checkBody(draft.kind, draft.body);
+      if (!check.ok) throw new InvalidRecordError(draft.kind, check.reason);
+      if (draft.kind === 'invocation.sealed') throw new InvalidRecordError(draft.kind, 'use seal() to seal a journal');
+      const record = chainRecord(prev, { seq, kind: draft.kind as RecordKind, epoch: draft.epoch, body: draft.body as never }) as JournalRecord;
+      record.meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
+      records.push(record);
+      prev = record.hash;
+      seq++;
+    }
+    await this.store.append(this.lease, this.nextSeq, records);
+    this.nextSeq = seq;
+    this.tailHash = prev;
+    return records;
+  }
+
+  /** Seal the journal: the fingerprint is the current tail hash. Returns it. */
+  async seal(key: SigningKey, epoch: number): Promise<string> {
+    const fingerprint = this.tailHash;
+    const body: BodyOf<'invocation.sealed'> = {
+      algorithm: 'ed25519',
+      fingerprint,
+      keyId: key.keyId,
+      signature: signFingerprint(key, fingerprint),
+    };
+    const record = chainRecord(fingerprint, { seq: this.nextSeq, kind: 'invocation.sealed' as const, epoch, body }) as JournalRecord;
+    const at = this.options.now?.().toISOString();
+    record.meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
+    await this.store.append(this.lease, this.nextSeq, [record]);
+    this.nextSeq++;
+    this.tailHash = record.hash;
+    return fingerprint;
+  }
+
+  async renew(ttlMs = this.options.ttlMs ?? 30_000): Promise<void> {
+    this.lease = await this.store.renew(this.lease, ttlMs);
+  }
+
+  async close(): Promise<void> {
+    await this.store.release(this.lease);
+  }
+}

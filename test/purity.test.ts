@@ -1,0 +1,63 @@
+/**
+ * The determinism boundary, checked: code on the replay side (journal core, HTN engine, machines)
+ * never reads the clock, randomness or the environment, never touches the file system or the
+ * network, and never imports the effect side. A grep, deliberately simple: if it fires, move the
+ * effect out to a store, the CLI, or an injected dependency.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, test } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+
+/** Folders whose code must be pure, and the files inside them that are the sanctioned edge. */
+const pureFolders = ['journal', 'htn', 'machines'];
+const edgeFiles = new Set(['journal/sha256-node.ts', 'journal/index.ts']);
+const edgeFolders = ['journal/stores/'];
+
+const forbidden: Array<[RegExp, string]> = [
+  [/\bDate\.now\s*\(/, 'Date.now()'],
+  [/\bnew Date\s*\(\s*\)/, 'new Date() (the current time)'],
+  [/\bMath\.random\s*\(/, 'Math.random()'],
+  [/\bprocess\.(env|argv|hrtime|cwd)\b/, 'process state'],
+  [/\bperformance\.now\s*\(/, 'performance.now()'],
+  [/from\s+['"](node:)?(fs|fs\/promises|net|http|https|child_process|os|dgram|worker_threads)['"]/, 'an I/O module'],
+  [/from\s+['"](ioredis|bullmq)['"]/, 'an I/O library'],
+  [/from\s+['"][./]+\/(cli|queue|actors|inspector|bench|examples)\//, 'the effect side'],
+  [/from\s+['"]\.\/stores\//, 'a store implementation'],
+];
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).sort();
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+const pureFiles = pureFolders
+  .flatMap((folder) => sourceFiles(join(root, folder)))
+  .map((path) => relative(root, path).split('\\').join('/'))
+  .filter((path) => !edgeFiles.has(path) && !edgeFolders.some((folder) => path.startsWith(folder)));
+
+describe('determinism boundary', () => {
+  test('there is pure code to check', () => {
+    expect(pureFiles.length).toBeGreaterThan(5);
+  });
+
+  test.each(pureFiles)('%s uses no clock, randomness, environment or I/O', (file) => {
+    const text = readFileSync(join(root, file), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    const hits = forbidden.filter(([pattern]) => pattern.test(text)).map(([, what]) => what);
+    expect(hits, `${file} reaches for ${hits.join(', ')}`).toEqual([]);
+  });
+});
