@@ -79,12 +79,16 @@ export class FencedError extends WeftError {
     readonly invocation: string,
     readonly token: number,
     readonly current: number,
+    /** Why the lease is no longer valid when it was not taken over (released, never acquired). */
+    detail?: string,
   ) {
     super(
       'journal.fenced',
       'policy',
-      `invocation ${invocation}: this writer's lease (token ${token}) was taken over by token ${current}; ` +
-        `stop writing — the new holder owns the journal now`,
+      detail === undefined
+        ? `invocation ${invocation}: this writer's lease (token ${token}) was taken over by token ${current}; ` +
+            `stop writing — the new holder owns the journal now`
+        : `invocation ${invocation}: this writer's lease (token ${token}) is no longer valid: ${detail}; nothing was written`,
     );
   }
 }

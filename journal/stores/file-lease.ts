@@ -1,0 +1,94 @@
+/**
+ * The file store's lease: `<invocation dir>/lease.json` = { writer, pid, host, token, expiresAt,
+ * released? }, replaced only by atomic rename, and only inside the invocation's lock
+ * (`lease.lock`, see file-io.ts), so two processes — or two FileStore instances in one process —
+ * can never both see the lease free and both take it.
+ *
+ * Invariants:
+ * - A lease excludes every other acquirer (any writer id, any process, this one included) until
+ *   it expires, is released, or — same host only — its process is dead (`kill(pid, 0)` → ESRCH).
+ *   A dead holder is taken over at once, without waiting for its TTL.
+ * - Every acquisition writes token = previous token + 1; the file is never deleted, so tokens
+ *   strictly increase for the life of the store directory and fencing holds across restarts.
+ * - Renew and release happen under the lock too (a renew racing a takeover must not write the old
+ *   token back). Releasing a lease that was taken over changes nothing.
+ * - Reading the lease for fencing (`readLease`) needs no lock: the rename makes it atomic.
+ */
+import { join } from 'node:path';
+import { LeaseHeldError } from '../errors.js';
+import type { AcquireOptions, Lease } from '../store.js';
+import { checkFence, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
+import { HOST, atomicWrite, processAlive, readIfExists, withLock } from './file-io.js';
+
+export const LEASE_FILE = 'lease.json';
+const LOCK_FILE = 'lease.lock';
+
+/** The lease recorded in `invocationDir`, or undefined when none was ever taken. */
+export function readLease(invocationDir: string): StoredLease | undefined {
+  const bytes = readIfExists(join(invocationDir, LEASE_FILE));
+  if (bytes === undefined) return undefined;
+  let value: StoredLease;
+  try {
+    value = JSON.parse(bytes.toString('utf8')) as StoredLease;
+  } catch {
+    throw new Error(`${join(invocationDir, LEASE_FILE)} is not valid JSON; it is written only by atomic rename, so something else wrote it — restore it or delete it if no writer is running`);
+  }
+  if (typeof value?.token !== 'number' || typeof value.expiresAt !== 'number' || typeof value.writer !== 'string') {
+    throw new Error(`${join(invocationDir, LEASE_FILE)} is not a Weft lease file (expected writer, token, expiresAt)`);
+  }
+  return value;
+}
+
+/** Is the recorded holder still running? Another host's process cannot be checked: assume so. */
+export function holderAlive(stored: StoredLease): boolean {
+  if (stored.pid === undefined || stored.host !== HOST) return true;
+  return processAlive(stored.pid);
+}
+
+function writeLease(invocationDir: string, stored: StoredLease): void {
+  atomicWrite(join(invocationDir, LEASE_FILE), JSON.stringify(stored) + '\n');
+}
+
+function toLease(invocation: string, stored: StoredLease): Lease {
+  return { invocation, writer: stored.writer, token: stored.token, expiresAt: stored.expiresAt };
+}
+
+/** Take the lease, or throw LeaseHeldError naming the live holder. */
+export function acquireLease(invocationDir: string, invocation: string, options: AcquireOptions, now: () => number): Promise<Lease> {
+  return withLock(join(invocationDir, LOCK_FILE), () => {
+    const current = readLease(invocationDir);
+    const at = now();
+    if (current && leaseExcludes(current, at, holderAlive)) {
+      throw new LeaseHeldError(invocation, current.writer, heldDetail(current, at));
+    }
+    const stored: StoredLease = {
+      writer: options.writer,
+      pid: process.pid,
+      host: HOST,
+      token: (current?.token ?? 0) + 1,
+      expiresAt: at + options.ttlMs,
+    };
+    writeLease(invocationDir, stored);
+    return toLease(invocation, stored);
+  });
+}
+
+/** Extend the lease; FencedError if it was taken over or released. */
+export function renewLease(invocationDir: string, lease: Lease, ttlMs: number, now: () => number): Promise<Lease> {
+  return withLock(join(invocationDir, LOCK_FILE), () => {
+    const current = readLease(invocationDir);
+    checkFence(lease, current);
+    const stored: StoredLease = { ...current!, expiresAt: now() + ttlMs };
+    writeLease(invocationDir, stored);
+    return toLease(lease.invocation, stored);
+  });
+}
+
+/** Give the lease up (expires now, token fenced). A lease already taken over is left alone. */
+export function releaseLease(invocationDir: string, lease: Lease, now: () => number): Promise<void> {
+  return withLock(join(invocationDir, LOCK_FILE), () => {
+    const current = readLease(invocationDir);
+    if (!current || current.token !== lease.token || current.released) return;
+    writeLease(invocationDir, { ...current, expiresAt: now(), released: true });
+  });
+}

@@ -1,0 +1,277 @@
+/**
+ * FileStore — the embedded default: a `.weft/` directory on local disk.
+ *
+ *   <dir>/invocations/<id>/journal.jsonl    one canonical-JSON record per line, "\n"-terminated
+ *   <dir>/invocations/<id>/lease.json       the lease (file-lease.ts)
+ *   <dir>/invocations/<id>/snapshot.json    the latest snapshot, replaced by atomic rename
+ *   <dir>/invocations/<id>/journal.jsonl.torn-<seq>   torn bytes moved aside by quarantineTornTail
+ *   <dir>/blobs/<sha256 hex>                content-addressed bytes
+ *
+ * Invariants:
+ * - Durability: an append returns only after its bytes are written and fdatasync'd. All records
+ *   of one `append` go out in ONE write and ONE fdatasync (group commit); no other fsync is on the
+ *   append path. Snapshots, blobs and leases are written by atomic rename with fsyncs.
+ * - All or nothing: every check (fence, expected seq, linkage, torn tail, canonical encoding)
+ *   runs before the write; if the write or fdatasync fails, the file is truncated back to its
+ *   previous length (those bytes were never acknowledged).
+ * - Fencing: each append reads lease.json (≈4 µs) and compares tokens; the holder caches the
+ *   journal's length, tail hash and size, and re-scans when fstat shows the size changed.
+ * - A torn final line (no "\n": a crash mid-append) is never dropped or repaired implicitly:
+ *   read/length/tail/append throw TornTailError; only quarantineTornTail moves it aside.
+ * The append path is synchronous inside an async method; see file-io.ts for why.
+ */
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { canonicalize } from '../canonical.js';
+import { sha256Hex } from '../digest.js';
+import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
+import { splitJournalText } from '../reader.js';
+import type { JournalRecord } from '../records.js';
+import { isValidInvocationId, type AcquireOptions, type JournalStore, type Lease, type Snapshot } from '../store.js';
+import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor } from './checks.js';
+import { atomicWrite, errno, fsyncDir, readIfExists } from './file-io.js';
+import { acquireLease, readLease, releaseLease, renewLease } from './file-lease.js';
+
+export interface FileStoreOptions {
+  /** Wall clock in ms since the epoch, for lease expiry. Default Date.now. */
+  now?: () => number;
+}
+
+/** What the lease holder knows about its journal file. */
+interface OpenJournal {
+  token: number;
+  fd: number;
+  size: number;
+  length: number;
+  tailHash: string | undefined;
+  torn: { seq: number; bytes: number } | undefined;
+}
+
+const JOURNAL = 'journal.jsonl';
+const NEWLINE = 0x0a;
+
+export class FileStore implements JournalStore {
+  readonly name: string;
+  readonly dir: string;
+  private readonly now: () => number;
+  private readonly open = new Map<string, OpenJournal>();
+
+  constructor(dir: string, options: FileStoreOptions = {}) {
+    this.dir = resolve(dir);
+    this.name = `file:${this.dir}`;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The journal file of an invocation (for tools and tests; the store owns its contents). */
+  journalPath(invocation: string): string {
+    return join(this.invocationDir(invocation), JOURNAL);
+  }
+
+  async acquire(invocation: string, options: AcquireOptions): Promise<Lease> {
+    const lease = await acquireLease(this.invocationDir(invocation), invocation, options, this.now);
+    this.forget(invocation); // re-read the journal on the first append under the new token
+    return lease;
+  }
+
+  async renew(lease: Lease, ttlMs: number): Promise<Lease> {
+    return renewLease(this.invocationDir(lease.invocation), lease, ttlMs, this.now);
+  }
+
+  async release(lease: Lease): Promise<void> {
+    if (this.open.get(lease.invocation)?.token === lease.token) this.forget(lease.invocation);
+    await releaseLease(this.invocationDir(lease.invocation), lease, this.now);
+  }
+
+  async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
+    const dir = this.invocationDir(lease.invocation);
+    checkFence(lease, readLease(dir));
+    const journal = this.writable(lease);
+    if (journal.torn) throw new TornTailError(lease.invocation, journal.torn.seq, journal.torn.bytes);
+    checkAppend(lease.invocation, expectedSeq, journal, records);
+    if (records.length === 0) return;
+    const bytes = Buffer.from(records.map((record) => canonicalize(record) + '\n').join(''), 'utf8');
+    try {
+      let done = 0;
+      while (done < bytes.length) done += writeSync(journal.fd, bytes, done);
+      fdatasyncSync(journal.fd);
+    } catch (err) {
+      try {
+        ftruncateSync(journal.fd, journal.size); // never acknowledged: leave no partial record
+      } catch {
+        /* the write error is the one to report; the next read reports any torn tail */
+      }
+      this.forget(lease.invocation);
+      throw err;
+    }
+    journal.size += bytes.length;
+    journal.length += records.length;
+    journal.tailHash = records[records.length - 1]!.hash;
+  }
+
+  async read(invocation: string, from = 0, to?: number): Promise<JournalRecord[]> {
+    const lines = this.lines(invocation);
+    const end = Math.min(to ?? lines.length, lines.length);
+    const out: JournalRecord[] = [];
+    for (let seq = Math.max(0, from); seq < end; seq++) out.push(this.parse(invocation, lines[seq]!, seq));
+    return out;
+  }
+
+  async length(invocation: string): Promise<number> {
+    return this.lines(invocation).length;
+  }
+
+  async tail(invocation: string): Promise<JournalRecord | undefined> {
+    const lines = this.lines(invocation);
+    return lines.length === 0 ? undefined : this.parse(invocation, lines[lines.length - 1]!, lines.length - 1);
+  }
+
+  async list(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = readdirSync(join(this.dir, 'invocations'));
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return [];
+      throw err;
+    }
+    return names.filter((id) => isValidInvocationId(id) && fileSize(join(this.dir, 'invocations', id, JOURNAL)) > 0).sort();
+  }
+
+  async quarantineTornTail(lease: Lease): Promise<{ seq: number; keptAt: string } | undefined> {
+    const dir = this.invocationDir(lease.invocation);
+    checkFence(lease, readLease(dir));
+    const path = join(dir, JOURNAL);
+    const bytes = readIfExists(path);
+    if (!bytes || bytes.length === 0 || bytes[bytes.length - 1] === NEWLINE) return undefined;
+    const keep = bytes.lastIndexOf(NEWLINE) + 1;
+    const seq = countNewlines(bytes, keep);
+    let keptAt = `${path}.torn-${seq}`;
+    for (let n = 1; fileSize(keptAt) >= 0; n++) keptAt = `${path}.torn-${seq}.${n}`;
+    const kept = openSync(keptAt, 'wx');
+    try {
+      writeFileSync(kept, bytes.subarray(keep));
+      fsyncSync(kept);
+    } finally {
+      closeSync(kept);
+    }
+    const fd = openSync(path, 'r+');
+    try {
+      ftruncateSync(fd, keep);
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    fsyncDir(dir);
+    this.forget(lease.invocation);
+    return { seq, keptAt };
+  }
+
+  async putSnapshot(lease: Lease, snapshot: Snapshot): Promise<void> {
+    const dir = this.invocationDir(lease.invocation);
+    checkFence(lease, readLease(dir));
+    const lines = this.lines(lease.invocation);
+    const anchor = snapshot.seq > 0 && snapshot.seq <= lines.length ? this.parse(lease.invocation, lines[snapshot.seq - 1]!, snapshot.seq - 1) : undefined;
+    checkSnapshotAnchor(snapshot, lines.length, anchor);
+    atomicWrite(join(dir, 'snapshot.json'), canonicalize({ seq: snapshot.seq, hash: snapshot.hash, data: snapshot.data }) + '\n');
+  }
+
+  async getSnapshot(invocation: string): Promise<Snapshot | undefined> {
+    const bytes = readIfExists(join(this.invocationDir(invocation), 'snapshot.json'));
+    return bytes === undefined ? undefined : (JSON.parse(bytes.toString('utf8')) as Snapshot);
+  }
+
+  async putBlob(bytes: Uint8Array): Promise<string> {
+    const digest = sha256Hex(bytes);
+    const path = join(this.dir, 'blobs', digest);
+    const existing = readIfExists(path);
+    if (existing === undefined || sha256Hex(existing) !== digest) atomicWrite(path, bytes);
+    return digest;
+  }
+
+  async getBlob(digest: string): Promise<Uint8Array | undefined> {
+    assertBlobDigest(digest);
+    const bytes = readIfExists(join(this.dir, 'blobs', digest));
+    if (bytes === undefined) return undefined;
+    if (sha256Hex(bytes) !== digest) {
+      throw new BlobError(digest, `the file ${join(this.dir, 'blobs', digest)} does not match its digest (corrupt); put the original bytes again`);
+    }
+    return new Uint8Array(bytes);
+  }
+
+  async close(): Promise<void> {
+    for (const invocation of [...this.open.keys()]) this.forget(invocation);
+  }
+
+  private invocationDir(invocation: string): string {
+    assertInvocationId(invocation);
+    return join(this.dir, 'invocations', invocation);
+  }
+
+  /** The complete lines of the journal; throws TornTailError if the last one is incomplete. */
+  private lines(invocation: string): string[] {
+    const bytes = readIfExists(join(this.invocationDir(invocation), JOURNAL));
+    if (bytes === undefined) return [];
+    const { lines, torn } = splitJournalText(bytes.toString('utf8'));
+    if (torn !== undefined) throw new TornTailError(invocation, lines.length, Buffer.byteLength(torn, 'utf8'));
+    return lines;
+  }
+
+  private parse(invocation: string, line: string, seq: number): JournalRecord {
+    try {
+      return JSON.parse(line) as JournalRecord;
+    } catch (err) {
+      throw new JournalIntegrityError(seq, `line ${seq + 1} of ${this.journalPath(invocation)} is not valid JSON (${(err as Error).message}); verify the journal with weft verify`);
+    }
+  }
+
+  /** The holder's open journal, (re)loaded when new for this token or changed underneath. */
+  private writable(lease: Lease): OpenJournal {
+    const cached = this.open.get(lease.invocation);
+    if (cached && cached.token === lease.token && fstatSync(cached.fd).size === cached.size) return cached;
+    this.forget(lease.invocation);
+    const path = this.journalPath(lease.invocation);
+    const fd = openSync(path, 'a');
+    try {
+      const journal: OpenJournal = { token: lease.token, fd, ...this.scan(lease.invocation, readIfExists(path) ?? Buffer.alloc(0)) };
+      this.open.set(lease.invocation, journal);
+      return journal;
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  private scan(invocation: string, bytes: Buffer): Omit<OpenJournal, 'token' | 'fd'> {
+    const complete = bytes.lastIndexOf(NEWLINE) + 1;
+    const length = countNewlines(bytes, complete);
+    const torn = complete < bytes.length ? { seq: length, bytes: bytes.length - complete } : undefined;
+    let tailHash: string | undefined;
+    if (length > 0) {
+      const start = bytes.lastIndexOf(NEWLINE, complete - 2) + 1;
+      tailHash = this.parse(invocation, bytes.subarray(start, complete - 1).toString('utf8'), length - 1).hash;
+    }
+    return { size: bytes.length, length, tailHash, torn };
+  }
+
+  private forget(invocation: string): void {
+    const journal = this.open.get(invocation);
+    if (!journal) return;
+    this.open.delete(invocation);
+    closeSync(journal.fd);
+  }
+}
+
+function countNewlines(bytes: Buffer, end: number): number {
+  let n = 0;
+  for (let i = bytes.indexOf(NEWLINE); i >= 0 && i < end; i = bytes.indexOf(NEWLINE, i + 1)) n++;
+  return n;
+}
+
+/** The file's size, or -1 when it does not exist. */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return -1;
+    throw err;
+  }
+}

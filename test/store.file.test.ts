@@ -1,0 +1,193 @@
+/**
+ * FileStore: the conformance suite (injected clock, torn-tail crashes, real holder processes,
+ * blob corruption), plus what only the file store promises — its on-disk layout, group commit,
+ * the lease file and its lock, and races between real processes.
+ *
+ * Holder processes import the journal compiled by tsc into a temp directory (so the test never
+ * depends on a stale dist/); it is built once per run, on first use.
+ */
+import { execFile, spawn } from 'node:child_process';
+import fs, { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { canonicalize } from '../journal/canonical.js';
+import { LeaseHeldError } from '../journal/errors.js';
+import type { Lease } from '../journal/store.js';
+import { FileStore } from '../journal/stores/file.js';
+import { chain, storeConformance, testPin, type Holder } from './store-conformance.js';
+
+const repo = resolve(import.meta.dirname, '..');
+const scratch = mkdtempSync(join(tmpdir(), 'weft-file-store-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// Compiling the journal for holder processes takes seconds on a busy machine: do it up front.
+beforeAll(() => compiledJournal().then(() => undefined), 120_000);
+let dirs = 0;
+const freshDir = () => join(scratch, `store-${++dirs}`, '.weft');
+
+let compiled: Promise<string> | undefined;
+/** The URL of journal/index.js compiled into the scratch dir (node_modules linked beside it). */
+function compiledJournal(): Promise<string> {
+  compiled ??= (async () => {
+    const out = join(scratch, 'build');
+    symlinkSync(join(repo, 'node_modules'), join(scratch, 'node_modules'));
+    const args = ['--outDir', out, '--rootDir', repo, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--types', 'node', '--skipLibCheck', '--strict'];
+    await promisify(execFile)(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), ...args, join(repo, 'journal/index.ts')]).catch(() => undefined);
+    const entry = join(out, 'journal/index.js');
+    if (!existsSync(entry)) throw new Error(`tsc did not emit ${entry}`);
+    return pathToFileURL(entry).href;
+  })();
+  return compiled;
+}
+
+const CHILD = `
+const [url, dir, invocation, ttl, records, pin] = process.argv.slice(1);
+const j = await import(url);
+const store = new j.FileStore(dir);
+const options = { writer: 'child-' + process.pid, ttlMs: Number(ttl) };
+let lease;
+try {
+  if (Number(records) === 0) lease = await store.acquire(invocation, options);
+  else {
+    const w = await j.JournalWriter.create(store, { invocation, tenant: 'acme', intent: 'holder', pin: JSON.parse(pin) }, options);
+    for (let i = 1; i < Number(records); i++) await w.append({ kind: 'state.observed', epoch: 0, body: { actuator: 'probe', key: 'c' + i, state: { n: i } } });
+    lease = w.currentLease;
+  }
+  process.stdout.write(JSON.stringify({ lease }) + '\\n');
+} catch (err) {
+  process.stdout.write(JSON.stringify({ error: err.code ?? String(err) }) + '\\n');
+  process.exit(0);
+}
+setInterval(() => {}, 1 << 30);
+`;
+
+/** Start a process that takes the lease through the compiled store; resolves once it holds it (or was refused). */
+async function spawnHolder(dir: string, invocation: string, ttlMs: number, records: number): Promise<Holder & { error?: string }> {
+  const url = await compiledJournal();
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, url, dir, invocation, String(ttlMs), String(records), JSON.stringify(testPin)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const line = await new Promise<string>((done, fail) => {
+    let buf = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buf += chunk.toString('utf8');
+      if (buf.includes('\n')) done(buf.slice(0, buf.indexOf('\n')));
+    });
+    child.once('exit', (code) => fail(new Error(`holder exited (${code}) before reporting`)));
+  });
+  const reply = JSON.parse(line) as { lease?: Lease; error?: string };
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  return { lease: reply.lease!, error: reply.error, kill };
+}
+
+storeConformance({
+  name: 'file',
+  injectableClock: true,
+  create: async ({ now }) => new FileStore(freshDir(), { now }),
+  peer: async (store, { now }) => new FileStore((store as FileStore).dir, { now }),
+  cleanup: async (store) => rmSync((store as FileStore).dir, { recursive: true, force: true }),
+  crash: {
+    tearTail: async (store, invocation, partial) => appendFileSync((store as FileStore).journalPath(invocation), partial),
+    holder: (store, invocation, { ttlMs, records }) => spawnHolder((store as FileStore).dir, invocation, ttlMs, records),
+  },
+  corruptBlob: async (store, digest) => writeFileSync(join((store as FileStore).dir, 'blobs', digest), 'tampered'),
+});
+
+describe('FileStore', () => {
+  test('lays out one canonical JSONL journal, a lease file and a snapshot per invocation', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const lease = await store.acquire('inv-1', { writer: 'w1', ttlMs: 60_000 });
+    const records = chain('inv-1', 3);
+    await store.append(lease, 0, records);
+    await store.putSnapshot(lease, { seq: 3, hash: records[2]!.hash, data: { b: 1, a: [2] } });
+    const base = join(dir, 'invocations', 'inv-1');
+    expect(readFileSync(join(base, 'journal.jsonl'), 'utf8')).toBe(records.map((r) => canonicalize(r) + '\n').join(''));
+    expect(JSON.parse(readFileSync(join(base, 'lease.json'), 'utf8'))).toMatchObject({ writer: 'w1', pid: process.pid, token: lease.token, expiresAt: lease.expiresAt });
+    expect(readFileSync(join(base, 'snapshot.json'), 'utf8')).toBe(`{"data":{"a":[2],"b":1},"hash":"${records[2]!.hash}","seq":3}\n`);
+    expect(existsSync(join(base, 'lease.lock'))).toBe(false);
+    const digest = await store.putBlob(new Uint8Array([1, 2, 3]));
+    expect(readFileSync(join(dir, 'blobs', digest))).toEqual(Buffer.from([1, 2, 3]));
+    await store.close();
+  });
+
+  test('group commit: one append of many records is one write and one fdatasync', async () => {
+    const store = new FileStore(freshDir());
+    const lease = await store.acquire('group', { writer: 'w', ttlMs: 60_000 });
+    const calls = { write: 0, datasync: 0, fsync: 0 };
+    const original = { writeSync: fs.writeSync, fdatasyncSync: fs.fdatasyncSync, fsyncSync: fs.fsyncSync };
+    fs.writeSync = ((...args: Parameters<typeof fs.writeSync>) => (calls.write++, original.writeSync(...args))) as typeof fs.writeSync;
+    fs.fdatasyncSync = (fd) => (calls.datasync++, original.fdatasyncSync(fd));
+    fs.fsyncSync = (fd) => (calls.fsync++, original.fsyncSync(fd));
+    syncBuiltinESMExports();
+    try {
+      await store.append(lease, 0, chain('group', 20));
+    } finally {
+      Object.assign(fs, original);
+      syncBuiltinESMExports();
+    }
+    expect(calls).toEqual({ write: 1, datasync: 1, fsync: 0 });
+    expect(await store.length('group')).toBe(20);
+    await store.close();
+  });
+
+  test('quarantine keeps the torn bytes beside the journal', async () => {
+    const store = new FileStore(freshDir());
+    const lease = await store.acquire('keep', { writer: 'w', ttlMs: 60_000 });
+    await store.append(lease, 0, chain('keep', 2));
+    appendFileSync(store.journalPath('keep'), '{"seq":2,"kind":"st');
+    const moved = await store.quarantineTornTail(lease);
+    expect(moved).toEqual({ seq: 2, keptAt: `${store.journalPath('keep')}.torn-2` });
+    expect(readFileSync(moved!.keptAt, 'utf8')).toBe('{"seq":2,"kind":"st');
+    appendFileSync(store.journalPath('keep'), 'again');
+    expect((await store.quarantineTornTail(lease))!.keptAt).toBe(`${store.journalPath('keep')}.torn-2.1`);
+    expect(await store.length('keep')).toBe(2);
+    await store.close();
+  });
+
+  test('two instances in one process with different writers exclude each other', async () => {
+    const dir = freshDir();
+    const [a, b] = [new FileStore(dir), new FileStore(dir)];
+    const results = await Promise.allSettled([a.acquire('race', { writer: 'a', ttlMs: 60_000 }), b.acquire('race', { writer: 'b', ttlMs: 60_000 })]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(LeaseHeldError);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  test('breaks a lock file left by a dead process', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const dead = await spawnHolder(join(scratch, 'unused-store'), 'x', 1000, 0);
+    await dead.kill();
+    const base = join(dir, 'invocations', 'locked');
+    fs.mkdirSync(base, { recursive: true });
+    writeFileSync(join(base, 'lease.lock'), JSON.stringify({ pid: deadPid(dead), host: hostname(), at: Date.now() }));
+    const lease = await store.acquire('locked', { writer: 'w', ttlMs: 1000 });
+    expect(lease.token).toBe(1);
+    expect(existsSync(join(base, 'lease.lock'))).toBe(false);
+    await store.close();
+  });
+
+  test('processes racing for one lease: exactly one wins, the others are refused', async () => {
+    const dir = freshDir();
+    await compiledJournal();
+    const holders = await Promise.all([1, 2, 3, 4].map(() => spawnHolder(dir, 'contended', 60_000, 0)));
+    try {
+      expect(holders.filter((h) => h.lease !== undefined)).toHaveLength(1);
+      expect(holders.filter((h) => h.error === 'journal.lease_held')).toHaveLength(3);
+    } finally {
+      await Promise.all(holders.map((h) => h.kill()));
+    }
+  });
+});
+
+function deadPid(holder: Holder): number {
+  return Number(holder.lease.writer.slice('child-'.length));
+}
