@@ -26,6 +26,8 @@ export const pinSchema = z.strictObject({
   seed: z.string(),
   asOf: z.string().min(1),
   policy: z.string().min(1),
+  /** Limits that shape the journal (re-prompts, re-plans, attempts, planner budgets). */
+  limits: z.record(z.string(), z.number().int().nonnegative()).optional(),
 });
 export type Pin = z.infer<typeof pinSchema>;
 
@@ -73,7 +75,14 @@ export const bodySchemas = {
     message: z.string(),
   }),
   'compensation.dispatched': z.strictObject({ step: count, actuator: z.string().min(1), args: json, key: z.string().min(1), attempt: count }),
-  'compensation.completed': z.strictObject({ step: count, key: z.string().min(1), attempt: count, result: json }),
+  'compensation.completed': z.strictObject({
+    step: count,
+    key: z.string().min(1),
+    attempt: count,
+    result: json,
+    /** Present when this attempt of the compensation failed (it may be retried). */
+    failure: z.strictObject({ class: failureClass, code: z.string().min(1), message: z.string() }).optional(),
+  }),
   'frontier.truncated': z.strictObject({ epoch: count, removed: z.array(count), reason: z.string().min(1) }),
   'epoch.closed': z.strictObject({ outcome: z.enum(['completed', 'compensated', 'denied']), steps: count }),
   'invocation.completed': z.strictObject({ summary: z.string() }),

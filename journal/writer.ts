@@ -105,7 +105,9 @@ export class JournalWriter {
     for (const draft of drafts) {
       const check = checkBody(draft.kind, draft.body);
       if (!check.ok) throw new InvalidRecordError(draft.kind, check.reason);
-      if (draft.kind === 'invocation.sealed') throw new InvalidRecordError(draft.kind, 'use seal() to seal a journal');
+      if (draft.kind === 'invocation.sealed' && (draft.body as BodyOf<'invocation.sealed'>).fingerprint !== prev) {
+        throw new InvalidRecordError(draft.kind, 'a seal must carry the hash of the record before it as its fingerprint');
+      }
       const record = chainRecord(prev, { seq, kind: draft.kind as RecordKind, epoch: draft.epoch, body: draft.body as never }) as JournalRecord;
       record.meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
       records.push(record);

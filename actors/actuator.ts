@@ -1,0 +1,62 @@
+/**
+ * The actuator contract: anything that leaves the deterministic core — the model, a tool call, a
+ * state observation, a message, a timer. Its reply is recorded at the boundary (write-ahead request,
+ * dispatch, recorded completion), so replay reads the completion and never calls it again.
+ *
+ * Guarantee to providers: every dispatch of the same step carries the same idempotency key
+ * (invocation · epoch · step), across attempts and across re-dispatch after a crash, with the
+ * attempt number as a separate field — so a provider that dedupes on the key applies the effect
+ * once even though it may be dispatched more than once.
+ */
+import type { z } from 'zod';
+import { WeftError, type FailureClass } from '../journal/errors.js';
+import type { Random } from './random.js';
+
+export type ActuatorKind = 'model' | 'tool' | 'state' | 'message' | 'timer';
+
+export interface ActuatorContext {
+  /** Idempotency key: `<invocation>.<epoch>.<step>` — the same for every attempt of this step. */
+  key: string;
+  /** 1 for the first attempt; each retry of the same step adds one. */
+  attempt: number;
+  invocation: string;
+  tenant: string;
+  epoch: number;
+  step: number;
+  /** The pinned "now" of the invocation (ISO 8601): actuators reason about time from it, not the clock. */
+  asOf: string;
+  /** Seeded PRNG with named streams, derived from the pinned seed and this step's key. */
+  random: Random;
+  signal?: AbortSignal;
+}
+
+export interface Actuator<Args = any, Result = any> {
+  name: string;
+  kind: ActuatorKind;
+  argsSchema: z.ZodType<Args>;
+  resultSchema: z.ZodType<Result>;
+  /** True when running it changes nothing in the world (observations, lookups). */
+  readOnly: boolean;
+  run(args: Args, ctx: ActuatorContext): Promise<Result>;
+  /** Undo a completed effect; dispatched with its own idempotency key when an epoch fails. */
+  compensate?(args: Args, result: Result, ctx: ActuatorContext): Promise<unknown>;
+}
+
+/** Idempotency key of a step. No ':' (BullMQ job ids may not contain it). */
+export function idempotencyKey(invocation: string, epoch: number, step: number, suffix?: string): string {
+  return suffix ? `${invocation}.${epoch}.${step}.${suffix}` : `${invocation}.${epoch}.${step}`;
+}
+
+/** What an actuator throws to say how it failed; anything else it throws counts as transient. */
+export class ActuatorError extends WeftError {
+  constructor(code: string, failureClass: FailureClass, message: string) {
+    super(code, failureClass, message);
+  }
+}
+
+/** Classify anything an actuator threw. Unknown errors are transient: retried, then permanent. */
+export function classifyFailure(err: unknown): { class: FailureClass; code: string; message: string } {
+  if (err instanceof WeftError) return { class: err.failureClass, code: err.code, message: err.message };
+  const message = err instanceof Error ? err.message : String(err);
+  return { class: 'transient', code: 'actuator.threw', message };
+}

@@ -1,0 +1,56 @@
+/**
+ * The named actors of the invocation machine — their input and output types, and placeholder
+ * logic. The machine (invocation-machine.ts) refers to them by name only; the runtime provides the
+ * real implementations with `machine.provide({ actors })`, where each one is a recorded step over
+ * the journal (live: write ahead, act, record; replay/resume: read the recorded records back).
+ *
+ * Keeping the definitions here, pure, is what lets a persisted snapshot name its running actor
+ * and lets a test drive the machine with fakes.
+ */
+import { fromPromise, type PromiseActorLogic } from 'xstate';
+import type { EpochOutcome, EpochPlan, Goal, InvocationContext, Json, Position, StepResult } from './context.js';
+
+export type Failure = NonNullable<InvocationContext['failure']>;
+
+export type ParseOutput = Position & ({ kind: 'goal'; goal: Goal } | { kind: 'done'; summary: string } | { kind: 'handoff'; reason: string });
+export type DecomposeOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'no-method'; explanation: string; state: Json } | { kind: 'handoff'; reason: string });
+export type AuthorOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'handoff'; reason: string });
+export type AdmitOutput = Position & { decision: 'allow' | 'deny' | 'require_approval'; reason?: string };
+export type ApprovalOutput = Position & { approved: boolean; reason: string };
+export type ExecuteOutput = Position & { done: StepResult[]; failure: Failure | null };
+export type CompensateOutput = Position & { kind: 'compensated' } | (Position & { kind: 'handoff'; reason: string });
+export type CloseOutput = Position & { outcome: EpochOutcome };
+export type FinishOutput = Position & { fingerprint: string };
+
+export interface ApprovalInput {
+  context: InvocationContext;
+  decision: 'approved' | 'rejected';
+  by: string;
+  note?: string;
+}
+
+export interface FinishInput {
+  context: InvocationContext;
+  ending: 'completed' | 'failed' | 'handed_off';
+}
+
+function notProvided<I, O>(name: string): PromiseActorLogic<O, I> {
+  return fromPromise<O, I>(async () => {
+    throw new Error(`the invocation machine's "${name}" actor was not provided: create the machine through createRuntime()`);
+  });
+}
+
+export const placeholderActors = {
+  parseGoal: notProvided<InvocationContext, ParseOutput>('parseGoal'),
+  decompose: notProvided<InvocationContext, DecomposeOutput>('decompose'),
+  author: notProvided<InvocationContext, AuthorOutput>('author'),
+  admit: notProvided<InvocationContext, AdmitOutput>('admit'),
+  recordApproval: notProvided<ApprovalInput, ApprovalOutput>('recordApproval'),
+  execute: notProvided<InvocationContext, ExecuteOutput>('execute'),
+  compensate: notProvided<InvocationContext, CompensateOutput>('compensate'),
+  truncate: notProvided<InvocationContext, Position>('truncate'),
+  closeEpoch: notProvided<InvocationContext, CloseOutput>('closeEpoch'),
+  finish: notProvided<FinishInput, FinishOutput>('finish'),
+};
+
+export type InvocationActors = typeof placeholderActors;

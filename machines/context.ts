@@ -1,0 +1,102 @@
+/**
+ * The invocation machine's context and events — plain JSON only, so `getPersistedSnapshot()` is
+ * the hibernation image and survives `JSON.stringify`/`JSON.parse`.
+ *
+ * `seq`/`tail` is the journal position (next seq, last hash) at which the current state began:
+ * a snapshot anchors there, and on resume the restarted state's actor re-reads its own records
+ * from that seq on (they are compared, not re-written) before acting live again.
+ */
+import type { Pin } from '../journal/records.js';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface Goal {
+  task: string;
+  args: Array<string | number>;
+}
+
+/** One ground step of an epoch's closed sub-plan (the planner's PlanStep, as JSON). */
+export interface EpochStep {
+  operator: string;
+  args: Array<string | number>;
+  actuator?: string;
+  actuatorArgs?: Record<string, string | number>;
+  compensate?: { actuator: string; args: Record<string, string | number> };
+  readOnly: boolean;
+}
+
+export interface EpochPlan {
+  source: 'htn' | 'authored';
+  digest: string;
+  steps: EpochStep[];
+}
+
+/** What the model is told about an earlier epoch when it forms the next goal. */
+export interface EpochOutcome {
+  epoch: number;
+  goal: Goal;
+  outcome: 'completed' | 'compensated' | 'denied';
+  /** Results of the steps that completed, in order (compensated epochs list what was undone). */
+  results: Array<{ step: number; operator: string; result: Json }>;
+  /** Why the epoch did not complete. */
+  reason?: string;
+}
+
+/** Limits that shape the journal: pinned, so replay follows the run's own limits. */
+export interface InvocationLimits {
+  /** Re-prompts after a rejected model reply, per request. */
+  maxReprompts: number;
+  /** Re-plans after a compensated or denied epoch, per invocation. */
+  maxReplans: number;
+  /** Attempts per step for transient failures (including the first). */
+  maxAttempts: number;
+  /** Epochs per invocation. */
+  maxEpochs: number;
+  maxNodes: number;
+  maxDepth: number;
+}
+
+export interface InvocationInput {
+  invocation: string;
+  tenant: string;
+  intent: string;
+  pin: Pin;
+  limits: InvocationLimits;
+  /** Journal position after `invocation.pinned`. */
+  seq: number;
+  tail: string;
+}
+
+export interface StepResult {
+  step: number;
+  operator: string;
+  result: Json;
+}
+
+export interface InvocationContext extends InvocationInput {
+  epoch: number;
+  outcomes: EpochOutcome[];
+  goal: Goal | null;
+  plan: EpochPlan | null;
+  /** The gap path: no method covered the goal in this observed state (the author needs both). */
+  gap: { state: Json; explanation: string } | null;
+  /** Completed steps of the current epoch (what compensation undoes). */
+  done: StepResult[];
+  /** The failure that sent the epoch to compensation, or that ends the invocation. */
+  failure: { step?: number; class: 'transient' | 'permanent' | 'policy'; code: string; message: string } | null;
+  replans: number;
+  summary: string | null;
+  fingerprint: string | null;
+  hibernateRequested: boolean;
+}
+
+/** Every actor's output carries the journal position it left behind. */
+export interface Position {
+  seq: number;
+  tail: string;
+}
+
+export type InvocationEvent =
+  | { type: 'approval.decided'; decision: 'approved' | 'rejected'; by: string; note?: string }
+  | { type: 'hibernate' }
+  | { type: 'resume' };

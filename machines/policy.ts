@@ -1,0 +1,59 @@
+/**
+ * Admission policy — a pure, versioned decision (allow / deny / require approval) for an epoch
+ * before it runs and for each step at dispatch. Its id (`name@version`) is pinned, so a replay runs
+ * the decisions of the policy the invocation started with; changing what a policy decides means
+ * a new version.
+ */
+import type { EpochPlan, EpochStep, Goal } from './context.js';
+
+export type Admission = { decision: 'allow' } | { decision: 'deny'; reason: string } | { decision: 'require_approval'; reason: string };
+
+export interface EpochAdmissionRequest {
+  tenant: string;
+  epoch: number;
+  goal: Goal;
+  plan: EpochPlan;
+}
+
+export interface StepAdmissionRequest {
+  tenant: string;
+  epoch: number;
+  index: number;
+  step: EpochStep;
+}
+
+export interface AdmissionPolicy {
+  /** `name@version`, pinned in `invocation.pinned`. */
+  readonly id: string;
+  admitEpoch(request: EpochAdmissionRequest): Admission;
+  admitStep?(request: StepAdmissionRequest): Admission;
+}
+
+export const allowAll: AdmissionPolicy = {
+  id: 'allow-all@1',
+  admitEpoch: () => ({ decision: 'allow' }),
+};
+
+/**
+ * A common policy: an epoch whose world-effect steps move more than `limit` (summed over the
+ * numeric actuator arg named `amountArg`) needs a person's approval; steps on actuators in `deny`
+ * are refused outright.
+ */
+export function spendApprovalPolicy(options: { version: string; limit: number; amountArg: string; deny?: readonly string[] }): AdmissionPolicy {
+  const denied = new Set(options.deny ?? []);
+  return {
+    id: `spend-approval@${options.version}`,
+    admitEpoch({ plan }) {
+      const refused = plan.steps.find((s) => s.actuator !== undefined && denied.has(s.actuator));
+      if (refused) return { decision: 'deny', reason: `actuator ${refused.actuator} is not allowed by policy` };
+      let total = 0;
+      for (const step of plan.steps) {
+        const amount = step.actuatorArgs?.[options.amountArg];
+        if (!step.readOnly && typeof amount === 'number') total += amount;
+      }
+      return total > options.limit
+        ? { decision: 'require_approval', reason: `the epoch spends ${total}, above the ${options.limit} limit` }
+        : { decision: 'allow' };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * The dispatcher contract: how the runtime hands a world-effect job to whatever runs actuators —
+ * in this process (in-process.ts, the embedded default) or on workers (BullMQ, distributed mode).
+ *
+ * A job is one attempt of one step (or of its compensation). Its idempotency key is the same for
+ * every attempt and every re-dispatch after a crash; the attempt number travels separately. The
+ * dispatcher never retries on its own: the runtime, the journal's single writer, records each
+ * attempt and decides on the next. A dispatcher answers with the result or a classified failure;
+ * it throws only when it cannot reach the actuator at all.
+ */
+import type { FailureClass } from '../journal/errors.js';
+
+export interface Job {
+  /** `run` applies the step's effect; `compensate` undoes a completed one. */
+  op: 'run' | 'compensate';
+  actuator: string;
+  args: unknown;
+  /** For `compensate`: the result the step completed with. */
+  result?: unknown;
+  key: string;
+  attempt: number;
+  invocation: string;
+  tenant: string;
+  epoch: number;
+  step: number;
+  asOf: string;
+  seed: string;
+}
+
+export type JobOutcome =
+  | { ok: true; result: unknown }
+  | { ok: false; failure: { class: FailureClass; code: string; message: string } };
+
+export interface Dispatcher {
+  readonly name: string;
+  /** True when an actuator of this name can be dispatched (fail closed before writing ahead). */
+  knows(actuator: string): boolean;
+  /** True when the actuator can undo its own effect (it has a `compensate`). */
+  canCompensate(actuator: string): boolean;
+  /** Validate args against the actuator's schema; returns the reason they fail, if they do. */
+  checkArgs(actuator: string, args: unknown): string | undefined;
+  dispatch(job: Job): Promise<JobOutcome>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,87 @@
+/**
+ * The in-process dispatcher — the embedded default. It runs actuators in this process with the
+ * same job contract the BullMQ dispatcher uses: args validated against the actuator's schema
+ * before running, the result validated after, failures classified (transient / permanent /
+ * policy), and the context (idempotency key, attempt, asOf, seeded PRNG) built from the job.
+ */
+import { classifyFailure, type Actuator, type ActuatorContext } from '../actors/actuator.js';
+import { createRandom } from '../actors/random.js';
+import type { Dispatcher, Job, JobOutcome } from './dispatcher.js';
+
+export class InProcessDispatcher implements Dispatcher {
+  readonly name = 'in-process';
+  private readonly actuators = new Map<string, Actuator>();
+
+  constructor(actuators: readonly Actuator[]) {
+    for (const actuator of actuators) {
+      if (this.actuators.has(actuator.name)) throw new Error(`two actuators are named ${actuator.name}; names must be unique`);
+      this.actuators.set(actuator.name, actuator);
+    }
+  }
+
+  knows(actuator: string): boolean {
+    return this.actuators.has(actuator);
+  }
+
+  canCompensate(actuator: string): boolean {
+    return typeof this.actuators.get(actuator)?.compensate === 'function';
+  }
+
+  checkArgs(actuator: string, args: unknown): string | undefined {
+    const found = this.actuators.get(actuator);
+    if (!found) return `unknown actuator ${JSON.stringify(actuator)}`;
+    const parsed = found.argsSchema.safeParse(args);
+    if (parsed.success) return undefined;
+    const issue = parsed.error.issues[0]!;
+    return `args for ${actuator} fail its schema${issue.path.length ? ` at ${issue.path.join('.')}` : ''}: ${issue.message}`;
+  }
+
+  async dispatch(job: Job): Promise<JobOutcome> {
+    const actuator = this.actuators.get(job.actuator);
+    if (!actuator) {
+      return { ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: `no actuator named ${job.actuator} is registered with this dispatcher` } };
+    }
+    return runJob(actuator, job);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Run one job against one actuator: validate, call, validate, classify. Shared with workers. */
+export async function runJob(actuator: Actuator, job: Job): Promise<JobOutcome> {
+  const args = actuator.argsSchema.safeParse(job.args);
+  if (!args.success) {
+    return { ok: false, failure: { class: 'policy', code: 'actuator.bad_args', message: `args for ${actuator.name} fail its schema: ${args.error.issues[0]?.message}` } };
+  }
+  const ctx: ActuatorContext = {
+    key: job.key,
+    attempt: job.attempt,
+    invocation: job.invocation,
+    tenant: job.tenant,
+    epoch: job.epoch,
+    step: job.step,
+    asOf: job.asOf,
+    random: createRandom(job.seed, job.key),
+  };
+  try {
+    if (job.op === 'compensate') {
+      if (!actuator.compensate) {
+        return { ok: false, failure: { class: 'permanent', code: 'actuator.no_compensation', message: `${actuator.name} has no compensation` } };
+      }
+      return { ok: true, result: toJson(await actuator.compensate(args.data, job.result, ctx)) };
+    }
+    const result = await actuator.run(args.data, ctx);
+    const checked = actuator.resultSchema.safeParse(result);
+    if (!checked.success) {
+      return { ok: false, failure: { class: 'permanent', code: 'actuator.bad_result', message: `${actuator.name} returned a result that fails its schema: ${checked.error.issues[0]?.message}` } };
+    }
+    return { ok: true, result: toJson(checked.data) };
+  } catch (err) {
+    return { ok: false, failure: classifyFailure(err) };
+  }
+}
+
+/** Results are journal data: plain JSON only (undefined becomes null). */
+function toJson(value: unknown): unknown {
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+}

@@ -1,0 +1,125 @@
+/**
+ * The recorder: the one path by which the invocation's actors touch the journal. It holds the
+ * journal position and, on resume or replay, the records already written from that position on.
+ *
+ * - `derive(draft)`: a record the runtime computes (a plan digest, a dispatch, an admission). If
+ *   the journal already has a record at this seq, the draft must equal it (kind, epoch, body) or
+ *   replay stops with ReplayDivergenceError naming the seq; otherwise it is appended live.
+ * - `complete(match, live)`: a reply from outside (the model, an actuator, an observation). If the
+ *   journal has it, it is returned and nothing is called; otherwise `live()` is called — only in
+ *   live mode — and its record appended. In replay mode running out of journal is ReplayEndedError.
+ *
+ * Every record read back is re-chained from the recorder's own tail, so a replay that gets to
+ * the end has proved the journal byte for byte (same hashes, same fingerprint).
+ */
+import { canonicalize } from '../journal/canonical.js';
+import { chainRecord } from '../journal/chain.js';
+import type { BodyOf, JournalRecord, RecordKind } from '../journal/records.js';
+import type { JournalWriter, RecordDraft } from '../journal/writer.js';
+import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
+
+export interface RecorderOptions {
+  seq: number;
+  tail: string;
+  /** Records already in the journal from `seq` on. */
+  existing: readonly JournalRecord[];
+  /** Live mode: appends go here once `existing` is used up. Absent: replay mode (never acts). */
+  writer?: JournalWriter;
+  /** Called for every record the recorder passes, read back or written (progress, inspector). */
+  onRecord?: (record: JournalRecord, replayed: boolean) => void;
+}
+
+export class Recorder {
+  private position: number;
+  private tailHash: string;
+  private index = 0;
+
+  constructor(private readonly options: RecorderOptions) {
+    this.position = options.seq;
+    this.tailHash = options.tail;
+  }
+
+  get seq(): number {
+    return this.position;
+  }
+  get tail(): string {
+    return this.tailHash;
+  }
+  get live(): boolean {
+    return this.options.writer !== undefined;
+  }
+  /** True while records already in the journal remain to be read back. */
+  get replaying(): boolean {
+    return this.index < this.options.existing.length;
+  }
+
+  /** The next record already in the journal, if any (replay drives resting states from it). */
+  peek(): JournalRecord | undefined {
+    return this.options.existing[this.index];
+  }
+
+  /** Where this recorder stands, for the machine's context. */
+  at(): { seq: number; tail: string } {
+    return { seq: this.position, tail: this.tailHash };
+  }
+
+  async derive<K extends RecordKind>(draft: RecordDraft<K>): Promise<JournalRecord<K>> {
+    const recorded = this.options.existing[this.index];
+    if (recorded) {
+      if (recorded.kind !== draft.kind || recorded.epoch !== draft.epoch || canonicalize(recorded.body) !== canonicalize(draft.body)) {
+        throw new ReplayDivergenceError(recorded.seq, recorded.kind, summary(recorded), summary(draft));
+      }
+      return this.readBack(recorded) as JournalRecord<K>;
+    }
+    return this.write(draft);
+  }
+
+  /**
+   * The completion of an outside call. `accepts` says whether a recorded record is this call's
+   * completion (right kind, step and attempt); anything else at this seq is a divergence.
+   */
+  async complete<K extends RecordKind>(
+    expected: { kinds: readonly K[]; epoch: number; describe: string; accepts: (record: JournalRecord<K>) => boolean },
+    live: () => Promise<RecordDraft<K>>,
+  ): Promise<JournalRecord<K>> {
+    const recorded = this.options.existing[this.index];
+    if (recorded) {
+      const ok = (expected.kinds as readonly string[]).includes(recorded.kind) && recorded.epoch === expected.epoch && expected.accepts(recorded as JournalRecord<K>);
+      if (!ok) throw new ReplayDivergenceError(recorded.seq, recorded.kind, summary(recorded), expected.describe);
+      return this.readBack(recorded) as JournalRecord<K>;
+    }
+    if (!this.options.writer) throw new ReplayEndedError(this.position);
+    return this.write(await live());
+  }
+
+  private readBack(recorded: JournalRecord): JournalRecord {
+    const rechained = chainRecord(this.tailHash, { seq: this.position, kind: recorded.kind, epoch: recorded.epoch, body: recorded.body as never });
+    if (rechained.hash !== recorded.hash) {
+      throw new ReplayDivergenceError(recorded.seq, recorded.kind, { hash: recorded.hash, prev: recorded.prev }, { hash: rechained.hash, prev: this.tailHash });
+    }
+    this.index++;
+    this.position++;
+    this.tailHash = recorded.hash;
+    this.options.onRecord?.(recorded, true);
+    return recorded;
+  }
+
+  private async write<K extends RecordKind>(draft: RecordDraft<K>): Promise<JournalRecord<K>> {
+    const writer = this.options.writer;
+    if (!writer) throw new ReplayEndedError(this.position);
+    if (writer.seq !== this.position) {
+      throw new Error(`recorder at seq ${this.position} but the journal ends at seq ${writer.seq - 1}: resume must read back every record after its snapshot`);
+    }
+    const record = await writer.append(draft);
+    this.position = record.seq + 1;
+    this.tailHash = record.hash;
+    this.options.onRecord?.(record, false);
+    return record;
+  }
+}
+
+function summary(record: { kind: string; epoch: number; body: unknown }): { kind: string; epoch: number; body: unknown } {
+  return { kind: record.kind, epoch: record.epoch, body: record.body };
+}
+
+export type { BodyOf };

@@ -1,0 +1,107 @@
+/**
+ * Replay: run the invocation machine over a recorded journal without calling anything. Model
+ * replies, observations and actuator completions are read back; everything else — goals judged
+ * from replies, every HTN decomposition, admissions, dispatches — is re-derived over the pinned
+ * library and compared with the journal, record by record. Every record is re-chained, so a
+ * replay that reaches the end has reproduced the journal's bytes and its fingerprint.
+ *
+ * Resting states are driven by the journal: a recorded `approval.decided` is replayed as the
+ * person's decision; a hibernation is resumed if the journal goes on.
+ */
+import { createActor, type InspectionEvent, type Observer } from 'xstate';
+import { verifyRecords } from '../journal/reader.js';
+import type { JournalRecord } from '../journal/records.js';
+import type { EvaluableRegistry } from '../htn/library/evaluables.js';
+import type { Library } from '../htn/library/schema.js';
+import type { InvocationInput, InvocationLimits } from '../machines/context.js';
+import { invocationMachine } from '../machines/invocation-machine.js';
+import type { AdmissionPolicy } from '../machines/policy.js';
+import type { Dispatcher } from '../queue/dispatcher.js';
+import { epochActors } from './epoch-actors.js';
+import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
+import { Recorder } from './recorder.js';
+import { DEFAULT_LIMITS } from './limits.js';
+
+export interface ReplayDeps {
+  loadLibrary(digest: string): Promise<Library>;
+  policy(id: string): AdmissionPolicy;
+  observe: string;
+  evaluables?: EvaluableRegistry;
+  /** Used only to re-check actuator names and arg schemas at certification; never dispatched. */
+  dispatcher?: Dispatcher;
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+}
+
+export interface ReplayResult {
+  id: string;
+  /** Where the replayed machine stopped: a final state, or a resting state the journal ends in. */
+  status: 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'hibernated' | 'unfinished';
+  records: number;
+  sealed: boolean;
+  /** The fingerprint replay computed (the hash before the seal; the last hash if unsealed). */
+  fingerprint: string;
+}
+
+const FINAL: Record<string, ReplayResult['status']> = { completed: 'completed', failed: 'failed', handedOff: 'handed_off' };
+
+export async function replayJournal(records: readonly JournalRecord[], deps: ReplayDeps): Promise<ReplayResult> {
+  const report = verifyRecords(records);
+  if (!report.ok) throw report.error!;
+  const first = records[0] as JournalRecord<'invocation.pinned'>;
+  const { invocation, tenant, intent, pin } = first.body;
+  const library = await deps.loadLibrary(pin.library);
+  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1) });
+  const actors = epochActors({
+    recorder: () => recorder,
+    library,
+    libraryDigest: pin.library,
+    policy: deps.policy(pin.policy),
+    observe: deps.observe,
+    evaluables: deps.evaluables,
+    dispatcher: deps.dispatcher,
+    sleep: async () => undefined,
+  });
+  const input: InvocationInput = {
+    invocation,
+    tenant,
+    intent,
+    pin,
+    limits: { ...DEFAULT_LIMITS, ...(pin.limits as Partial<InvocationLimits> | undefined) },
+    seq: 1,
+    tail: first.hash,
+  };
+  const actor = createActor(invocationMachine.provide({ actors }), {
+    input,
+    ...(deps.inspect ? { inspect: deps.inspect as Observer<InspectionEvent> } : {}),
+  });
+
+  const stoppedAt = await new Promise<ReplayResult['status']>((resolve, reject) => {
+    actor.subscribe({
+      next(snapshot) {
+        const value = String(snapshot.value);
+        if (FINAL[value]) return resolve(FINAL[value]!);
+        const next = recorder.peek();
+        if (value === 'awaitingApproval') {
+          if (next?.kind !== 'approval.decided') return resolve('awaiting_approval');
+          const body = (next as JournalRecord<'approval.decided'>).body;
+          queueMicrotask(() => actor.send({ type: 'approval.decided', decision: body.decision, by: body.by, ...(body.note === undefined ? {} : { note: body.note }) }));
+        } else if (value === 'hibernated') {
+          if (!next) return resolve('hibernated');
+          queueMicrotask(() => actor.send({ type: 'resume' }));
+        }
+      },
+      error(err) {
+        if (err instanceof ReplayEndedError) resolve('unfinished');
+        else reject(err);
+      },
+    });
+    actor.start();
+  }).finally(() => actor.stop());
+
+  const extra = recorder.peek();
+  if (extra && stoppedAt !== 'unfinished') {
+    throw new ReplayDivergenceError(extra.seq, extra.kind, { kind: extra.kind, epoch: extra.epoch, body: extra.body }, `no further record: the replayed invocation stopped in ${stoppedAt}`);
+  }
+  const sealed = records.at(-1)?.kind === 'invocation.sealed';
+  return { id: invocation, status: stoppedAt, records: recorder.seq, sealed, fingerprint: sealed ? records.at(-1)!.prev : recorder.tail };
+}

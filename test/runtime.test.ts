@@ -1,0 +1,114 @@
+/**
+ * The runtime end to end on the memory store with the in-process dispatcher: an invocation runs
+ * epochs from scripted replies, seals, and replays to the same fingerprint; a rejected reply is
+ * recorded and re-prompted; a failed step compensates, truncates and re-plans.
+ */
+import { describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import { ScriptedModel } from '../actors/model/scripted.js';
+import { MemoryStore } from '../journal/stores/memory.js';
+import { signingKeyFromSecret, publicKeyOf } from '../journal/seal.js';
+import { createRuntime } from '../runtime/index.js';
+import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';
+
+const key = signingKeyFromSecret(new Uint8Array(32).fill(3));
+const intent = 'Tell Alice the report is ready';
+
+function setup(entries: unknown[], ledger = newLedger()) {
+  const store = new MemoryStore();
+  const model = new ScriptedModel({ model: 'notify', entries });
+  const runtime = createRuntime({ store, libraries: [notifyLibrary], actuators: notifyActuators(ledger), observe: 'world.observe', model, signingKey: key, sleep: async () => undefined });
+  return { store, model, runtime, ledger };
+}
+
+const happy = [
+  { match: { intent, epoch: 1 }, reply: { goal: { task: 'notify', args: ['alice'] } } },
+  { match: { intent, epoch: 2 }, reply: { done: true, summary: 'Alice was told' } },
+];
+
+describe('runtime', () => {
+  test('runs epochs to completion, seals, verifies, and replays to the same fingerprint', async () => {
+    const { runtime, store, ledger } = setup(happy);
+    const handle = await runtime.start(intent, { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' });
+    const result = await handle.done;
+    expect(result.status).toBe('completed');
+    expect(result.summary).toBe('Alice was told');
+    expect(Object.keys(ledger.applied)).toEqual([`${handle.id}.1.0`]);
+    const records = await store.read(handle.id);
+    expect(records.map((r) => r.kind)).toEqual([
+      'invocation.pinned',
+      'model.requested', 'model.completed', 'state.observed', 'epoch.derived', 'admission.decided', 'epoch.certified',
+      'step.dispatched', 'step.completed', 'epoch.closed',
+      'model.requested', 'model.completed', 'invocation.completed', 'invocation.sealed',
+    ]);
+    const report = await runtime.verify(handle.id, publicKeyOf(key));
+    expect(report.ok).toBe(true);
+    expect(report.fingerprint).toBe(result.fingerprint);
+    const replay = await runtime.replay(handle.id);
+    expect(replay).toMatchObject({ status: 'completed', sealed: true, fingerprint: result.fingerprint, records: records.length });
+  });
+
+  test('a malformed reply is recorded as rejected and re-prompted with the reason', async () => {
+    const { runtime, store, model } = setup([
+      { match: { intent, epoch: 1 }, reply: { text: 'alice, I guess' } },
+      { match: { intent, epoch: 1, feedback: 'not valid JSON' }, reply: { goal: { task: 'notify', args: ['alice'] } } },
+      { match: { intent, epoch: 2 }, reply: { done: true, summary: 'done' } },
+    ]);
+    const handle = await runtime.start(intent, { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' });
+    expect((await handle.done).status).toBe('completed');
+    const rejected = (await store.read(handle.id)).filter((r) => r.kind === 'model.rejected');
+    expect(rejected).toHaveLength(1);
+    expect((rejected[0]!.body as { reason: string }).reason).toMatch(/not valid JSON/);
+    expect(model.requests[1]!.feedback).toMatch(/not valid JSON/);
+    expect((await runtime.replay(handle.id)).status).toBe('completed');
+  });
+
+  test('an unknown task is rejected, never planned, and hands off after the re-prompts run out', async () => {
+    const teleport = { goal: { task: 'teleport', args: ['alice'] } };
+    const { runtime, store, ledger } = setup([
+      { match: { intent, epoch: 1 }, reply: teleport },
+      { match: { intent, epoch: 1, feedback: 'unknown task' }, reply: teleport },
+    ]);
+    const handle = await runtime.start(intent, { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' });
+    const result = await handle.done;
+    expect(result.status).toBe('handed_off');
+    expect(result.reason).toMatch(/unknown task "teleport"/);
+    const kinds = (await store.read(handle.id)).map((r) => r.kind);
+    expect(kinds.filter((k) => k === 'model.rejected')).toHaveLength(3);
+    expect(kinds).not.toContain('step.dispatched');
+    expect(ledger.attempts).toEqual({});
+  });
+
+  test('a permanent step failure compensates in reverse, truncates and re-plans', async () => {
+    const ledger = newLedger();
+    ledger.failures['msg.send'] = { class: 'permanent', times: 1 };
+    const { runtime, store } = setup(
+      [
+        { match: { intent, epoch: 1 }, reply: { goal: { task: 'charge_and_notify', args: ['alice'] } } },
+        { match: { intent, epoch: 2 }, reply: { done: true, summary: 'gave up on the message' } },
+      ],
+      ledger,
+    );
+    const handle = await runtime.start(intent, { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' });
+    expect((await handle.done).status).toBe('completed');
+    const kinds = (await store.read(handle.id)).map((r) => r.kind);
+    expect(kinds).toContain('compensation.dispatched');
+    expect(kinds).toContain('frontier.truncated');
+    expect(ledger.undone).toEqual([`${handle.id}.1.0.undo`]);
+    expect((await runtime.replay(handle.id)).status).toBe('completed');
+  });
+
+  test('a transient failure is retried with the same idempotency key and a new attempt number', async () => {
+    const ledger = newLedger();
+    ledger.failures['msg.send'] = { class: 'transient', times: 1 };
+    const { runtime, store } = setup(happy, ledger);
+    const handle = await runtime.start(intent, { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' });
+    expect((await handle.done).status).toBe('completed');
+    const dispatched = (await store.read(handle.id)).filter((r) => r.kind === 'step.dispatched').map((r) => r.body as { key: string; attempt: number });
+    expect(dispatched).toEqual([
+      expect.objectContaining({ key: `${handle.id}.1.0`, attempt: 1 }),
+      expect.objectContaining({ key: `${handle.id}.1.0`, attempt: 2 }),
+    ]);
+    expect(ledger.attempts[`${handle.id}.1.0`]).toBe(2);
+  });
+});
