@@ -25,9 +25,75 @@ export class CanonicalJsonError extends Error {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** True when `s` has no lone surrogate: the native `isWellFormed` (ES2024) when present, else a regex. */
+const wellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+    : (s) => !LONE_SURROGATE.test(s);
+
+/**
+ * The path of the value being written, kept as segments (array indexes and object keys) and turned
+ * into text (`$.a[1]["b c"]`) only when an error names it — building it eagerly for every member
+ * was the canonicalizer's main cost.
+ */
+type Path = (string | number)[];
+
+function pathText(path: Path): string {
+  let out = '$';
+  for (const segment of path) {
+    out += typeof segment === 'number' ? `[${segment}]` : /^[A-Za-z_$][\w$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`;
+  }
+  return out;
+}
+
 /** The canonical JSON text of `value`. */
 export function canonicalize(value: unknown): string {
-  return write(value, '$', []);
+  return write(value, [], []);
+}
+
+/**
+ * Fast path. True when `value` is plain JSON data that `JSON.stringify` already writes canonically:
+ * every object's own keys in sorted order (so integer-like keys, which JavaScript lists first, fail
+ * unless already sorted), no -0, no non-finite number, no lone surrogate, no undefined member, only
+ * plain objects and arrays. Parsed journal lines (written canonically) always pass; anything that
+ * fails takes the general path, which sorts, normalises or names the error. `stack` guards cycles.
+ */
+function stringifiesCanonically(value: unknown, stack: object[]): boolean {
+  switch (typeof value) {
+    case 'string':
+      return wellFormed(value);
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'boolean':
+      return true;
+    case 'object': {
+      if (value === null) return true;
+      if (stack.includes(value)) return false;
+      stack.push(value);
+      try {
+        if (Array.isArray(value)) {
+          for (let i = 0; i < value.length; i++) if (!stringifiesCanonically(value[i], stack)) return false;
+          return true;
+        }
+        const proto = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null) return false;
+        const record = value as Record<string, unknown>;
+        let previous: string | undefined;
+        for (const key of Object.keys(record)) {
+          if (previous !== undefined && !(previous < key)) return false;
+          if (!wellFormed(key)) return false;
+          const member = record[key];
+          if (member === undefined || !stringifiesCanonically(member, stack)) return false;
+          previous = key;
+        }
+        return true;
+      } finally {
+        stack.pop();
+      }
+    }
+    default:
+      return false;
+  }
 }
 
 const encoder = new TextEncoder();
@@ -37,51 +103,55 @@ export function canonicalBytes(value: unknown): Uint8Array {
   return encoder.encode(canonicalize(value));
 }
 
-function write(value: unknown, path: string, stack: object[]): string {
+function write(value: unknown, path: Path, stack: object[]): string {
   switch (typeof value) {
     case 'string':
       return writeString(value, path);
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(path, `${value} is not a JSON number`);
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(pathText(path), `${value} is not a JSON number`);
       return Object.is(value, -0) ? '0' : JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object':
       if (value === null) return 'null';
+      // Whole subtrees that are already canonical go through the native serializer in one call.
+      if (stringifiesCanonically(value, stack)) return JSON.stringify(value);
       return writeObject(value, path, stack);
     case 'undefined':
-      throw new CanonicalJsonError(path, 'undefined is not a JSON value');
+      throw new CanonicalJsonError(pathText(path), 'undefined is not a JSON value');
     case 'bigint':
-      throw new CanonicalJsonError(path, 'BigInt is not a JSON value (encode it as a string)');
+      throw new CanonicalJsonError(pathText(path), 'BigInt is not a JSON value (encode it as a string)');
     case 'function':
-      throw new CanonicalJsonError(path, 'a function is not a JSON value');
+      throw new CanonicalJsonError(pathText(path), 'a function is not a JSON value');
     case 'symbol':
-      throw new CanonicalJsonError(path, 'a symbol is not a JSON value');
+      throw new CanonicalJsonError(pathText(path), 'a symbol is not a JSON value');
   }
-  throw new CanonicalJsonError(path, `unsupported type ${typeof value}`);
+  throw new CanonicalJsonError(pathText(path), `unsupported type ${typeof value}`);
 }
 
-function writeString(value: string, path: string): string {
-  if (LONE_SURROGATE.test(value)) throw new CanonicalJsonError(path, 'string contains a lone UTF-16 surrogate');
+function writeString(value: string, path: Path): string {
+  if (!wellFormed(value)) throw new CanonicalJsonError(pathText(path), 'string contains a lone UTF-16 surrogate');
   return JSON.stringify(value);
 }
 
-function writeObject(value: object, path: string, stack: object[]): string {
-  if (stack.includes(value)) throw new CanonicalJsonError(path, 'cycle: the value contains itself');
+function writeObject(value: object, path: Path, stack: object[]): string {
+  if (stack.includes(value)) throw new CanonicalJsonError(pathText(path), 'cycle: the value contains itself');
   stack.push(value);
   try {
     if (Array.isArray(value)) {
       let out = '[';
       for (let i = 0; i < value.length; i++) {
         if (i > 0) out += ',';
-        out += write(value[i], `${path}[${i}]`, stack);
+        path.push(i);
+        out += write(value[i], path, stack);
+        path.pop();
       }
       return out + ']';
     }
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
       const name = (proto?.constructor?.name as string | undefined) ?? 'unknown';
-      throw new CanonicalJsonError(path, `${name} is not a plain object (convert it to plain JSON data first)`);
+      throw new CanonicalJsonError(pathText(path), `${name} is not a plain object (convert it to plain JSON data first)`);
     }
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record).sort();
@@ -90,10 +160,11 @@ function writeObject(value: object, path: string, stack: object[]): string {
     for (const key of keys) {
       const member = record[key];
       if (member === undefined) continue;
-      const memberPath = `${path}${/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}`;
+      path.push(key);
       if (!first) out += ',';
       first = false;
-      out += writeString(key, memberPath) + ':' + write(member, memberPath, stack);
+      out += writeString(key, path) + ':' + write(member, path, stack);
+      path.pop();
     }
     return out + '}';
   } finally {

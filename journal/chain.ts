@@ -22,7 +22,8 @@ export function genesisHash(invocation: string, pin: Pin): string {
 
 /** The bytes a record's hash covers: prev's raw bytes followed by its canonical content. */
 export function hashedBytes(prev: string, content: RecordContent): Uint8Array {
-  const body = canonicalBytes({ seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body });
+  // Built in canonical key order so the canonicalizer's fast path applies (same bytes either way).
+  const body = canonicalBytes({ body: content.body, epoch: content.epoch, kind: content.kind, seq: content.seq });
   const out = new Uint8Array(32 + body.length);
   out.set(hexToBytes(prev), 0);
   out.set(body, 32);

@@ -53,7 +53,9 @@ export function readJournalText(text: string, options: ReadOptions = {}): Journa
     try {
       values.push(JSON.parse(lines[i]!));
     } catch (err) {
-      return finish(verifyRecords(values, { ...options, publicKey: undefined }), fail(i, `not valid JSON (${(err as Error).message})`));
+      // The records before the bad line may already hold an earlier problem: report the first one.
+      const prefix = verifyRecords(values, { ...options, publicKey: undefined });
+      return prefix.ok ? finish(prefix, fail(i, `not valid JSON (${(err as Error).message})`)) : prefix;
     }
   }
   const report = verifyRecords(values, torn === undefined ? options : { ...options, publicKey: undefined });
@@ -66,7 +68,14 @@ export function verifyRecords(values: readonly unknown[], options: ReadOptions =
   const report: JournalReport = { ok: true, records: [], sealed: false };
   let expectedPrev = '';
   for (let i = 0; i < values.length; i++) {
-    const problem = checkRecord(values[i], i, expectedPrev, report, options);
+    let problem: string | undefined;
+    try {
+      problem = checkRecord(values[i], i, expectedPrev, report, options);
+    } catch (err) {
+      // Parsed JSON can hold what no writer produces (a lone surrogate escape that canonical JSON
+      // refuses, absurd nesting): report it at its seq instead of throwing.
+      problem = `record cannot be checked: ${(err as Error).message}`;
+    }
     if (problem) return finish(report, fail(i, problem));
     const record = values[i] as JournalRecord;
     report.records.push(record);

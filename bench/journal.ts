@@ -1,0 +1,222 @@
+/**
+ * `npm run bench -- journal [--records N] [--fsync-records N] [--reps R] [--dir DIR]` — the
+ * journal's throughput, each figure beside a baseline measured in the same run, interleaved
+ * (baseline, figure, baseline, figure, …) so machine noise hits both; medians of R repetitions.
+ *
+ *   1. append+hash into the memory store (JournalWriter: schema check, canonicalize, SHA-256,
+ *      store.append), vs raw SHA-256 of the exact `hashedBytes(prev, content)` of the same records.
+ *   2. append+hash+fdatasync into the file store at 1 and 16 records per append, vs a raw append of
+ *      the same JSONL bytes to a plain file (open, write + fdatasync per batch).
+ *      Goal: file-store time / raw time ≤ 1.5×.
+ *   3. full verify (readJournalText: parse, shape, canonicalize, hash, body schema, seal) of an
+ *      N-record journal, vs raw SHA-256 of its hashedBytes. Goal: ≥ 50 % of raw SHA-256.
+ *
+ * Bodies are realistic: step.dispatched / step.completed pairs with small JSON args and results,
+ * ~300 bytes a line. SHA-256 is node:crypto (journal/sha256-node.ts) for both sides.
+ */
+import { fdatasyncSync, mkdirSync, openSync, closeSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { canonicalize } from '../journal/canonical.js';
+import { chainRecord, genesisHash, hashedBytes } from '../journal/chain.js';
+import { nodeSha256 } from '../journal/sha256-node.js';
+import { sha256Implementation, digestOf } from '../journal/digest.js';
+import { readJournalText } from '../journal/reader.js';
+import type { JournalRecord, Pin } from '../journal/records.js';
+import { publicKeyOf, signFingerprint, signingKeyFromSecret } from '../journal/seal.js';
+import { MemoryStore } from '../journal/stores/memory.js';
+import { FileStore } from '../journal/stores/file.js';
+import { JournalWriter, type Genesis, type RecordDraft } from '../journal/writer.js';
+
+const WRITER = 'bench-writer';
+const pin: Pin = {
+  library: digestOf({ library: 'bench' }),
+  runtime: 'weft/bench',
+  flags: [1],
+  model: { id: 'scripted', params: { temperature: 0 } },
+  seed: 'bench-seed',
+  asOf: '2026-01-01T00:00:00.000Z',
+  policy: 'bench-policy@1',
+};
+const genesis = (invocation: string): Genesis => ({ invocation, tenant: 'acme', intent: 'book a trip to Lisbon for two, under 900 EUR', pin });
+
+/** Deterministic realistic drafts: dispatch/complete pairs of a few actuators. */
+function drafts(n: number): RecordDraft[] {
+  const out: RecordDraft[] = [];
+  const actuators = ['book_flight', 'book_hotel', 'send_email', 'charge_card'];
+  let x = 12345;
+  const next = () => (x = (x * 1103515245 + 12345) % 2147483648);
+  for (let i = 0; out.length < n; i++) {
+    const step = i % 8;
+    const epoch = 1 + Math.floor(i / 8);
+    const key = `inv-bench-000042.${epoch}.${step}`;
+    const actuator = actuators[i % actuators.length]!;
+    out.push({
+      kind: 'step.dispatched',
+      epoch,
+      body: { step, actuator, key, attempt: 1, args: { city: 'lisbon', from: '2026-05-01', to: '2026-05-04', guests: 2, maxPrice: 400 + (next() % 500) } },
+    });
+    if (out.length < n) {
+      out.push({
+        kind: 'step.completed',
+        epoch,
+        body: { step, key, attempt: 1, result: { ok: true, booking: `BK-${next() % 100000}`, price: (next() % 90000) / 100, currency: 'EUR' } },
+      });
+    }
+  }
+  return out;
+}
+
+/** The records a JournalWriter writes for `invocation` (pinned + drafts), envelope included. */
+function chained(invocation: string, ds: readonly RecordDraft[]): JournalRecord[] {
+  const g = genesis(invocation);
+  const all: RecordDraft[] = [{ kind: 'invocation.pinned', epoch: 0, body: { schema: 1, invocation, tenant: g.tenant, intent: g.intent, pin } }, ...ds];
+  let prev = genesisHash(invocation, pin);
+  return all.map((d, seq) => {
+    const r = chainRecord(prev, { seq, kind: d.kind, epoch: d.epoch, body: d.body as never }) as JournalRecord;
+    r.meta = { writer: WRITER };
+    prev = r.hash;
+    return r;
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+async function time(fn: () => unknown): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+function rawSha(inputs: readonly Uint8Array[]): void {
+  for (const bytes of inputs) nodeSha256(bytes);
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const rate = (records: number, ms: number) => (records * 1000) / ms;
+
+interface Pair {
+  measured: number[];
+  baseline: number[];
+}
+
+/** Run baseline and measured alternately `reps` times (after one untimed warm-up of each). */
+async function interleaved(reps: number, baseline: (rep: number) => unknown, measured: (rep: number) => unknown): Promise<Pair> {
+  await baseline(-1);
+  await measured(-1);
+  const pair: Pair = { measured: [], baseline: [] };
+  for (let rep = 0; rep < reps; rep++) {
+    pair.baseline.push(await time(() => baseline(rep)));
+    pair.measured.push(await time(() => measured(rep)));
+  }
+  return pair;
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { records: { type: 'string' }, 'fsync-records': { type: 'string' }, reps: { type: 'string' }, dir: { type: 'string' } },
+  });
+  const N = Number(values.records ?? 20_000);
+  const F = Number(values['fsync-records'] ?? 400);
+  const reps = Number(values.reps ?? 5);
+  const dir = path.resolve(values.dir ?? '.weft/bench');
+  const ds = drafts(N);
+  const sample = chained('inv-bench-000042', ds);
+  const lineBytes = sample.slice(1).reduce((s, r) => s + Buffer.byteLength(canonicalize(r)) + 1, 0) / N;
+  process.stdout.write(`journal bench: sha256 ${sha256Implementation()}, ${fmt(N)} records (avg line ${Math.round(lineBytes)} B), median of ${reps} interleaved reps\n\n`);
+
+  // 1. append+hash into the memory store ---------------------------------------------------------
+  const hashInputs = sample.slice(1).map((r) => hashedBytes(r.prev, r));
+  const mem = await interleaved(
+    reps,
+    () => rawSha(hashInputs),
+    async (rep) => {
+      const writer = await JournalWriter.create(new MemoryStore(), genesis(`inv-mem-${rep + 1}`), { writer: WRITER });
+      for (const d of ds) await writer.append(d);
+    },
+  );
+  const memRate = rate(N, median(mem.measured));
+  const memRaw = rate(N, median(mem.baseline));
+  process.stdout.write(
+    `append+hash, memory store (JournalWriter.append, 1/append)   ${fmt(memRate).padStart(9)} rec/s   ` +
+      `raw SHA-256 of the same bytes ${fmt(memRaw).padStart(9)} rec/s   ${((100 * memRate) / memRaw).toFixed(1)} % of raw\n`,
+  );
+
+  // 2. append+hash+fdatasync into the file store --------------------------------------------------
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const batch of [1, 16]) {
+    const count = batch === 1 ? F : F * 4;
+    const fds = ds.slice(0, count);
+    const id = (rep: number) => `inv-file-${batch}-${String(rep + 2).padStart(3, '0')}`;
+    const store = new FileStore(path.join(dir, 'store'));
+    // The baseline's bytes: the same JSONL the store writes for each rep's invocation, prepared
+    // outside the timed region, one Buffer per append.
+    const prepared = new Map<number, Buffer[]>();
+    for (let rep = -1; rep < reps; rep++) {
+      const lines = chained(id(rep), fds).slice(1).map((r) => canonicalize(r) + '\n');
+      const batches: Buffer[] = [];
+      for (let i = 0; i < lines.length; i += batch) batches.push(Buffer.from(lines.slice(i, i + batch).join(''), 'utf8'));
+      prepared.set(rep, batches);
+    }
+    const pair = await interleaved(
+      reps,
+      (rep) => {
+        const fd = openSync(path.join(dir, `raw-${batch}-${rep + 1}.jsonl`), 'a');
+        try {
+          for (const bytes of prepared.get(rep)!) {
+            let done = 0;
+            while (done < bytes.length) done += writeSync(fd, bytes, done);
+            fdatasyncSync(fd);
+          }
+        } finally {
+          closeSync(fd);
+        }
+      },
+      async (rep) => {
+        const writer = await JournalWriter.create(store, genesis(id(rep)), { writer: WRITER });
+        for (let i = 0; i < fds.length; i += batch) await writer.appendAll(fds.slice(i, i + batch));
+        await writer.close();
+      },
+    );
+    const raw = median(pair.baseline);
+    const measured = median(pair.measured);
+    process.stdout.write(
+      `append+hash+fdatasync, file store, ${String(batch).padStart(2)}/append            ${fmt(rate(count, measured)).padStart(9)} rec/s   ` +
+        `raw write+fdatasync ${fmt(rate(count, raw)).padStart(9)} rec/s            time ${(measured / raw).toFixed(2)}× raw (goal ≤ 1.5×)\n`,
+    );
+  }
+  rmSync(dir, { recursive: true, force: true });
+
+  // 3. full verify --------------------------------------------------------------------------------
+  const key = signingKeyFromSecret(new Uint8Array(32).fill(7));
+  const last = sample.at(-1)!;
+  const seal = chainRecord(last.hash, {
+    seq: sample.length,
+    kind: 'invocation.sealed',
+    epoch: last.epoch,
+    body: { algorithm: 'ed25519', fingerprint: last.hash, keyId: key.keyId, signature: signFingerprint(key, last.hash) },
+  });
+  const text = [...sample, seal].map((r) => canonicalize(r) + '\n').join('');
+  const allInputs = [...sample, seal].map((r) => hashedBytes(r.prev, r));
+  let report: ReturnType<typeof readJournalText> | undefined;
+  const ver = await interleaved(
+    reps,
+    () => rawSha(allInputs),
+    () => {
+      report = readJournalText(text, { publicKey: publicKeyOf(key) });
+    },
+  );
+  if (!report?.ok) throw new Error(`bench journal did not verify: ${report?.error?.message}`);
+  const verRate = rate(allInputs.length, median(ver.measured));
+  const verRaw = rate(allInputs.length, median(ver.baseline));
+  process.stdout.write(
+    `verify (readJournalText, ${fmt(allInputs.length)} records, sealed)        ${fmt(verRate).padStart(9)} rec/s   ` +
+      `raw SHA-256 of the same bytes ${fmt(verRaw).padStart(9)} rec/s   ${((100 * verRate) / verRaw).toFixed(1)} % of raw (goal ≥ 50 %)\n`,
+  );
+}

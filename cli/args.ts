@@ -1,0 +1,51 @@
+/**
+ * A tiny argv parser for the `weft` subcommands: a thin wrapper over node:util `parseArgs`
+ * (strict: unknown options and missing option values are errors) that turns its exceptions into
+ * a `UsageError`, which every command maps to exit code 2 with its usage line.
+ *
+ * No dependency; no I/O besides what the caller does with the result.
+ */
+import { parseArgs } from 'node:util';
+
+/** The command line itself is wrong: the command prints the message and its usage, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+export interface ParsedArgs {
+  positionals: string[];
+  strings: Record<string, string | undefined>;
+  flags: Record<string, boolean>;
+}
+
+/**
+ * Parse `argv` against `options`, requiring between `min` and `max` positionals.
+ * Throws UsageError (never exits) so commands stay testable in-process.
+ */
+export function parseCommandArgs(argv: string[], options: OptionSpec, positionals: { min: number; max: number }): ParsedArgs {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const count = parsed.positionals.length;
+  if (count < positionals.min) throw new UsageError(`missing argument (expected ${positionals.min}, got ${count})`);
+  if (count > positionals.max) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[positionals.max])}`);
+  const strings: Record<string, string | undefined> = {};
+  const flags: Record<string, boolean> = {};
+  for (const [name, spec] of Object.entries(options)) {
+    const value = parsed.values[name];
+    if (spec.type === 'string') strings[name] = typeof value === 'string' ? value : undefined;
+    else flags[name] = value === true;
+  }
+  return { positionals: parsed.positionals, strings, flags };
+}
+
+/** Print a usage error the way every command does, and return exit code 2. */
+export function usageFailure(command: string, usage: string, err: UsageError): number {
+  process.stderr.write(`weft ${command}: ${err.message}\nusage: weft ${usage}\n`);
+  return 2;
+}

@@ -1,0 +1,182 @@
+/**
+ * `weft log <journal.jsonl> [--width N]` — a readable view of a journal, one line per record:
+ * seq, epoch, kind and a short per-kind summary of the body, then the unhashed envelope (wall
+ * time, writer) marked as unverified, and a final line with the verification status.
+ *
+ * Invariants: only records the reader accepted are summarised (their bodies are schema-checked,
+ * so the summaries can trust their types); on a broken journal the records before the bad one
+ * are shown, then the bad line raw, then the error — the view never hides where a journal breaks.
+ * The envelope is never presented as verified. Exit codes: 0 intact, 1 broken, 2 usage/unreadable.
+ */
+import type { JournalRecord, RecordKind, BodyOf } from '../../journal/records.js';
+import { splitJournalText } from '../../journal/reader.js';
+import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { readJournalFile, statusLines, verifyText } from './verify.js';
+
+export const usage = 'log <journal.jsonl> [--width N]      show a journal, one line per record, and its verification status';
+
+type Summaries = { [K in RecordKind]: (body: BodyOf<K>) => string };
+
+/** Compact JSON, for args/results/replies. */
+function j(value: unknown): string {
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+function short(digest: string): string {
+  return `${digest.slice(0, 12)}…`;
+}
+
+function arg(value: unknown): string {
+  return typeof value === 'string' ? value : j(value);
+}
+
+function goalText(goal: { task: string; args: unknown[] }): string {
+  return `${goal.task}(${goal.args.map(arg).join(',')})`;
+}
+
+function isGoal(value: unknown): value is { task: string; args: unknown[] } {
+  return typeof value === 'object' && value !== null && typeof (value as { task?: unknown }).task === 'string' && Array.isArray((value as { args?: unknown }).args);
+}
+
+function replyText(reply: unknown): string {
+  if (isGoal(reply)) return `goal ${goalText(reply)}`;
+  const inner = typeof reply === 'object' && reply !== null ? (reply as { goal?: unknown }).goal : undefined;
+  if (isGoal(inner)) return `goal ${goalText(inner)}`;
+  const steps = typeof reply === 'object' && reply !== null ? (reply as { steps?: unknown }).steps : undefined;
+  if (Array.isArray(steps)) return `fragment of ${steps.length} step${steps.length === 1 ? '' : 's'} ${j(steps)}`;
+  return j(reply);
+}
+
+const summaries: Summaries = {
+  'invocation.pinned': (b) => `${b.invocation} tenant=${b.tenant} ${j(b.intent)} library=${short(b.pin.library)} model=${b.pin.model.id} asOf=${b.pin.asOf} policy=${b.pin.policy}`,
+  'admission.decided': (b) => `${b.subject}${b.step === undefined ? '' : ` #${b.step}`} ${b.decision} (${b.policy})${b.reason ? `: ${b.reason}` : ''}`,
+  'model.requested': (b) => `${b.purpose} attempt=${b.attempt} ${j(b.request)}`,
+  'model.completed': (b) => `${b.purpose} attempt=${b.attempt} → ${replyText(b.reply)}`,
+  'model.rejected': (b) => `attempt=${b.attempt}: ${b.reason}${b.reply === undefined ? '' : ` reply=${j(b.reply)}`}`,
+  'state.observed': (b) => `${b.actuator} key=${b.key} → ${j(b.state)}`,
+  'epoch.derived': (b) => `${b.source} ${goalText(b.goal)} → ${b.steps} step${b.steps === 1 ? '' : 's'} plan=${short(b.plan)} library=${short(b.library)}`,
+  'epoch.certified': (b) => `plan=${short(b.plan)} policy=${b.policy}`,
+  'approval.requested': (b) => `plan=${short(b.plan)}: ${b.reason}`,
+  'approval.decided': (b) => `${b.decision} by ${b.by}${b.note ? `: ${b.note}` : ''}`,
+  'step.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
+  'step.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,
+  'step.failed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} ${b.class} ${b.code}: ${b.message}`,
+  'compensation.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
+  'compensation.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,
+  'frontier.truncated': (b) => `epoch ${b.epoch} removed ${b.removed.map((s) => `#${s}`).join(',') || 'nothing'}: ${b.reason}`,
+  'epoch.closed': (b) => `${b.outcome}, ${b.steps} step${b.steps === 1 ? '' : 's'}`,
+  'invocation.completed': (b) => j(b.summary),
+  'invocation.failed': (b) => `${b.code} (${b.class}): ${b.reason}`,
+  'invocation.handed_off': (b) => b.reason,
+  'invocation.sealed': (b) => `${b.algorithm} fingerprint=${short(b.fingerprint)} key=${short(b.keyId)}`,
+};
+
+/** The one-line summary of a validated record's body. */
+export function summarize(record: JournalRecord): string {
+  const summary = summaries[record.kind] as (body: unknown) => string;
+  return summary(record.body).replace(/[\u0000-\u001f\u007f]/g, ' ');
+}
+
+/** Cut `text` to `width` characters (code points), marking the cut with an ellipsis. */
+export function clip(text: string, width: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= width) return text;
+  return chars.slice(0, Math.max(0, width - 1)).join('') + '…';
+}
+
+/**
+ * The unhashed envelope, marked unverified, in the longest form that fits `room` columns: the full
+ * wall time, then without milliseconds, then the time of day only; '' when nothing fits.
+ */
+function envelopeText(record: JournalRecord, room: number): string {
+  const { at, writer } = record.meta ?? {};
+  if (!at && !writer) return '';
+  const times = at ? [at, at.replace(/\.\d+Z$/, 'Z'), at.replace(/^.*T(\d\d:\d\d:\d\d).*$/, '$1')] : [undefined];
+  for (const time of times) {
+    const text = `[unverified: ${[time, writer].filter(Boolean).join(' ')}]`;
+    if (text.length <= room) return text;
+  }
+  return '';
+}
+
+interface Style {
+  dim(s: string): string;
+  bad(s: string): string;
+}
+
+const plain: Style = { dim: (s) => s, bad: (s) => s };
+const ansi: Style = { dim: (s) => `\x1b[2m${s}\x1b[22m`, bad: (s) => `\x1b[31m${s}\x1b[39m` };
+
+/** Summaries are cut to this many characters when there is no width to fit (output not a terminal). */
+const SUMMARY_CHARS = 100;
+
+/**
+ * Render a journal text as log lines (without a trailing newline). `width` is the line width to
+ * fit (a terminal's columns); Infinity cuts only the summaries, to SUMMARY_CHARS.
+ */
+export function renderLog(text: string, options: { width: number; style?: Style; name?: string }): { lines: string[]; ok: boolean } {
+  const style = options.style ?? plain;
+  const width = Math.max(60, options.width);
+  const report = verifyText(text, undefined);
+  const lines: string[] = [];
+  const head = report.invocation ? `invocation ${report.invocation}, tenant ${report.tenant}` : 'journal';
+  lines.push(`${options.name ? `${options.name}: ` : ''}${head}`);
+  lines.push(style.dim('(times and writers are unverified envelope fields)'));
+  for (const record of report.records) {
+    const prefix = `${String(record.seq).padStart(4)}  e${String(record.epoch).padEnd(3)} ${record.kind.padEnd(24)} `;
+    const envelope = envelopeText(record, Infinity);
+    let body: string;
+    let shown = envelope;
+    if (width === Infinity) {
+      body = clip(summarize(record), SUMMARY_CHARS);
+    } else {
+      // Fit the width. The summary gets the room the envelope leaves, but at least 40 columns; the
+      // envelope is then clipped to what is left, or left out when almost nothing is.
+      body = clip(summarize(record), Math.max(40, width - prefix.length - (envelope ? envelope.length + 2 : 0)));
+      shown = envelopeText(record, width - prefix.length - Array.from(body).length - 2);
+    }
+    lines.push(prefix + body + (shown ? `  ${style.dim(shown)}` : ''));
+  }
+  if (!report.ok && report.error) {
+    const raw = splitJournalText(text);
+    const line = report.error.seq < raw.lines.length ? raw.lines[report.error.seq] : report.error.seq === raw.lines.length ? raw.torn : undefined;
+    if (line !== undefined) {
+      const raw = clip(line.replace(/[\u0000-\u001f\u007f]/g, ' '), width === Infinity ? SUMMARY_CHARS + 40 : width - 8);
+      lines.push(style.bad(`${String(report.error.seq).padStart(4)}  ✗ ${raw}`));
+    }
+  }
+  const status = statusLines(report, false);
+  lines.push(...(report.ok ? status : status.map((s) => style.bad(s))));
+  return { lines, ok: report.ok };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let file: string;
+  let width: number;
+  try {
+    const args = parseCommandArgs(argv, { width: { type: 'string', short: 'w' }, help: { type: 'boolean', short: 'h' } }, { min: 0, max: 1 });
+    if (args.flags.help) {
+      process.stdout.write(`usage: weft ${usage}\n`);
+      return 0;
+    }
+    if (args.positionals.length === 0) throw new UsageError('missing the journal file');
+    file = args.positionals[0]!;
+    const w = args.strings.width;
+    if (w !== undefined && !/^\d+$/.test(w)) throw new UsageError(`--width must be a number of columns, got ${JSON.stringify(w)}`);
+    width = w !== undefined ? Number(w) : process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : Infinity;
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('log', usage, err);
+    throw err;
+  }
+  let text: string;
+  try {
+    text = await readJournalFile(file);
+  } catch (err) {
+    process.stderr.write(`weft log: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const { lines, ok } = renderLog(text, { width, style: color ? ansi : plain, name: file });
+  process.stdout.write(lines.join('\n') + '\n');
+  return ok ? 0 : 1;
+}
