@@ -9,6 +9,7 @@ import { machineLine } from './machine.js';
 const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> }>> = {
   journal: () => import('./journal.js'),
   htn: () => import('./htn.js'),
+  runtime: () => import('./runtime.js'),
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -18,6 +18,11 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   keygen: () => import('./commands/keygen.js'),
   verify: () => import('./commands/verify.js'),
   log: () => import('./commands/log.js'),
+  run: () => import('./commands/run.js'),
+  resume: () => import('./commands/resume.js'),
+  approve: () => import('./commands/approve.js'),
+  replay: () => import('./commands/replay.js'),
+  ls: () => import('./commands/ls.js'),
   htn: () => import('./commands/htn.js'),
 };
 

@@ -103,6 +103,10 @@ export class InvocationHandle extends EventEmitter {
     this.actor = actor;
     this.store = store;
     this.writer = writer;
+    // A run resumed in a resting state (awaiting approval, hibernated) waits there for its event;
+    // only a transition INTO a resting state stops the run.
+    const initial = String(actor.getSnapshot().value);
+    if (initial === 'awaitingApproval' || initial === 'hibernated') this.lastValue = initial;
     actor.subscribe({
       next: (snapshot) => this.onSnapshot(String(snapshot.value), snapshot.context),
       error: (err) => void this.fail(err),

@@ -1,0 +1,95 @@
+/**
+ * Invariant 4, by real crashes: the travel example runs in a child process that is SIGKILLed —
+ * after each durable journal append in turn (one kill point per record), and inside each
+ * world-effect actuator after its effect and before its completion is recorded — then resumed by a
+ * new process. Every run must end with the uninterrupted run's journal (same hashes, same
+ * fingerprint) and every effect applied exactly once, though some were dispatched twice.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { effectCounts } from '../examples/travel/state.js';
+import { assertBuilt, pool, weft } from './support/cli.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-crash-'));
+const refDir = path.join(root, 'reference');
+let refHashes: string[] = [];
+let refId = '';
+let refApplied: string[] = [];
+let appends = 0;
+
+const journalHashes = (dir: string, id: string) =>
+  readFileSync(path.join(dir, 'invocations', id, 'journal.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { hash: string }).hash);
+const stateFile = (dir: string) => path.join(dir, 'state', 'travel', 'providers.json');
+const applied = (dir: string) =>
+  Object.entries(effectCounts(stateFile(dir)).byKey)
+    .filter(([, e]) => e.applied > 0)
+    .map(([k]) => k)
+    .sort();
+
+/** A fresh workspace that shares the reference's signing key (so seals are comparable). */
+function workspace(name: string): string {
+  const dir = path.join(root, name);
+  cpSync(path.join(refDir, 'keys'), path.join(dir, 'keys'), { recursive: true });
+  return dir;
+}
+
+async function crashThenResume(dir: string, env: Record<string, string>): Promise<void> {
+  const crashed = await weft(['run', 'travel', '--dir', dir, '--json'], env);
+  expect(crashed.signal, `expected a SIGKILL with ${JSON.stringify(env)}; stderr: ${crashed.stderr}`).toBe('SIGKILL');
+  const resumed = await weft(['resume', refId, '--dir', dir, '--json']);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const out = JSON.parse(resumed.stdout) as { status: string };
+  expect(out.status).toBe('completed');
+  expect(journalHashes(dir, refId)).toEqual(refHashes);
+  const counts = effectCounts(stateFile(dir));
+  for (const [key, e] of Object.entries(counts.byKey)) expect(e.applied, `effect ${key} applied ${e.applied} times`).toBeLessThanOrEqual(1);
+  expect(applied(dir)).toEqual(refApplied);
+}
+
+beforeAll(async () => {
+  assertBuilt();
+  const ref = await weft(['run', 'travel', '--dir', refDir, '--json'], { WEFT_COUNT_APPENDS: '1' });
+  expect(ref.code, ref.stderr).toBe(0);
+  const out = JSON.parse(ref.stdout) as { id: string; status: string };
+  expect(out.status).toBe('completed');
+  refId = out.id;
+  refHashes = journalHashes(refDir, refId);
+  refApplied = applied(refDir);
+  appends = Number(/appends: (\d+)/.exec(ref.stderr)?.[1]);
+}, 60_000);
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('crash and resume', () => {
+  test('there is one kill point per record: every record is its own durable append', () => {
+    expect(refHashes.length).toBeGreaterThan(20);
+    expect(appends).toBe(refHashes.length);
+    expect(refApplied.length).toBeGreaterThan(5);
+  });
+
+  test('a kill after each durable append, then a resume in a new process, gives the same journal and applies every effect once', async () => {
+    const points = Array.from({ length: appends }, (_, i) => i + 1);
+    await pool(
+      2,
+      points.map((k) => () => crashThenResume(workspace(`append-${k}`), { WEFT_CRASH_AFTER_APPEND: String(k) })),
+    );
+  }, 600_000);
+
+  test('a kill inside each world effect (applied, completion not recorded) is re-dispatched with the same key and applied once', async () => {
+    const effects = refApplied.length;
+    await pool(
+      2,
+      Array.from({ length: effects }, (_, i) => async () => {
+        const dir = workspace(`effect-${i + 1}`);
+        await crashThenResume(dir, { WEFT_CRASH_IN_EFFECT: String(i + 1) });
+        const twice = Object.values(effectCounts(stateFile(dir)).byKey).filter((e) => e.attempts === 2 && e.applied === 1);
+        expect(twice.length, 'the interrupted effect was dispatched again and deduplicated').toBeGreaterThanOrEqual(1);
+      }),
+    );
+  }, 600_000);
+});
