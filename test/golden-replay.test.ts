@@ -1,0 +1,150 @@
+/**
+ * Golden journals (invariant 2, and STYLE.md practice 8): a committed travel journal — with the
+ * library blob it pinned — replays to its committed fingerprint, calling nothing. Edited copies,
+ * each re-hashed into a valid chain and re-sealed so that only replay's re-derivation can catch
+ * them, must fail with a ReplayDivergenceError naming the record: a changed model reply, a
+ * reordered completion, and a method library changed under the same name.
+ *
+ * `WEFT_UPDATE_FIXTURES=1 npx vitest run test/golden-replay.test.ts` regenerates the fixture (do
+ * it only for an intended, versioned change of what the runtime records).
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import { canonicalBytes, canonicalize } from '../journal/canonical.js';
+import { chainRecord, genesisHash } from '../journal/chain.js';
+import type { JournalRecord } from '../journal/records.js';
+import { publicKeyOf, signFingerprint, signingKeyFromSecret } from '../journal/seal.js';
+import { FileStore } from '../journal/stores/file.js';
+import { libraryDigest } from '../htn/library/digest.js';
+import type { Library } from '../htn/library/schema.js';
+import { travelExample } from '../examples/travel/example.js';
+import { createRuntime, ReplayDivergenceError } from '../runtime/index.js';
+
+const fixtureDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel');
+const fixtureFile = path.join(fixtureDir, 'fixture.json');
+const key = signingKeyFromSecret(new Uint8Array(32).fill(11));
+const start = { tenant: 'golden', seed: '1', asOf: travelExample.asOf };
+const scratch = mkdtempSync(path.join(tmpdir(), 'weft-golden-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function runtimeOver(storeDir: string) {
+  const { app, model } = travelExample.create(path.join(scratch, `state-${Math.random().toString(36).slice(2)}`));
+  return createRuntime({ store: new FileStore(storeDir), libraries: [app.library], actuators: app.actuators, observe: app.observe, model, policy: app.policy!, evaluables: app.evaluables!, signingKey: key });
+}
+
+/** Run the travel example live into `dir`; keep only the journal and the blobs (a portable store). */
+async function generate(dir: string): Promise<{ id: string; fingerprint: string }> {
+  const result = await (await runtimeOver(dir).start(travelExample.intent, start)).done;
+  for (const name of ['lease.json', 'snapshot.json']) rmSync(path.join(dir, 'invocations', result.id, name), { force: true });
+  rmSync(path.join(dir, 'locks'), { recursive: true, force: true });
+  return { id: result.id, fingerprint: result.fingerprint! };
+}
+
+if (process.env.WEFT_UPDATE_FIXTURES === '1' || !existsSync(fixtureFile)) {
+  rmSync(fixtureDir, { recursive: true, force: true });
+  mkdirSync(fixtureDir, { recursive: true });
+  const made = await generate(fixtureDir);
+  writeFileSync(fixtureFile, JSON.stringify({ ...made, publicKey: publicKeyOf(key) }, null, 2) + '\n');
+}
+const fixture = JSON.parse(readFileSync(fixtureFile, 'utf8')) as { id: string; fingerprint: string };
+const journalOf = (dir: string) => path.join(dir, 'invocations', fixture.id, 'journal.jsonl');
+const readRecords = (dir: string) =>
+  readFileSync(journalOf(dir), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as JournalRecord);
+
+/** A private copy of the fixture store whose journal is `edit(records)`, re-chained and re-sealed. */
+function editedCopy(name: string, edit: (records: JournalRecord[]) => void): string {
+  const dir = path.join(scratch, name);
+  cpSync(fixtureDir, dir, { recursive: true });
+  const records = readRecords(dir);
+  edit(records);
+  const first = records[0] as JournalRecord<'invocation.pinned'>;
+  let prev = genesisHash(first.body.invocation, first.body.pin);
+  const out: JournalRecord[] = [];
+  for (const r of records) {
+    const body = r.kind === 'invocation.sealed' ? { algorithm: 'ed25519' as const, fingerprint: prev, keyId: key.keyId, signature: signFingerprint(key, prev) } : r.body;
+    const rechained = chainRecord(prev, { seq: r.seq, kind: r.kind, epoch: r.epoch, body: body as never }) as JournalRecord;
+    out.push(rechained);
+    prev = rechained.hash;
+  }
+  writeFileSync(journalOf(dir), out.map((r) => canonicalize(r) + '\n').join(''));
+  return dir;
+}
+
+async function divergence(dir: string): Promise<ReplayDivergenceError> {
+  const err = await runtimeOver(dir).replay({ journalPath: journalOf(dir) }).then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(ReplayDivergenceError);
+  return err as ReplayDivergenceError;
+}
+
+describe('golden journals', () => {
+  test('the committed travel journal replays to its committed fingerprint', async () => {
+    const dir = path.join(scratch, 'pristine');
+    cpSync(fixtureDir, dir, { recursive: true });
+    const result = await runtimeOver(dir).replay({ journalPath: journalOf(dir) });
+    expect(result).toMatchObject({ id: fixture.id, status: 'completed', sealed: true, fingerprint: fixture.fingerprint });
+    const report = await runtimeOver(dir).verify({ journalPath: journalOf(dir) }, publicKeyOf(key));
+    expect(report.ok).toBe(true);
+  });
+
+  test('a live run today writes the golden journal byte for byte (hashed parts)', async () => {
+    const dir = path.join(scratch, 'live');
+    const made = await generate(dir);
+    expect(made.fingerprint).toBe(fixture.fingerprint);
+    expect(readRecords(dir).map((r) => r.hash)).toEqual(readRecords(fixtureDir).map((r) => r.hash));
+  });
+
+  test('a changed model reply, re-hashed into a valid chain, diverges at the re-derived plan', async () => {
+    let edited = -1;
+    const dir = editedCopy('changed-reply', (records) => {
+      const reply = records.find((r) => r.kind === 'model.completed' && String((r.body as { reply: string }).reply).includes('"book_trip"'))!;
+      const body = reply.body as { reply: string };
+      body.reply = body.reply.replace(',900]', ',950]');
+      expect(body.reply).toContain('950');
+      edited = reply.seq;
+    });
+    const err = await divergence(dir);
+    expect(err.seq).toBeGreaterThan(edited);
+    expect(err.kind).toBe('epoch.derived');
+    expect(err.message).toMatch(new RegExp(`seq ${err.seq} \\(epoch\\.derived\\)`));
+  });
+
+  test('a reordered completion, re-hashed, diverges at the first moved record', async () => {
+    let moved = -1;
+    const dir = editedCopy('reordered', (records) => {
+      const completions = records.filter((r) => r.kind === 'step.completed' && r.epoch === 2);
+      const [a, b] = [completions[0]!, completions[1]!];
+      [a.body, b.body] = [b.body, a.body];
+      moved = a.seq;
+    });
+    const err = await divergence(dir);
+    expect(err.seq).toBe(moved);
+    expect(err.kind).toBe('step.completed');
+  });
+
+  test('a method library changed under the same name diverges at the first decomposition', async () => {
+    const dir = editedCopy('changed-library', (records) => {
+      const pinned = records[0] as JournalRecord<'invocation.pinned'>;
+      const blob = readFileSync(path.join(fixtureDir, 'blobs', pinned.body.pin.library));
+      const library = JSON.parse(blob.toString('utf8')) as Library;
+      library.methods = [...library.methods].reverse(); // same name, same tasks — another order of preference
+      const digest = libraryDigest(library);
+      writeFileSync(path.join(scratch, 'changed-library', 'blobs', digest), canonicalBytes(library));
+      pinned.body.pin.library = digest;
+    });
+    const err = await divergence(dir);
+    const firstDerived = readRecords(dir).find((r) => r.kind === 'epoch.derived')!;
+    expect(err.seq).toBe(firstDerived.seq);
+    expect(err.kind).toBe('epoch.derived');
+  });
+
+  test('the fixture holds only the journal and its pinned library blob', () => {
+    expect(readdirSync(fixtureDir).sort()).toEqual(['blobs', 'fixture.json', 'invocations']);
+    expect(readdirSync(path.join(fixtureDir, 'invocations', fixture.id))).toEqual(['journal.jsonl']);
+  });
+});
