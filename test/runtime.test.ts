@@ -111,4 +111,38 @@ describe('runtime', () => {
     ]);
     expect(ledger.attempts[`${handle.id}.1.0`]).toBe(2);
   });
+
+  test('the gap path: no method covers the goal, the model authors a fragment, the engine certifies it', async () => {
+    const { runtime, store, model, ledger } = setup([
+      { match: { intent, epoch: 1, purpose: 'parse' }, reply: { goal: { task: 'notify', args: ['bob'] } } },
+      { match: { intent, epoch: 1, purpose: 'author' }, reply: { steps: [{ operator: 'send', args: ['bob'] }] } },
+      { match: { intent, epoch: 1, purpose: 'author', feedback: 'does not apply' }, reply: { steps: [{ operator: 'charge', args: ['bob'] }] } },
+      { match: { intent, epoch: 2 }, reply: { done: true, summary: 'charged bob instead' } },
+    ]);
+    const handle = await runtime.start(intent, { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' });
+    expect((await handle.done).status).toBe('completed');
+    const records = await store.read(handle.id);
+    const authorRequests = records.filter((r) => r.kind === 'model.requested' && (r.body as { purpose: string }).purpose === 'author');
+    expect(authorRequests).toHaveLength(2);
+    expect(JSON.stringify(authorRequests[0]!.body)).toMatch(/no method covers notify\(bob\)/);
+    const rejected = records.find((r) => r.kind === 'model.rejected')!;
+    expect((rejected.body as { reason: string }).reason).toMatch(/the fragment does not apply in the observed state.*reachable/);
+    const derived = records.find((r) => r.kind === 'epoch.derived')!;
+    expect(derived.body).toMatchObject({ source: 'authored', goal: { task: 'notify', args: ['bob'] }, steps: 1 });
+    expect(Object.values(ledger.applied)).toEqual([{ charged: 'bob', amount: 10 }]);
+    expect(model.requests.map((r) => r.purpose)).toEqual(['parse', 'author', 'author', 'parse']);
+    expect((await runtime.replay(handle.id)).status).toBe('completed');
+  });
+
+  test('starting the same intent, tenant, seed and asOf again attaches to the invocation instead of re-running it', async () => {
+    const { runtime, ledger } = setup(happy);
+    const opts = { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' };
+    const first = await (await runtime.start(intent, opts)).done;
+    const again = await runtime.start(intent, opts);
+    expect(again.id).toBe(first.id);
+    expect((await again.done).status).toBe('completed');
+    expect(Object.keys(ledger.attempts)).toHaveLength(1);
+    await expect(runtime.start('Tell Bob', { ...opts, id: first.id })).rejects.toThrow(/already exists with a different intent or pin/);
+  });
 });
+
