@@ -40,6 +40,8 @@ export interface EpochOutcome {
   results: Array<{ step: number; operator: string; result: Json }>;
   /** Why the epoch did not complete. */
   reason?: string;
+  /** How many step results were left out to keep the model's view bounded (see compactOutcomes). */
+  omitted?: number;
 }
 
 /** Limits that shape the journal: pinned, so replay follows the run's own limits. */
@@ -54,6 +56,10 @@ export interface InvocationLimits {
   maxEpochs: number;
   maxNodes: number;
   maxDepth: number;
+  /** Epochs whose step results the model still sees in full; older ones keep goal and outcome only. */
+  outcomeWindow: number;
+  /** Step results kept per epoch outcome. */
+  resultsPerOutcome: number;
 }
 
 export interface InvocationInput {

@@ -9,11 +9,24 @@ import type { EpochOutcome, InvocationContext } from './context.js';
 
 export function epochOutcome(context: InvocationContext): EpochOutcome {
   const goal = context.goal ?? { task: '(none)', args: [] };
-  const results = context.done.map((d) => ({ step: d.step, operator: d.operator, result: d.result }));
+  const all = context.done.map((d) => ({ step: d.step, operator: d.operator, result: d.result }));
+  const keep = context.limits.resultsPerOutcome;
+  const results = all.slice(0, keep);
+  const omitted = all.length - results.length;
   const failure = context.failure;
-  if (!failure) return { epoch: context.epoch, goal, outcome: 'completed', results };
-  const outcome = failure.code === 'epoch.denied' ? 'denied' : 'compensated';
-  return { epoch: context.epoch, goal, outcome, results, reason: failure.message };
+  const base = { epoch: context.epoch, goal, results, ...(omitted > 0 ? { omitted } : {}) };
+  if (!failure) return { ...base, outcome: 'completed' };
+  return { ...base, outcome: failure.code === 'epoch.denied' ? 'denied' : 'compensated', reason: failure.message };
+}
+
+/**
+ * The outcomes the model sees when it forms the next goal, kept bounded so that neither prompts
+ * nor hibernation images grow with the length of the run: the last `outcomeWindow` epochs keep
+ * their step results; older ones keep their goal, outcome and reason.
+ */
+export function compactOutcomes(outcomes: readonly EpochOutcome[], outcomeWindow: number): EpochOutcome[] {
+  const cut = outcomes.length - outcomeWindow;
+  return outcomes.map((o, i) => (i >= cut || o.results.length === 0 ? o : { ...o, results: [], omitted: (o.omitted ?? 0) + o.results.length }));
 }
 
 /** The tasks a model may name as a goal: the library's compound tasks, then its operators. */

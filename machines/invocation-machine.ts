@@ -15,6 +15,7 @@
 import { assign, setup } from 'xstate';
 import { placeholderActors, type AdmitOutput, type ApprovalOutput, type AuthorOutput, type CloseOutput, type CompensateOutput, type DecomposeOutput, type ExecuteOutput, type FinishOutput, type ParseOutput } from './actors.js';
 import type { InvocationContext, InvocationEvent, InvocationInput, Position } from './context.js';
+import { compactOutcomes } from './epoch.js';
 
 type Done<T> = { output: T };
 const at = (p: Position) => ({ seq: p.seq, tail: p.tail });
@@ -58,7 +59,7 @@ export const invocationMachine = setup({
     setExecution: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, failure: o.failure })),
     closeEpoch: assign(({ context }, o: CloseOutput) => ({
       ...at(o),
-      outcomes: [...context.outcomes, o.outcome],
+      outcomes: compactOutcomes([...context.outcomes, o.outcome], context.limits.outcomeWindow),
       replans: o.outcome.outcome === 'completed' ? context.replans : context.replans + 1,
       epoch: context.epoch + 1,
       goal: null,

@@ -11,4 +11,6 @@ export const DEFAULT_LIMITS: InvocationLimits = {
   maxEpochs: 12,
   maxNodes: 200_000,
   maxDepth: 10_000,
+  outcomeWindow: 8,
+  resultsPerOutcome: 32,
 };
