@@ -124,4 +124,32 @@ describe('rehydration', () => {
     const reference = await (await runtime(new MemoryStore(), newLedger()).start(intent, start)).done;
     expect(result.fingerprint).toBe(reference.fingerprint);
   });
+
+  test('a second runtime cannot write an invocation another one is running: clear error, nothing written', async () => {
+    const store = fileStore();
+    const ledger = newLedger();
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const atSend = new Promise<void>((resolve) => (reached = resolve));
+    const actuators = notifyActuators(ledger).map((a) => (a.name === 'msg.send' ? { ...a, run: async (args: any, ctx: any) => (reached(), await blocked, a.run(args, ctx)) } : a));
+    const first = await runtime(store, ledger, {}, actuators).start(intent, start);
+    await atSend;
+    const before = await store.length(first.id);
+    const second = runtime(new FileStore(store.dir), ledger);
+    await expect(second.resume(first.id)).rejects.toThrow(/is being written by .*only one writer per invocation/);
+    expect(await store.length(first.id)).toBe(before);
+    release();
+    expect((await first.done).status).toBe('completed');
+  });
+
+  test('the inspect option receives the live machine events (what the Stately inspector shows)', async () => {
+    const events: string[] = [];
+    const handle = await runtime(new MemoryStore(), newLedger(), { inspect: (e) => void events.push(e.type) }).start(intent, start);
+    await handle.done;
+    expect(events).toContain('@xstate.actor');
+    expect(events).toContain('@xstate.snapshot');
+    expect(events.filter((t) => t === '@xstate.event').length).toBeGreaterThan(5);
+  });
 });
+
