@@ -52,6 +52,16 @@ export function canonicalize(value: unknown): string {
 }
 
 /**
+ * The canonical JSON text of `value` written as the member `key` of an enclosing plain object —
+ * the same text `canonicalize` writes for that member, and errors name the same path (`$.key…`).
+ * Lets a caller that composes an object's canonical text from its members (chain.ts, encode.ts)
+ * canonicalize each member once. Not for `undefined` (the enclosing object would omit the member).
+ */
+export function canonicalizeMember(key: string, value: unknown): string {
+  return write(value, [key], []);
+}
+
+/**
  * Fast path. True when `value` is plain JSON data that `JSON.stringify` already writes canonically:
  * every object's own keys in sorted order (so integer-like keys, which JavaScript lists first, fail
  * unless already sorted), no -0, no non-finite number, no lone surrogate, no undefined member, only

@@ -7,10 +7,16 @@
  * so the first record's `prev` binds the journal to one invocation id and pin, and the last hash
  * (the fingerprint) binds the whole history. The envelope (`meta`) is deliberately outside.
  *
+ * The hashed text is composed from its members' canonical texts — `{"body":B,"epoch":E,"kind":K,
+ * "seq":S}`, exactly what `canonicalize` writes for that object — so the body is canonicalized
+ * ONCE per record on the writer's path: `chainRecordForAppend` hands the texts to encode.ts, which
+ * builds the stored line from them.
+ *
  * Pure: computes, never stores.
  */
-import { canonicalBytes } from './canonical.js';
-import { digestOf, hexToBytes, sha256Hex } from './digest.js';
+import { canonicalize, canonicalizeMember } from './canonical.js';
+import { digestOf, hexToBytes, sha256, sha256Hex, bytesToHex } from './digest.js';
+import { rememberContentText, type ContentText } from './encode.js';
 import { type BodyOf, type JournalRecord, type Pin, type RecordContent, type RecordKind } from './records.js';
 
 export const JOURNAL_FORMAT = 'weft.journal.v1';
@@ -20,19 +26,111 @@ export function genesisHash(invocation: string, pin: Pin): string {
   return digestOf({ genesis: JOURNAL_FORMAT, invocation, pin });
 }
 
+const encoder = new TextEncoder();
+
+/** The canonical texts of a record's hashed members, or undefined when one is missing (rare path). */
+function contentText(content: RecordContent): ContentText | undefined {
+  const { body, epoch, kind, seq } = content;
+  if (body === undefined || epoch === undefined || kind === undefined || seq === undefined) return undefined;
+  return {
+    body,
+    bodyText: canonicalizeMember('body', body),
+    epoch,
+    epochText: canonicalizeMember('epoch', epoch),
+    kind,
+    kindText: canonicalizeMember('kind', kind),
+    seq,
+    seqText: canonicalizeMember('seq', seq),
+  };
+}
+
+/** `canonicalize({ body, epoch, kind, seq })`, composed from the members' texts. */
+function hashedText(text: ContentText): string {
+  return `{"body":${text.bodyText},"epoch":${text.epochText},"kind":${text.kindText},"seq":${text.seqText}}`;
+}
+
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
+
+/**
+ * Writes the 32 bytes of a 64-lowercase-hex digest into `out` at 0; false (nothing promised about
+ * `out`) when `hex` is not one.
+ */
+export function digestInto(hex: string, out: Uint8Array): boolean {
+  if (hex.length !== 64) return false;
+  for (let i = 0; i < 32; i++) {
+    const hi = hex.charCodeAt(2 * i);
+    const lo = hex.charCodeAt(2 * i + 1);
+    const h = hi < 128 ? HEX_VALUE[hi]! : -1;
+    const l = lo < 128 ? HEX_VALUE[lo]! : -1;
+    if (h < 0 || l < 0) return false;
+    out[i] = (h << 4) | l;
+  }
+  return true;
+}
+
+/**
+ * One buffer for the bytes being hashed, reused: the SHA-256 implementations consume their input
+ * before returning and keep no reference to it. (A fresh ~1 KB typed array per record was a
+ * measurable share of the writer's and the verifier's time, mostly in the garbage collector.)
+ */
+let scratch = new Uint8Array(4096);
+
+function scratchFor(textLength: number): Uint8Array {
+  const need = 32 + 3 * textLength;
+  if (scratch.length < need) scratch = new Uint8Array(Math.max(need, 2 * scratch.length));
+  return scratch;
+}
+
+/** SHA-256 of prev's 32 raw bytes followed by the UTF-8 of `text`, as hex. */
+function hashOf(prev: string, text: string): string {
+  const out = scratchFor(text.length);
+  if (!digestInto(prev, out)) return sha256Hex(exactInput(prev, text));
+  const { written } = encoder.encodeInto(text, out.subarray(32));
+  return bytesToHex(sha256(out.subarray(0, 32 + written)));
+}
+
+/** prev's 32 raw bytes followed by the UTF-8 of `text`, exactly as this module always built them. */
+function exactInput(prev: string, text: string): Uint8Array {
+  const bytes = encoder.encode(text);
+  const exact = new Uint8Array(32 + bytes.length);
+  exact.set(hexToBytes(prev), 0); // noble decodes (any case) or throws, as before
+  exact.set(bytes, 32);
+  return exact;
+}
+
+const expected = new Uint8Array(32);
+
+/**
+ * For the reader's fast path: true when `record.hash` is the hash of `record` given that `line` is
+ * exactly `canonicalize(record)` (the caller must have proved it; prev and hash are digests). The
+ * hashed text `{"body":B,"epoch":E,"kind":"K","seq":S}` is then the line's own `{"body":B,"epoch":E`
+ * — cut where the LAST `,"hash":"` starts, which can only be the envelope's (after the body come
+ * only digests, the kind and meta, whose strings hold `"` only as `\"`) — then kind and seq.
+ */
+export function canonicalLineHashMatches(record: JournalRecord, line: string): boolean {
+  const cut = line.lastIndexOf(',"hash":"');
+  const text = `${line.slice(0, cut)},"kind":"${record.kind}","seq":${record.seq}}`;
+  const out = scratchFor(text.length);
+  if (!digestInto(record.prev, out) || !digestInto(record.hash, expected)) return false;
+  const { written } = encoder.encodeInto(text, out.subarray(32));
+  const digest = sha256(out.subarray(0, 32 + written));
+  for (let i = 0; i < 32; i++) if (digest[i] !== expected[i]) return false;
+  return true;
+}
+
 /** The bytes a record's hash covers: prev's raw bytes followed by its canonical content. */
 export function hashedBytes(prev: string, content: RecordContent): Uint8Array {
+  const text = contentText(content);
   // Built in canonical key order so the canonicalizer's fast path applies (same bytes either way).
-  const body = canonicalBytes({ body: content.body, epoch: content.epoch, kind: content.kind, seq: content.seq });
-  const out = new Uint8Array(32 + body.length);
-  out.set(hexToBytes(prev), 0);
-  out.set(body, 32);
-  return out;
+  return exactInput(prev, text ? hashedText(text) : canonicalize({ body: content.body, epoch: content.epoch, kind: content.kind, seq: content.seq }));
 }
 
 /** The hash of a record with this content after `prev`. */
 export function recordHash(prev: string, content: RecordContent): string {
-  return sha256Hex(hashedBytes(prev, content));
+  const text = contentText(content);
+  if (!text) return sha256Hex(hashedBytes(prev, content));
+  return hashOf(prev, hashedText(text));
 }
 
 /** Link a record's content to the chain: fills `prev` and `hash`. */
@@ -40,5 +138,28 @@ export function chainRecord<K extends RecordKind>(
   prev: string,
   content: { seq: number; kind: K; epoch: number; body: BodyOf<K> },
 ): JournalRecord<K> {
-  return { seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body, prev, hash: recordHash(prev, content) };
+  return link(prev, content, false);
+}
+
+/**
+ * `chainRecord` for a record that goes to a store at once (the writer): also leaves the canonical
+ * texts it computed to encode.ts, so the store's line reuses the body's text instead of
+ * canonicalizing it again. The caller must not let the body change before the append — nor keep
+ * the texts after it (`forgetContentText`): a body edited in place after chaining must be written
+ * as it now is (the store conformance suite edits one to make it unencodable).
+ */
+export function chainRecordForAppend<K extends RecordKind>(
+  prev: string,
+  content: { seq: number; kind: K; epoch: number; body: BodyOf<K> },
+): JournalRecord<K> {
+  return link(prev, content, true);
+}
+
+function link<K extends RecordKind>(prev: string, content: { seq: number; kind: K; epoch: number; body: BodyOf<K> }, remember: boolean): JournalRecord<K> {
+  const text = contentText(content);
+  if (!text) return { seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body, prev, hash: recordHash(prev, content) };
+  const hash = hashOf(prev, hashedText(text));
+  const record: JournalRecord<K> = { seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body, prev, hash };
+  if (remember) rememberContentText(record, text);
+  return record;
 }

@@ -11,10 +11,11 @@
  *
  * Pure: takes text or parsed values, never touches the file system.
  */
-import { genesisHash, recordHash } from './chain.js';
+import { canonicalLineHashMatches, genesisHash, recordHash } from './chain.js';
 import { JournalIntegrityError } from './errors.js';
 import { checkBody, isRecordKind, recordShapeSchema, type JournalRecord, type Pin } from './records.js';
 import { keyIdOf, verifySeal, type PublicKey } from './seal.js';
+import { fastBodyOk, fastShapeOk } from './validate-fast.js';
 
 export interface ReadOptions {
   /** Require a seal by this key. Without it the chain is still checked, and `sealed` says whether it is sealed. */
@@ -58,19 +59,29 @@ export function readJournalText(text: string, options: ReadOptions = {}): Journa
       return prefix.ok ? finish(prefix, fail(i, `not valid JSON (${(err as Error).message})`)) : prefix;
     }
   }
-  const report = verifyRecords(values, torn === undefined ? options : { ...options, publicKey: undefined });
+  const report = verify(values, lines, torn === undefined ? options : { ...options, publicKey: undefined });
   if (!report.ok || torn === undefined) return report;
   return finish(report, fail(lines.length, `torn final record (${new TextEncoder().encode(torn).length} bytes without a newline: the writer crashed mid-append)`));
 }
 
 /** Validate parsed records (from any store). */
 export function verifyRecords(values: readonly unknown[], options: ReadOptions = {}): JournalReport {
+  return verify(values, undefined, options);
+}
+
+/** `lines[i]`, when given, is the text `values[i]` was parsed from: it enables the fast path. */
+function verify(values: readonly unknown[], lines: readonly string[] | undefined, options: ReadOptions): JournalReport {
   const report: JournalReport = { ok: true, records: [], sealed: false };
   let expectedPrev = '';
   for (let i = 0; i < values.length; i++) {
     let problem: string | undefined;
     try {
-      problem = checkRecord(values[i], i, expectedPrev, report, options);
+      const value = values[i];
+      const line = lines?.[i];
+      problem =
+        line !== undefined && isCanonicalValidLine(value, line)
+          ? checkCanonicalRecord(value as JournalRecord, line, i, expectedPrev, report, options)
+          : checkRecord(value, i, expectedPrev, report, options);
     } catch (err) {
       // Parsed JSON can hold what no writer produces (a lone surrogate escape that canonical JSON
       // refuses, absurd nesting): report it at its seq instead of throwing.
@@ -88,22 +99,70 @@ export function verifyRecords(values: readonly unknown[], options: ReadOptions =
   return report;
 }
 
+/**
+ * The fast path's admission test. True only when the line is exactly the canonical JSON of the
+ * record it parsed to AND the record passes the shape and body schemas — then nothing the slow
+ * path checks can depend on re-canonicalizing it, and its hashed text can be cut from the line.
+ *
+ * Canonical: `JSON.stringify(value) === line` fixes everything but key order and lone surrogates
+ * (no whitespace, no duplicate key, numbers in ECMAScript shortest form — RFC 8785's — strings
+ * escaped as JSON.stringify does, no -0: it would print as 0, which parses back as +0); the fast
+ * validators in sorted mode check every object's keys are strictly increasing; and a lone
+ * surrogate can only appear as a `\ud…` escape (JSON.stringify writes it so), which sends the
+ * line to the slow path. Then canonicalize(value) — which is JSON.stringify for such data — is
+ * the line. Any doubt (false) means the complete slow path, with its exact verdict and message.
+ */
+function isCanonicalValidLine(value: unknown, line: string): boolean {
+  if (!fastShapeOk(value)) return false;
+  const record = value as JournalRecord;
+  return isRecordKind(record.kind) && fastBodyOk(record.kind, record.body, true, true) && line.indexOf('\\ud') < 0 && JSON.stringify(value) === line;
+}
+
+/**
+ * checkRecord for a record that passed isCanonicalValidLine: the same checks in the same order,
+ * minus the schema checks it already passed, with the hash taken over the line's own text.
+ */
+function checkCanonicalRecord(record: JournalRecord, line: string, i: number, expectedPrev: string, report: JournalReport, options: ReadOptions): string | undefined {
+  if (report.sealed) return 'record after the seal (invocation.sealed must be the last record)';
+  return checkPosition(record, i, expectedPrev, report, options, line);
+}
+
 function checkRecord(value: unknown, i: number, expectedPrev: string, report: JournalReport, options: ReadOptions): string | undefined {
   if (report.sealed) return 'record after the seal (invocation.sealed must be the last record)';
-  const shape = recordShapeSchema.safeParse(value);
-  if (!shape.success) {
-    const issue = shape.error.issues[0]!;
-    return `malformed record: ${issue.path.join('.') || 'record'}: ${issue.message}`;
+  if (!fastShapeOk(value, false)) {
+    const shape = recordShapeSchema.safeParse(value);
+    if (!shape.success) {
+      const issue = shape.error.issues[0]!;
+      return `malformed record: ${issue.path.join('.') || 'record'}: ${issue.message}`;
+    }
   }
   const record = value as JournalRecord;
+  return checkPosition(record, i, expectedPrev, report, options, undefined);
+}
+
+/**
+ * Everything after the shape check. `canonicalLine`: the record's line, given when it passed
+ * isCanonicalValidLine — the body schemas are then already satisfied and the hash is cut from it.
+ */
+function checkPosition(
+  record: JournalRecord,
+  i: number,
+  expectedPrev: string,
+  report: JournalReport,
+  options: ReadOptions,
+  canonicalLine: string | undefined,
+): string | undefined {
+  const bodies = canonicalLine === undefined;
   if (record.seq !== i) {
     return `expected seq ${i}, found seq ${record.seq} (a record is missing, duplicated or out of order)`;
   }
   if (!isRecordKind(record.kind)) return `unknown record kind ${JSON.stringify(record.kind)}`;
   if (i === 0) {
     if (record.kind !== 'invocation.pinned') return `the first record must be invocation.pinned, found ${record.kind}`;
-    const body = checkBody(record.kind, record.body);
-    if (!body.ok) return body.reason;
+    if (bodies) {
+      const body = checkBody(record.kind, record.body);
+      if (!body.ok) return body.reason;
+    }
     const pinned = record.body as JournalRecord<'invocation.pinned'>['body'];
     expectedPrev = genesisHash(pinned.invocation, pinned.pin);
     report.invocation = pinned.invocation;
@@ -117,9 +176,12 @@ function checkRecord(value: unknown, i: number, expectedPrev: string, report: Jo
       ? 'prev is not the genesis hash of this invocation id and pin'
       : `prev does not match the hash of seq ${i - 1} (the chain is broken)`;
   }
-  if (recordHash(record.prev, record) !== record.hash) return 'hash mismatch: the record content was altered';
-  const body = checkBody(record.kind, record.body);
-  if (!body.ok) return body.reason;
+  const hashMatches = canonicalLine === undefined ? recordHash(record.prev, record) === record.hash : canonicalLineHashMatches(record, canonicalLine);
+  if (!hashMatches) return 'hash mismatch: the record content was altered';
+  if (bodies) {
+    const body = checkBody(record.kind, record.body);
+    if (!body.ok) return body.reason;
+  }
   if (record.kind === 'invocation.sealed') return checkSeal(record as JournalRecord<'invocation.sealed'>, report, options);
   return undefined;
 }

@@ -7,7 +7,8 @@
  * durable append (one fsync in the file store). `seal` writes `invocation.sealed` with the
  * signature over the fingerprint; nothing may follow it.
  */
-import { chainRecord, genesisHash } from './chain.js';
+import { chainRecordForAppend, genesisHash } from './chain.js';
+import { forgetContentText } from './encode.js';
 import { InvalidRecordError, WeftError } from './errors.js';
 import { checkBody, type BodyOf, type JournalRecord, type Pin, type RecordKind } from './records.js';
 import { signFingerprint, type SigningKey } from './seal.js';
@@ -108,13 +109,17 @@ export class JournalWriter {
       if (draft.kind === 'invocation.sealed' && (draft.body as BodyOf<'invocation.sealed'>).fingerprint !== prev) {
         throw new InvalidRecordError(draft.kind, 'a seal must carry the hash of the record before it as its fingerprint');
       }
-      const record = chainRecord(prev, { seq, kind: draft.kind as RecordKind, epoch: draft.epoch, body: draft.body as never }) as JournalRecord;
+      const record = chainRecordForAppend(prev, { seq, kind: draft.kind as RecordKind, epoch: draft.epoch, body: draft.body as never }) as JournalRecord;
       record.meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
       records.push(record);
       prev = record.hash;
       seq++;
     }
-    await this.store.append(this.lease, this.nextSeq, records);
+    try {
+      await this.store.append(this.lease, this.nextSeq, records);
+    } finally {
+      forgetContentText(records);
+    }
     this.nextSeq = seq;
     this.tailHash = prev;
     return records;
@@ -129,10 +134,14 @@ export class JournalWriter {
       keyId: key.keyId,
       signature: signFingerprint(key, fingerprint),
     };
-    const record = chainRecord(fingerprint, { seq: this.nextSeq, kind: 'invocation.sealed' as const, epoch, body }) as JournalRecord;
+    const record = chainRecordForAppend(fingerprint, { seq: this.nextSeq, kind: 'invocation.sealed' as const, epoch, body }) as JournalRecord;
     const at = this.options.now?.().toISOString();
     record.meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
-    await this.store.append(this.lease, this.nextSeq, [record]);
+    try {
+      await this.store.append(this.lease, this.nextSeq, [record]);
+    } finally {
+      forgetContentText([record]);
+    }
     this.nextSeq++;
     this.tailHash = record.hash;
     return fingerprint;

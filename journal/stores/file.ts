@@ -24,6 +24,7 @@ import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSy
 import { join, resolve } from 'node:path';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
+import { recordLine } from '../encode.js';
 import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
 import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
@@ -89,7 +90,7 @@ export class FileStore implements JournalStore {
     if (journal.torn) throw new TornTailError(lease.invocation, journal.torn.seq, journal.torn.bytes);
     checkAppend(lease.invocation, expectedSeq, journal, records);
     if (records.length === 0) return;
-    const bytes = Buffer.from(records.map((record) => canonicalize(record) + '\n').join(''), 'utf8');
+    const bytes = Buffer.from(records.map((record) => recordLine(record) + '\n').join(''), 'utf8');
     try {
       let done = 0;
       while (done < bytes.length) done += writeSync(journal.fd, bytes, done);

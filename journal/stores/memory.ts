@@ -15,6 +15,7 @@
  */
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
+import { recordLine } from '../encode.js';
 import { BlobError, LeaseHeldError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
 import type { AcquireOptions, JournalStore, Lease, Snapshot } from '../store.js';
@@ -77,7 +78,7 @@ export class MemoryStore implements JournalStore {
     checkFence(lease, entry?.lease);
     const journal = entry!;
     checkAppend(lease.invocation, expectedSeq, { length: journal.lines.length, tailHash: journal.tailHash }, records);
-    const lines = records.map((record) => canonicalize(record));
+    const lines = records.map(recordLine);
     if (records.length === 0) return;
     journal.lines.push(...lines);
     journal.tailHash = records[records.length - 1]!.hash;
