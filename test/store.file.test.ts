@@ -111,7 +111,9 @@ describe('FileStore', () => {
     const base = join(dir, 'invocations', 'inv-1');
     expect(readFileSync(join(base, 'journal.jsonl'), 'utf8')).toBe(records.map((r) => canonicalize(r) + '\n').join(''));
     expect(JSON.parse(readFileSync(join(base, 'lease.json'), 'utf8'))).toMatchObject({ writer: 'w1', pid: process.pid, token: lease.token, expiresAt: lease.expiresAt });
-    expect(readFileSync(join(base, 'snapshot.json'), 'utf8')).toBe(`{"data":{"a":[2],"b":1},"hash":"${records[2]!.hash}","seq":3}\n`);
+    // The snapshot keeps the byte offset where its seq starts, so resume reads only the tail.
+    const offset = Buffer.byteLength(readFileSync(join(base, 'journal.jsonl'), 'utf8'));
+    expect(readFileSync(join(base, 'snapshot.json'), 'utf8')).toBe(`{"data":{"a":[2],"b":1},"hash":"${records[2]!.hash}","offset":${offset},"seq":3}\n`);
     expect(existsSync(join(base, 'lease.lock'))).toBe(false);
     const digest = await store.putBlob(new Uint8Array([1, 2, 3]));
     expect(readFileSync(join(dir, 'blobs', digest))).toEqual(Buffer.from([1, 2, 3]));
@@ -191,3 +193,34 @@ describe('FileStore', () => {
 function deadPid(holder: Holder): number {
   return Number(holder.lease.writer.slice('child-'.length));
 }
+
+describe('FileStore reads from snapshot anchors', () => {
+  test('a store that learned an anchor reads, counts and appends from it — and falls back when the anchor lies', async () => {
+    const dir = freshDir();
+    const writer = new FileStore(dir);
+    const lease = await writer.acquire('inv-a', { writer: 'w1', ttlMs: 60_000 });
+    const records = chain('inv-a', 40);
+    await writer.append(lease, 0, records.slice(0, 30));
+    await writer.putSnapshot(lease, { seq: 30, hash: records[29]!.hash, data: { at: 30 } });
+    await writer.append(lease, 30, records.slice(30));
+    await writer.release(lease);
+
+    const reader = new FileStore(dir);
+    const snapshot = await reader.getSnapshot('inv-a');
+    expect(snapshot).toEqual({ seq: 30, hash: records[29]!.hash, data: { at: 30 } });
+    expect(await reader.length('inv-a')).toBe(40);
+    expect((await reader.read('inv-a', 30)).map((r) => r.hash)).toEqual(records.slice(30).map((r) => r.hash));
+    expect((await reader.read('inv-a', 32, 35)).map((r) => r.seq)).toEqual([32, 33, 34]);
+    expect((await reader.read('inv-a', 0, 2)).map((r) => r.seq)).toEqual([0, 1]);
+    expect((await reader.tail('inv-a'))?.seq).toBe(39);
+
+    // Corrupt the stored offset: the store must notice and read the whole file instead.
+    const file = join(dir, 'invocations', 'inv-a', 'snapshot.json');
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...stored, offset: stored.offset - 7 }));
+    const confused = new FileStore(dir);
+    await confused.getSnapshot('inv-a');
+    expect(await confused.length('inv-a')).toBe(40);
+    expect((await confused.read('inv-a', 30)).map((r) => r.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 30 + i));
+  });
+});

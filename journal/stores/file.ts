@@ -32,6 +32,7 @@ import { isValidInvocationId, type AcquireOptions, type JournalStore, type Lease
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor } from './checks.js';
 import { atomicWrite, errno, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, readLease, releaseLease, renewLease } from './file-lease.js';
+import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
 
 export interface FileStoreOptions {
   /** Wall clock in ms since the epoch, for lease expiry. Default Date.now. */
@@ -56,6 +57,8 @@ export class FileStore implements JournalStore {
   readonly dir: string;
   private readonly now: () => number;
   private readonly open = new Map<string, OpenJournal>();
+  /** Byte offsets of snapshot anchors (seq → where its line starts), so resume reads only the tail. */
+  private readonly anchors = new Map<string, { seq: number; offset: number }>();
 
   constructor(dir: string, options: FileStoreOptions = {}) {
     this.dir = resolve(dir);
@@ -110,6 +113,22 @@ export class FileStore implements JournalStore {
   }
 
   async read(invocation: string, from = 0, to?: number): Promise<JournalRecord[]> {
+    const path = this.journalPath(invocation);
+    const torn = endsTorn(path);
+    if (torn === undefined) return [];
+    if (!torn) {
+      if (from === 0 && to !== undefined && to <= 64) {
+        const head = headLines(path, to);
+        if (head) return head.lines.map((line, seq) => this.parse(invocation, line, seq));
+      }
+      const tail = this.linesAfterAnchor(invocation, from);
+      if (tail) {
+        const end = to === undefined ? tail.lines.length : Math.max(0, Math.min(to - tail.seq, tail.lines.length));
+        const out: JournalRecord[] = [];
+        for (let i = from - tail.seq; i < end; i++) out.push(this.parse(invocation, tail.lines[i]!, tail.seq + i));
+        return out;
+      }
+    }
     const lines = this.lines(invocation);
     const end = Math.min(to ?? lines.length, lines.length);
     const out: JournalRecord[] = [];
@@ -118,10 +137,29 @@ export class FileStore implements JournalStore {
   }
 
   async length(invocation: string): Promise<number> {
+    const path = this.journalPath(invocation);
+    const torn = endsTorn(path);
+    if (torn === undefined) return 0;
+    if (!torn) {
+      const tail = this.linesAfterAnchor(invocation, this.anchors.get(invocation)?.seq ?? Infinity);
+      if (tail) return tail.seq + tail.lines.length;
+      const bytes = readIfExists(path) ?? Buffer.alloc(0);
+      return countNewlines(bytes, bytes.length);
+    }
     return this.lines(invocation).length;
   }
 
   async tail(invocation: string): Promise<JournalRecord | undefined> {
+    const last = lastLine(this.journalPath(invocation));
+    if (!last) return undefined;
+    if (!last.torn) {
+      if (last.line === undefined) return undefined;
+      try {
+        return JSON.parse(last.line) as JournalRecord;
+      } catch {
+        /* report it with its seq through the full read below */
+      }
+    }
     const lines = this.lines(invocation);
     return lines.length === 0 ? undefined : this.parse(invocation, lines[lines.length - 1]!, lines.length - 1);
   }
@@ -169,15 +207,27 @@ export class FileStore implements JournalStore {
   async putSnapshot(lease: Lease, snapshot: Snapshot): Promise<void> {
     const dir = this.invocationDir(lease.invocation);
     checkFence(lease, readLease(dir));
-    const lines = this.lines(lease.invocation);
-    const anchor = snapshot.seq > 0 && snapshot.seq <= lines.length ? this.parse(lease.invocation, lines[snapshot.seq - 1]!, snapshot.seq - 1) : undefined;
-    checkSnapshotAnchor(snapshot, lines.length, anchor);
-    atomicWrite(join(dir, 'snapshot.json'), canonicalize({ seq: snapshot.seq, hash: snapshot.hash, data: snapshot.data }) + '\n');
+    const path = join(dir, JOURNAL);
+    const held = this.open.get(lease.invocation);
+    const length = held && held.token === lease.token && !held.torn ? held.length : await this.length(lease.invocation);
+    let anchor: JournalRecord | undefined;
+    if (snapshot.seq > 0 && snapshot.seq <= length) {
+      const at = offsetOfLine(path, length, snapshot.seq - 1);
+      const line = at === undefined ? undefined : linesFrom(path, at)?.lines[0];
+      anchor = line === undefined ? undefined : this.parse(lease.invocation, line, snapshot.seq - 1);
+    }
+    checkSnapshotAnchor(snapshot, length, anchor);
+    const offset = offsetOfLine(path, length, snapshot.seq);
+    atomicWrite(join(dir, 'snapshot.json'), canonicalize({ seq: snapshot.seq, hash: snapshot.hash, data: snapshot.data, ...(offset === undefined ? {} : { offset }) }) + '\n');
+    if (offset !== undefined) this.anchors.set(lease.invocation, { seq: snapshot.seq, offset });
   }
 
   async getSnapshot(invocation: string): Promise<Snapshot | undefined> {
     const bytes = readIfExists(join(this.invocationDir(invocation), 'snapshot.json'));
-    return bytes === undefined ? undefined : (JSON.parse(bytes.toString('utf8')) as Snapshot);
+    if (bytes === undefined) return undefined;
+    const stored = JSON.parse(bytes.toString('utf8')) as Snapshot & { offset?: number };
+    if (typeof stored.offset === 'number') this.anchors.set(invocation, { seq: stored.seq, offset: stored.offset });
+    return { seq: stored.seq, hash: stored.hash, data: stored.data };
   }
 
   async putBlob(bytes: Uint8Array): Promise<string> {
@@ -224,6 +274,30 @@ export class FileStore implements JournalStore {
     }
   }
 
+  /**
+   * The lines from a known snapshot anchor to the end, when `from` is at or after it and the
+   * anchor still starts the line it claims (its record carries that seq); undefined otherwise.
+   */
+  private linesAfterAnchor(invocation: string, from: number): { seq: number; lines: string[] } | undefined {
+    const anchor = this.anchors.get(invocation);
+    if (!anchor || from < anchor.seq) return undefined;
+    const got = linesFrom(this.journalPath(invocation), anchor.offset);
+    if (!got || got.torn) return undefined;
+    if (got.lines.length > 0) {
+      let seq: unknown;
+      try {
+        seq = (JSON.parse(got.lines[0]!) as { seq?: unknown }).seq;
+      } catch {
+        seq = undefined;
+      }
+      if (seq !== anchor.seq) {
+        this.anchors.delete(invocation);
+        return undefined;
+      }
+    }
+    return { seq: anchor.seq, lines: got.lines };
+  }
+
   /** The holder's open journal, (re)loaded when new for this token or changed underneath. */
   private writable(lease: Lease): OpenJournal {
     const cached = this.open.get(lease.invocation);
@@ -232,13 +306,22 @@ export class FileStore implements JournalStore {
     const path = this.journalPath(lease.invocation);
     const fd = openSync(path, 'a');
     try {
-      const journal: OpenJournal = { token: lease.token, fd, ...this.scan(lease.invocation, readIfExists(path) ?? Buffer.alloc(0)) };
+      const journal: OpenJournal = { token: lease.token, fd, ...(this.scanFromAnchor(lease.invocation) ?? this.scan(lease.invocation, readIfExists(path) ?? Buffer.alloc(0))) };
       this.open.set(lease.invocation, journal);
       return journal;
     } catch (err) {
       closeSync(fd);
       throw err;
     }
+  }
+
+  /** The holder's view of the journal end, read from a snapshot anchor instead of the whole file. */
+  private scanFromAnchor(invocation: string): Omit<OpenJournal, 'token' | 'fd'> | undefined {
+    const tail = this.linesAfterAnchor(invocation, Infinity);
+    if (!tail || tail.seq === 0) return undefined;
+    const last = lastLine(this.journalPath(invocation));
+    if (!last || last.torn || last.line === undefined) return undefined;
+    return { size: last.size, length: tail.seq + tail.lines.length, tailHash: (JSON.parse(last.line) as JournalRecord).hash, torn: undefined };
   }
 
   private scan(invocation: string, bytes: Buffer): Omit<OpenJournal, 'token' | 'fd'> {
