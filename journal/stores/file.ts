@@ -137,16 +137,7 @@ export class FileStore implements JournalStore {
   }
 
   async length(invocation: string): Promise<number> {
-    const path = this.journalPath(invocation);
-    const torn = endsTorn(path);
-    if (torn === undefined) return 0;
-    if (!torn) {
-      const tail = this.linesAfterAnchor(invocation, this.anchors.get(invocation)?.seq ?? Infinity);
-      if (tail) return tail.seq + tail.lines.length;
-      const bytes = readIfExists(path) ?? Buffer.alloc(0);
-      return countNewlines(bytes, bytes.length);
-    }
-    return this.lines(invocation).length;
+    return this.lengthNow(invocation);
   }
 
   async tail(invocation: string): Promise<JournalRecord | undefined> {
@@ -209,7 +200,9 @@ export class FileStore implements JournalStore {
     checkFence(lease, readLease(dir));
     const path = join(dir, JOURNAL);
     const held = this.open.get(lease.invocation);
-    const length = held && held.token === lease.token && !held.torn ? held.length : await this.length(lease.invocation);
+    // Synchronous from here on: no append of this process can interleave between counting lines
+    // and locating the anchor's offset (other processes are fenced out by the lease).
+    const length = held && held.token === lease.token && !held.torn ? held.length : this.lengthNow(lease.invocation);
     let anchor: JournalRecord | undefined;
     if (snapshot.seq > 0 && snapshot.seq <= length) {
       const at = offsetOfLine(path, length, snapshot.seq - 1);
@@ -272,6 +265,20 @@ export class FileStore implements JournalStore {
     } catch (err) {
       throw new JournalIntegrityError(seq, `line ${seq + 1} of ${this.journalPath(invocation)} is not valid JSON (${(err as Error).message}); verify the journal with weft verify`);
     }
+  }
+
+  /** The number of complete records (throws TornTailError on a torn tail). Synchronous. */
+  private lengthNow(invocation: string): number {
+    const path = this.journalPath(invocation);
+    const torn = endsTorn(path);
+    if (torn === undefined) return 0;
+    if (!torn) {
+      const tail = this.linesAfterAnchor(invocation, this.anchors.get(invocation)?.seq ?? Infinity);
+      if (tail) return tail.seq + tail.lines.length;
+      const bytes = readIfExists(path) ?? Buffer.alloc(0);
+      return countNewlines(bytes, bytes.length);
+    }
+    return this.lines(invocation).length;
   }
 
   /**
