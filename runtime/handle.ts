@@ -61,10 +61,11 @@ export class InvocationHandle extends EventEmitter {
   }
 
   /** A handle for an invocation that had already ended when it was asked for. */
-  static finished(id: string, status: InvocationStatus | 'running', journal: string | undefined): InvocationHandle {
-    const handle = new InvocationHandle(id, journal);
+  static finished(result: Omit<InvocationResult, 'status' | 'journal'> & { status: InvocationStatus | 'running'; journal: string | undefined }): InvocationHandle {
+    const handle = new InvocationHandle(result.id, result.journal);
     handle.settled = true;
-    handle.resolveDone({ id, status: status === 'running' ? 'completed' : status, ...(journal ? { journal } : {}) });
+    const { journal, status, ...rest } = result;
+    handle.resolveDone({ ...rest, status: status === 'running' ? 'completed' : status, ...(journal ? { journal } : {}) });
     return handle;
   }
 

@@ -149,7 +149,10 @@ export class Runtime {
           ? { seq: stored.seq, tail: stored.hash, data: stored.data }
           : undefined;
     const tail = await store.tail(id);
-    if (tail?.kind === 'invocation.sealed') return InvocationHandle.finished(id, await this.finalStatus(id), this.journalPath(id));
+    if (tail?.kind === 'invocation.sealed') {
+      const seal = (tail as JournalRecord<'invocation.sealed'>).body;
+      return InvocationHandle.finished({ id, status: await this.finalStatus(id), fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
+    }
     const writer = await JournalWriter.open(store, id, this.writerOptions());
     try {
       const library = await this.loadPinnedLibrary(pinned.pin.library);

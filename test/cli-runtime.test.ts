@@ -59,6 +59,7 @@ describe('weft run / replay / resume / ls', () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({ id: run.id, status: 'completed', fingerprint: run.fingerprint, journal: run.journal, identical: true });
     const text = await weft(['run', 'travel', '--dir', dir]);
     expect(text.stdout, 'running the same invocation again attaches to the sealed one').toContain(`status      completed`);
+    expect(text.stdout).toContain(`fingerprint ${run.fingerprint}`);
     const ls = await weft(['ls', '--dir', dir, '--json']);
     expect(JSON.parse(ls.stdout)).toEqual([expect.objectContaining({ id: run.id, status: 'completed', tenant: 'default' })]);
   });
