@@ -15,7 +15,7 @@
  * Pure: computes, never stores.
  */
 import { canonicalize, canonicalizeMember } from './canonical.js';
-import { digestOf, hexToBytes, sha256, sha256Hex, bytesToHex } from './digest.js';
+import { digestOf, hexToBytes, sha256Hex, sha256PrefixedHex } from './digest.js';
 import { rememberContentText, type ContentText } from './encode.js';
 import { type BodyOf, type JournalRecord, type Pin, type RecordContent, type RecordKind } from './records.js';
 
@@ -69,25 +69,16 @@ export function digestInto(hex: string, out: Uint8Array): boolean {
   return true;
 }
 
+/** prev's 32 raw bytes, decoded into a reused buffer (the hash consumes it before returning). */
+const prevBytes = new Uint8Array(32);
+
 /**
- * One buffer for the bytes being hashed, reused: the SHA-256 implementations consume their input
- * before returning and keep no reference to it. (A fresh ~1 KB typed array per record was a
- * measurable share of the writer's and the verifier's time, mostly in the garbage collector.)
+ * SHA-256 of prev's 32 raw bytes followed by the UTF-8 of `text` (then of `tail`), as hex — by the
+ * active two-part primitive (digest.ts; node:crypto encodes the strings into its own buffer).
  */
-let scratch = new Uint8Array(4096);
-
-function scratchFor(textLength: number): Uint8Array {
-  const need = 32 + 3 * textLength;
-  if (scratch.length < need) scratch = new Uint8Array(Math.max(need, 2 * scratch.length));
-  return scratch;
-}
-
-/** SHA-256 of prev's 32 raw bytes followed by the UTF-8 of `text`, as hex. */
-function hashOf(prev: string, text: string): string {
-  const out = scratchFor(text.length);
-  if (!digestInto(prev, out)) return sha256Hex(exactInput(prev, text));
-  const { written } = encoder.encodeInto(text, out.subarray(32));
-  return bytesToHex(sha256(out.subarray(0, 32 + written)));
+function hashOf(prev: string, text: string, tail = ''): string {
+  if (!digestInto(prev, prevBytes)) return sha256Hex(exactInput(prev, text + tail));
+  return sha256PrefixedHex(prevBytes, text, tail);
 }
 
 /** prev's 32 raw bytes followed by the UTF-8 of `text`, exactly as this module always built them. */
@@ -99,24 +90,26 @@ function exactInput(prev: string, text: string): Uint8Array {
   return exact;
 }
 
-const expected = new Uint8Array(32);
+/**
+ * For the reader's fast path: true when `record.hash` is the hash of `record` given that
+ * `line.slice(0, end)` is exactly `{"body":B,"epoch":E` with B and E the canonical texts of its body
+ * and epoch (the caller must have proved it: reader.ts `canonicalPrefixEnd`) — the start of
+ * `canonicalize({ body, epoch, kind, seq })`; kind and seq complete it. The two parts go to the hash
+ * as they are (no concatenation, no TextEncoder), and the hex digest is compared with the stored
+ * one (a 64-lowercase-hex digest, or no match). A prev that is not a digest: no match.
+ */
+export function hashedPrefixMatches(record: JournalRecord, line: string, end: number): boolean {
+  if (!digestInto(record.prev, prevBytes)) return false;
+  return sha256PrefixedHex(prevBytes, line.slice(0, end), `,"kind":"${record.kind}","seq":${record.seq}}`) === record.hash;
+}
 
 /**
- * For the reader's fast path: true when `record.hash` is the hash of `record` given that `line` is
- * exactly `canonicalize(record)` (the caller must have proved it; prev and hash are digests). The
- * hashed text `{"body":B,"epoch":E,"kind":"K","seq":S}` is then the line's own `{"body":B,"epoch":E`
- * — cut where the LAST `,"hash":"` starts, which can only be the envelope's (after the body come
- * only digests, the kind and meta, whose strings hold `"` only as `\"`) — then kind and seq.
+ * `hashedPrefixMatches` for a line that is exactly `canonicalize(record)` (prev and hash digests):
+ * its hashed prefix ends where the LAST `,"hash":"` starts, which can only be the envelope's (after
+ * the body come only digests, the kind and meta, whose strings hold `"` only as `\"`).
  */
 export function canonicalLineHashMatches(record: JournalRecord, line: string): boolean {
-  const cut = line.lastIndexOf(',"hash":"');
-  const text = `${line.slice(0, cut)},"kind":"${record.kind}","seq":${record.seq}}`;
-  const out = scratchFor(text.length);
-  if (!digestInto(record.prev, out) || !digestInto(record.hash, expected)) return false;
-  const { written } = encoder.encodeInto(text, out.subarray(32));
-  const digest = sha256(out.subarray(0, 32 + written));
-  for (let i = 0; i < 32; i++) if (digest[i] !== expected[i]) return false;
-  return true;
+  return hashedPrefixMatches(record, line, line.lastIndexOf(',"hash":"'));
 }
 
 /** The bytes a record's hash covers: prev's raw bytes followed by its canonical content. */

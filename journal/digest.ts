@@ -14,15 +14,47 @@ import { canonicalBytes } from './canonical.js';
 
 export type Sha256 = (bytes: Uint8Array) => Uint8Array;
 
+/**
+ * SHA-256 over `prefix`'s bytes followed by the UTF-8 of `text` and then of `tail`, as 64 hex
+ * characters — the chain's one hot shape (`prev`'s 32 raw bytes ‖ a record's canonical text) in
+ * one call, so a native implementation can encode the strings straight into its own buffer. Lone
+ * surrogates encode as U+FFFD, as TextEncoder does.
+ */
+export type Sha256PrefixedHex = (prefix: Uint8Array, text: string, tail: string) => string;
+
 /** The reference implementation (pure JS, browser-safe). */
 export const referenceSha256: Sha256 = (bytes) => nobleSha256(bytes);
 
+const encoder = new TextEncoder();
+/** Reused input buffer of the composed form: the implementations consume it before returning. */
+let scratch = new Uint8Array(4096);
+
+/** `Sha256PrefixedHex` composed from a plain `Sha256` (TextEncoder into a reused buffer). */
+export function composePrefixedHex(impl: Sha256): Sha256PrefixedHex {
+  return (prefix, text, tail) => {
+    const need = prefix.length + 3 * (text.length + tail.length);
+    if (scratch.length < need) scratch = new Uint8Array(Math.max(need, 2 * scratch.length));
+    scratch.set(prefix, 0);
+    let n = prefix.length + encoder.encodeInto(text, scratch.subarray(prefix.length)).written;
+    if (tail.length > 0) n += encoder.encodeInto(tail, scratch.subarray(n)).written;
+    return bytesToHex(impl(scratch.subarray(0, n)));
+  };
+}
+
+/** The reference two-part form: @noble/hashes over the composed bytes. */
+export const referenceSha256PrefixedHex: Sha256PrefixedHex = composePrefixedHex(referenceSha256);
+
 let active: Sha256 = referenceSha256;
+let activePrefixedHex: Sha256PrefixedHex = referenceSha256PrefixedHex;
 let activeName = 'noble';
 
-/** Replace the SHA-256 implementation (Node entry points install node:crypto). Same bytes, faster. */
-export function installSha256(impl: Sha256, name: string): void {
+/**
+ * Replace the SHA-256 implementation (Node entry points install node:crypto). Same bytes, faster.
+ * `prefixedHex`, when given, is its native two-part form; otherwise it is composed from `impl`.
+ */
+export function installSha256(impl: Sha256, name: string, prefixedHex?: Sha256PrefixedHex): void {
   active = impl;
+  activePrefixedHex = prefixedHex ?? composePrefixedHex(impl);
   activeName = name;
 }
 
@@ -39,6 +71,11 @@ export function sha256(bytes: Uint8Array): Uint8Array {
 /** SHA-256 of bytes as 64 hex characters. */
 export function sha256Hex(bytes: Uint8Array): string {
   return bytesToHex(active(bytes));
+}
+
+/** SHA-256 of `prefix` ‖ UTF-8(`text`) ‖ UTF-8(`tail`) as hex, by the active implementation. */
+export function sha256PrefixedHex(prefix: Uint8Array, text: string, tail = ''): string {
+  return activePrefixedHex(prefix, text, tail);
 }
 
 /** The digest of a JSON value: SHA-256 of its canonical JSON bytes, as hex. */

@@ -213,8 +213,13 @@ const meta = strict({ at: optional(str), writer: optional(str) });
 /**
  * True when `value` certainly passes `recordShapeSchema` — and, since the reader uses it on parsed
  * lines, also has its own keys in canonical order. (The body is checked separately, by kind.)
+ *
+ * `digests` false (the reader's fast path only) takes `prev` and `hash` on their being strings of
+ * 64 characters — NOT a promise that zod accepts them: the caller must prove them digests itself
+ * (the reader's hash check does: it decodes prev as lowercase hex and compares hash with a hex
+ * digest) and take the slow path's verdict when it cannot.
  */
-export function fastShapeOk(value: unknown, parsed = true): boolean {
+export function fastShapeOk(value: unknown, parsed = true, digests = true): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !isPlain(value)) return false;
   const r = value as Record<string, unknown>;
   const keys = Object.keys(r);
@@ -227,5 +232,7 @@ export function fastShapeOk(value: unknown, parsed = true): boolean {
     return false;
   }
   // body: z.unknown() — but a present `undefined` body is not canonical text.
-  return r.body !== undefined && count(r.seq, true, parsed) && typeof r.kind === 'string' && count(r.epoch, true, parsed) && digest(r.prev, true, parsed) && digest(r.hash, true, parsed);
+  if (!(r.body !== undefined && count(r.seq, true, parsed) && typeof r.kind === 'string' && count(r.epoch, true, parsed))) return false;
+  if (!digests) return typeof r.prev === 'string' && r.prev.length === 64 && typeof r.hash === 'string' && r.hash.length === 64;
+  return digest(r.prev, true, parsed) && digest(r.hash, true, parsed);
 }

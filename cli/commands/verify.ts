@@ -1,8 +1,10 @@
 /**
  * `weft verify <journal.jsonl> [--public-key FILE] [--json]` — check a journal file offline.
  *
- * Runs the journal reader (journal/reader.ts): every record's JSON, shape, position, chain link,
- * hash and body schema, and the seal. With --public-key the journal must be sealed by that key
+ * Runs the journal reader's verify-only path (journal/reader.ts `verifyJournalText`, on worker
+ * threads for large files: journal/verify-parallel.ts): every record's JSON, shape, position,
+ * chain link, hash and body schema, and the seal — the verdict readJournalText gives, without
+ * keeping the records. With --public-key the journal must be sealed by that key
  * (an unsealed journal fails: truncated or still running); without it the chain is checked and
  * the seal's key id is reported, its signature unchecked.
  *
@@ -12,7 +14,8 @@
  */
 import { promises as fs } from 'node:fs';
 import { JournalIntegrityError } from '../../journal/errors.js';
-import { readJournalText, type JournalReport } from '../../journal/reader.js';
+import { readJournalText, type JournalReport, type JournalVerdict } from '../../journal/reader.js';
+import { verifyJournalTextParallel } from '../../journal/verify-parallel.js';
 import type { PublicKey } from '../../journal/seal.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey } from '../keys.js';
@@ -39,7 +42,7 @@ export async function readJournalFile(file: string): Promise<string> {
   }
 }
 
-/** Verify journal text. An empty text is not a journal: it has no invocation.pinned record. */
+/** Verify journal text, keeping its records (`weft log`). An empty text is not a journal: it has no invocation.pinned record. */
 export function verifyText(text: string, publicKey: PublicKey | undefined): JournalReport {
   const report = readJournalText(text, publicKey ? { publicKey } : {});
   if (report.ok && report.records.length === 0) {
@@ -48,16 +51,30 @@ export function verifyText(text: string, publicKey: PublicKey | undefined): Jour
   return report;
 }
 
+/** `verifyText`'s verdict without the records (streaming; worker threads for large texts). */
+export async function verifyVerdict(text: string, publicKey: PublicKey | undefined): Promise<JournalVerdict> {
+  const verdict = await verifyJournalTextParallel(text, publicKey ? { publicKey } : {});
+  if (verdict.ok && verdict.count === 0) {
+    return { ...verdict, ok: false, error: emptyJournalError() };
+  }
+  return verdict;
+}
+
+/** How many records passed: a report's records, or a verdict's count. */
+function passedCount(report: JournalReport | JournalVerdict): number {
+  return 'records' in report ? report.records.length : report.count;
+}
+
 function emptyJournalError(): JournalIntegrityError {
   return new JournalIntegrityError(0, 'empty journal (no records; the first record must be invocation.pinned)');
 }
 
-export function reportJson(report: JournalReport, keyChecked: boolean): VerifyJson {
+export function reportJson(report: JournalReport | JournalVerdict, keyChecked: boolean): VerifyJson {
   const out: VerifyJson = {
     ok: report.ok,
     fingerprint: report.fingerprint ?? null,
     sealed: report.sealed,
-    records: report.records.length,
+    records: passedCount(report),
     invocation: report.invocation ?? null,
     keyId: report.keyId ?? null,
     signatureChecked: keyChecked && report.ok,
@@ -67,8 +84,8 @@ export function reportJson(report: JournalReport, keyChecked: boolean): VerifyJs
 }
 
 /** The human summary of a report, one or two lines, shared with `weft log`. */
-export function statusLines(report: JournalReport, keyChecked: boolean): string[] {
-  const n = report.records.length;
+export function statusLines(report: JournalReport | JournalVerdict, keyChecked: boolean): string[] {
+  const n = passedCount(report);
   const plural = (k: number) => `${k} record${k === 1 ? '' : 's'}`;
   if (!report.ok) {
     const lines = [report.error!.message];
@@ -116,7 +133,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const report = verifyText(text, publicKey);
+  const report = await verifyVerdict(text, publicKey);
   if (json) process.stdout.write(JSON.stringify(reportJson(report, publicKey !== undefined)) + '\n');
   else process.stdout.write(statusLines(report, publicKey !== undefined).join('\n') + '\n');
   return report.ok ? 0 : 1;
