@@ -1,0 +1,58 @@
+/**
+ * The ends of epochs and of the invocation: truncating a failed epoch's frontier, closing an epoch
+ * with its outcome, and finishing — `invocation.completed` / `failed` / `handed_off`, then the seal
+ * (an ed25519 signature over the fingerprint; on replay, read back and checked against it).
+ */
+import { WeftError } from '../../journal/errors.js';
+import { signFingerprint } from '../../journal/seal.js';
+import type { FinishInput } from '../../machines/actors.js';
+import type { InvocationContext } from '../../machines/context.js';
+import { epochOutcome } from '../../machines/epoch.js';
+import type { EpochServices } from './services.js';
+
+export async function truncate(s: EpochServices, ctx: InvocationContext) {
+  const rec = s.recorder();
+  const removed = ctx.plan ? ctx.plan.steps.map((_, i) => i) : [];
+  await rec.derive({ kind: 'frontier.truncated', epoch: ctx.epoch, body: { epoch: ctx.epoch, removed, reason: ctx.failure?.message ?? 'epoch failed' } });
+  return rec.at();
+}
+
+export async function closeEpoch(s: EpochServices, ctx: InvocationContext) {
+  const rec = s.recorder();
+  const outcome = epochOutcome(ctx);
+  await rec.derive({ kind: 'epoch.closed', epoch: ctx.epoch, body: { outcome: outcome.outcome, steps: ctx.done.length } });
+  return { ...rec.at(), outcome };
+}
+
+
+
+export async function finish(s: EpochServices, input: FinishInput) {
+  const { context: ctx, ending } = input;
+  const rec = s.recorder();
+  if (ending === 'completed') {
+    await rec.derive({ kind: 'invocation.completed', epoch: ctx.epoch, body: { summary: ctx.summary ?? '' } });
+  } else if (ending === 'failed') {
+    const f = ctx.failure ?? { class: 'permanent' as const, code: 'invocation.failed', message: 'failed' };
+    await rec.derive({ kind: 'invocation.failed', epoch: ctx.epoch, body: { code: f.code, class: f.class, reason: f.message } });
+  } else {
+    await rec.derive({ kind: 'invocation.handed_off', epoch: ctx.epoch, body: { reason: ctx.failure?.message ?? 'handed off' } });
+  }
+  const fingerprint = rec.tail;
+  await rec.complete(
+    {
+      kinds: ['invocation.sealed'] as const,
+      epoch: ctx.epoch,
+      describe: `the seal over fingerprint ${fingerprint}`,
+      accepts: (r) => r.body.fingerprint === fingerprint,
+    },
+    async () => {
+      if (!s.signingKey) throw new WeftError('runtime.no_signing_key', 'permanent', 'this runtime has no signing key to seal the journal');
+      return {
+        kind: 'invocation.sealed',
+        epoch: ctx.epoch,
+        body: { algorithm: 'ed25519', fingerprint, keyId: s.signingKey.keyId, signature: signFingerprint(s.signingKey, fingerprint) },
+      };
+    },
+  );
+  return { ...rec.at(), fingerprint };
+}

@@ -1,0 +1,67 @@
+/**
+ * Observation and decomposition: the epoch's planning state comes from a recorded observation (the
+ * read-only `state` actuator), and the HTN engine decomposes the goal over it and the pinned
+ * library — a pure function of recorded inputs, so replay re-derives the same plan digest.
+ */
+import { idempotencyKey } from '../../actors/actuator.js';
+import { WeftError } from '../../journal/errors.js';
+import type { JournalRecord } from '../../journal/records.js';
+import { WorldStateSchema, type Library } from '../../htn/library/schema.js';
+import { plan as runPlanner } from '../../htn/planner/plan.js';
+import { planDigest, type PlanResult } from '../../htn/planner/result.js';
+import type { EpochPlan, EpochStep, Goal, InvocationContext, Json } from '../../machines/context.js';
+import { explainNoMethod } from '../explain.js';
+import { dispatch, job } from './execute-steps.js';
+import type { EpochServices } from './services.js';
+
+async function observe(s: EpochServices, ctx: InvocationContext, goal: Goal): Promise<JournalRecord<'state.observed'>> {
+  const key = idempotencyKey(ctx.invocation, ctx.epoch, 0, 'observe');
+  return s.recorder().complete(
+    {
+      kinds: ['state.observed'] as const,
+      epoch: ctx.epoch,
+      describe: `the observation ${s.observe} for epoch ${ctx.epoch}`,
+      accepts: (r) => r.body.actuator === s.observe && r.body.key === key,
+    },
+    async () => {
+      const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: s.observe, args: { goal }, key, attempt: 1, step: 0 }));
+      if (!outcome.ok) {
+        throw new WeftError('observation.failed', outcome.failure.class, `observing the world with ${s.observe} failed: ${outcome.failure.message}; resume the invocation to try again`);
+      }
+      return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: outcome.result as Json } };
+    },
+  );
+}
+
+export function planEpoch(s: EpochServices, library: Library, state: unknown, goal: Goal, ctx: InvocationContext): PlanResult | { kind: 'error'; reason: string } {
+  const world = WorldStateSchema.safeParse(state);
+  if (!world.success) return { kind: 'error', reason: `the observed state does not match {objects, facts}: ${world.error.issues[0]?.message}` };
+  try {
+    return runPlanner(library, world.data, goal, { maxNodes: ctx.limits.maxNodes, maxDepth: ctx.limits.maxDepth, evaluables: s.evaluables, trustedLibrary: library === s.library });
+  } catch (err) {
+    return { kind: 'error', reason: `the goal cannot be planned: ${(err as Error).message}` };
+  }
+}
+
+export function toEpochPlan(result: Extract<PlanResult, { kind: 'plan' }>, source: EpochPlan['source']): EpochPlan {
+  return { source, digest: planDigest(result), steps: JSON.parse(JSON.stringify(result.steps)) as EpochStep[] };
+}
+
+export async function decompose(s: EpochServices, ctx: InvocationContext) {
+  const goal = ctx.goal!;
+  const observed = await observe(s, ctx, goal);
+  const result = planEpoch(s, s.library, observed.body.state, goal, ctx);
+  const rec = s.recorder();
+  if (result.kind === 'error') return { ...rec.at(), kind: 'handoff' as const, reason: result.reason };
+  if (result.kind === 'no-method') {
+    return { ...rec.at(), kind: 'no-method' as const, explanation: explainNoMethod(result), state: observed.body.state as Json };
+  }
+  if (result.kind === 'limit') {
+    return { ...rec.at(), kind: 'handoff' as const, reason: `the planner hit its ${result.limit} limit${result.budget ? ` (${result.budget})` : ''} while expanding ${result.task}` };
+  }
+  const epochPlan = toEpochPlan(result, 'htn');
+  await rec.derive({ kind: 'epoch.derived', epoch: ctx.epoch, body: { source: 'htn', goal, library: s.libraryDigest, plan: epochPlan.digest, steps: epochPlan.steps.length } });
+  return { ...rec.at(), kind: 'plan' as const, plan: epochPlan };
+}
+
+/** The gap path: the model authors a fragment of library operators; the planner certifies it. */

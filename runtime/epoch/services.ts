@@ -1,0 +1,31 @@
+/**
+ * What the epoch's actors need from the runtime: the recorder (the one path to the journal), the
+ * pinned library and policy, the observation actuator, and — live only — the model, the
+ * dispatcher and the signing key. Replay passes none of the live ones, so it cannot call out.
+ */
+import type { Model } from '../../actors/model/model.js';
+import type { SigningKey } from '../../journal/seal.js';
+import type { EvaluableRegistry } from '../../htn/library/evaluables.js';
+import type { Library } from '../../htn/library/schema.js';
+import type { AdmissionPolicy } from '../../machines/policy.js';
+import type { Dispatcher } from '../../queue/dispatcher.js';
+import type { Recorder } from '../recorder.js';
+
+export interface EpochServices {
+  /** The recorder of the invocation this machine runs (swapped on resume). */
+  recorder(): Recorder;
+  library: Library;
+  libraryDigest: string;
+  policy: AdmissionPolicy;
+  /** The read-only `state` actuator observed at the start of every epoch. */
+  observe: string;
+  evaluables?: EvaluableRegistry;
+  /** Live only (replay never calls out). */
+  model?: Model;
+  dispatcher?: Dispatcher;
+  signingKey?: SigningKey;
+  sleep(ms: number): Promise<void>;
+}
+
+/** The name of the one-off task the gap path certifies an authored fragment under. */
+export const AUTHORED_TASK = 'weft:authored';
