@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { OpenAiModel } from '../actors/model/openai.js';
 import { FileStore } from '../journal/stores/file.js';
 import { signingKeyFromSecret, type SigningKey } from '../journal/seal.js';
 import { libraryDigest } from '../htn/library/digest.js';
@@ -33,12 +34,22 @@ export async function workspaceKey(dir: string): Promise<{ key: SigningKey; publ
   return { key: await loadSigningKey(secretFile), publicKeyFile: path.join(keysDir, PUBLIC_FILE) };
 }
 
-export async function openWorkspace(dirOption: string | undefined, exampleName: string, hooks?: ExampleHooks): Promise<Workspace> {
+/** A real chat model instead of the example's scripted one: any OpenAI-compatible endpoint. */
+export interface ModelChoice {
+  baseUrl: string;
+  model: string;
+}
+
+export async function openWorkspace(dirOption: string | undefined, exampleName: string, hooks?: ExampleHooks, modelChoice?: ModelChoice): Promise<Workspace> {
   const dir = path.resolve(dirOption ?? DEFAULT_DIR);
   const example = await loadExample(exampleName);
   const store = new FileStore(dir);
   const { key, publicKeyFile } = await workspaceKey(dir);
-  const { app, model } = example.create(path.join(dir, 'state', example.name), hooks);
+  const created = example.create(path.join(dir, 'state', example.name), hooks);
+  const { app } = created;
+  const model = modelChoice
+    ? new OpenAiModel({ ...modelChoice, ...(process.env.WEFT_MODEL_KEY ?? process.env.OPENAI_API_KEY ? { apiKey: (process.env.WEFT_MODEL_KEY ?? process.env.OPENAI_API_KEY)! } : {}) })
+    : created.model;
   const runtime = createRuntime({
     store,
     libraries: [app.library],
