@@ -51,8 +51,8 @@ export class TornTailError extends WeftError {
       'journal.torn_tail',
       'permanent',
       `seq ${seq}: torn final record in journal of ${invocation} (${bytes} bytes, no newline: the writer crashed mid-append, ` +
-        `so this record was never acknowledged). Nothing was dropped; to resume, quarantine it explicitly with ` +
-        `store.quarantineTornTail(lease) (the bytes are kept beside the journal).`,
+        `so this record was never acknowledged). Nothing was dropped; to resume, quarantine it explicitly — ` +
+        `\`weft resume ${invocation} --quarantine-torn\`, or store.quarantineTornTail(lease) — the bytes are kept beside the journal.`,
     );
   }
 }

@@ -136,6 +136,11 @@ export class Runtime {
   }
 
   /** Continue an invocation from its latest snapshot and the journal after it. */
+  /**
+   * Continue an invocation from its latest snapshot and the journal after it. A journal whose
+   * final record is torn (a crash mid-write) is refused with TornTailError; move that record aside
+   * explicitly first (`store.quarantineTornTail(lease)`, or `weft resume --quarantine-torn`).
+   */
   async resume(id: string, options: { snapshot?: unknown; at?: { seq: number; tail: string } } = {}): Promise<InvocationHandle> {
     const store = this.options.store;
     const first = (await store.read(id, 0, 1))[0];

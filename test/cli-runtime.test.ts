@@ -5,7 +5,7 @@
  * and `resume` finishes it in a new process from the snapshot; `ls` lists; starting an existing id
  * attaches, and a clash of intent under the same id is refused.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -101,4 +101,22 @@ describe('weft run / replay / resume / ls', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/unknown example "nope"; available: travel/);
   });
+
+  test('a torn final record stops resume with what to do; --quarantine-torn keeps the bytes aside and finishes', async () => {
+    const dir = path.join(root, 'torn');
+    const paused = JSON.parse((await weft(['run', 'travel', '--dir', dir, '--json', '--hibernate'])).stdout) as RunJson;
+    const records = lines(paused.journal).length;
+    appendFileSync(paused.journal, '{"body":{"step":0,"key":"half-writ'); // a crash in the middle of a write
+    const refused = await weft(['resume', paused.id, '--dir', dir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`seq ${records}: torn final record`);
+    expect(refused.stderr).toContain(`weft resume ${paused.id} --quarantine-torn`);
+    const resumed = await weft(['resume', paused.id, '--dir', dir, '--quarantine-torn', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`quarantined the torn record at seq ${records}`);
+    expect(JSON.parse(resumed.stdout).status).toBe('completed');
+    expect(existsSync(`${paused.journal}.torn-${records}`)).toBe(true);
+    expect(readFileSync(`${paused.journal}.torn-${records}`, 'utf8')).toBe('{"body":{"step":0,"key":"half-writ');
+  });
 });
+
