@@ -135,7 +135,6 @@ export class Runtime {
     return this.run(writer, library, input, [], undefined);
   }
 
-  /** Continue an invocation from its latest snapshot and the journal after it. */
   /**
    * Continue an invocation from its latest snapshot and the journal after it. A journal whose
    * final record is torn (a crash mid-write) is refused with TornTailError; move that record aside
