@@ -4,7 +4,8 @@
  * synchronous critical section cannot interleave with another async task of the same process
  * (so two FileStore instances in one process need no extra in-process lock).
  *
- * - `atomicWrite`: write a temp file, fsync it, rename it over the target, fsync the directory.
+ * - `atomicWrite`: write a temp file, fsync it, rename it over the target, fsync the directory
+ *   (the fsyncs can be skipped for files whose loss in a power cut is harmless, like leases).
  *   A reader sees the old file or the new one, never a mix; after return the new one is durable.
  * - `withLock`: a cross-process mutex — an O_EXCL lock file holding {pid, host, at} — around a
  *   short synchronous critical section (read-check-write of a lease file). A lock whose owner died
@@ -47,15 +48,20 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-/** Write `bytes` to `path` durably and atomically (tmp, fsync, rename, fsync the directory). */
-export function atomicWrite(path: string, bytes: string | Uint8Array): void {
+/**
+ * Write `bytes` to `path` atomically (tmp, rename): readers see the old or the new file, never a
+ * mix. With `durable` (the default) the data and the rename are also fsync'd, so they survive a
+ * power loss; lease files pass `durable: false` (see file-lease.ts for why that is safe).
+ */
+export function atomicWrite(path: string, bytes: string | Uint8Array, options: { durable?: boolean } = {}): void {
+  const durable = options.durable ?? true;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = `${path}.tmp-${process.pid}-${++tmpCounter}`;
   const fd = openSync(tmp, 'wx');
   try {
     writeFileSync(fd, bytes);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -69,7 +75,7 @@ export function atomicWrite(path: string, bytes: string | Uint8Array): void {
     }
     throw err;
   }
-  fsyncDir(dir);
+  if (durable) fsyncDir(dir);
 }
 
 export function processAlive(pid: number): boolean {

@@ -9,7 +9,10 @@
  *   it expires, is released, or — same host only — its process is dead (`kill(pid, 0)` → ESRCH).
  *   A dead holder is taken over at once, without waiting for its TTL.
  * - Every acquisition writes token = previous token + 1; the file is never deleted, so tokens
- *   strictly increase for the life of the store directory and fencing holds across restarts.
+ *   strictly increase for the life of the store directory and fencing holds across process
+ *   crashes and restarts. The lease file is not fsync'd: a power cut may roll it back, but it also
+ *   ends every process that could hold a lease on this machine's disk (the file store is a
+ *   local-disk store; several hosts sharing one directory should use the Redis store).
  * - Renew and release happen under the lock too (a renew racing a takeover must not write the old
  *   token back). Releasing a lease that was taken over changes nothing.
  * - Reading the lease for fencing (`readLease`) needs no lock: the rename makes it atomic.
@@ -46,7 +49,11 @@ export function holderAlive(stored: StoredLease): boolean {
 }
 
 function writeLease(invocationDir: string, stored: StoredLease): void {
-  atomicWrite(join(invocationDir, LEASE_FILE), JSON.stringify(stored) + '\n');
+  // Atomic (rename) but not fsync'd: the lease only has to order processes that are alive. A power
+  // cut that could roll lease.json back also kills every process on this host that held a lease,
+  // so no fenced writer survives to use a stale token — and the journal's expected-seq check
+  // still refuses any append that does not continue the journal exactly.
+  atomicWrite(join(invocationDir, LEASE_FILE), JSON.stringify(stored) + '\n', { durable: false });
 }
 
 function toLease(invocation: string, stored: StoredLease): Lease {
