@@ -1,0 +1,154 @@
+/**
+ * Library validation: shape by zod (schema.ts), then references — every type, predicate, task,
+ * operator and variable a library mentions is declared, and arities match. A library that passes
+ * can be compiled by the planner without further name checks; one that fails is rejected with
+ * every problem listed (fail closed: a library is never "mostly" loaded).
+ */
+import {
+  LibrarySchema,
+  NUMBER_TYPE,
+  ROOT_TYPE,
+  isVariable,
+  type Effect,
+  type Formula,
+  type Library,
+  type Param,
+  type Term,
+} from './schema.js';
+
+export class LibraryValidationError extends Error {
+  override readonly name = 'LibraryValidationError';
+  constructor(readonly problems: string[]) {
+    super(`invalid method library: ${problems.slice(0, 10).join('; ')}${problems.length > 10 ? `; and ${problems.length - 10} more` : ''}`);
+  }
+}
+
+/** Parses and checks `data` as a library; throws `LibraryValidationError` listing every problem. */
+export function validateLibrary(data: unknown): Library {
+  const parsed = LibrarySchema.safeParse(data);
+  if (!parsed.success) {
+    throw new LibraryValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  }
+  const lib = parsed.data;
+  const problems: string[] = [];
+  const types = new Set<string>([ROOT_TYPE, NUMBER_TYPE, ...lib.types.map((t) => t.name)]);
+  for (const t of lib.types) if (t.parent !== undefined && !types.has(t.parent)) problems.push(`type ${t.name}: unknown parent type ${t.parent}`);
+  const constants = new Set(lib.constants.map((c) => c.name));
+  for (const c of lib.constants) if (!types.has(c.type)) problems.push(`constant ${c.name}: unknown type ${c.type}`);
+  const arity = new Map<string, number>();
+  const declare = (kind: string, name: string, n: number): void => {
+    if (arity.has(`${kind}:${name}`)) problems.push(`${kind} ${name} is declared twice`);
+    arity.set(`${kind}:${name}`, n);
+  };
+  for (const p of lib.predicates) declare('predicate', p.name, p.params.length);
+  for (const e of lib.evaluables) {
+    if (arity.has(`predicate:${e.name}`)) problems.push(`evaluable ${e.name} is also declared as a fact predicate`);
+    declare('predicate', e.name, e.params.length);
+  }
+  for (const t of lib.tasks) declare('task', t.name, t.params.length);
+  for (const o of lib.operators) {
+    if (arity.has(`task:${o.name}`)) problems.push(`operator ${o.name} is also declared as a compound task`);
+    declare('task', o.name, o.params.length);
+  }
+  const methodNames = new Set<string>();
+  for (const m of lib.methods) {
+    if (methodNames.has(m.name)) problems.push(`method ${m.name} is declared twice`);
+    methodNames.add(m.name);
+  }
+
+  const checkParams = (where: string, params: Param[], scope: Set<string>): void => {
+    for (const p of params) {
+      if (!types.has(p.type)) problems.push(`${where}: ${p.name} has unknown type ${p.type}`);
+      scope.add(p.name);
+    }
+  };
+  const checkTerm = (where: string, term: Term, scope: Set<string>): void => {
+    if (typeof term === 'number') return;
+    if (isVariable(term)) {
+      if (!scope.has(term)) problems.push(`${where}: variable ${term} is not declared`);
+    } else if (!constants.has(term)) {
+      // Objects of the problem are not known here; a non-variable term is a symbol resolved at plan time.
+    }
+  };
+  const checkAtom = (where: string, kind: string, name: string, args: Term[], scope: Set<string>): void => {
+    const n = arity.get(`${kind}:${name}`);
+    if (n === undefined) problems.push(`${where}: unknown ${kind} ${name}`);
+    else if (n !== args.length) problems.push(`${where}: ${kind} ${name} takes ${n} args, got ${args.length}`);
+    for (const a of args) checkTerm(where, a, scope);
+  };
+  const checkFormula = (where: string, f: Formula, scope: Set<string>): void => {
+    switch (f.op) {
+      case 'true':
+        return;
+      case 'atom':
+        return checkAtom(where, 'predicate', f.pred, f.args, scope);
+      case 'and':
+      case 'or':
+        for (const g of f.args) checkFormula(where, g, scope);
+        return;
+      case 'not':
+        return checkFormula(where, f.arg, scope);
+      case 'imply':
+        checkFormula(where, f.if, scope);
+        return checkFormula(where, f.then, scope);
+      case 'eq':
+        checkTerm(where, f.left, scope);
+        return checkTerm(where, f.right, scope);
+      case 'forall':
+      case 'exists': {
+        const inner = new Set(scope);
+        checkParams(where, f.vars, inner);
+        return checkFormula(where, f.body, inner);
+      }
+      case 'is-a':
+        if (!types.has(f.type)) problems.push(`${where}: unknown type ${f.type}`);
+        return checkTerm(where, f.term, scope);
+    }
+  };
+  const checkEffect = (where: string, e: Effect, scope: Set<string>): void => {
+    switch (e.op) {
+      case 'and':
+        for (const g of e.effects) checkEffect(where, g, scope);
+        return;
+      case 'add':
+      case 'del':
+        if (lib.evaluables.some((x) => x.name === e.pred)) problems.push(`${where}: effect on evaluable predicate ${e.pred}`);
+        return checkAtom(where, 'predicate', e.pred, e.args, scope);
+      case 'forall': {
+        const inner = new Set(scope);
+        checkParams(where, e.vars, inner);
+        return checkEffect(where, e.effect, inner);
+      }
+      case 'when':
+        checkFormula(where, e.condition, scope);
+        return checkEffect(where, e.effect, scope);
+    }
+  };
+
+  for (const p of lib.predicates) checkParams(`predicate ${p.name}`, p.params, new Set());
+  for (const t of lib.tasks) checkParams(`task ${t.name}`, t.params, new Set());
+  for (const o of lib.operators) {
+    const where = `operator ${o.name}`;
+    const scope = new Set<string>();
+    checkParams(where, o.params, scope);
+    checkFormula(where, o.precondition, scope);
+    checkEffect(where, o.effect, scope);
+    for (const call of [o.actuator, o.compensate]) {
+      if (call) for (const t of Object.values(call.args)) checkTerm(`${where} actuator ${call.actuator}`, t, scope);
+    }
+    if (o.compensate && !o.actuator) problems.push(`${where}: a compensation without an actuator`);
+  }
+  for (const m of lib.methods) {
+    const where = `method ${m.name}`;
+    const scope = new Set<string>();
+    checkParams(where, m.params, scope);
+    if (!arity.has(`task:${m.task.task}`) || lib.operators.some((o) => o.name === m.task.task)) {
+      problems.push(`${where}: decomposes ${m.task.task}, which is not a declared compound task`);
+    }
+    checkAtom(where, 'task', m.task.task, m.task.args, scope);
+    checkFormula(where, m.precondition, scope);
+    for (const s of m.subtasks) checkAtom(where, 'task', s.task, s.args, scope);
+  }
+  if (problems.length > 0) throw new LibraryValidationError(problems);
+  return lib;
+}
