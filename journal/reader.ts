@@ -29,10 +29,8 @@ export interface ReadOptions {
   publicKey?: PublicKey;
 }
 
-export interface JournalReport {
-  ok: boolean;
-  /** The records that passed, in order (all of them when ok). */
-  records: JournalRecord[];
+/** What the chain walk keeps besides the previous hash: a JournalReport's verdict fields. */
+export interface ChainState {
   invocation?: string;
   tenant?: string;
   pin?: Pin;
@@ -41,6 +39,12 @@ export interface JournalReport {
   fingerprint?: string;
   /** The key id recorded in the seal. */
   keyId?: string;
+}
+
+export interface JournalReport extends ChainState {
+  ok: boolean;
+  /** The records that passed, in order (all of them when ok). */
+  records: JournalRecord[];
   /** The first problem found. */
   error?: JournalIntegrityError;
 }
@@ -243,15 +247,6 @@ export function verifyRecords(values: readonly unknown[], options: ReadOptions =
   return verify(values, undefined, options);
 }
 
-/** What the chain walk keeps besides the previous hash: a JournalReport's verdict fields. */
-export interface ChainState {
-  invocation?: string;
-  tenant?: string;
-  pin?: Pin;
-  sealed: boolean;
-  fingerprint?: string;
-  keyId?: string;
-}
 
 /** `lines[i]`, when given, is the text `values[i]` was parsed from: it enables the fast path. */
 function verify(values: readonly unknown[], lines: readonly string[] | undefined, options: ReadOptions): JournalReport {

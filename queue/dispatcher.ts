@@ -8,22 +8,18 @@
  * attempt and decides on the next. A dispatcher answers with the result or a classified failure;
  * it throws only when it cannot reach the actuator at all.
  */
+import type { ActuatorContext } from '../actors/actuator.js';
 import type { FailureClass } from '../journal/errors.js';
 
-export interface Job {
+/** One attempt of one step: what to run, and the context the actuator will see (minus the PRNG, rebuilt from `seed`). */
+export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocation' | 'tenant' | 'epoch' | 'step' | 'asOf'> {
   /** `run` applies the step's effect; `compensate` undoes a completed one. */
   op: 'run' | 'compensate';
   actuator: string;
   args: unknown;
   /** For `compensate`: the result the step completed with. */
   result?: unknown;
-  key: string;
-  attempt: number;
-  invocation: string;
-  tenant: string;
-  epoch: number;
-  step: number;
-  asOf: string;
+  /** The pinned seed; the actuator's PRNG is derived from it and the key. */
   seed: string;
 }
 
