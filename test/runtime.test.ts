@@ -4,6 +4,8 @@
  * recorded and re-prompted; a failed step compensates, truncates and re-plans.
  */
 import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import { LibraryBuilder, atom } from '../htn/library/builder.js';
 import '../journal/sha256-node.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import { MemoryStore } from '../journal/stores/memory.js';
@@ -146,3 +148,51 @@ describe('runtime', () => {
   });
 });
 
+
+describe('fail closed (invariant 5)', () => {
+  /** The notify library with one more operator whose binding is wrong in the way `kind` says. */
+  async function deniedRun(kind: 'unknown-actuator' | 'bad-args') {
+    const library = new LibraryBuilder('notify-broken')
+      .type('person')
+      .predicate('reachable', { '?p': 'person' })
+      .task('notify', { '?p': 'person' })
+      .operator('send', {
+        params: { '?p': 'person' },
+        precondition: atom('reachable', '?p'),
+        actuator: kind === 'unknown-actuator' ? { actuator: 'pager.send', args: { to: '?p' } } : { actuator: 'msg.send', args: { to: '?p', urgent: 'yes-please' } },
+      })
+      .method('notify-direct', { task: ['notify', '?p'], params: { '?p': 'person' }, subtasks: [['send', '?p']] })
+      .build();
+    const ledger = newLedger();
+    const actuators = notifyActuators(ledger).map((a) =>
+      a.name === 'msg.send' ? { ...a, argsSchema: z.strictObject({ to: z.string() }) } : a,
+    );
+    const store = new MemoryStore();
+    const model = new ScriptedModel({
+      model: 'notify',
+      entries: [
+        { match: { intent, epoch: 1 }, reply: { goal: { task: 'notify', args: ['alice'] } } },
+        { match: { intent, epoch: 2 }, reply: { done: true, summary: 'could not notify' } },
+      ],
+    });
+    const runtime = createRuntime({ store, libraries: [library], actuators, observe: 'world.observe', model, signingKey: key, sleep: async () => undefined });
+    const handle = await runtime.start(intent, { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' });
+    const result = await handle.done;
+    return { result, records: await store.read(handle.id), ledger, runtime, id: handle.id };
+  }
+
+  test.each([
+    ['unknown-actuator', /names the unknown actuator pager\.send/],
+    ['bad-args', /args for msg\.send fail its schema/],
+  ] as const)('%s: the epoch is denied with the reason, recorded, and nothing is dispatched', async (kind, reason) => {
+    const { result, records, ledger, runtime, id } = await deniedRun(kind);
+    expect(result.status).toBe('completed');
+    const admission = records.find((r) => r.kind === 'admission.decided')!;
+    expect(admission.body).toMatchObject({ subject: 'epoch', decision: 'deny' });
+    expect((admission.body as { reason: string }).reason).toMatch(reason);
+    expect(records.map((r) => r.kind)).not.toContain('step.dispatched');
+    expect(records.find((r) => r.kind === 'epoch.closed')!.body).toMatchObject({ outcome: 'denied' });
+    expect(ledger.attempts).toEqual({});
+    expect((await runtime.replay(id)).status).toBe('completed');
+  });
+});
