@@ -147,6 +147,13 @@ function keysInOrder(value: unknown): boolean {
   return Object.values(value).every(keysInOrder);
 }
 
+/** True when some object inside `v` has an own `__proto__` member. */
+function hasProtoKey(v: unknown): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (!Array.isArray(v) && Object.hasOwn(v, '__proto__')) return true;
+  return Object.values(v as Record<string, unknown>).some(hasProtoKey);
+}
+
 function zodOk(kind: RecordKind, body: unknown): boolean {
   return bodySchemas[kind].safeParse(body).success;
 }
@@ -159,6 +166,8 @@ describe('fast validators vs the zod schemas', () => {
     fc.assert(
       fc.property(validBody, ([k, body]) => {
         expect(zodOk(k, body)).toBe(true);
+        // The fast path hands any own `__proto__` member to zod on purpose (validate-fast.ts).
+        if (hasProtoKey(body)) return;
         expect(fastBodyOk(k, body)).toBe(true);
         // Parsed from canonical JSON, the sorted mode accepts unless V8 lists an integer-like key
         // out of text order (then the reader takes the slow path).
