@@ -17,6 +17,7 @@
  *   token back). Releasing a lease that was taken over changes nothing.
  * - Reading the lease for fencing (`readLease`) needs no lock: the rename makes it atomic.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeaseHeldError } from '../errors.js';
 import type { AcquireOptions, Lease } from '../store.js';
@@ -40,6 +41,29 @@ export function readLease(invocationDir: string): StoredLease | undefined {
     throw new Error(`${join(invocationDir, LEASE_FILE)} is not a Weft lease file (expected writer, token, expiresAt)`);
   }
   return value;
+}
+
+/**
+ * The lease as the fencing check on every append needs it, for one syscall instead of five: the
+ * file's identity (inode, size, change time to the nanosecond) is compared with the last read,
+ * and the file is re-read only when it changed. Every lease write is a rename of a new file, so a
+ * takeover, a renewal or a release always changes that identity.
+ */
+export class LeaseReader {
+  private readonly cache = new Map<string, { ino: bigint; size: bigint; ctimeNs: bigint; lease: StoredLease | undefined }>();
+
+  read(invocationDir: string): StoredLease | undefined {
+    const stat = statSync(join(invocationDir, LEASE_FILE), { bigint: true, throwIfNoEntry: false });
+    if (!stat) {
+      this.cache.delete(invocationDir);
+      return undefined;
+    }
+    const cached = this.cache.get(invocationDir);
+    if (cached && cached.ino === stat.ino && cached.size === stat.size && cached.ctimeNs === stat.ctimeNs) return cached.lease;
+    const lease = readLease(invocationDir);
+    this.cache.set(invocationDir, { ino: stat.ino, size: stat.size, ctimeNs: stat.ctimeNs, lease });
+    return lease;
+  }
 }
 
 /** Is the recorded holder still running? Another host's process cannot be checked: assume so. */

@@ -31,7 +31,7 @@ import type { JournalRecord } from '../records.js';
 import { isValidInvocationId, type AcquireOptions, type JournalStore, type Lease, type Snapshot } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor } from './checks.js';
 import { atomicWrite, errno, fsyncDir, readIfExists } from './file-io.js';
-import { acquireLease, readLease, releaseLease, renewLease } from './file-lease.js';
+import { acquireLease, LeaseReader, releaseLease, renewLease } from './file-lease.js';
 import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
 
 export interface FileStoreOptions {
@@ -59,6 +59,7 @@ export class FileStore implements JournalStore {
   private readonly open = new Map<string, OpenJournal>();
   /** Byte offsets of snapshot anchors (seq → where its line starts), so resume reads only the tail. */
   private readonly anchors = new Map<string, { seq: number; offset: number }>();
+  private readonly leases = new LeaseReader();
 
   constructor(dir: string, options: FileStoreOptions = {}) {
     this.dir = resolve(dir);
@@ -88,7 +89,7 @@ export class FileStore implements JournalStore {
 
   async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
     const dir = this.invocationDir(lease.invocation);
-    checkFence(lease, readLease(dir));
+    checkFence(lease, this.leases.read(dir));
     const journal = this.writable(lease);
     if (journal.torn) throw new TornTailError(lease.invocation, journal.torn.seq, journal.torn.bytes);
     checkAppend(lease.invocation, expectedSeq, journal, records);
@@ -168,7 +169,7 @@ export class FileStore implements JournalStore {
 
   async quarantineTornTail(lease: Lease): Promise<{ seq: number; keptAt: string } | undefined> {
     const dir = this.invocationDir(lease.invocation);
-    checkFence(lease, readLease(dir));
+    checkFence(lease, this.leases.read(dir));
     const path = join(dir, JOURNAL);
     const bytes = readIfExists(path);
     if (!bytes || bytes.length === 0 || bytes[bytes.length - 1] === NEWLINE) return undefined;
@@ -197,7 +198,7 @@ export class FileStore implements JournalStore {
 
   async putSnapshot(lease: Lease, snapshot: Snapshot): Promise<void> {
     const dir = this.invocationDir(lease.invocation);
-    checkFence(lease, readLease(dir));
+    checkFence(lease, this.leases.read(dir));
     const path = join(dir, JOURNAL);
     const held = this.open.get(lease.invocation);
     // Synchronous from here on: no append of this process can interleave between counting lines
