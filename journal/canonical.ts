@@ -106,6 +106,61 @@ function stringifiesCanonically(value: unknown, stack: object[]): boolean {
   }
 }
 
+const NOT_COPYABLE = Symbol('not copyable');
+const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * A copy of `value` with every object's keys inserted in sorted order, `undefined` members
+ * dropped and -0 written as 0 — which JSON.stringify then writes canonically — or NOT_COPYABLE
+ * when that cannot work: an integer-like key (JavaScript lists those first, whatever the insertion
+ * order), or anything the general path must reject with a named error.
+ */
+function sortedCopy(value: unknown, stack: object[]): unknown {
+  switch (typeof value) {
+    case 'string':
+      return wellFormed(value) ? value : NOT_COPYABLE;
+    case 'number':
+      return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : NOT_COPYABLE;
+    case 'boolean':
+      return value;
+    case 'object': {
+      if (value === null) return null;
+      if (stack.includes(value)) return NOT_COPYABLE;
+      stack.push(value);
+      try {
+        if (Array.isArray(value)) {
+          const out: unknown[] = new Array(value.length);
+          for (let i = 0; i < value.length; i++) {
+            const item = value[i];
+            if (item === undefined) return NOT_COPYABLE;
+            const copy = sortedCopy(item, stack);
+            if (copy === NOT_COPYABLE) return NOT_COPYABLE;
+            out[i] = copy;
+          }
+          return out;
+        }
+        const proto = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null) return NOT_COPYABLE;
+        const record = value as Record<string, unknown>;
+        const out: Record<string, unknown> = {};
+        for (const key of Object.keys(record).sort()) {
+          if (INTEGER_LIKE.test(key) || key === '__proto__' || !wellFormed(key)) return NOT_COPYABLE;
+          const member = record[key];
+          if (member === undefined) continue;
+          const copy = sortedCopy(member, stack);
+          if (copy === NOT_COPYABLE) return NOT_COPYABLE;
+          out[key] = copy;
+        }
+        return out;
+      } finally {
+        stack.pop();
+      }
+    }
+    default:
+      return NOT_COPYABLE;
+  }
+}
+
 const encoder = new TextEncoder();
 
 /** The canonical JSON of `value` as UTF-8 bytes. */
@@ -124,8 +179,14 @@ function write(value: unknown, path: Path, stack: object[]): string {
       return value ? 'true' : 'false';
     case 'object':
       if (value === null) return 'null';
-      // Whole subtrees that are already canonical go through the native serializer in one call.
+      // Whole subtrees that are already canonical go through the native serializer in one call;
+      // so do subtrees that only need their keys sorted (via a sorted copy). The general path
+      // handles the rest — integer-like keys, which JavaScript would reorder — and names errors.
       if (stringifiesCanonically(value, stack)) return JSON.stringify(value);
+      {
+        const copy = sortedCopy(value, stack);
+        if (copy !== NOT_COPYABLE) return JSON.stringify(copy);
+      }
       return writeObject(value, path, stack);
     case 'undefined':
       throw new CanonicalJsonError(pathText(path), 'undefined is not a JSON value');
