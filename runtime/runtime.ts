@@ -94,10 +94,15 @@ export class Runtime {
   private readonly dispatcher?: Dispatcher;
   private readonly writerId: string;
   private readonly limits: InvocationLimits;
+  /** Each library's digest, computed once: pinning and resuming look libraries up by it. */
+  private readonly digests = new Map<Library, string>();
 
   constructor(readonly options: RuntimeOptions) {
     if (options.libraries.length === 0) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs at least one method library');
-    for (const library of options.libraries) validateLibrary(library);
+    for (const library of options.libraries) {
+      validateLibrary(library);
+      this.digests.set(library, libraryDigest(library));
+    }
     this.dispatcher = options.dispatcher ?? (options.actuators ? new InProcessDispatcher(options.actuators) : undefined);
     this.writerId = options.writer ?? `${hostname()}:${process.pid}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -114,7 +119,7 @@ export class Runtime {
 
   async start(intent: string, opts: StartOptions): Promise<InvocationHandle> {
     const library = this.pickLibrary(opts.library);
-    const digest = libraryDigest(library);
+    const digest = this.digests.get(library)!;
     const stored = await this.options.store.putBlob(canonicalBytes(library));
     if (stored !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store filed library ${digest} under ${stored}`);
     const model = this.options.model;
@@ -282,7 +287,7 @@ export class Runtime {
   }
 
   private async loadPinnedLibrary(digest: string): Promise<Library> {
-    const known = this.options.libraries.find((l) => libraryDigest(l) === digest);
+    const known = this.options.libraries.find((l) => this.digests.get(l) === digest);
     if (known) return known;
     const bytes = await this.options.store.getBlob(digest);
     if (!bytes) {
