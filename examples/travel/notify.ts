@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { ActuatorError, type Actuator } from '../../actors/actuator.js';
 import { reference } from './booking.js';
-import { runEffect, type Flight, type ProviderOptions, type TravelState } from './state.js';
+import { providerActuator, type Flight, type ProviderOptions, type TravelState } from './state.js';
 
 const name = z.string().min(1);
 
@@ -44,35 +44,32 @@ type MessageArgs = z.infer<typeof messageArgs>;
 type MessageResult = z.infer<typeof messageResult>;
 
 function messageActuator(options: ProviderOptions): Actuator<MessageArgs, MessageResult> {
-  return {
+  return providerActuator(options, {
     name: 'message.send',
     kind: 'message',
-    readOnly: false,
-    argsSchema: messageArgs,
-    resultSchema: messageResult,
-    async run(args, ctx) {
-      return runEffect(options, 'message.send', ctx, (state) => {
-        const address = state.traveller.contacts[args.channel];
-        if (state.traveller.id !== args.traveller || !address) fail('message.unreachable', `${args.traveller} has no ${args.channel} address`);
-        const pnr = confirmed(state, 'flight', args.traveller, args.flight);
-        const stay = confirmed(state, 'hotel', args.traveller, args.hotel);
-        const flight = state.offers.flights.find((f) => f.id === args.flight)!;
-        const hotel = state.offers.hotels.find((h) => h.id === args.hotel)!;
-        const charge = state.charges.find((c) => c.traveller === args.traveller && c.flight === args.flight && c.hotel === args.hotel && c.status === 'captured');
-        const subject = `Your trip to ${state.conference.name}`;
-        const body = [
-          `Hi ${state.traveller.name},`,
-          `Flight ${flight.id} ${flight.from} → ${flight.to} on the ${flight.day}th, ${flight.departs}–${flight.arrives}${flight.stops ? ` (${flight.stops} stop)` : ''}, booking ${pnr.ref}.`,
-          `${hotel.name}, ${hotel.nights} nights from the ${hotel.checkIn}th, booking ${stay.ref}.`,
-          charge ? `Charged ${charge.amount} EUR to ${charge.card} (${charge.ref}).` : 'Not charged yet.',
-          `The conference is at ${state.conference.venue} on the ${state.conference.day}th.`,
-        ].join('\n');
-        const id = reference(ctx, 'MSG');
-        state.messages.push({ id, to: args.traveller, flight: args.flight, hotel: args.hotel, channel: args.channel, address, subject, body });
-        return { message: id, channel: args.channel, to: address, subject };
-      });
+    args: messageArgs,
+    result: messageResult,
+    apply(state, args, ctx) {
+      const address = state.traveller.contacts[args.channel];
+      if (state.traveller.id !== args.traveller || !address) fail('message.unreachable', `${args.traveller} has no ${args.channel} address`);
+      const pnr = confirmed(state, 'flight', args.traveller, args.flight);
+      const stay = confirmed(state, 'hotel', args.traveller, args.hotel);
+      const flight = state.offers.flights.find((f) => f.id === args.flight)!;
+      const hotel = state.offers.hotels.find((h) => h.id === args.hotel)!;
+      const charge = state.charges.find((c) => c.traveller === args.traveller && c.flight === args.flight && c.hotel === args.hotel && c.status === 'captured');
+      const subject = `Your trip to ${state.conference.name}`;
+      const body = [
+        `Hi ${state.traveller.name},`,
+        `Flight ${flight.id} ${flight.from} → ${flight.to} on the ${flight.day}th, ${flight.departs}–${flight.arrives}${flight.stops ? ` (${flight.stops} stop)` : ''}, booking ${pnr.ref}.`,
+        `${hotel.name}, ${hotel.nights} nights from the ${hotel.checkIn}th, booking ${stay.ref}.`,
+        charge ? `Charged ${charge.amount} EUR to ${charge.card} (${charge.ref}).` : 'Not charged yet.',
+        `The conference is at ${state.conference.venue} on the ${state.conference.day}th.`,
+      ].join('\n');
+      const id = reference(ctx, 'MSG');
+      state.messages.push({ id, to: args.traveller, flight: args.flight, hotel: args.hotel, channel: args.channel, address, subject, body });
+      return { message: id, channel: args.channel, to: address, subject };
     },
-  };
+  });
 }
 
 const reminderArgs = z.strictObject({ traveller: name, flight: name });
@@ -81,31 +78,29 @@ type ReminderArgs = z.infer<typeof reminderArgs>;
 type ReminderResult = z.infer<typeof reminderResult>;
 
 function reminderActuator(options: ProviderOptions): Actuator<ReminderArgs, ReminderResult> {
-  return {
+  return providerActuator(options, {
     name: 'reminder.set',
     kind: 'timer',
-    readOnly: false,
-    argsSchema: reminderArgs,
-    resultSchema: reminderResult,
-    async run(args, ctx) {
-      return runEffect(options, 'reminder.set', ctx, (state) => {
-        const booking = confirmed(state, 'flight', args.traveller, args.flight);
-        const flight = state.offers.flights.find((f) => f.id === args.flight)!;
-        const { departure, at } = checkInReminderAt(ctx.asOf, flight);
-        const text = `Check in for ${flight.id} (booking ${booking.ref}), departing ${flight.from} at ${flight.departs}.`;
-        const id = reference(ctx, 'REM');
-        state.reminders.push({ id, traveller: args.traveller, flight: args.flight, at, text, status: 'set' });
-        return { reminder: id, at, departure, text };
-      });
+    args: reminderArgs,
+    result: reminderResult,
+    apply(state, args, ctx) {
+      const booking = confirmed(state, 'flight', args.traveller, args.flight);
+      const flight = state.offers.flights.find((f) => f.id === args.flight)!;
+      const { departure, at } = checkInReminderAt(ctx.asOf, flight);
+      const text = `Check in for ${flight.id} (booking ${booking.ref}), departing ${flight.from} at ${flight.departs}.`;
+      const id = reference(ctx, 'REM');
+      state.reminders.push({ id, traveller: args.traveller, flight: args.flight, at, text, status: 'set' });
+      return { reminder: id, at, departure, text };
     },
-    async compensate(_args, result, ctx) {
-      return runEffect(options, 'reminder.set#cancel', ctx, (state) => {
+    undo: {
+      as: 'cancel',
+      apply(state, _args, result, ctx) {
         const reminder = state.reminders.find((r) => r.id === result.reminder);
         if (reminder) reminder.status = 'cancelled';
         return { reminder: result.reminder, status: reminder?.status ?? 'unknown' };
-      });
+      },
     },
-  };
+  });
 }
 
 export function notifyActuators(options: ProviderOptions): Actuator[] {

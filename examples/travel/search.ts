@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import type { Actuator } from '../../actors/actuator.js';
-import { runEffect, type Flight, type Hotel, type ProviderOptions, type TravelState } from './state.js';
+import { providerActuator, type Flight, type Hotel, type ProviderOptions, type TravelState } from './state.js';
 
 const name = z.string().min(1);
 const day = z.number().int().min(1).max(31);
@@ -73,31 +73,27 @@ function upsert<T extends { id: string }>(list: T[], items: T[]): void {
 }
 
 export function searchActuators(options: ProviderOptions): Actuator[] {
-  const flights: Actuator<FlightSearchArgs, FlightSearchResult> = {
+  const flights: Actuator<FlightSearchArgs, FlightSearchResult> = providerActuator(options, {
     name: 'flights.search',
     kind: 'tool',
     readOnly: true,
-    argsSchema: flightSearchArgs,
-    resultSchema: flightSearchResult,
-    async run(args, ctx) {
-      return runEffect(options, 'flights.search', ctx, (state) => {
-        upsert(state.offers.flights, findFlights(state, args));
-        return flightSearchResultOf(state, args);
-      });
+    args: flightSearchArgs,
+    result: flightSearchResult,
+    apply(state, args) {
+      upsert(state.offers.flights, findFlights(state, args));
+      return flightSearchResultOf(state, args);
     },
-  };
-  const hotels: Actuator<HotelSearchArgs, HotelSearchResult> = {
+  });
+  const hotels: Actuator<HotelSearchArgs, HotelSearchResult> = providerActuator(options, {
     name: 'hotels.search',
     kind: 'tool',
     readOnly: true,
-    argsSchema: hotelSearchArgs,
-    resultSchema: hotelSearchResult,
-    async run(args, ctx) {
-      return runEffect(options, 'hotels.search', ctx, (state) => {
-        upsert(state.offers.hotels, findHotels(state, args));
-        return hotelSearchResultOf(state, args);
-      });
+    args: hotelSearchArgs,
+    result: hotelSearchResult,
+    apply(state, args) {
+      upsert(state.offers.hotels, findHotels(state, args));
+      return hotelSearchResultOf(state, args);
     },
-  };
+  });
   return [flights, hotels];
 }

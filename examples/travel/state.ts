@@ -17,7 +17,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { ActuatorError, type ActuatorContext } from '../../actors/actuator.js';
+import { ActuatorError, type Actuator, type ActuatorContext, type ActuatorKind } from '../../actors/actuator.js';
 
 const json = z.json();
 
@@ -228,3 +228,31 @@ export function runEffect<R>(options: ProviderOptions, actuator: string, ctx: Ac
   options.crashAfterEffect?.(actuator, ctx.key);
   return result;
 }
+
+export interface ProviderSpec<A, R> {
+  name: string;
+  kind: ActuatorKind;
+  /** Searches and observations; they still go through the per-key ledger. Default false. */
+  readOnly?: boolean;
+  args: z.ZodType<A>;
+  result: z.ZodType<R>;
+  /** The effect on the providers' state (see runEffect); returns the JSON result. */
+  apply(state: TravelState, args: A, ctx: ActuatorContext): R;
+  /** The undo, run as its own effect under `<name>#<as>` with the step's result. */
+  undo?: { as: string; apply(state: TravelState, args: A, result: R, ctx: ActuatorContext): unknown };
+}
+
+/** A simulated provider's actuator: every call, and its undo, is one `runEffect` under its own name. */
+export function providerActuator<A, R>(options: ProviderOptions, spec: ProviderSpec<A, R>): Actuator<A, R> {
+  const undo = spec.undo;
+  return {
+    name: spec.name,
+    kind: spec.kind,
+    readOnly: spec.readOnly ?? false,
+    argsSchema: spec.args,
+    resultSchema: spec.result,
+    run: async (args: A, ctx: ActuatorContext) => runEffect(options, spec.name, ctx, (state) => spec.apply(state, args, ctx)),
+    ...(undo ? { compensate: async (args: A, result: R, ctx: ActuatorContext) => runEffect(options, `${spec.name}#${undo.as}`, ctx, (state) => undo.apply(state, args, result, ctx)) } : {}),
+  };
+}
+
