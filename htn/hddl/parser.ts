@@ -163,8 +163,7 @@ class Parser {
   private taskDecl(sec: SList): TaskDecl {
     const name = this.sym(sec.items[1], 'a task name', sec.pos).text;
     const kv = this.keyed(sec.items.slice(2), sec.pos, [':parameters']);
-    const p = kv.get(':parameters');
-    const params = p ? this.variables(this.list(p.value, 'a parameter list', p.key.pos).items, p.value.pos) : [];
+    const params = this.parameters(kv);
     return { name, params, pos: sec.pos };
   }
 
@@ -181,8 +180,7 @@ class Parser {
       ':ordering',
       ':constraints',
     ]);
-    const p = kv.get(':parameters');
-    const params = p ? this.variables(this.list(p.value, 'a parameter list', p.key.pos).items, p.value.pos) : [];
+    const params = this.parameters(kv);
     const t = kv.get(':task');
     if (!t) this.fail(sec.pos, `method "${name}" has no :task`);
     const task = this.taskCall(this.list(t.value, '(task-name args...)', t.key.pos));
@@ -192,6 +190,12 @@ class Parser {
     const constraints = con ? this.formula(con.value, 0) : undefined;
     const subtasks = this.network(kv, `method "${name}"`, sec.pos);
     return { name, params, task, precondition, subtasks, constraints, pos: sec.pos };
+  }
+
+  /** The typed variables of a `:parameters` entry, or none. */
+  private parameters(kv: Map<string, { key: SSymbol; value: SExpr }>): ReturnType<Parser['variables']> {
+    const p = kv.get(':parameters');
+    return p ? this.variables(this.list(p.value, 'a parameter list', p.key.pos).items, p.value.pos) : [];
   }
 
   /** The subtasks of a method or of `:htn`, normalised into one total order. */
@@ -250,8 +254,7 @@ class Parser {
   private action(sec: SList): ActionDecl {
     const name = this.sym(sec.items[1], 'an action name', sec.pos).text;
     const kv = this.keyed(sec.items.slice(2), sec.pos, [':parameters', ':precondition', ':effect']);
-    const p = kv.get(':parameters');
-    const params = p ? this.variables(this.list(p.value, 'a parameter list', p.key.pos).items, p.value.pos) : [];
+    const params = this.parameters(kv);
     const pre = kv.get(':precondition');
     const eff = kv.get(':effect');
     return {
@@ -303,8 +306,7 @@ class Parser {
             ':ordering',
             ':constraints',
           ]);
-          const p = kv.get(':parameters');
-          const params = p ? this.variables(this.list(p.value, 'a parameter list', p.key.pos).items, p.value.pos) : [];
+          const params = this.parameters(kv);
           const con = kv.get(':constraints');
           htn = {
             params,
