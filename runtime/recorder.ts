@@ -12,8 +12,7 @@
  * Every record read back is re-chained from the recorder's own tail, so a replay that gets to
  * the end has proved the journal byte for byte (same hashes, same fingerprint).
  */
-import { canonicalize } from '../journal/canonical.js';
-import { chainRecord } from '../journal/chain.js';
+import { recordHash } from '../journal/chain.js';
 import type { BodyOf, JournalRecord, RecordKind } from '../journal/records.js';
 import type { JournalWriter, RecordDraft } from '../journal/writer.js';
 import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
@@ -65,12 +64,7 @@ export class Recorder {
 
   async derive<K extends RecordKind>(draft: RecordDraft<K>): Promise<JournalRecord<K>> {
     const recorded = this.options.existing[this.index];
-    if (recorded) {
-      if (recorded.kind !== draft.kind || recorded.epoch !== draft.epoch || canonicalize(recorded.body) !== canonicalize(draft.body)) {
-        throw new ReplayDivergenceError(recorded.seq, recorded.kind, summary(recorded), summary(draft));
-      }
-      return this.readBack(recorded) as JournalRecord<K>;
-    }
+    if (recorded) return this.readBack(recorded, draft) as JournalRecord<K>;
     return this.write(draft);
   }
 
@@ -86,16 +80,27 @@ export class Recorder {
     if (recorded) {
       const ok = (expected.kinds as readonly string[]).includes(recorded.kind) && recorded.epoch === expected.epoch && expected.accepts(recorded as JournalRecord<K>);
       if (!ok) throw new ReplayDivergenceError(recorded.seq, recorded.kind, summary(recorded), expected.describe);
-      return this.readBack(recorded) as JournalRecord<K>;
+      return this.readBack(recorded, recorded) as JournalRecord<K>;
     }
     if (!this.options.writer) throw new ReplayEndedError(this.position);
     return this.write(await live());
   }
 
-  private readBack(recorded: JournalRecord): JournalRecord {
-    const rechained = chainRecord(this.tailHash, { seq: this.position, kind: recorded.kind, epoch: recorded.epoch, body: recorded.body as never });
-    if (rechained.hash !== recorded.hash) {
-      throw new ReplayDivergenceError(recorded.seq, recorded.kind, { hash: recorded.hash, prev: recorded.prev }, { hash: rechained.hash, prev: this.tailHash });
+  /**
+   * Accept the journal's record at this seq as what the run produces here: `content` is what the
+   * run derived (derive) or the record itself (a completion read back). Re-hashing it from the
+   * recorder's own tail proves, in one canonicalization, both the chain and — for derived records —
+   * that the run re-derived exactly what the journal holds.
+   */
+  private readBack(recorded: JournalRecord, content: { kind: RecordKind; epoch: number; body: unknown }): JournalRecord {
+    if (recorded.prev !== this.tailHash) {
+      throw new ReplayDivergenceError(recorded.seq, recorded.kind, { prev: recorded.prev }, { prev: this.tailHash });
+    }
+    const hash = recordHash(this.tailHash, { seq: this.position, kind: content.kind, epoch: content.epoch, body: content.body as never });
+    if (hash !== recorded.hash) {
+      throw content === recorded
+        ? new ReplayDivergenceError(recorded.seq, recorded.kind, { hash: recorded.hash }, { hash })
+        : new ReplayDivergenceError(recorded.seq, recorded.kind, summary(recorded), summary(content));
     }
     this.index++;
     this.position++;
