@@ -1,8 +1,10 @@
 /**
- * Default invocation limits. Every limit is pinned in `invocation.pinned` (pin.limits), so an
- * invocation resumes and replays under the limits it started with, not today's defaults.
+ * Default invocation limits, and the machine input an invocation's first record implies. Every
+ * limit is pinned in `invocation.pinned` (pin.limits), so an invocation resumes and replays under
+ * the limits it started with, not today's defaults (those only fill limits a journal predates).
  */
-import type { InvocationLimits } from '../machines/context.js';
+import type { JournalRecord } from '../journal/records.js';
+import type { InvocationInput, InvocationLimits } from '../machines/context.js';
 
 export const DEFAULT_LIMITS: InvocationLimits = {
   maxReprompts: 2,
@@ -14,3 +16,17 @@ export const DEFAULT_LIMITS: InvocationLimits = {
   outcomeWindow: 8,
   resultsPerOutcome: 32,
 };
+
+/** The machine input of an invocation, from its `invocation.pinned` record (seq 0). */
+export function inputFromPinned(first: JournalRecord<'invocation.pinned'>): InvocationInput {
+  const { invocation, tenant, intent, pin } = first.body;
+  return {
+    invocation,
+    tenant,
+    intent,
+    pin,
+    limits: { ...DEFAULT_LIMITS, ...(pin.limits as Partial<InvocationLimits> | undefined) },
+    seq: 1,
+    tail: first.hash,
+  };
+}

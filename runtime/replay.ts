@@ -13,14 +13,13 @@ import { verifyRecords } from '../journal/reader.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import type { Library } from '../htn/library/schema.js';
-import type { InvocationInput, InvocationLimits } from '../machines/context.js';
 import { invocationMachine } from '../machines/invocation-machine.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { epochActors } from './epoch-actors.js';
 import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
 import { Recorder } from './recorder.js';
-import { DEFAULT_LIMITS } from './limits.js';
+import { inputFromPinned } from './limits.js';
 
 export interface ReplayDeps {
   loadLibrary(digest: string): Promise<Library>;
@@ -48,7 +47,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   const report = verifyRecords(records);
   if (!report.ok) throw report.error!;
   const first = records[0] as JournalRecord<'invocation.pinned'>;
-  const { invocation, tenant, intent, pin } = first.body;
+  const { invocation, pin } = first.body;
   const library = await deps.loadLibrary(pin.library);
   const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1) });
   const actors = epochActors({
@@ -61,15 +60,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     dispatcher: deps.dispatcher,
     sleep: async () => undefined,
   });
-  const input: InvocationInput = {
-    invocation,
-    tenant,
-    intent,
-    pin,
-    limits: { ...DEFAULT_LIMITS, ...(pin.limits as Partial<InvocationLimits> | undefined) },
-    seq: 1,
-    tail: first.hash,
-  };
+  const input = inputFromPinned(first);
   const actor = createActor(invocationMachine.provide({ actors }), {
     input,
     ...(deps.inspect ? { inspect: deps.inspect as Observer<InspectionEvent> } : {}),

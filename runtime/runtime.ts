@@ -35,7 +35,7 @@ import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
 import { epochActors } from './epoch-actors.js';
-import { DEFAULT_LIMITS } from './limits.js';
+import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
 import { RuntimeUsageError } from './errors.js';
 import { InvocationHandle, type InvocationStatus } from './handle.js';
 import { Recorder } from './recorder.js';
@@ -167,15 +167,7 @@ export class Runtime {
       const library = await this.loadPinnedLibrary(pinned.pin.library);
       const from = snapshot ? snapshot.seq : 1;
       const existing = await store.read(id, from);
-      const input: InvocationInput = {
-        invocation: id,
-        tenant: pinned.tenant,
-        intent: pinned.intent,
-        pin: pinned.pin,
-        limits: { ...DEFAULT_LIMITS, ...(pinned.pin.limits as Partial<InvocationLimits> | undefined) },
-        seq: 1,
-        tail: first.hash,
-      };
+      const input = inputFromPinned(first as JournalRecord<'invocation.pinned'>);
       return this.run(writer, library, input, existing, snapshot ?? undefined);
     } catch (err) {
       await writer.close().catch(() => undefined);
