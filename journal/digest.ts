@@ -22,6 +22,13 @@ export type Sha256 = (bytes: Uint8Array) => Uint8Array;
  */
 export type Sha256PrefixedHex = (prefix: Uint8Array, text: string, tail: string) => string;
 
+/**
+ * SHA-256 of bytes as a 32-character string of its raw bytes (each char code one byte, 0–255) —
+ * the byte verifier's form (verify-bytes.ts): compared byte by byte with a hex digest on the line,
+ * with no Buffer or Uint8Array made per record.
+ */
+export type Sha256Binary = (bytes: Uint8Array) => string;
+
 /** The reference implementation (pure JS, browser-safe). */
 export const referenceSha256: Sha256 = (bytes) => nobleSha256(bytes);
 
@@ -44,17 +51,29 @@ export function composePrefixedHex(impl: Sha256): Sha256PrefixedHex {
 /** The reference two-part form: @noble/hashes over the composed bytes. */
 export const referenceSha256PrefixedHex: Sha256PrefixedHex = composePrefixedHex(referenceSha256);
 
+/** `Sha256Binary` composed from a plain `Sha256`. */
+export function composeBinary(impl: Sha256): Sha256Binary {
+  return (bytes) => {
+    const digest = impl(bytes);
+    let out = '';
+    for (let i = 0; i < digest.length; i++) out += String.fromCharCode(digest[i]!);
+    return out;
+  };
+}
+
 let active: Sha256 = referenceSha256;
 let activePrefixedHex: Sha256PrefixedHex = referenceSha256PrefixedHex;
+let activeBinary: Sha256Binary = composeBinary(referenceSha256);
 let activeName = 'noble';
 
 /**
  * Replace the SHA-256 implementation (Node entry points install node:crypto). Same bytes, faster.
- * `prefixedHex`, when given, is its native two-part form; otherwise it is composed from `impl`.
+ * `prefixedHex` and `binary`, when given, are its native forms; otherwise they are composed from `impl`.
  */
-export function installSha256(impl: Sha256, name: string, prefixedHex?: Sha256PrefixedHex): void {
+export function installSha256(impl: Sha256, name: string, prefixedHex?: Sha256PrefixedHex, binary?: Sha256Binary): void {
   active = impl;
   activePrefixedHex = prefixedHex ?? composePrefixedHex(impl);
+  activeBinary = binary ?? composeBinary(impl);
   activeName = name;
 }
 
@@ -76,6 +95,11 @@ export function sha256Hex(bytes: Uint8Array): string {
 /** SHA-256 of `prefix` ‖ UTF-8(`text`) ‖ UTF-8(`tail`) as hex, by the active implementation. */
 export function sha256PrefixedHex(prefix: Uint8Array, text: string, tail = ''): string {
   return activePrefixedHex(prefix, text, tail);
+}
+
+/** SHA-256 of bytes as a 32-character binary string (see `Sha256Binary`), by the active implementation. */
+export function sha256Binary(bytes: Uint8Array): string {
+  return activeBinary(bytes);
 }
 
 /** The digest of a JSON value: SHA-256 of its canonical JSON bytes, as hex. */

@@ -14,7 +14,7 @@ export * from './records.js';
 export * from './chain.js';
 export * from './seal.js';
 export * from './reader.js';
-export * from './verify-parallel.js';
+export * from './verify-bytes.js';
 export * from './store.js';
 export * from './writer.js';
 export { MemoryStore } from './stores/memory.js';

@@ -9,19 +9,19 @@
  * was written. A final line without its newline is a torn write (the writer died mid-append) and
  * is reported as such — never silently dropped.
  *
- * `readJournalText` returns the records (replay, log); `verifyJournalText` gives the same verdict
- * in one streaming pass that keeps no record (`weft verify`; verify-parallel.ts runs the same
- * per-line walk on worker threads and links the chunks). All three share `checkRecordAt`.
+ * `readJournalText` returns the records; `verifyJournalText` gives the same verdict in one
+ * streaming pass that keeps no record; verify-bytes.ts gives it again straight from a file's bytes
+ * (`weft verify`, `weft log`, `weft replay`). All of them share `checkLine` / `checkRecordAt`.
  *
  * Pure: takes text or parsed values, never touches the file system.
  */
 import { JournalIntegrityError } from './errors.js';
-import { checkRecordAt, lastLinkedPrev, sealKeyProblem } from './record-check.js';
+import { checkRecordAt, sealKeyProblem } from './record-check.js';
 import type { JournalRecord, Pin } from './records.js';
 import type { PublicKey } from './seal.js';
 
 type SealBody = JournalRecord<'invocation.sealed'>['body'];
-export { checkRecordAt, lastLinkedPrev, sealKeyProblem } from './record-check.js';
+export { checkRecordAt, sealKeyProblem } from './record-check.js';
 
 export interface ReadOptions {
   /** Require a seal by this key. Without it the chain is still checked, and `sealed` says whether it is sealed. */
@@ -71,11 +71,15 @@ export function readJournalText(text: string, options: ReadOptions = {}): Journa
   }
   const report = verify(values, lines, torn === undefined ? options : { ...options, publicKey: undefined });
   if (!report.ok || torn === undefined) return report;
-  return finish(report, fail(lines.length, tornProblem(torn)));
+  return finish(report, fail(lines.length, tornProblem(utf8Length(torn))));
 }
 
-function tornProblem(torn: string): string {
-  return `torn final record (${new TextEncoder().encode(torn).length} bytes without a newline: the writer crashed mid-append)`;
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+function tornProblem(bytes: number): string {
+  return `torn final record (${bytes} bytes without a newline: the writer crashed mid-append)`;
 }
 
 // ---- verification without the records -----------------------------------------------------------
@@ -99,60 +103,70 @@ export interface SealInfo extends SealBody {
   seq: number;
 }
 
-/** What `walkLines` found over its range of lines. */
-export interface LineWalk {
+/** What `walkLines` found. */
+interface LineWalk {
   /** Lines that passed. */
   passed: number;
   problem?: WalkProblem;
   /** Text offset just after the last line looked at (the problem's line included). */
   end: number;
-  /** The head's prev as met at its link check (a head after seq 0 only; undefined: it failed before). */
-  headPrev?: string;
   /** The hash of the last record that passed. */
   lastHash?: string;
   seal?: SealInfo;
 }
 
 /**
- * The keyless chain walk over the newline-terminated lines of `text` in [from, to) (`to` just after
- * a newline), the first being seq `firstSeq`; it stops at the first problem and retains no record.
- * A head after seq 0 is checked without a previous hash (its prev is returned as `headPrev`).
+ * The keyless chain walk over the newline-terminated lines of `text` before `to` (just after a
+ * newline); it stops at the first problem and retains no record.
  */
-export function walkLines(text: string, from: number, to: number, firstSeq: number, state: ChainState): LineWalk {
-  let expectedPrev: string | undefined = firstSeq === 0 ? '' : undefined;
-  let pos = from;
-  let i = firstSeq;
-  const walk: LineWalk = { passed: 0, end: from };
+function walkLines(text: string, to: number, state: ChainState): LineWalk {
+  let expectedPrev = '';
+  let pos = 0;
+  let i = 0;
+  const walk: LineWalk = { passed: 0, end: 0 };
   while (pos < to) {
     let nl = text.indexOf('\n', pos);
     if (nl < 0 || nl >= to) nl = to;
-    const line = text.slice(pos, nl);
+    const checked = checkLine(text.slice(pos, nl), i, expectedPrev, state);
     pos = nl + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      walk.problem = { seq: i, problem: `not valid JSON (${(err as Error).message})`, parse: true };
+    if ('problem' in checked) {
+      walk.problem = checked.problem;
       break;
     }
-    const problem = checkRecordAt(value, line, i, expectedPrev, state);
-    if (i === firstSeq && firstSeq > 0) walk.headPrev = lastLinkedPrev();
-    if (problem !== undefined) {
-      walk.problem = { seq: i, problem, parse: false };
-      break;
-    }
-    const record = value as JournalRecord;
-    if (record.kind === 'invocation.sealed') walk.seal = { ...(record.body as SealBody), seq: i };
-    expectedPrev = walk.lastHash = record.hash;
+    if (checked.seal !== undefined) walk.seal = checked.seal;
+    expectedPrev = walk.lastHash = checked.record.hash;
     i++;
   }
-  walk.passed = i - firstSeq;
+  walk.passed = i;
   walk.end = Math.min(pos, to);
   return walk;
 }
 
+/**
+ * One line's keyless check — its JSON, then every record check (`checkRecordAt`) — the step the
+ * chain walk takes per line, and the byte verifier's for every line its fast path doubts. A record
+ * that passed is returned with its seal's fields when it is the seal.
+ */
+export function checkLine(
+  line: string,
+  i: number,
+  expectedPrev: string,
+  state: ChainState,
+): { problem: WalkProblem } | { record: JournalRecord; seal?: SealInfo } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return { problem: { seq: i, problem: `not valid JSON (${(err as Error).message})`, parse: true } };
+  }
+  const problem = checkRecordAt(value, line, i, expectedPrev, state);
+  if (problem !== undefined) return { problem: { seq: i, problem, parse: false } };
+  const record = value as JournalRecord;
+  return record.kind === 'invocation.sealed' ? { record, seal: { ...(record.body as SealBody), seq: i } } : { record };
+}
+
 /** True when every newline-terminated line of `text` in [from, to) is JSON. */
-export function linesParse(text: string, from: number, to: number): boolean {
+function linesParse(text: string, from: number, to: number): boolean {
   let pos = from;
   while (pos < to) {
     let nl = text.indexOf('\n', pos);
@@ -167,15 +181,15 @@ export function linesParse(text: string, from: number, to: number): boolean {
   return true;
 }
 
-/** A whole journal's keyless walk, however it was done (one pass, or chunks linked together). */
+/** A whole journal's keyless walk, however it was done (from text, or from bytes). */
 export interface JournalWalk {
   /** Lines that passed (all of them when no problem). */
   passed: number;
   problem?: WalkProblem;
   lastHash?: string;
   seal?: SealInfo;
-  /** The torn final line, if any. */
-  torn?: string;
+  /** The byte length of the torn final line, if any. */
+  tornBytes?: number;
   /** Whether every line after the problem's parses (asked only when a seal's key check would decide). */
   restParses: () => boolean;
 }
@@ -188,7 +202,7 @@ export interface JournalWalk {
 export function settleVerdict(walk: JournalWalk, state: ChainState, options: ReadOptions): JournalVerdict {
   const verdict: JournalVerdict = { ok: true, count: 0, ...state };
   const key = options.publicKey;
-  const keyProblem = key && walk.seal && walk.torn === undefined ? sealKeyProblem({ body: walk.seal }, key) : undefined;
+  const keyProblem = key && walk.seal && walk.tornBytes === undefined ? sealKeyProblem({ body: walk.seal }, key) : undefined;
   if (keyProblem !== undefined && (walk.problem === undefined || (!walk.problem.parse && walk.restParses()))) {
     return failVerdict(verdict, walk.seal!.seq, keyProblem);
   }
@@ -200,7 +214,7 @@ export function settleVerdict(walk: JournalWalk, state: ChainState, options: Rea
   }
   if (!verdict.sealed) verdict.fingerprint = walk.lastHash;
   verdict.count = walk.passed;
-  if (walk.torn !== undefined) return failVerdict(verdict, walk.passed, tornProblem(walk.torn));
+  if (walk.tornBytes !== undefined) return failVerdict(verdict, walk.passed, tornProblem(walk.tornBytes));
   if (key && !verdict.sealed) return failVerdict(verdict, walk.passed, 'not sealed: truncated or still running');
   return verdict;
 }
@@ -213,7 +227,7 @@ function failVerdict(verdict: JournalVerdict, seq: number, problem: string): Jou
 }
 
 /** The newline-terminated part of `text` ends here; after it, a torn final line (if any). */
-export function journalBodyEnd(text: string): number {
+function journalBodyEnd(text: string): number {
   return text.lastIndexOf('\n') + 1;
 }
 
@@ -226,14 +240,14 @@ export function journalBodyEnd(text: string): number {
 export function verifyJournalText(text: string, options: ReadOptions = {}): JournalVerdict {
   const bodyEnd = journalBodyEnd(text);
   const state: ChainState = { sealed: false };
-  const walk = walkLines(text, 0, bodyEnd, 0, state);
+  const walk = walkLines(text, bodyEnd, state);
   return settleVerdict(
     {
       passed: walk.passed,
       problem: walk.problem,
       lastHash: walk.lastHash,
       seal: walk.seal,
-      torn: bodyEnd < text.length ? text.slice(bodyEnd) : undefined,
+      tornBytes: bodyEnd < text.length ? utf8Length(text.slice(bodyEnd)) : undefined,
       restParses: () => linesParse(text, walk.end, bodyEnd),
     },
     state,

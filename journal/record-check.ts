@@ -1,6 +1,6 @@
 /**
  * The checks of one journal record — shape, position, chain link, hash, body schema, seal — the
- * single per-record step shared by the reader, the streaming verifier and the parallel workers.
+ * single per-record step shared by the text reader, the streaming verifier and the byte verifier.
  * A record whose line is already canonical takes a fast path (its hashed text is read from the
  * line itself); anything else takes the complete path, with identical verdicts and messages.
  *
@@ -16,26 +16,13 @@ import type { ChainState } from './reader.js';
 type SealBody = JournalRecord<'invocation.sealed'>['body'];
 
 /**
- * The prev the last `checkRecordAt` compared at its link check, or undefined when the record
- * failed before it. A chunk's head is checked without a previous hash (`expectedPrev` undefined):
- * the caller then links it with this, in the check's own order (verify-parallel.ts).
+ * Every keyless check of record `i` — the one per-record step of the readers. `line`, when given,
+ * is the text `value` was parsed from (the fast path). `expectedPrev` is the previous record's hash
+ * ('' at seq 0, where the genesis hash is expected). Updates `state` (pinned fields at seq 0, the
+ * seal's). The key-dependent seal checks are `sealKeyProblem`'s. Returns the problem, or undefined
+ * when the record is good.
  */
-let linkedPrev: string | undefined;
-
-/** See `linkedPrev`. */
-export function lastLinkedPrev(): string | undefined {
-  return linkedPrev;
-}
-
-/**
- * Every keyless check of record `i` — the one per-record step of the reader, the streaming
- * verifier and the parallel workers. `line`, when given, is the text `value` was parsed from (the
- * fast path). `expectedPrev` is the previous record's hash ('' at seq 0); undefined accepts any
- * prev (a chunk head). Updates `state` (pinned fields at seq 0, the seal's). The key-dependent
- * seal checks are `sealKeyProblem`'s. Returns the problem, or undefined when the record is good.
- */
-export function checkRecordAt(value: unknown, line: string | undefined, i: number, expectedPrev: string | undefined, state: ChainState): string | undefined {
-  linkedPrev = undefined;
+export function checkRecordAt(value: unknown, line: string | undefined, i: number, expectedPrev: string, state: ChainState): string | undefined {
   try {
     const prefixEnd = line === undefined ? -1 : canonicalPrefixEnd(value, line);
     if (prefixEnd < 0) return checkRecord(value, i, expectedPrev, state);
@@ -51,7 +38,6 @@ export function checkRecordAt(value: unknown, line: string | undefined, i: numbe
     // that is not a digest gets the slow path's verdict (its shape check speaks first), from the
     // state the record found.
     if (problem === undefined || (isDigest(record.prev) && isDigest(record.hash))) return problem;
-    linkedPrev = undefined;
     if (i === 0) {
       delete state.invocation;
       delete state.tenant;
@@ -100,12 +86,12 @@ function canonicalPrefixEnd(value: unknown, line: string): number {
  * checkRecord for a record that passed canonicalPrefixEnd: the same checks in the same order,
  * minus the schema checks it already passed, with the hash taken over the line's own text.
  */
-function checkCanonicalRecord(record: JournalRecord, line: string, prefixEnd: number, i: number, expectedPrev: string | undefined, state: ChainState): string | undefined {
+function checkCanonicalRecord(record: JournalRecord, line: string, prefixEnd: number, i: number, expectedPrev: string, state: ChainState): string | undefined {
   if (state.sealed) return 'record after the seal (invocation.sealed must be the last record)';
   return checkPosition(record, i, expectedPrev, state, line, prefixEnd);
 }
 
-function checkRecord(value: unknown, i: number, expectedPrev: string | undefined, state: ChainState): string | undefined {
+function checkRecord(value: unknown, i: number, expectedPrev: string, state: ChainState): string | undefined {
   if (state.sealed) return 'record after the seal (invocation.sealed must be the last record)';
   if (!fastShapeOk(value, false)) {
     const shape = recordShapeSchema.safeParse(value);
@@ -126,7 +112,7 @@ function checkRecord(value: unknown, i: number, expectedPrev: string | undefined
 function checkPosition(
   record: JournalRecord,
   i: number,
-  expectedPrev: string | undefined,
+  expectedPrev: string,
   state: ChainState,
   canonicalLine: string | undefined,
   prefixEnd: number,
@@ -150,8 +136,7 @@ function checkPosition(
   } else if (record.kind === 'invocation.pinned') {
     return 'invocation.pinned may only be the first record';
   }
-  linkedPrev = record.prev;
-  if (expectedPrev !== undefined && record.prev !== expectedPrev) {
+  if (record.prev !== expectedPrev) {
     return i === 0
       ? 'prev is not the genesis hash of this invocation id and pin'
       : `prev does not match the hash of seq ${i - 1} (the chain is broken)`;

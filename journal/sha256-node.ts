@@ -7,10 +7,11 @@
  * `nodeSha256PrefixedHex` is the chain's hot shape (prev's 32 raw bytes ‖ a record's text): the
  * strings are written straight into one reused Buffer by Buffer#write (native UTF-8, U+FFFD for a
  * lone surrogate — as TextEncoder) and hashed by the one-shot `crypto.hash` (Node ≥ 20.12; no Hash
- * object per record), hex out.
+ * object per record), hex out. `nodeSha256Binary` is the byte verifier's form: the raw digest as a
+ * latin1 string, again with no Buffer made.
  */
 import * as crypto from 'node:crypto';
-import { installSha256, type Sha256, type Sha256PrefixedHex } from './digest.js';
+import { installSha256, type Sha256, type Sha256Binary, type Sha256PrefixedHex } from './digest.js';
 
 const { createHash } = crypto;
 
@@ -19,11 +20,11 @@ export const nodeSha256: Sha256 = (bytes) => {
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 };
 
-type OneShot = (algorithm: string, data: Uint8Array, encoding: 'hex') => string;
+type OneShot = (algorithm: string, data: Uint8Array, encoding: 'hex' | 'latin1') => string;
 const oneShot: OneShot =
   typeof (crypto as { hash?: unknown }).hash === 'function'
     ? (crypto as unknown as { hash: OneShot }).hash
-    : (algorithm, data, encoding) => createHash(algorithm).update(data).digest(encoding);
+    : (algorithm, data, encoding) => createHash(algorithm).update(data).digest(encoding === 'hex' ? 'hex' : 'binary');
 
 /** Reused input buffer: `crypto.hash` consumes it before returning. */
 let scratch = Buffer.allocUnsafe(8192);
@@ -38,4 +39,7 @@ export const nodeSha256PrefixedHex: Sha256PrefixedHex = (prefix, text, tail) => 
   return oneShot('sha256', scratch.subarray(0, n), 'hex');
 };
 
-installSha256(nodeSha256, 'node:crypto', nodeSha256PrefixedHex);
+/** The raw digest as a 32-character latin1 string: `crypto.hash` makes no Buffer for it. */
+export const nodeSha256Binary: Sha256Binary = (bytes) => oneShot('sha256', bytes, 'latin1');
+
+installSha256(nodeSha256, 'node:crypto', nodeSha256PrefixedHex, nodeSha256Binary);

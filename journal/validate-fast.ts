@@ -1,7 +1,7 @@
 /**
- * Hand-written fast validators that mirror the zod schemas of records.ts — the hot path of the
- * writer (every body is checked before it is written) and of the reader (every record's shape and
- * body). The zod schemas stay the specification and the source of every error message: these
+ * Fast validators of parsed values, compiled from the body shapes of shapes.ts (the declarative
+ * mirror of the zod schemas in records.ts) — the hot path of the writer (every body is checked
+ * before it is written) and of the text reader (every record's shape and body). The zod schemas stay the specification and the source of every error message: these
  * validators only ever ACCEPT on their own. When one says no (or meets anything unusual: a class
  * instance, a symbol key, a `__proto__` key, an inherited property), the caller asks zod, which
  * gives the verdict and its message. So the one property that matters for correctness is
@@ -25,25 +25,12 @@
  * Pure: no I/O.
  */
 import type { RecordKind } from './records.js';
+import { bodyShapes, metaShape, type Shape } from './shapes.js';
 
 /** A validator: true only when the value certainly passes the zod schema it mirrors. */
 type V = (value: unknown, sorted: boolean, parsed: boolean) => boolean;
 
-const DIGEST = /^[0-9a-f]{64}$/;
 const HEX = /^(?:[0-9a-f]{2})*$/;
-
-const str: V = (v) => typeof v === 'string';
-const nonEmpty: V = (v) => typeof v === 'string' && v.length > 0;
-const digest: V = (v) => typeof v === 'string' && v.length === 64 && DIGEST.test(v);
-const count: V = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-const oneOf = (...values: readonly string[]): V => {
-  const set = new Set<unknown>(values);
-  return (v) => set.has(v);
-};
-const literal =
-  (value: unknown): V =>
-  (v) =>
-    v === value;
 
 function isPlain(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
@@ -54,6 +41,8 @@ function isPlain(v: object): boolean {
 function noSymbols(v: object, parsed: boolean): boolean {
   return parsed || Object.getOwnPropertySymbols(v).length === 0;
 }
+
+const count: V = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** `z.json()`. */
 export const json: V = (v, sorted, parsed) => {
@@ -91,35 +80,9 @@ function recordBody(v: object, of: V, sorted: boolean, parsed: boolean): boolean
   return true;
 }
 
-/** `z.record(z.string(), of)`. */
-const recordOf =
-  (of: V): V =>
-  (v, sorted, parsed) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v) && recordBody(v, of, sorted, parsed);
-
-/** `z.array(of)`. */
-const arrayOf =
-  (of: V): V =>
-  (v, sorted, parsed) => {
-    if (!Array.isArray(v)) return false;
-    for (let i = 0; i < v.length; i++) if (!of(v[i], sorted, parsed)) return false;
-    return true;
-  };
-
-/** An optional member: absent or undefined, or passing `of`. */
-interface Opt {
-  optional: V;
-}
-const optional = (of: V): Opt => ({ optional: of });
-
-/** `z.strictObject(shape)`: only plain objects are accepted here (zod also takes class instances). */
-function strict(shape: Record<string, V | Opt>): V {
-  const names = Object.keys(shape);
-  const checks = names.map((name) => {
-    const field = shape[name]!;
-    return typeof field === 'function' ? { name, check: field, optional: false } : { name, check: field.optional, optional: true };
-  });
-  const declared = new Set(names);
+/** `z.strictObject(...)`: only plain objects are accepted here (zod also takes class instances). */
+function strictObject(fields: readonly { name: string; check: V; optional: boolean }[]): V {
+  const declared = new Set(fields.map((field) => field.name));
   return (v, sorted, parsed) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v) || !isPlain(v)) return false;
     const keys = Object.keys(v);
@@ -129,8 +92,8 @@ function strict(shape: Record<string, V | Opt>): V {
       if (sorted && i > 0 && !(keys[i - 1]! < key)) return false;
     }
     const rec = v as Record<string, unknown>;
-    for (let i = 0; i < checks.length; i++) {
-      const field = checks[i]!;
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!;
       const value = rec[field.name];
       if (value === undefined) {
         if (!field.optional) return false;
@@ -144,61 +107,53 @@ function strict(shape: Record<string, V | Opt>): V {
   };
 }
 
-const failureClass = oneOf('transient', 'permanent', 'policy');
-const goal = strict({ task: nonEmpty, args: arrayOf(json) });
-const purpose = oneOf('parse', 'author');
+const compiled = new WeakMap<Shape, V>();
 
-const pin = strict({
-  library: digest,
-  runtime: nonEmpty,
-  flags: arrayOf(count),
-  model: strict({ id: nonEmpty, params: recordOf(json) }),
-  seed: str,
-  asOf: nonEmpty,
-  policy: nonEmpty,
-  limits: optional(recordOf(count)),
-});
+/** The validator of a shape (shapes.ts), compiled once. */
+function compile(shape: Shape): V {
+  let v = compiled.get(shape);
+  if (v === undefined) {
+    v = build(shape);
+    compiled.set(shape, v);
+  }
+  return v;
+}
 
-const bodies: Record<RecordKind, V> = {
-  'invocation.pinned': strict({ schema: literal(1), invocation: nonEmpty, tenant: nonEmpty, intent: str, pin }),
-  'admission.decided': strict({
-    subject: oneOf('authoring', 'epoch', 'step'),
-    step: optional(count),
-    decision: oneOf('allow', 'deny', 'require_approval'),
-    policy: nonEmpty,
-    reason: optional(str),
-  }),
-  'model.requested': strict({ purpose, attempt: count, request: json }),
-  'model.completed': strict({ purpose, attempt: count, reply: json }),
-  'model.rejected': strict({ attempt: count, reason: nonEmpty, reply: optional(json) }),
-  'state.observed': strict({ actuator: nonEmpty, key: nonEmpty, state: json }),
-  'epoch.derived': strict({ source: oneOf('htn', 'authored'), goal, library: digest, plan: digest, steps: count }),
-  'epoch.certified': strict({ plan: digest, policy: nonEmpty }),
-  'approval.requested': strict({ plan: digest, reason: nonEmpty }),
-  'approval.decided': strict({ decision: oneOf('approved', 'rejected'), by: nonEmpty, note: optional(str) }),
-  'step.dispatched': strict({ step: count, actuator: nonEmpty, args: json, key: nonEmpty, attempt: count }),
-  'step.completed': strict({ step: count, key: nonEmpty, attempt: count, result: json }),
-  'step.failed': strict({ step: count, key: nonEmpty, attempt: count, class: failureClass, code: nonEmpty, message: str }),
-  'compensation.dispatched': strict({ step: count, actuator: nonEmpty, args: json, key: nonEmpty, attempt: count }),
-  'compensation.completed': strict({
-    step: count,
-    key: nonEmpty,
-    attempt: count,
-    result: json,
-    failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })),
-  }),
-  'frontier.truncated': strict({ epoch: count, removed: arrayOf(count), reason: nonEmpty }),
-  'epoch.closed': strict({ outcome: oneOf('completed', 'compensated', 'denied'), steps: count }),
-  'invocation.completed': strict({ summary: str }),
-  'invocation.failed': strict({ code: nonEmpty, class: failureClass, reason: nonEmpty }),
-  'invocation.handed_off': strict({ reason: nonEmpty }),
-  'invocation.sealed': strict({
-    algorithm: literal('ed25519'),
-    fingerprint: digest,
-    keyId: digest,
-    signature: (v) => typeof v === 'string' && v.length === 128 && HEX.test(v),
-  }),
-};
+function build(shape: Shape): V {
+  switch (shape.type) {
+    case 'string':
+      return shape.nonEmpty ? (v) => typeof v === 'string' && v.length > 0 : (v) => typeof v === 'string';
+    case 'hex': {
+      const length = shape.length;
+      return (v) => typeof v === 'string' && v.length === length && HEX.test(v);
+    }
+    case 'count':
+      return count;
+    case 'oneOf': {
+      const set = new Set<unknown>(shape.values);
+      return (v) => set.has(v);
+    }
+    case 'json':
+      return json;
+    case 'array': {
+      const of = compile(shape.of);
+      return (v, sorted, parsed) => {
+        if (!Array.isArray(v)) return false;
+        for (let i = 0; i < v.length; i++) if (!of(v[i], sorted, parsed)) return false;
+        return true;
+      };
+    }
+    case 'record': {
+      const of = compile(shape.of);
+      return (v, sorted, parsed) => typeof v === 'object' && v !== null && !Array.isArray(v) && recordBody(v, of, sorted, parsed);
+    }
+    case 'object':
+      return strictObject(shape.fields.map((field) => ({ name: field.name, check: compile(field.shape), optional: field.optional })));
+  }
+}
+
+const bodies = Object.fromEntries((Object.keys(bodyShapes) as RecordKind[]).map((kind) => [kind, compile(bodyShapes[kind])])) as Record<RecordKind, V>;
+const digest = compile({ type: 'hex', length: 64 });
 
 /**
  * True when `body` certainly passes `bodySchemas[kind]` (false: ask zod). `sorted`: also require
@@ -208,7 +163,7 @@ export function fastBodyOk(kind: RecordKind, body: unknown, sorted = false, pars
   return bodies[kind](body, sorted, parsed);
 }
 
-const meta = strict({ at: optional(str), writer: optional(str) });
+const meta = compile(metaShape);
 
 /**
  * True when `value` certainly passes `recordShapeSchema` — and, since the reader uses it on parsed

@@ -20,7 +20,8 @@ import type { Model } from '../actors/model/model.js';
 import { canonicalBytes, canonicalize } from '../journal/canonical.js';
 import { digestOf } from '../journal/digest.js';
 import { WeftError } from '../journal/errors.js';
-import { readJournalText, verifyRecords, type JournalReport } from '../journal/reader.js';
+import { verifyRecords, type JournalReport } from '../journal/reader.js';
+import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { PublicKey, SigningKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
@@ -202,7 +203,7 @@ export class Runtime {
 
   /** Verify a journal (by id or file) offline: chain, schemas, and the seal by `publicKey`. */
   async verify(source: string | { journalPath: string }, publicKey?: PublicKey): Promise<JournalReport> {
-    if (typeof source !== 'string') return readJournalText(readFileSync(source.journalPath, 'utf8'), publicKey ? { publicKey } : {});
+    if (typeof source !== 'string') return readJournalBytes(readFileSync(source.journalPath), publicKey ? { publicKey } : {});
     return verifyRecords(await this.options.store.read(source), publicKey ? { publicKey } : {});
   }
 
@@ -312,7 +313,7 @@ export class Runtime {
 }
 
 function parseJournalFile(path: string): JournalRecord[] {
-  const report = readJournalText(readFileSync(path, 'utf8'));
+  const report = readJournalBytes(readFileSync(path));
   if (!report.ok) throw report.error!;
   return report.records;
 }

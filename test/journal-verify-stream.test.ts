@@ -1,13 +1,16 @@
 // The verify-only paths: (1) the two-part SHA-256 primitive (digest.ts `sha256PrefixedHex`) gives
 // the bytes of the @noble/hashes reference over prefix ‖ UTF-8(text) ‖ UTF-8(tail), node:crypto
-// and composed alike; (2) verifyJournalText (streaming, no records kept) gives readJournalText's
-// verdict — ok, first bad seq, message, fingerprint, sealed, key id, invocation, record count — on
-// random valid and mutated journals, with and without the key.
+// and composed alike; (2) verifyJournalText (streaming, no records kept) and verifyJournalBytes
+// (the byte verifier, over the text's UTF-8) give readJournalText's verdict — ok, first bad seq,
+// message, fingerprint, sealed, key id, invocation, record count — on random valid and mutated
+// journals, with and without the key. What only the byte verifier does (byte edits, pieces, UTF-8,
+// its fast path) is test/journal-verify-bytes.test.ts.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { nodeSha256, nodeSha256PrefixedHex } from '../journal/sha256-node.js';
 import { bytesToHex, composePrefixedHex, referenceSha256, referenceSha256PrefixedHex } from '../journal/digest.js';
 import { readJournalText, verifyJournalText, verifyRecords, type ReadOptions } from '../journal/reader.js';
+import { verifyJournalBytes } from '../journal/verify-bytes.js';
 import { journal, mutate, mutation, publicKey, toJsonl, verdictOf } from './journal-verify-generators.js';
 
 const encoder = new TextEncoder();
@@ -49,11 +52,14 @@ describe('sha256PrefixedHex', () => {
   });
 });
 
+/** verifyJournalText and verifyJournalBytes give readJournalText's verdict. */
 function same(text: string, options: ReadOptions): void {
-  expect(verdictOf(verifyJournalText(text, options))).toEqual(verdictOf(readJournalText(text, options)));
+  const expected = verdictOf(readJournalText(text, options));
+  expect(verdictOf(verifyJournalText(text, options))).toEqual(expected);
+  expect(verdictOf(verifyJournalBytes(encoder.encode(text), options))).toEqual(expected);
 }
 
-describe('verifyJournalText', () => {
+describe('verifyJournalText and verifyJournalBytes', () => {
   test('random valid sealed journals: the same verdict as readJournalText', () => {
     fc.assert(
       fc.property(journal, (records) => {
@@ -126,8 +132,10 @@ describe('verifyJournalText', () => {
         }
         const text = lines.map((l) => l + '\n').join('');
         for (const options of [{ publicKey }, {}]) {
-          expect(verdictOf(verifyJournalText(text, options))).toEqual(verdictOf(verifyRecords(values, options)));
-          expect(verdictOf(readJournalText(text, options))).toEqual(verdictOf(verifyRecords(values, options)));
+          const expected = verdictOf(verifyRecords(values, options));
+          expect(verdictOf(verifyJournalText(text, options))).toEqual(expected);
+          expect(verdictOf(readJournalText(text, options))).toEqual(expected);
+          expect(verdictOf(verifyJournalBytes(encoder.encode(text), options))).toEqual(expected);
         }
       }),
       { numRuns: 400 },
@@ -135,7 +143,7 @@ describe('verifyJournalText', () => {
   });
 
   test('edge texts: empty, only newlines, torn only, CRLF, not JSON', () => {
-    for (const text of ['', '\n', '\n\n', 'x', '{}', '{}\n', '{}\r\n', '[]\n{}\n', 'null\n', '"s"\n1\n']) {
+    for (const text of ['', '\n', '\n\n', 'x', '{}', '{}\n', '{}\r\n', '[]\n{}\n', 'null\n', '"s"\n1\n', '\uFEFF{}\n']) {
       same(text, { publicKey });
       same(text, {});
     }

@@ -11,7 +11,7 @@
 import type { JournalRecord, RecordKind, BodyOf } from '../../journal/records.js';
 import { splitJournalText } from '../../journal/reader.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { readJournalFile, statusLines, verifyText } from './verify.js';
+import { readJournal, readJournalFile, statusLines } from './verify.js';
 
 export const usage = 'log <journal.jsonl> [--width N]      show a journal, one line per record, and its verification status';
 
@@ -111,13 +111,13 @@ const ansi: Style = { dim: (s) => `\x1b[2m${s}\x1b[22m`, bad: (s) => `\x1b[31m${
 const SUMMARY_CHARS = 100;
 
 /**
- * Render a journal text as log lines (without a trailing newline). `width` is the line width to
- * fit (a terminal's columns); Infinity cuts only the summaries, to SUMMARY_CHARS.
+ * Render a journal file's bytes as log lines (without a trailing newline). `width` is the line
+ * width to fit (a terminal's columns); Infinity cuts only the summaries, to SUMMARY_CHARS.
  */
-export function renderLog(text: string, options: { width: number; style?: Style; name?: string }): { lines: string[]; ok: boolean } {
+export function renderLog(bytes: Uint8Array, options: { width: number; style?: Style; name?: string }): { lines: string[]; ok: boolean } {
   const style = options.style ?? plain;
   const width = Math.max(60, options.width);
-  const report = verifyText(text, undefined);
+  const report = readJournal(bytes, undefined);
   const lines: string[] = [];
   const head = report.invocation ? `invocation ${report.invocation}, tenant ${report.tenant}` : 'journal';
   lines.push(`${options.name ? `${options.name}: ` : ''}${head}`);
@@ -138,7 +138,7 @@ export function renderLog(text: string, options: { width: number; style?: Style;
     lines.push(prefix + body + (shown ? `  ${style.dim(shown)}` : ''));
   }
   if (!report.ok && report.error) {
-    const raw = splitJournalText(text);
+    const raw = splitJournalText(new TextDecoder().decode(bytes)); // shown as text, invalid bytes as U+FFFD
     const line = report.error.seq < raw.lines.length ? raw.lines[report.error.seq] : report.error.seq === raw.lines.length ? raw.torn : undefined;
     if (line !== undefined) {
       const raw = clip(line.replace(/[\u0000-\u001f\u007f]/g, ' '), width === Infinity ? SUMMARY_CHARS + 40 : width - 8);
@@ -168,15 +168,15 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return usageFailure('log', usage, err);
     throw err;
   }
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readJournalFile(file);
+    bytes = await readJournalFile(file);
   } catch (err) {
     process.stderr.write(`weft log: ${(err as Error).message}\n`);
     return 2;
   }
   const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
-  const { lines, ok } = renderLog(text, { width, style: color ? ansi : plain, name: file });
+  const { lines, ok } = renderLog(bytes, { width, style: color ? ansi : plain, name: file });
   process.stdout.write(lines.join('\n') + '\n');
   return ok ? 0 : 1;
 }

@@ -7,11 +7,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { WeftError } from '../../journal/errors.js';
-import { readJournalText } from '../../journal/reader.js';
 import { FileStore } from '../../journal/stores/file.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DEFAULT_DIR, exampleForPin, openWorkspace } from '../workspace.js';
-import { readJournalFile } from './verify.js';
+import { readJournal, readJournalFile } from './verify.js';
 
 export const usage = 'replay <journal.jsonl | id> [--dir D] [--json]\n                                       replay a run from its journal, calling nothing; report any divergence';
 
@@ -28,8 +27,7 @@ export async function run(argv: string[]): Promise<number> {
   const journalPath = isFile ? path.resolve(target) : path.join(path.resolve(args.strings.dir ?? DEFAULT_DIR), 'invocations', target, 'journal.jsonl');
   // A file store keeps journals at <dir>/invocations/<id>/journal.jsonl; its blobs are at <dir>/blobs.
   const dir = args.strings.dir ? path.resolve(args.strings.dir) : path.resolve(path.dirname(journalPath), '..', '..');
-  const text = await readJournalFile(journalPath);
-  const report = readJournalText(text);
+  const report = readJournal(await readJournalFile(journalPath), undefined);
   if (!report.ok) return fail(args.flags.json === true, report.error!.message);
   const example = await exampleForPin(new FileStore(dir), report.pin!.library);
   const ws = await openWorkspace(dir, example.name);

@@ -1,10 +1,10 @@
 /**
  * `weft verify <journal.jsonl> [--public-key FILE] [--json]` — check a journal file offline.
  *
- * Runs the journal reader's verify-only path (journal/reader.ts `verifyJournalText`, on worker
- * threads for large files: journal/verify-parallel.ts): every record's JSON, shape, position,
- * chain link, hash and body schema, and the seal — the verdict readJournalText gives, without
- * keeping the records. With --public-key the journal must be sealed by that key
+ * Streams the file's bytes through the byte verifier (journal/verify-bytes.ts), in bounded memory:
+ * every record's encoding, shape, position, chain link, hash and body schema, and the seal — the
+ * verdict the journal reader gives, without keeping the records. A line that is not valid UTF-8 is
+ * refused (decoding it would hide what the bytes are). With --public-key the journal must be sealed by that key
  * (an unsealed journal fails: truncated or still running); without it the chain is checked and
  * the seal's key id is reported, its signature unchecked.
  *
@@ -12,10 +12,10 @@
  * record. `--json` prints one object `{ ok, fingerprint, sealed, records, invocation, keyId?,
  * error? }` instead. Exit codes: 0 intact, 1 not intact, 2 usage error or unreadable file.
  */
-import { promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import { JournalIntegrityError } from '../../journal/errors.js';
-import { readJournalText, type JournalReport, type JournalVerdict } from '../../journal/reader.js';
-import { verifyJournalTextParallel } from '../../journal/verify-parallel.js';
+import type { JournalReport, JournalVerdict } from '../../journal/reader.js';
+import { JournalByteVerifier, readJournalBytes } from '../../journal/verify-bytes.js';
 import type { PublicKey } from '../../journal/seal.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey } from '../keys.js';
@@ -33,27 +33,37 @@ export interface VerifyJson {
   error?: { seq: number; problem: string; message: string };
 }
 
-/** Read a journal file as text; throws a one-line Error the command prints with exit code 2. */
-export async function readJournalFile(file: string): Promise<string> {
+function unreadable(file: string, err: unknown): Error {
+  return new Error(`cannot read journal ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+}
+
+/** Read a journal file's bytes; throws a one-line Error the command prints with exit code 2. */
+export async function readJournalFile(file: string): Promise<Uint8Array> {
   try {
-    return await fs.readFile(file, 'utf8');
+    return await fs.readFile(file);
   } catch (err) {
-    throw new Error(`cannot read journal ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw unreadable(file, err);
   }
 }
 
-/** Verify journal text, keeping its records (`weft log`). An empty text is not a journal: it has no invocation.pinned record. */
-export function verifyText(text: string, publicKey: PublicKey | undefined): JournalReport {
-  const report = readJournalText(text, publicKey ? { publicKey } : {});
+/** A journal file's report, keeping its records (`weft log`, `weft replay`). An empty file is not a journal: it has no invocation.pinned record. */
+export function readJournal(bytes: Uint8Array, publicKey: PublicKey | undefined): JournalReport {
+  const report = readJournalBytes(bytes, publicKey ? { publicKey } : {});
   if (report.ok && report.records.length === 0) {
     return { ...report, ok: false, error: emptyJournalError() };
   }
   return report;
 }
 
-/** `verifyText`'s verdict without the records (streaming; worker threads for large texts). */
-export async function verifyVerdict(text: string, publicKey: PublicKey | undefined): Promise<JournalVerdict> {
-  const verdict = await verifyJournalTextParallel(text, publicKey ? { publicKey } : {});
+/** A journal file's verdict without its records: its bytes streamed through the byte verifier, a megabyte at a time. */
+export async function verifyJournalFile(file: string, publicKey: PublicKey | undefined): Promise<JournalVerdict> {
+  const verifier = new JournalByteVerifier(publicKey ? { publicKey } : {});
+  try {
+    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) verifier.push(chunk as Buffer);
+  } catch (err) {
+    throw unreadable(file, err);
+  }
+  const verdict = verifier.end();
   if (verdict.ok && verdict.count === 0) {
     return { ...verdict, ok: false, error: emptyJournalError() };
   }
@@ -124,16 +134,15 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   let publicKey: PublicKey | undefined;
-  let text: string;
+  let report: JournalVerdict;
   try {
     publicKey = keyFile === undefined ? undefined : await loadPublicKey(keyFile);
-    text = await readJournalFile(file);
+    report = await verifyJournalFile(file, publicKey);
   } catch (err) {
     process.stderr.write(`weft verify: ${err instanceof KeyFileError ? err.message : (err as Error).message}\n`);
     return 2;
   }
 
-  const report = await verifyVerdict(text, publicKey);
   if (json) process.stdout.write(JSON.stringify(reportJson(report, publicKey !== undefined)) + '\n');
   else process.stdout.write(statusLines(report, publicKey !== undefined).join('\n') + '\n');
   return report.ok ? 0 : 1;
