@@ -16,8 +16,8 @@
  */
 import { canonicalize, canonicalizeMember } from './canonical.js';
 import { digestOf, hexToBytes, sha256Hex, sha256PrefixedHex } from './digest.js';
-import { rememberContentText, type ContentText } from './encode.js';
-import { type BodyOf, type JournalRecord, type Pin, type RecordContent, type RecordKind } from './records.js';
+import { rememberLine, type ContentText } from './encode.js';
+import { isRecordKind, type BodyOf, type JournalRecord, type Pin, type RecordContent, type RecordKind, type RecordMeta } from './records.js';
 
 export const JOURNAL_FORMAT = 'weft.journal.v1';
 
@@ -28,6 +28,11 @@ export function genesisHash(invocation: string, pin: Pin): string {
 
 const encoder = new TextEncoder();
 
+/** The canonical text of a count (what a record's seq and epoch are): its digits. */
+function countText(key: string, n: unknown): string {
+  return Number.isSafeInteger(n) && (n as number) >= 0 ? String(n) : canonicalizeMember(key, n);
+}
+
 /** The canonical texts of a record's hashed members, or undefined when one is missing (rare path). */
 function contentText(content: RecordContent): ContentText | undefined {
   const { body, epoch, kind, seq } = content;
@@ -36,11 +41,12 @@ function contentText(content: RecordContent): ContentText | undefined {
     body,
     bodyText: canonicalizeMember('body', body),
     epoch,
-    epochText: canonicalizeMember('epoch', epoch),
+    epochText: countText('epoch', epoch),
     kind,
-    kindText: canonicalizeMember('kind', kind),
+    // a kind's name is plain ASCII: its canonical text is the name in quotes
+    kindText: isRecordKind(kind) ? `"${kind}"` : canonicalizeMember('kind', kind),
     seq,
-    seqText: canonicalizeMember('seq', seq),
+    seqText: countText('seq', seq),
   };
 }
 
@@ -71,13 +77,16 @@ export function digestInto(hex: string, out: Uint8Array): boolean {
 
 /** prev's 32 raw bytes, decoded into a reused buffer (the hash consumes it before returning). */
 const prevBytes = new Uint8Array(32);
+/** Whether the last hashOf's prev was a lowercase hex digest (decoded, not taken by the exact path). */
+let prevDecoded = false;
 
 /**
  * SHA-256 of prev's 32 raw bytes followed by the UTF-8 of `text` (then of `tail`), as hex — by the
  * active two-part primitive (digest.ts; node:crypto encodes the strings into its own buffer).
  */
 function hashOf(prev: string, text: string, tail = ''): string {
-  if (!digestInto(prev, prevBytes)) return sha256Hex(exactInput(prev, text + tail));
+  prevDecoded = digestInto(prev, prevBytes);
+  if (!prevDecoded) return sha256Hex(exactInput(prev, text + tail));
   return sha256PrefixedHex(prevBytes, text, tail);
 }
 
@@ -131,28 +140,36 @@ export function chainRecord<K extends RecordKind>(
   prev: string,
   content: { seq: number; kind: K; epoch: number; body: BodyOf<K> },
 ): JournalRecord<K> {
-  return link(prev, content, false);
+  return link(prev, content);
 }
 
 /**
- * `chainRecord` for a record that goes to a store at once (the writer): also leaves the canonical
- * texts it computed to encode.ts, so the store's line reuses the body's text instead of
- * canonicalizing it again. The caller must not let the body change before the append — nor keep
- * the texts after it (`forgetContentText`): a body edited in place after chaining must be written
- * as it now is (the store conformance suite edits one to make it unencodable).
+ * `chainRecord` for a record that goes to a store at once (the writer), with its envelope: also
+ * leaves the record's stored line, composed from the canonical texts the hash needed, to encode.ts,
+ * so the store writes it instead of canonicalizing the record again. The caller must not let the
+ * record, its body or its meta change before the append — nor keep the line after it
+ * (`forgetContentText`): a body edited in place after chaining must be written as it now is (the
+ * store conformance suite edits one to make it unencodable).
  */
 export function chainRecordForAppend<K extends RecordKind>(
   prev: string,
   content: { seq: number; kind: K; epoch: number; body: BodyOf<K> },
+  meta?: RecordMeta,
 ): JournalRecord<K> {
-  return link(prev, content, true);
-}
-
-function link<K extends RecordKind>(prev: string, content: { seq: number; kind: K; epoch: number; body: BodyOf<K> }, remember: boolean): JournalRecord<K> {
   const text = contentText(content);
-  if (!text) return { seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body, prev, hash: recordHash(prev, content) };
+  if (!text) return link(prev, content, meta);
   const hash = hashOf(prev, hashedText(text));
   const record: JournalRecord<K> = { seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body, prev, hash };
-  if (remember) rememberContentText(record, text);
+  if (meta !== undefined) record.meta = meta;
+  // prev went into the hash as lowercase hex (hashOf decoded it): its canonical text is itself in quotes
+  rememberLine(record, text, prevDecoded ? `"${prev}"` : canonicalizeMember('prev', prev));
+  return record;
+}
+
+function link<K extends RecordKind>(prev: string, content: { seq: number; kind: K; epoch: number; body: BodyOf<K> }, meta?: RecordMeta): JournalRecord<K> {
+  const text = contentText(content);
+  const hash = text ? hashOf(prev, hashedText(text)) : recordHash(prev, content);
+  const record: JournalRecord<K> = { seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body, prev, hash };
+  if (meta !== undefined) record.meta = meta;
   return record;
 }

@@ -5,22 +5,23 @@
  *   {"body":B,"epoch":E,"hash":"H","kind":"K","meta":M,"prev":"P","seq":S}      (meta omitted when absent)
  *
  * On the writer's path, `chainRecordForAppend` (chain.ts) already canonicalized the body, epoch,
- * kind and seq for the hash; it leaves those texts here (a WeakMap keyed by the record object) for
- * the duration of the append, and `recordLine` composes the line from them plus hash, prev and
- * meta instead of canonicalizing the body a second time. The bytes are exactly
- * `canonicalize(record)` (test/journal-fast-path.test.ts proves it on random records): whenever
- * the record is not the plain object `chainRecord` returned with the same members (different body
- * object, changed seq/epoch/kind, an extra key), it falls back to `canonicalize`.
+ * kind and seq for the hash; it composes the whole line from those texts, hash, prev and meta, and
+ * leaves it here (a WeakMap keyed by the record object) for the duration of the append, so
+ * `recordLine` returns it instead of canonicalizing the record a second time. The bytes are
+ * exactly `canonicalize(record)` (test/journal-fast-path.test.ts proves it on random records):
+ * whenever the record is not the plain object `chainRecordForAppend` returned with the same members
+ * (a different body or meta object, changed seq/epoch/kind/prev/hash, an extra key), it falls back
+ * to `canonicalize`.
  *
- * The texts are only valid while the body cannot have changed: the writer chains and appends in
- * one synchronous step and forgets the texts when the append returns. Records chained by the public
- * `chainRecord` never have texts here — a caller may edit a body after chaining (a test makes an
- * unencodable record that way), and the store must then write, or refuse, the body as it is.
+ * The line is only valid while the body and meta cannot have changed: the writer chains and appends
+ * in one synchronous step and forgets the lines when the append returns. Records chained by the
+ * public `chainRecord` never have a line here — a caller may edit a body after chaining (a test
+ * makes an unencodable record that way), and the store must then write, or refuse, the body as it is.
  *
  * Pure: no I/O.
  */
 import { canonicalize, canonicalizeMember } from './canonical.js';
-import type { JournalRecord } from './records.js';
+import type { JournalRecord, RecordMeta } from './records.js';
 
 /** The canonical texts of a record's hashed members, as chain.ts computed them. */
 export interface ContentText {
@@ -34,31 +35,63 @@ export interface ContentText {
   seqText: string;
 }
 
-const texts = new WeakMap<object, ContentText>();
-
-/** Called by chain.ts (`chainRecordForAppend`) for each record it returns. */
-export function rememberContentText(record: object, text: ContentText): void {
-  texts.set(record, text);
+/** A remembered line and the members it was composed from. */
+interface StoredLine {
+  text: ContentText;
+  prev: string;
+  hash: string;
+  meta: RecordMeta | undefined;
+  line: string;
 }
 
-/** Drop the texts of these records (after their append, successful or not). */
+const lines = new WeakMap<object, StoredLine>();
+
+/** The last meta object's canonical text: a writer gives every record of a batch the same one. */
+let lastMeta: RecordMeta | undefined;
+let lastMetaText = '';
+
+function metaText(meta: RecordMeta): string {
+  if (meta !== lastMeta) {
+    lastMetaText = canonicalizeMember('meta', meta);
+    lastMeta = meta;
+  }
+  return lastMetaText;
+}
+
+/**
+ * Called by chain.ts (`chainRecordForAppend`) for each record it returns: `text` are the hashed
+ * members' canonical texts, `prevText` prev's. The record's hash is a hex digest chain.ts computed.
+ */
+export function rememberLine(record: JournalRecord, text: ContentText, prevText: string): void {
+  const { hash, meta } = record;
+  const line =
+    `{"body":${text.bodyText},"epoch":${text.epochText},"hash":"${hash}","kind":${text.kindText}` +
+    (meta === undefined ? '' : `,"meta":${metaText(meta)}`) +
+    `,"prev":${prevText},"seq":${text.seqText}}`;
+  lines.set(record, { text, prev: record.prev, hash, meta, line });
+}
+
+/** Drop the lines of these records (after their append, successful or not). */
 export function forgetContentText(records: readonly object[]): void {
-  for (const record of records) texts.delete(record);
+  for (const record of records) lines.delete(record);
 }
 
 const RECORD_KEYS = new Map(['body', 'epoch', 'hash', 'kind', 'prev', 'seq', 'meta'].map((key, i) => [key, 1 << i]));
 const REQUIRED = 0b0111111;
 const META = 0b1000000;
 
-/** `canonicalize(record)`, composed from the texts chain.ts computed when it can be. */
+/** `canonicalize(record)`: the line chain.ts composed when the record is still what it was composed from. */
 export function recordLine(record: JournalRecord): string {
-  const text = texts.get(record);
+  const stored = lines.get(record);
   if (
-    text === undefined ||
-    record.body !== text.body ||
-    record.epoch !== text.epoch ||
-    record.kind !== text.kind ||
-    record.seq !== text.seq ||
+    stored === undefined ||
+    record.body !== stored.text.body ||
+    record.epoch !== stored.text.epoch ||
+    record.kind !== stored.text.kind ||
+    record.seq !== stored.text.seq ||
+    record.prev !== stored.prev ||
+    record.hash !== stored.hash ||
+    record.meta !== stored.meta ||
     Object.getPrototypeOf(record) !== Object.prototype
   ) {
     return canonicalize(record);
@@ -70,12 +103,7 @@ export function recordLine(record: JournalRecord): string {
     if (bit === undefined) return canonicalize(record);
     seen |= bit;
   }
-  const { hash, prev, meta } = record;
-  if ((seen & REQUIRED) !== REQUIRED || hash === undefined || prev === undefined) return canonicalize(record);
-  if (meta !== undefined && (seen & META) === 0) return canonicalize(record);
-  return (
-    `{"body":${text.bodyText},"epoch":${text.epochText},"hash":${canonicalizeMember('hash', hash)},"kind":${text.kindText}` +
-    (meta === undefined ? '' : `,"meta":${canonicalizeMember('meta', meta)}`) +
-    `,"prev":${canonicalizeMember('prev', prev)},"seq":${text.seqText}}`
-  );
+  if ((seen & REQUIRED) !== REQUIRED) return canonicalize(record);
+  if (stored.meta !== undefined && (seen & META) === 0) return canonicalize(record);
+  return stored.line;
 }

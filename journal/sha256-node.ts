@@ -28,15 +28,22 @@ const oneShot: OneShot =
 
 /** Reused input buffer: `crypto.hash` consumes it before returning. */
 let scratch = Buffer.allocUnsafe(8192);
+/** Views of the scratch buffer's first n bytes, by n (a `subarray` per record is a Buffer per record). */
+let views: (Uint8Array | undefined)[] = [];
 
 export const nodeSha256PrefixedHex: Sha256PrefixedHex = (prefix, text, tail) => {
   const need = prefix.length + 3 * (text.length + tail.length);
-  if (scratch.length < need) scratch = Buffer.allocUnsafe(Math.max(need, 2 * scratch.length));
+  if (scratch.length < need) {
+    scratch = Buffer.allocUnsafe(Math.max(need, 2 * scratch.length));
+    views = [];
+  }
   scratch.set(prefix, 0);
   let n = prefix.length;
   if (text.length > 0) n += scratch.write(text, n, 'utf8');
   if (tail.length > 0) n += scratch.write(tail, n, 'utf8');
-  return oneShot('sha256', scratch.subarray(0, n), 'hex');
+  let view = views[n];
+  if (view === undefined) views[n] = view = new Uint8Array(scratch.buffer, scratch.byteOffset, n);
+  return oneShot('sha256', view, 'hex');
 };
 
 /** The raw digest as a 32-character latin1 string: `crypto.hash` makes no Buffer for it. */

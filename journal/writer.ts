@@ -103,14 +103,15 @@ export class JournalWriter {
     let prev = this.tailHash;
     let seq = this.nextSeq;
     const at = this.options.now?.().toISOString();
+    // One envelope for the batch: the same object on every record (encode.ts writes its text once).
+    const meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
     for (const draft of drafts) {
       const check = checkBody(draft.kind, draft.body);
       if (!check.ok) throw new InvalidRecordError(draft.kind, check.reason);
       if (draft.kind === 'invocation.sealed' && (draft.body as BodyOf<'invocation.sealed'>).fingerprint !== prev) {
         throw new InvalidRecordError(draft.kind, 'a seal must carry the hash of the record before it as its fingerprint');
       }
-      const record = chainRecordForAppend(prev, { seq, kind: draft.kind as RecordKind, epoch: draft.epoch, body: draft.body as never }) as JournalRecord;
-      record.meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
+      const record = chainRecordForAppend(prev, { seq, kind: draft.kind as RecordKind, epoch: draft.epoch, body: draft.body as never }, meta) as JournalRecord;
       records.push(record);
       prev = record.hash;
       seq++;
@@ -134,9 +135,9 @@ export class JournalWriter {
       keyId: key.keyId,
       signature: signFingerprint(key, fingerprint),
     };
-    const record = chainRecordForAppend(fingerprint, { seq: this.nextSeq, kind: 'invocation.sealed' as const, epoch, body }) as JournalRecord;
     const at = this.options.now?.().toISOString();
-    record.meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
+    const meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
+    const record = chainRecordForAppend(fingerprint, { seq: this.nextSeq, kind: 'invocation.sealed' as const, epoch, body }, meta) as JournalRecord;
     try {
       await this.store.append(this.lease, this.nextSeq, [record]);
     } finally {

@@ -101,11 +101,13 @@ describe('composed canonical texts', () => {
 
   test('recordLine(record) === canonicalize(record), with or without the texts, after edits', () => {
     const meta = fc.option(fc.record({ at: str, writer: str }, { requiredKeys: [] }), { nil: undefined });
-    const edit = fc.constantFrom('none', 'newBody', 'extraKey', 'metaUndefined', 'seq', 'deepEdit');
+    const edit = fc.constantFrom('none', 'newBody', 'extraKey', 'metaUndefined', 'metaReplaced', 'metaAfter', 'seq', 'deepEdit');
     fc.assert(
       fc.property(digest, content, meta, edit, fc.boolean(), (prev, c, m, e, remembered) => {
-        const record = (remembered ? chainRecordForAppend : chainRecord)(prev, c as never) as JournalRecord;
-        if (m !== undefined) record.meta = m;
+        // The writer hands the envelope to chainRecordForAppend; a meta set afterwards is a change.
+        const record = (remembered ? chainRecordForAppend(prev, c as never, e === 'metaAfter' ? undefined : m) : chainRecord(prev, c as never)) as JournalRecord;
+        if (m !== undefined && (!remembered || e === 'metaAfter')) record.meta = m;
+        if (e === 'metaReplaced') record.meta = { writer: 'someone else' };
         if (e === 'newBody') record.body = clone(record.body) as never;
         if (e === 'extraKey') (record as unknown as Record<string, unknown>).extra = 1;
         if (e === 'metaUndefined') record.meta = undefined;

@@ -74,7 +74,7 @@ describe('verifyJournalBytes gives verifyJournalText’s verdict (see also journ
           }
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: 600 },
     );
   });
 
