@@ -25,6 +25,8 @@
  * Pure: no I/O.
  */
 
+import { LOWER_HEX } from './digest.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -43,10 +45,6 @@ for (let c = 0; c < 0x20; c++) STRING_CLASS[c] = 3;
 STRING_CLASS[QUOTE] = 1;
 STRING_CLASS[BACKSLASH] = 2;
 for (let c = 0x80; c < 0x100; c++) STRING_CLASS[c] = 4;
-
-/** The value of a lowercase hex digit, -1 for any other byte (upper case included). */
-export const LOWER_HEX = new Int8Array(256).fill(-1);
-for (let i = 0; i < 16; i++) LOWER_HEX['0123456789abcdef'.charCodeAt(i)] = i;
 
 /** Whether the last string scanString accepted was plain: no escape, ASCII only (so its bytes are its UTF-16 code units). */
 export let stringPlain = true;
@@ -183,6 +181,13 @@ function converted(b: Uint8Array, start: number, end: number): number {
   for (let i = start; i < end; i++) token += String.fromCharCode(b[i]!);
   const n = Number(token);
   return Number.isFinite(n) && String(n) === token ? end : -1;
+}
+
+/** True when the bytes [start, end) of `b` are exactly `want`. */
+export function sameBytes(b: Uint8Array, start: number, end: number, want: Uint8Array): boolean {
+  if (end - start !== want.length) return false;
+  for (let i = 0; i < want.length; i++) if (b[start + i] !== want[i]) return false;
+  return true;
 }
 
 /** True when the plain (ASCII, unescaped) key [a0, a1) sorts strictly before [c0, c1). */

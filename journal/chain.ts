@@ -15,7 +15,7 @@
  * Pure: computes, never stores.
  */
 import { canonicalize, canonicalizeMember } from './canonical.js';
-import { digestOf, hexToBytes, sha256Hex, sha256PrefixedHex } from './digest.js';
+import { digestOf, hexToBytes, LOWER_HEX, sha256Hex, sha256PrefixedHex } from './digest.js';
 import { rememberLine, type ContentText } from './encode.js';
 import { isRecordKind, type BodyOf, type JournalRecord, type Pin, type RecordContent, type RecordKind, type RecordMeta } from './records.js';
 
@@ -55,9 +55,6 @@ function hashedText(text: ContentText): string {
   return `{"body":${text.bodyText},"epoch":${text.epochText},"kind":${text.kindText},"seq":${text.seqText}}`;
 }
 
-const HEX_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
-
 /**
  * Writes the 32 bytes of a 64-lowercase-hex digest into `out` at 0; false (nothing promised about
  * `out`) when `hex` is not one.
@@ -67,8 +64,8 @@ export function digestInto(hex: string, out: Uint8Array): boolean {
   for (let i = 0; i < 32; i++) {
     const hi = hex.charCodeAt(2 * i);
     const lo = hex.charCodeAt(2 * i + 1);
-    const h = hi < 128 ? HEX_VALUE[hi]! : -1;
-    const l = lo < 128 ? HEX_VALUE[lo]! : -1;
+    const h = hi < 256 ? LOWER_HEX[hi]! : -1;
+    const l = lo < 256 ? LOWER_HEX[lo]! : -1;
     if (h < 0 || l < 0) return false;
     out[i] = (h << 4) | l;
   }
@@ -77,17 +74,18 @@ export function digestInto(hex: string, out: Uint8Array): boolean {
 
 /** prev's 32 raw bytes, decoded into a reused buffer (the hash consumes it before returning). */
 const prevBytes = new Uint8Array(32);
-/** Whether the last hashOf's prev was a lowercase hex digest (decoded, not taken by the exact path). */
-let prevDecoded = false;
 
 /**
  * SHA-256 of prev's 32 raw bytes followed by the UTF-8 of `text` (then of `tail`), as hex — by the
  * active two-part primitive (digest.ts; node:crypto encodes the strings into its own buffer).
  */
 function hashOf(prev: string, text: string, tail = ''): string {
-  prevDecoded = digestInto(prev, prevBytes);
-  if (!prevDecoded) return sha256Hex(exactInput(prev, text + tail));
-  return sha256PrefixedHex(prevBytes, text, tail);
+  return hashDecoded(digestInto(prev, prevBytes), prev, text, tail);
+}
+
+/** hashOf once prev's decoding is known: `decoded` says prevBytes holds it (a lowercase hex digest). */
+function hashDecoded(decoded: boolean, prev: string, text: string, tail = ''): string {
+  return decoded ? sha256PrefixedHex(prevBytes, text, tail) : sha256Hex(exactInput(prev, text + tail));
 }
 
 /** prev's 32 raw bytes followed by the UTF-8 of `text`, exactly as this module always built them. */
@@ -140,7 +138,7 @@ export function chainRecord<K extends RecordKind>(
   prev: string,
   content: { seq: number; kind: K; epoch: number; body: BodyOf<K> },
 ): JournalRecord<K> {
-  return link(prev, content);
+  return link(prev, content, undefined, false);
 }
 
 /**
@@ -156,20 +154,21 @@ export function chainRecordForAppend<K extends RecordKind>(
   content: { seq: number; kind: K; epoch: number; body: BodyOf<K> },
   meta?: RecordMeta,
 ): JournalRecord<K> {
-  const text = contentText(content);
-  if (!text) return link(prev, content, meta);
-  const hash = hashOf(prev, hashedText(text));
-  const record: JournalRecord<K> = { seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body, prev, hash };
-  if (meta !== undefined) record.meta = meta;
-  // prev went into the hash as lowercase hex (hashOf decoded it): its canonical text is itself in quotes
-  rememberLine(record, text, prevDecoded ? `"${prev}"` : canonicalizeMember('prev', prev));
-  return record;
+  return link(prev, content, meta, true);
 }
 
-function link<K extends RecordKind>(prev: string, content: { seq: number; kind: K; epoch: number; body: BodyOf<K> }, meta?: RecordMeta): JournalRecord<K> {
+function link<K extends RecordKind>(
+  prev: string,
+  content: { seq: number; kind: K; epoch: number; body: BodyOf<K> },
+  meta: RecordMeta | undefined,
+  remember: boolean,
+): JournalRecord<K> {
   const text = contentText(content);
-  const hash = text ? hashOf(prev, hashedText(text)) : recordHash(prev, content);
+  const decoded = text !== undefined && digestInto(prev, prevBytes);
+  const hash = text ? hashDecoded(decoded, prev, hashedText(text)) : recordHash(prev, content);
   const record: JournalRecord<K> = { seq: content.seq, kind: content.kind, epoch: content.epoch, body: content.body, prev, hash };
   if (meta !== undefined) record.meta = meta;
+  // A prev decoded as lowercase hex is its own canonical text in quotes.
+  if (remember && text) rememberLine(record, text, decoded ? `"${prev}"` : canonicalizeMember('prev', prev));
   return record;
 }

@@ -107,6 +107,10 @@ export function digestOf(value: unknown): string {
   return sha256Hex(canonicalBytes(value));
 }
 
+/** The value of a lowercase hex digit's code (0–255), -1 for any other (upper case included). */
+export const LOWER_HEX = new Int8Array(256).fill(-1);
+for (let i = 0; i < 16; i++) LOWER_HEX['0123456789abcdef'.charCodeAt(i)] = i;
+
 /** True when `s` is a full SHA-256 hex digest. */
 export function isDigest(s: unknown): s is string {
   return typeof s === 'string' && /^[0-9a-f]{64}$/.test(s);

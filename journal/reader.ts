@@ -235,7 +235,8 @@ function journalBodyEnd(text: string): number {
  * readJournalText's verdict — ok, the first bad seq and its message, fingerprint, sealed, key id,
  * invocation, tenant, pin — without keeping the records: one streaming pass that holds only what
  * the chain needs (the previous hash, the pinned fields, the seal). `count` is records.length.
- * What `weft verify` runs; readJournalText is for callers that need the records.
+ * The reference the byte verifier (verify-bytes.ts, what `weft verify` runs) is tested against;
+ * readJournalText is for callers that need the records.
  */
 export function verifyJournalText(text: string, options: ReadOptions = {}): JournalVerdict {
   const bodyEnd = journalBodyEnd(text);

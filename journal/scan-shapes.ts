@@ -12,7 +12,8 @@
  *
  * Pure: no I/O.
  */
-import { LOWER_HEX, scanString, scanValue, tape } from './canonical-scan.js';
+import { sameBytes, scanCount, scanString, scanValue, tape } from './canonical-scan.js';
+import { LOWER_HEX } from './digest.js';
 import { canonicalize } from './canonical.js';
 import type { RecordKind } from './records.js';
 import { bodyShapes, metaShape, type Shape } from './shapes.js';
@@ -32,27 +33,13 @@ interface CompiledField {
   optional: boolean;
 }
 
-function sameBytes(b: Uint8Array, start: number, end: number, want: Uint8Array): boolean {
-  if (end - start !== want.length) return false;
-  for (let i = 0; i < want.length; i++) if (b[start + i] !== want[i]) return false;
-  return true;
-}
-
 function isLowerHex(b: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (LOWER_HEX[b[i]!]! < 0) return false;
   return true;
 }
 
-/** A canonical non-negative integer of at most 16 digits (scanNumber proved the form; this the range). */
-const countSpan: SpanCheck = (b, start, end) => {
-  const digits = end - start;
-  if (digits > 16) return false;
-  for (let i = start; i < end; i++) {
-    const c = b[i]!;
-    if (c < 0x30 || c > 0x39) return false;
-  }
-  return digits < 16 || Number(String.fromCharCode(...b.subarray(start, end))) <= Number.MAX_SAFE_INTEGER;
-};
+/** A count: the whole canonical span is a safe non-negative integer (scanCount's reading of it). */
+const countSpan: SpanCheck = (b, start, end) => scanCount(b, start) === end;
 
 /**
  * The fields of a strict object, sorted as canonical keys are (all-ASCII names: byte order is
@@ -100,32 +87,22 @@ function objectSpan(fields: CompiledField[]): SpanCheck {
   };
 }
 
-function arraySpan(of: SpanCheck): SpanCheck {
+/**
+ * An array (`keyed` false: `[`…`]`) or a string-keyed record (`keyed`: `{`…`}`, each value after its
+ * key) whose every element passes `of`.
+ */
+function elementsSpan(keyed: boolean, of: SpanCheck): SpanCheck {
+  const open = keyed ? 0x7b : 0x5b;
+  const close = keyed ? 0x7d : 0x5d;
   return (b, start, end) => {
-    if (b[start] !== 0x5b) return false;
+    if (b[start] !== open) return false;
     let p = start + 1;
-    if (b[p] === 0x5d) return p + 1 === end;
+    if (b[p] === close) return p + 1 === end;
     for (;;) {
-      const v0 = p;
+      const v0 = keyed ? scanString(b, p) + 1 : p;
       p = scanValue(b, v0);
       if (!of(b, v0, p)) return false;
-      if (b[p] !== 0x2c) return b[p] === 0x5d && p + 1 === end;
-      p++;
-    }
-  };
-}
-
-function recordSpan(of: SpanCheck): SpanCheck {
-  return (b, start, end) => {
-    if (b[start] !== 0x7b) return false;
-    let p = start + 1;
-    if (b[p] === 0x7d) return p + 1 === end;
-    for (;;) {
-      p = scanString(b, p);
-      const v0 = p + 1;
-      p = scanValue(b, v0);
-      if (!of(b, v0, p)) return false;
-      if (b[p] !== 0x2c) return b[p] === 0x7d && p + 1 === end;
+      if (b[p] !== 0x2c) return b[p] === close && p + 1 === end;
       p++;
     }
   };
@@ -163,9 +140,9 @@ function build(shape: Shape): SpanCheck {
     case 'json':
       return () => true;
     case 'array':
-      return arraySpan(compile(shape.of));
+      return elementsSpan(false, compile(shape.of));
     case 'record':
-      return recordSpan(compile(shape.of));
+      return elementsSpan(true, compile(shape.of));
     case 'object':
       return objectSpan(fieldsOf(shape));
   }

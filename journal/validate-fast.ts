@@ -1,8 +1,8 @@
 /**
  * Fast validators of parsed values, compiled from the body shapes of shapes.ts (the declarative
  * mirror of the zod schemas in records.ts) — the hot path of the writer (every body is checked
- * before it is written) and of the text reader (every record's shape and body). The zod schemas stay the specification and the source of every error message: these
- * validators only ever ACCEPT on their own. When one says no (or meets anything unusual: a class
+ * before it is written) and of the text reader (every record's shape and body). The zod schemas
+ * stay the specification and the source of every error message: these validators only ever ACCEPT on their own. When one says no (or meets anything unusual: a class
  * instance, a symbol key, a `__proto__` key, an inherited property), the caller asks zod, which
  * gives the verdict and its message. So the one property that matters for correctness is
  *

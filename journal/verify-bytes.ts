@@ -23,8 +23,9 @@
  *
  * Pure: no I/O. SHA-256 comes from digest.ts (node:crypto once sha256-node.ts is imported).
  */
-import { countValue, firstInvalidUtf8, LOWER_HEX, scanCount, scanObject, scanValue, tapeMembers } from './canonical-scan.js';
-import { sha256Binary } from './digest.js';
+import { countValue, firstInvalidUtf8, sameBytes, scanCount, scanObject, scanValue, tapeMembers } from './canonical-scan.js';
+import { digestInto } from './chain.js';
+import { LOWER_HEX, sha256Binary } from './digest.js';
 import { checkLine, settleVerdict, type ChainState, type JournalReport, type JournalVerdict, type ReadOptions, type SealInfo, type WalkProblem } from './reader.js';
 import { recordKinds, type JournalRecord } from './records.js';
 import { bodyTapeChecks, metaSpanCheck, type TapeCheck } from './scan-shapes.js';
@@ -45,11 +46,6 @@ const QUOTE = 0x22;
 const NEWLINE = 0x0a;
 
 const ascii = (text: string) => Uint8Array.from(text, (ch) => ch.charCodeAt(0));
-
-function at(b: Uint8Array, p: number, literal: Uint8Array): boolean {
-  for (let i = 0; i < literal.length; i++) if (b[p + i] !== literal[i]) return false;
-  return true;
-}
 
 /**
  * A literal of 5 to 12 bytes, matched as three little-endian 32-bit words (at its start, at 4, and
@@ -95,7 +91,7 @@ const tapeChecks: TapeCheck[] = recordKinds.map((kind, k) => (slowKinds.has(k) ?
 function kindAt(b: Uint8Array, k0: number, k1: number): number {
   const candidates = kindsByLength[k1 - k0];
   if (candidates === undefined) return -1;
-  for (const k of candidates) if (at(b, k0, kindBytes[k]!)) return k;
+  for (const k of candidates) if (sameBytes(b, k0, k1, kindBytes[k]!)) return k;
   return -1;
 }
 
@@ -158,18 +154,14 @@ function fastLine(b: Uint8Array, dv: DataView, p0: number, limit: number, seq: n
   let view = views[length];
   if (view === undefined) views[length] = view = new Uint8Array(b.buffer, b.byteOffset, length);
   const digest = sha256Binary(view);
-  // hash: lowercase hex of the digest; its bytes become the next record's prev (the input is hashed)
+  // hash: the lowercase hex of the digest
   for (let i = 0; i < 32; i++) {
     const hi = LOWER_HEX[b[hashAt + 2 * i]!]!;
     const lo = LOWER_HEX[b[hashAt + 2 * i + 1]!]!;
-    const byte = (hi << 4) | lo;
-    if ((hi | lo) < 0 || byte !== digest.charCodeAt(i)) {
-      // the scratch's prev no longer holds the previous hash: put it back from its text
-      for (let j = 0; j < 32; j++) b[j] = (LOWER_HEX[b[SAVED + 2 * j]!]! << 4) | LOWER_HEX[b[SAVED + 2 * j + 1]!]!;
-      return -1;
-    }
-    b[i] = byte;
+    if ((hi | lo) < 0 || ((hi << 4) | lo) !== digest.charCodeAt(i)) return -1;
   }
+  // accepted: its hash becomes the next record's prev (the scratch is written only now)
+  for (let i = 0; i < 32; i++) b[i] = digest.charCodeAt(i);
   b.copyWithin(SAVED, hashAt, hashAt + 64);
   return newline + 1;
 }
@@ -322,9 +314,8 @@ export class JournalByteVerifier {
 
   /** Put a passed record's hash (a lowercase hex digest) in the scratch area: bytes at 0, text at SAVED. */
   private remember(hash: string): void {
-    const b = this.buf;
-    for (let i = 0; i < 32; i++) b[i] = (LOWER_HEX[hash.charCodeAt(2 * i)]! << 4) | LOWER_HEX[hash.charCodeAt(2 * i + 1)]!;
-    for (let i = 0; i < 64; i++) b[SAVED + i] = hash.charCodeAt(i);
+    digestInto(hash, this.buf);
+    for (let i = 0; i < 64; i++) this.buf[SAVED + i] = hash.charCodeAt(i);
     this.prevHex = hash;
   }
 

@@ -10,7 +10,7 @@
 import { chainRecordForAppend, genesisHash } from './chain.js';
 import { forgetContentText } from './encode.js';
 import { InvalidRecordError, WeftError } from './errors.js';
-import { checkBody, type BodyOf, type JournalRecord, type Pin, type RecordKind } from './records.js';
+import { checkBody, type BodyOf, type JournalRecord, type Pin, type RecordKind, type RecordMeta } from './records.js';
 import { signFingerprint, type SigningKey } from './seal.js';
 import type { JournalStore, Lease } from './store.js';
 
@@ -102,9 +102,8 @@ export class JournalWriter {
     const records: JournalRecord[] = [];
     let prev = this.tailHash;
     let seq = this.nextSeq;
-    const at = this.options.now?.().toISOString();
     // One envelope for the batch: the same object on every record (encode.ts writes its text once).
-    const meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
+    const meta = this.envelope();
     for (const draft of drafts) {
       const check = checkBody(draft.kind, draft.body);
       if (!check.ok) throw new InvalidRecordError(draft.kind, check.reason);
@@ -135,9 +134,7 @@ export class JournalWriter {
       keyId: key.keyId,
       signature: signFingerprint(key, fingerprint),
     };
-    const at = this.options.now?.().toISOString();
-    const meta = at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
-    const record = chainRecordForAppend(fingerprint, { seq: this.nextSeq, kind: 'invocation.sealed' as const, epoch, body }, meta) as JournalRecord;
+    const record = chainRecordForAppend(fingerprint, { seq: this.nextSeq, kind: 'invocation.sealed' as const, epoch, body }, this.envelope()) as JournalRecord;
     try {
       await this.store.append(this.lease, this.nextSeq, [record]);
     } finally {
@@ -146,6 +143,12 @@ export class JournalWriter {
     this.nextSeq++;
     this.tailHash = record.hash;
     return fingerprint;
+  }
+
+  /** The unhashed envelope of the next append: this writer, and the wall time when a clock is given. */
+  private envelope(): RecordMeta {
+    const at = this.options.now?.().toISOString();
+    return at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
   }
 
   async renew(ttlMs = this.options.ttlMs ?? 30_000): Promise<void> {

@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { canonicalize } from '../journal/canonical.js';
 import { firstInvalidUtf8, scanCount, scanNumber, scanObject, scanString, scanValue, stringPlain, tapeMembers } from '../journal/canonical-scan.js';
+import type { RecordKind } from '../journal/records.js';
 import { bodyTapeChecks } from '../journal/scan-shapes.js';
 import { mutate, mutation, ordinary, validBody, zodOk } from './journal-body-generators.js';
 
@@ -182,7 +183,7 @@ describe('canonical JSON scanner', () => {
 
 describe('shape checks over canonical bytes vs the zod schemas', () => {
   /** The tape check's verdict for a body's canonical bytes, or undefined when the scan doubts them. */
-  function tapeVerdict(kind: (typeof validBody extends fc.Arbitrary<[infer K, unknown]> ? K : never), body: unknown): boolean | undefined {
+  function tapeVerdict(kind: RecordKind, body: unknown): boolean | undefined {
     const text = canonical(body);
     if (text === undefined || text[0] !== '{') return undefined;
     const bytes = terminated(text);
@@ -204,7 +205,7 @@ describe('shape checks over canonical bytes vs the zod schemas', () => {
     let rejected = 0;
     fc.assert(
       fc.property(validBody, fc.array(mutation, { minLength: 1, maxLength: 3 }), fc.constantFrom(...Object.keys(bodyTapeChecks)), fc.boolean(), ([k, body], ms, otherKind, swap) => {
-        const kind = (swap ? otherKind : k) as typeof k;
+        const kind = (swap ? otherKind : k) as RecordKind;
         const mutated = ms.reduce(mutate, body);
         if (!ordinary(mutated)) return;
         const verdict = tapeVerdict(kind, mutated);
