@@ -8,9 +8,14 @@
  *      store.append), vs raw SHA-256 of the exact `hashedBytes(prev, content)` of the same records.
  *   2. append+hash+fdatasync into the file store at 1 and 16 records per append (JournalWriter.appendAll:
  *      schema check, canonicalize, SHA-256, lease fence check, write + fdatasync), vs a raw append of
- *      the same JSONL bytes to a plain file (open, write + fdatasync per batch). The writer is
- *      created before and closed after the timed region (lease + pinned record: once per invocation).
+ *      the same JSONL bytes to a plain file (open, write + fdatasync per batch), flushed the same
+ *      way: for the default store, fdatasync on libuv's thread pool; for `flush: 'blocking'`,
+ *      fdatasyncSync (the event loop stopped for the flush). The writer is created before and closed
+ *      after the timed region (lease + pinned record: once per invocation).
  *      Goal: file-store time / raw time ≤ 1.5×.
+ *      Then 8 invocations appending at once, one record per append, vs 8 plain files appended and
+ *      flushed at once, and vs the same appends flushed blocking one at a time (the best a store that
+ *      blocks on the disk could do).
  *   3. full verify (encoding, shape, canonicality, chain, hash, body schema, seal) of an N-record
  *      sealed journal, vs raw SHA-256 of each record's hashed bytes, interleaved: the byte verifier
  *      (JournalByteVerifier over the file's bytes: what `weft verify` runs), and for reference the
@@ -26,7 +31,7 @@
  * ~300 bytes a line. SHA-256 is node:crypto (journal/sha256-node.ts) for both sides.
  */
 import * as crypto from 'node:crypto';
-import { fdatasyncSync, mkdirSync, openSync, closeSync, rmSync, writeSync } from 'node:fs';
+import { fdatasync, fdatasyncSync, mkdirSync, openSync, closeSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { canonicalize } from '../journal/canonical.js';
@@ -122,21 +127,44 @@ function rawShaCreateHash(inputs: readonly Uint8Array[]): void {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const rate = (records: number, ms: number) => (records * 1000) / ms;
 
-interface Pair {
-  measured: number[];
-  baseline: number[];
+/** Run each function `reps` times, interleaved (a, b, c, a, b, c, …) after one untimed warm-up of each; ms per run by name. */
+async function interleaved<K extends string>(reps: number, runs: Record<K, (rep: number) => unknown>): Promise<Record<K, number[]>> {
+  const names = Object.keys(runs) as K[];
+  const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  for (let rep = -1; rep < reps; rep++) {
+    for (const name of names) {
+      const ms = await time(() => runs[name](rep));
+      if (rep >= 0) samples[name].push(ms);
+    }
+  }
+  return samples;
 }
 
-/** Run baseline and measured alternately `reps` times (after one untimed warm-up of each). */
-async function interleaved(reps: number, baseline: (rep: number) => unknown, measured: (rep: number) => unknown): Promise<Pair> {
-  await baseline(-1);
-  await measured(-1);
-  const pair: Pair = { measured: [], baseline: [] };
-  for (let rep = 0; rep < reps; rep++) {
-    pair.baseline.push(await time(() => baseline(rep)));
-    pair.measured.push(await time(() => measured(rep)));
+/** Append each buffer to the file and flush it: `pool` by fdatasync on libuv's thread pool (what FileStore does), else blocking. */
+async function rawAppends(file: string, buffers: readonly Buffer[], pool: boolean): Promise<void> {
+  const fd = openSync(file, 'a');
+  try {
+    for (const bytes of buffers) {
+      let done = 0;
+      while (done < bytes.length) done += writeSync(fd, bytes, done);
+      if (pool) await flushOnPool(fd);
+      else fdatasyncSync(fd);
+    }
+  } finally {
+    closeSync(fd);
   }
-  return pair;
+}
+
+function flushOnPool(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+/** The JSONL bytes a JournalWriter writes for `invocation`'s records after the pinned one, `batch` records per buffer. */
+function appendBuffers(invocation: string, ds: readonly RecordDraft[], batch: number): Buffer[] {
+  const lines = chained(invocation, ds).slice(1).map((r) => canonicalize(r) + '\n');
+  const buffers: Buffer[] = [];
+  for (let i = 0; i < lines.length; i += batch) buffers.push(Buffer.from(lines.slice(i, i + batch).join(''), 'utf8'));
+  return buffers;
 }
 
 export async function run(argv: string[]): Promise<void> {
@@ -155,14 +183,13 @@ export async function run(argv: string[]): Promise<void> {
 
   // 1. append+hash into the memory store ---------------------------------------------------------
   const hashInputs = sample.slice(1).map((r) => hashedBytes(r.prev, r));
-  const mem = await interleaved(
-    reps,
-    () => rawSha(hashInputs),
-    async (rep) => {
+  const mem = await interleaved(reps, {
+    baseline: () => rawSha(hashInputs),
+    measured: async (rep) => {
       const writer = await JournalWriter.create(new MemoryStore(), genesis(`inv-mem-${rep + 1}`), { writer: WRITER });
       for (const d of ds) await writer.append(d);
     },
-  );
+  });
   const memRate = rate(N, median(mem.measured));
   const memRaw = rate(N, median(mem.baseline));
   process.stdout.write(
@@ -173,52 +200,79 @@ export async function run(argv: string[]): Promise<void> {
   // 2. append+hash+fdatasync into the file store --------------------------------------------------
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  const stores = { pool: new FileStore(path.join(dir, 'store-pool')), blocking: new FileStore(path.join(dir, 'store-blocking'), { flush: 'blocking' }) };
+  const store = stores.pool;
   for (const batch of [1, 16]) {
     const count = batch === 1 ? F : F * 4;
     const fds = ds.slice(0, count);
     const id = (rep: number) => `inv-file-${batch}-${String(rep + 2).padStart(3, '0')}`;
-    const store = new FileStore(path.join(dir, 'store'));
     // The baseline's bytes: the same JSONL the store writes for each rep's invocation, prepared
     // outside the timed region, one Buffer per append.
     const prepared = new Map<number, Buffer[]>();
-    for (let rep = -1; rep < reps; rep++) {
-      const lines = chained(id(rep), fds).slice(1).map((r) => canonicalize(r) + '\n');
-      const batches: Buffer[] = [];
-      for (let i = 0; i < lines.length; i += batch) batches.push(Buffer.from(lines.slice(i, i + batch).join(''), 'utf8'));
-      prepared.set(rep, batches);
-    }
+    for (let rep = -1; rep < reps; rep++) prepared.set(rep, appendBuffers(id(rep), fds, batch));
     // Writers are created (lease taken, invocation.pinned written) before and closed after the
     // timed region: both are once per invocation, not per append, and cost several fsyncs.
-    const writers = new Map<number, JournalWriter>();
-    for (let rep = -1; rep < reps; rep++) writers.set(rep, await JournalWriter.create(store, genesis(id(rep)), { writer: WRITER }));
-    const pair = await interleaved(
-      reps,
-      (rep) => {
-        const fd = openSync(path.join(dir, `raw-${batch}-${rep + 1}.jsonl`), 'a');
-        try {
-          for (const bytes of prepared.get(rep)!) {
-            let done = 0;
-            while (done < bytes.length) done += writeSync(fd, bytes, done);
-            fdatasyncSync(fd);
-          }
-        } finally {
-          closeSync(fd);
-        }
-      },
-      async (rep) => {
-        const writer = writers.get(rep)!;
-        for (let i = 0; i < fds.length; i += batch) await writer.appendAll(fds.slice(i, i + batch));
-      },
-    );
-    for (const writer of writers.values()) await writer.close();
-    const raw = median(pair.baseline);
-    const measured = median(pair.measured);
+    const writers = { pool: new Map<number, JournalWriter>(), blocking: new Map<number, JournalWriter>() };
+    for (const mode of ['pool', 'blocking'] as const) {
+      for (let rep = -1; rep < reps; rep++) writers[mode].set(rep, await JournalWriter.create(stores[mode], genesis(id(rep)), { writer: WRITER }));
+    }
+    const appendAll = async (writer: JournalWriter) => {
+      for (let i = 0; i < fds.length; i += batch) await writer.appendAll(fds.slice(i, i + batch));
+    };
+    const runs = await interleaved(reps, {
+      rawPool: (rep) => rawAppends(path.join(dir, `raw-pool-${batch}-${rep + 1}.jsonl`), prepared.get(rep)!, true),
+      pool: (rep) => appendAll(writers.pool.get(rep)!),
+      rawBlocking: (rep) => rawAppends(path.join(dir, `raw-blocking-${batch}-${rep + 1}.jsonl`), prepared.get(rep)!, false),
+      blocking: (rep) => appendAll(writers.blocking.get(rep)!),
+    });
+    for (const group of Object.values(writers)) for (const writer of group.values()) await writer.close();
+    const figure = (label: string, measured: number[], raw: number[]) =>
+      `${label.padEnd(59)}${fmt(rate(count, median(measured))).padStart(9)} rec/s   raw write+fdatasync ${fmt(rate(count, median(raw))).padStart(9)} rec/s   ` +
+      `time ${(median(measured) / median(raw)).toFixed(2)}× raw (goal ≤ 1.5×; by minima ${(minimum(measured) / minimum(raw)).toFixed(2)}×)\n`;
     process.stdout.write(
-      `append+hash+fdatasync, file store, ${String(batch).padStart(2)}/append            ${fmt(rate(count, measured)).padStart(9)} rec/s   ` +
-        `raw write+fdatasync ${fmt(rate(count, raw)).padStart(9)} rec/s            time ${(measured / raw).toFixed(2)}× raw (goal ≤ 1.5×; ` +
-        `by minima ${(minimum(pair.measured) / minimum(pair.baseline)).toFixed(2)}×)\n`,
+      figure(`append+hash+fdatasync, file store, ${String(batch).padStart(2)}/append, flush on pool`, runs.pool, runs.rawPool) +
+        figure(`append+hash+fdatasync, file store, ${String(batch).padStart(2)}/append, flush blocking`, runs.blocking, runs.rawBlocking),
     );
   }
+
+  // 2b. invocations appending at the same time, one record per append -------------------------------
+  {
+    const K = 8;
+    const per = Math.max(1, Math.floor(F / K));
+    const fds = ds.slice(0, per);
+    const id = (rep: number, k: number) => `inv-many-${String(rep + 2).padStart(3, '0')}-${k}`;
+    const prepared = new Map<number, Buffer[][]>();
+    for (let rep = -1; rep < reps; rep++) prepared.set(rep, Array.from({ length: K }, (_, k) => appendBuffers(id(rep, k), fds, 1)));
+    const writers = new Map<number, JournalWriter[]>();
+    for (let rep = -1; rep < reps; rep++) {
+      const group: JournalWriter[] = [];
+      for (let k = 0; k < K; k++) group.push(await JournalWriter.create(store, genesis(id(rep, k)), { writer: WRITER }));
+      writers.set(rep, group);
+    }
+    const file = (kind: string, rep: number, k: number) => path.join(dir, `raw-many-${kind}-${rep + 1}-${k}.jsonl`);
+    const runs = await interleaved(reps, {
+      pool: (rep) => Promise.all(prepared.get(rep)!.map((buffers, k) => rawAppends(file('pool', rep, k), buffers, true))),
+      blocking: async (rep) => {
+        for (const [k, buffers] of prepared.get(rep)!.entries()) await rawAppends(file('blocking', rep, k), buffers, false);
+      },
+      weft: (rep) =>
+        Promise.all(
+          writers.get(rep)!.map(async (writer) => {
+            for (const d of fds) await writer.append(d);
+          }),
+        ),
+    });
+    for (const group of writers.values()) for (const writer of group) await writer.close();
+    const count = K * per;
+    process.stdout.write(
+      `append+hash+fdatasync, file store, ${K} invocations at once, 1/append ${fmt(rate(count, median(runs.weft))).padStart(7)} rec/s   ` +
+        `raw, ${K} files at once ${fmt(rate(count, median(runs.pool))).padStart(9)} rec/s   time ${(median(runs.weft) / median(runs.pool)).toFixed(2)}× raw ` +
+        `(by minima ${(minimum(runs.weft) / minimum(runs.pool)).toFixed(2)}×)\n` +
+        `${' '.repeat(61)}raw, flush blocking ${fmt(rate(count, median(runs.blocking))).padStart(9)} rec/s   (one flush at a time: what a blocking store could do at best; ` +
+        `weft does ${(median(runs.blocking) / median(runs.weft)).toFixed(2)}× that)\n`,
+    );
+  }
+  for (const each of Object.values(stores)) await each.close();
   rmSync(dir, { recursive: true, force: true });
 
   // 3. full verify --------------------------------------------------------------------------------
@@ -256,13 +310,7 @@ export async function run(argv: string[]): Promise<void> {
       if (!r.ok) throw new Error(`bench journal did not verify: ${r.error?.message}`);
     },
   };
-  const verSamples: Record<string, number[]> = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
-  for (let rep = -1; rep < 3 * reps; rep++) {
-    for (const [name, fn] of Object.entries(runs)) {
-      const ms = await time(fn);
-      if (rep >= 0) verSamples[name]!.push(ms);
-    }
-  }
+  const verSamples: Record<string, number[]> = await interleaved(3 * reps, runs);
   const us = (name: string) => (median(verSamples[name]!) * 1000) / n;
   const verRaw = rate(n, median(verSamples.raw!));
   process.stdout.write(

@@ -120,23 +120,95 @@ describe('FileStore', () => {
     await store.close();
   });
 
-  test('group commit: one append of many records is one write and one fdatasync', async () => {
-    const store = new FileStore(freshDir());
-    const lease = await store.acquire('group', { writer: 'w', ttlMs: 60_000 });
-    const calls = { write: 0, datasync: 0, fsync: 0 };
-    const original = { writeSync: fs.writeSync, fdatasyncSync: fs.fdatasyncSync, fsyncSync: fs.fsyncSync };
+  type Flush = (fd: number, done: (err: NodeJS.ErrnoException | null) => void) => void;
+  /** Count the journal's write and flush calls while `run` runs; `flush` (given the real one) may stand in for fdatasync. */
+  async function watchingIo(run: () => Promise<void>, flush?: (fd: number, done: (err: NodeJS.ErrnoException | null) => void, real: Flush) => void) {
+    const calls = { write: 0, datasync: 0, datasyncSync: 0, fsync: 0, maxFlushing: 0 };
+    let flushing = 0;
+    const original = { writeSync: fs.writeSync, fdatasync: fs.fdatasync, fdatasyncSync: fs.fdatasyncSync, fsyncSync: fs.fsyncSync };
     fs.writeSync = ((...args: Parameters<typeof fs.writeSync>) => (calls.write++, original.writeSync(...args))) as typeof fs.writeSync;
-    fs.fdatasyncSync = (fd) => (calls.datasync++, original.fdatasyncSync(fd));
+    fs.fdatasync = ((fd: number, done: (err: NodeJS.ErrnoException | null) => void) => {
+      calls.datasync++;
+      calls.maxFlushing = Math.max(calls.maxFlushing, ++flushing);
+      const finish = (err: NodeJS.ErrnoException | null) => {
+        flushing--;
+        done(err);
+      };
+      if (flush) flush(fd, finish, original.fdatasync);
+      else original.fdatasync(fd, finish);
+    }) as typeof fs.fdatasync;
+    fs.fdatasyncSync = (fd) => (calls.datasyncSync++, original.fdatasyncSync(fd));
     fs.fsyncSync = (fd) => (calls.fsync++, original.fsyncSync(fd));
     syncBuiltinESMExports();
     try {
-      await store.append(lease, 0, chain('group', 20));
+      await run();
     } finally {
       Object.assign(fs, original);
       syncBuiltinESMExports();
     }
-    expect(calls).toEqual({ write: 1, datasync: 1, fsync: 0 });
-    expect(await store.length('group')).toBe(20);
+    return calls;
+  }
+
+  test.each([
+    ['thread-pool', { write: 1, datasync: 1, datasyncSync: 0, fsync: 0, maxFlushing: 1 }],
+    ['blocking', { write: 1, datasync: 0, datasyncSync: 1, fsync: 0, maxFlushing: 0 }],
+  ] as const)('group commit: one append of many records is one write and one fdatasync (flush: %s)', async (flush, expected) => {
+    const store = new FileStore(freshDir(), { flush });
+    const lease = await store.acquire('group', { writer: 'w', ttlMs: 60_000 });
+    const calls = await watchingIo(() => store.append(lease, 0, chain('group', 20)));
+    expect(calls).toEqual(expected);
+    expect(await store.read('group')).toEqual(chain('group', 20));
+    await store.close();
+  });
+
+  test('invocations appending at the same time flush at the same time; one journal flushes one append at a time, in order', async () => {
+    const store = new FileStore(freshDir());
+    const a = await store.acquire('inv-a', { writer: 'w', ttlMs: 60_000 });
+    const b = await store.acquire('inv-b', { writer: 'w', ttlMs: 60_000 });
+    const [ra, rb] = [chain('inv-a', 4), chain('inv-b', 2)];
+    // Hold every flush until both invocations have one running: with a flush that blocked the event
+    // loop, the second append could not even start.
+    const held: (() => void)[] = [];
+    let released = false;
+    const calls = await watchingIo(
+      async () => {
+        await Promise.all([store.append(a, 0, ra.slice(0, 2)), store.append(a, 2, ra.slice(2)), store.append(b, 0, rb)]);
+      },
+      (fd, done, real) => {
+        if (released) return real(fd, done);
+        held.push(() => real(fd, done));
+        if (held.length === 2) {
+          released = true;
+          held.splice(0).forEach((go) => go());
+        }
+      },
+    );
+    expect(calls.maxFlushing).toBe(2); // inv-a's first and inv-b's, together; inv-a's second waited
+    expect(calls.datasync).toBe(3);
+    expect(await store.read('inv-a')).toEqual(ra);
+    expect(await store.read('inv-b')).toEqual(rb);
+    await store.close();
+  });
+
+  test('a failed flush is reported, leaves the journal as it was, and the same records can be appended again', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const lease = await store.acquire('eio', { writer: 'w', ttlMs: 60_000 });
+    const records = chain('eio', 3);
+    await store.append(lease, 0, records.slice(0, 1));
+    const path = join(dir, 'invocations', 'eio', 'journal.jsonl');
+    const before = readFileSync(path);
+    const failing: Flush = (_fd, done) =>
+      done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }) as NodeJS.ErrnoException);
+    let failure: unknown;
+    await watchingIo(async () => {
+      failure = await store.append(lease, 1, records.slice(1)).catch((err: unknown) => err);
+    }, failing);
+    expect((failure as NodeJS.ErrnoException).code).toBe('EIO');
+    expect(readFileSync(path)).toEqual(before); // never acknowledged, so not kept
+    expect(await store.length('eio')).toBe(1);
+    await store.append(lease, 1, records.slice(1));
+    expect(await store.read('eio')).toEqual(records);
     await store.close();
   });
 

@@ -1,8 +1,9 @@
 /**
- * File-system primitives for the file store, all synchronous on purpose: a journal append is a
- * ~0.2 ms fdatasync and the thread-pool round trip of the async API roughly doubles it, and a
- * synchronous critical section cannot interleave with another async task of the same process
- * (so two FileStore instances in one process need no extra in-process lock).
+ * File-system primitives for the file store's leases, snapshots and blobs, all synchronous on
+ * purpose: they are short and rare beside appends, and a synchronous critical section cannot
+ * interleave with another async task of the same process (so two FileStore instances in one
+ * process need no extra in-process lock around a lease). The journal append's own flush is in
+ * file.ts (on the thread pool by default).
  *
  * - `atomicWrite`: write a temp file, fsync it, rename it over the target, fsync the directory
  *   (the fsyncs can be skipped for files whose loss in a power cut is harmless, like leases).
