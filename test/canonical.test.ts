@@ -122,7 +122,7 @@ function reference(value: unknown): string {
 describe('canonicalize: property', () => {
   // Covers both paths: sorted subtrees (native fast path) and unsorted ones, integer-like keys
   // (which JavaScript lists first), -0, undefined members, unicode keys and values.
-  const key = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 4 }), fc.nat({ max: 20 }).map(String), fc.constantFrom('a', 'b', 'B', 'é', '😀', '\uE000'));
+  const key = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 4 }), fc.nat({ max: 20 }).map(String), fc.constantFrom('a', 'b', 'B', 'é', '😀', '\uE000', '__proto__'));
   const leaf = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0), fc.boolean(), fc.constant(null), fc.string({ unit: 'grapheme', maxLength: 6 }));
   const { value } = fc.letrec((tie) => ({
     value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('value'), { maxLength: 4 }), tie('object')),

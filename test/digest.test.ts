@@ -53,4 +53,21 @@ describe('sha256', () => {
     expect(isDigest('A'.repeat(64))).toBe(false);
     expect(isDigest('a'.repeat(63))).toBe(false);
   });
+
+  test('isDigest accepts exactly 64 lowercase hex characters (the regex it replaced, on random near-digests)', () => {
+    // Mostly hex, with upper case, other ASCII and characters above 255 whose low byte is a hex digit.
+    const char = fc.oneof(
+      { weight: 20, arbitrary: fc.constantFrom(...'0123456789abcdef') },
+      { weight: 1, arbitrary: fc.constantFrom('A', 'F', 'g', 'x', ' ', '\u0130', '\u0161', '\u0230', '\uff10') },
+    );
+    fc.assert(
+      fc.property(fc.array(char, { minLength: 62, maxLength: 66 }), (chars) => {
+        const s = chars.join('');
+        expect(isDigest(s)).toBe(/^[0-9a-f]{64}$/.test(s));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(isDigest(undefined)).toBe(false);
+    expect(isDigest(42)).toBe(false);
+  });
 });
