@@ -106,75 +106,58 @@ function stringifiesCanonically(value: unknown, stack: object[]): boolean {
   }
 }
 
-/**
- * A member key's text with its colon (`"key":`), cached: the same few keys recur in every record.
- * Only keys the direct writer may use are cached (not integer-like, well formed);
- * the cache stops growing at KEY_TEXTS_MAX entries (keys are data, and data may be unbounded).
- */
-const KEY_TEXTS_MAX = 4096;
-const keyTexts = new Map<string, string>();
+const NOT_COPYABLE = Symbol('not copyable');
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
 
-function directKeyText(key: string): string | undefined {
-  let text = keyTexts.get(key);
-  if (text === undefined) {
-    const first = key.charCodeAt(0);
-    if ((first >= 0x30 && first <= 0x39 && INTEGER_LIKE.test(key)) || !wellFormed(key)) return undefined;
-    text = JSON.stringify(key) + ':';
-    if (keyTexts.size < KEY_TEXTS_MAX) keyTexts.set(key, text);
-  }
-  return text;
-}
-
-/** Deeper than this, the direct writer leaves the value to the general path (which finds cycles). */
-const DIRECT_DEPTH = 32;
-
 /**
- * The canonical text of plain JSON data whose keys need sorting, written member by member, or
- * undefined when the general path must decide: anything it would reject (and name), objects with
- * integer-like keys (kept off this path so there is one place that orders them), and nesting
- * deeper than DIRECT_DEPTH — so a cycle ends here without a stack of visited objects. Numbers and
- * strings are written by JSON.stringify, as the general path writes them.
+ * A copy of `value` with every object's keys inserted in sorted order, `undefined` members
+ * dropped and -0 written as 0 — which JSON.stringify then writes canonically — or NOT_COPYABLE
+ * when that cannot work: an integer-like key (JavaScript lists those first, whatever the insertion
+ * order), or anything the general path must reject with a named error.
  */
-function writeSorted(value: unknown, depth: number): string | undefined {
+function sortedCopy(value: unknown, stack: object[]): unknown {
   switch (typeof value) {
     case 'string':
-      return wellFormed(value) ? JSON.stringify(value) : undefined;
+      return wellFormed(value) ? value : NOT_COPYABLE;
     case 'number':
-      if (Number.isSafeInteger(value)) return value === 0 ? '0' : String(value);
-      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+      return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : NOT_COPYABLE;
     case 'boolean':
-      return value ? 'true' : 'false';
+      return value;
     case 'object': {
-      if (value === null) return 'null';
-      if (depth >= DIRECT_DEPTH) return undefined;
-      if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) {
-          const item = writeSorted(value[i], depth + 1);
-          if (item === undefined) return undefined;
-          out += i === 0 ? item : ',' + item;
+      if (value === null) return null;
+      if (stack.includes(value)) return NOT_COPYABLE;
+      stack.push(value);
+      try {
+        if (Array.isArray(value)) {
+          const out: unknown[] = new Array(value.length);
+          for (let i = 0; i < value.length; i++) {
+            const item = value[i];
+            if (item === undefined) return NOT_COPYABLE;
+            const copy = sortedCopy(item, stack);
+            if (copy === NOT_COPYABLE) return NOT_COPYABLE;
+            out[i] = copy;
+          }
+          return out;
         }
-        return out + ']';
+        const proto = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null) return NOT_COPYABLE;
+        const record = value as Record<string, unknown>;
+        const out: Record<string, unknown> = {};
+        for (const key of Object.keys(record).sort()) {
+          if (INTEGER_LIKE.test(key) || key === '__proto__' || !wellFormed(key)) return NOT_COPYABLE;
+          const member = record[key];
+          if (member === undefined) continue;
+          const copy = sortedCopy(member, stack);
+          if (copy === NOT_COPYABLE) return NOT_COPYABLE;
+          out[key] = copy;
+        }
+        return out;
+      } finally {
+        stack.pop();
       }
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return undefined;
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
-      let out = '{';
-      for (const key of keys) {
-        const member = record[key];
-        if (member === undefined) continue;
-        const keyText = directKeyText(key);
-        if (keyText === undefined) return undefined;
-        const text = writeSorted(member, depth + 1);
-        if (text === undefined) return undefined;
-        out += out.length === 1 ? keyText + text : ',' + keyText + text;
-      }
-      return out + '}';
     }
     default:
-      return undefined; // undefined (an array hole or element), BigInt, function, symbol
+      return NOT_COPYABLE;
   }
 }
 
@@ -197,12 +180,12 @@ function write(value: unknown, path: Path, stack: object[]): string {
     case 'object':
       if (value === null) return 'null';
       // Whole subtrees that are already canonical go through the native serializer in one call;
-      // subtrees that only need their keys sorted are written directly. The general path handles
-      // the rest — integer-like keys, which JavaScript would reorder — and names errors.
+      // so do subtrees that only need their keys sorted (via a sorted copy). The general path
+      // handles the rest — integer-like keys, which JavaScript would reorder — and names errors.
       if (stringifiesCanonically(value, stack)) return JSON.stringify(value);
       {
-        const text = writeSorted(value, stack.length);
-        if (text !== undefined) return text;
+        const copy = sortedCopy(value, stack);
+        if (copy !== NOT_COPYABLE) return JSON.stringify(copy);
       }
       return writeObject(value, path, stack);
     case 'undefined':
