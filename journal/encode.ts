@@ -13,8 +13,10 @@
  * (a different body or meta object, changed seq/epoch/kind/prev/hash, an extra key), it falls back
  * to `canonicalize`.
  *
- * The line is only valid while the body and meta cannot have changed: the writer chains and appends
- * in one synchronous step and forgets the lines when the append returns. Records chained by the
+ * The line is the text the hash was computed over, and it is what the store writes: the writer
+ * chains and hands the records to the store in one synchronous step and forgets the lines when the
+ * append returns. (A store may queue the append behind another operation on the same journal; a
+ * body changed meanwhile is still written as it was hashed.) Records chained by the
  * public `chainRecord` never have a line here — a caller may edit a body after chaining (a test
  * makes an unencodable record that way), and the store must then write, or refuse, the body as it is.
  *

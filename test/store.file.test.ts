@@ -87,18 +87,21 @@ async function spawnHolder(dir: string, invocation: string, ttlMs: number, recor
   return { lease: reply.lease!, error: reply.error, kill };
 }
 
-storeConformance({
-  name: 'file',
-  injectableClock: true,
-  create: async ({ now }) => new FileStore(freshDir(), { now }),
-  peer: async (store, { now }) => new FileStore((store as FileStore).dir, { now }),
-  cleanup: async (store) => rmSync((store as FileStore).dir, { recursive: true, force: true }),
-  crash: {
-    tearTail: async (store, invocation, partial) => appendFileSync((store as FileStore).journalPath(invocation), partial),
-    holder: (store, invocation, { ttlMs, records }) => spawnHolder((store as FileStore).dir, invocation, ttlMs, records),
-  },
-  corruptBlob: async (store, digest) => writeFileSync(join((store as FileStore).dir, 'blobs', digest), 'tampered'),
-});
+// The conformance suite for both ways of flushing: the default (the thread pool) and the CLI's.
+for (const flush of ['thread-pool', 'blocking'] as const) {
+  storeConformance({
+    name: `file (flush: ${flush})`,
+    injectableClock: true,
+    create: async ({ now }) => new FileStore(freshDir(), { now, flush }),
+    peer: async (store, { now }) => new FileStore((store as FileStore).dir, { now, flush }),
+    cleanup: async (store) => rmSync((store as FileStore).dir, { recursive: true, force: true }),
+    crash: {
+      tearTail: async (store, invocation, partial) => appendFileSync((store as FileStore).journalPath(invocation), partial),
+      holder: (store, invocation, { ttlMs, records }) => spawnHolder((store as FileStore).dir, invocation, ttlMs, records),
+    },
+    corruptBlob: async (store, digest) => writeFileSync(join((store as FileStore).dir, 'blobs', digest), 'tampered'),
+  });
+}
 
 describe('FileStore', () => {
   test('lays out one canonical JSONL journal, a lease file and a snapshot per invocation', async () => {
@@ -209,6 +212,97 @@ describe('FileStore', () => {
     expect(await store.length('eio')).toBe(1);
     await store.append(lease, 1, records.slice(1));
     expect(await store.read('eio')).toEqual(records);
+    await store.close();
+  });
+
+  /** A stand-in for fdatasync that holds the first `hold` flushes until `release` is called; later ones run. */
+  function holdingFlushes(hold = 1) {
+    const held: { fd: number; done: (err: NodeJS.ErrnoException | null) => void; real: Flush }[] = [];
+    return {
+      flush: ((fd, done, real) => {
+        if (held.length < hold) held.push({ fd, done, real });
+        else real(fd, done);
+      }) as (fd: number, done: (err: NodeJS.ErrnoException | null) => void, real: Flush) => void,
+      held: () => held.length,
+      /** Let the held flushes run, or fail them with `error`. */
+      release: (error?: NodeJS.ErrnoException) => held.splice(0).forEach(({ fd, done, real }) => (error ? done(error) : real(fd, done))),
+    };
+  }
+  const eio = () => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }) as NodeJS.ErrnoException;
+  const until = async (cond: () => boolean) => {
+    for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 1));
+    expect(cond()).toBe(true);
+  };
+
+  test('release and close wait for a flush in flight: the lease is not let go until the append is durable', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const lease = await store.acquire('wait', { writer: 'w', ttlMs: 60_000 });
+    const records = chain('wait', 2);
+    const hold = holdingFlushes();
+    await watchingIo(async () => {
+      const appended = store.append(lease, 0, records);
+      await until(() => hold.held() === 1);
+      let released = false;
+      const releasing = store.release(lease).then(() => (released = true));
+      const closing = store.close();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(released).toBe(false); // still the holder's lease while its append is unflushed
+      expect(JSON.parse(readFileSync(join(dir, 'invocations', 'wait', 'lease.json'), 'utf8')).released).toBeUndefined();
+      hold.release();
+      await Promise.all([appended, releasing, closing]);
+    }, hold.flush);
+    const next = new FileStore(dir);
+    const lease2 = await next.acquire('wait', { writer: 'w2', ttlMs: 60_000 });
+    expect(await next.read('wait')).toEqual(records);
+    await next.append(lease2, 2, chain('wait', 3).slice(2));
+    expect(await next.length('wait')).toBe(3);
+    await next.close();
+  });
+
+  test('a flush that fails after the lease was taken over leaves the new holder\'s records alone', async () => {
+    const dir = freshDir();
+    let t = 1_767_225_600_000;
+    const now = () => t;
+    const old = new FileStore(dir, { now });
+    const lease = await old.acquire('taken', { writer: 'old', ttlMs: 1_000 });
+    const all = chain('taken', 4);
+    const hold = holdingFlushes();
+    let failure: unknown;
+    await watchingIo(async () => {
+      const appended = old.append(lease, 0, all.slice(0, 1)).catch((err: unknown) => (failure = err));
+      await until(() => hold.held() === 1);
+      // The old holder's flush hangs past its lease; a new holder takes over and continues the journal
+      // (it reads the unflushed record, as a reader in another process would).
+      t += 2_000;
+      const fresh = new FileStore(dir, { now });
+      const lease2 = await fresh.acquire('taken', { writer: 'new', ttlMs: 60_000 });
+      expect(await fresh.length('taken')).toBe(1);
+      await fresh.append(lease2, 1, all.slice(1));
+      hold.release(eio());
+      await appended;
+      expect(await fresh.read('taken')).toEqual(all); // nothing the new holder acknowledged was cut
+      await fresh.close();
+    }, hold.flush);
+    expect((failure as NodeJS.ErrnoException).code).toBe('EIO');
+    await old.close();
+  });
+
+  test('a snapshot asked for while an append is flushing is taken after it, at the length that append made', async () => {
+    const dir = freshDir();
+    const store = new FileStore(dir);
+    const lease = await store.acquire('snap', { writer: 'w', ttlMs: 60_000 });
+    const records = chain('snap', 3);
+    await store.append(lease, 0, records.slice(0, 1));
+    const hold = holdingFlushes();
+    await watchingIo(async () => {
+      const appended = store.append(lease, 1, records.slice(1));
+      await until(() => hold.held() === 1);
+      const snapshot = store.putSnapshot(lease, { seq: 3, hash: records[2]!.hash, data: { at: 3 } });
+      hold.release();
+      await Promise.all([appended, snapshot]);
+    }, hold.flush);
+    expect(await store.getSnapshot('snap')).toEqual({ seq: 3, hash: records[2]!.hash, data: { at: 3 } });
     await store.close();
   });
 

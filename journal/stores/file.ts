@@ -11,15 +11,21 @@
  * - Durability: an append returns only after its bytes are written and fdatasync'd. All records
  *   of one `append` go out in ONE write and ONE fdatasync (group commit); no other fsync is on the
  *   append path. Snapshots, blobs and leases are written by atomic rename with fsyncs.
- * - Flushing (`FileStoreOptions.flush`): by default the event loop never waits for the disk on the
- *   append path — the fdatasync runs on libuv's thread pool, so the process keeps serving while it
- *   flushes, and invocations appending at the same time flush at the same time (the file system
- *   commits their flushes together: about twice the appends per second with 8 invocations). A lone
- *   append pays the pool's round trip for it: tens of µs on bare metal, up to ~0.1 ms on a small VM
- *   whose idle vCPU must be woken. `flush: 'blocking'` (fdatasyncSync) saves that round trip for a
- *   process that runs one invocation at a time and serves nothing else. `npm run bench -- journal`
- *   measures both. Either way the holder's operations on one journal (append, putSnapshot,
- *   quarantineTornTail) run one at a time, each to its end, in call order (`serially`).
+ * - Flushing (`FileStoreOptions.flush`): by default an append's fdatasync — the one long wait on
+ *   the append path — runs on libuv's thread pool, so the process keeps serving while it flushes,
+ *   and invocations appending at the same time flush at the same time, up to the pool's size
+ *   (UV_THREADPOOL_SIZE, 4 unless set; shared with DNS lookups, zlib and crypto): the file system
+ *   commits their flushes together, about twice the appends per second with 8 invocations. The
+ *   write itself, the lease check and the rarer snapshot, blob and lease writes stay synchronous.
+ *   A lone append pays the pool's round trip: tens of µs on bare metal, up to ~0.1 ms on a small
+ *   VM whose idle vCPU must be woken. `flush: 'blocking'` (fdatasyncSync) saves that round trip for
+ *   a process that runs one invocation at a time and serves nothing else. `npm run bench --
+ *   journal` measures both.
+ * - One at a time per journal: this store's operations on one invocation (acquire, append,
+ *   putSnapshot, quarantineTornTail, release) run one at a time, each to its end, in call order
+ *   (`serially`); close waits for all of them. A reader (read, length, tail) is not queued: it may
+ *   see a record whose flush is still running, as a reader in another process always could — the
+ *   writer is told only once it is flushed, and a failed flush takes it back (`takeBack`).
  * - All or nothing: every check (fence, expected seq, linkage, torn tail, canonical encoding)
  *   runs before the write; if the write or fdatasync fails, the file is truncated back to its
  *   previous length (those bytes were never acknowledged).
@@ -97,18 +103,24 @@ export class FileStore implements JournalStore {
   }
 
   async acquire(invocation: string, options: AcquireOptions): Promise<Lease> {
-    const lease = await acquireLease(this.invocationDir(invocation), invocation, options, this.now);
-    this.forget(invocation); // re-read the journal on the first append under the new token
-    return lease;
+    // Queued behind this store's own operations on the journal, like release: see `serially`.
+    return this.serially(invocation, async () => {
+      const lease = await acquireLease(this.invocationDir(invocation), invocation, options, this.now);
+      this.forget(invocation); // re-read the journal on the first append under the new token
+      return lease;
+    });
   }
 
   async renew(lease: Lease, ttlMs: number): Promise<Lease> {
     return renewLease(this.invocationDir(lease.invocation), lease, ttlMs, this.now);
   }
 
+  /** Give the lease up once this store's operations on the journal have ended (see `serially`). */
   async release(lease: Lease): Promise<void> {
-    if (this.open.get(lease.invocation)?.token === lease.token) this.forget(lease.invocation);
-    await releaseLease(this.invocationDir(lease.invocation), lease, this.now);
+    return this.serially(lease.invocation, async () => {
+      if (this.open.get(lease.invocation)?.token === lease.token) this.forget(lease.invocation);
+      await releaseLease(this.invocationDir(lease.invocation), lease, this.now);
+    });
   }
 
   async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
@@ -130,11 +142,7 @@ export class FileStore implements JournalStore {
       if (this.blocking) fdatasyncSync(journal.fd);
       else await flushOnPool(journal.fd);
     } catch (err) {
-      try {
-        ftruncateSync(journal.fd, journal.size); // never acknowledged: leave no partial record
-      } catch {
-        /* the write error is the one to report; the next read reports any torn tail */
-      }
+      this.takeBack(lease, journal, bytes.length);
       this.forget(lease.invocation, journal);
       throw err;
     } finally {
@@ -147,11 +155,31 @@ export class FileStore implements JournalStore {
   }
 
   /**
+   * After a failed write or flush: cut the file back to where this append began — its bytes were
+   * never acknowledged — but only while nothing can have been built on them: the lease is still
+   * this holder's and the file ends where this append's bytes end. Otherwise (the lease expired and
+   * was taken over, and the new holder read and continued the journal) the bytes stay: cutting
+   * them would delete what another writer had already acknowledged.
+   */
+  private takeBack(lease: Lease, journal: OpenJournal, written: number): void {
+    try {
+      const stored = this.leases.read(this.invocationDir(lease.invocation));
+      if (stored?.token !== lease.token || stored.released) return;
+      if (fstatSync(journal.fd).size > journal.size + written) return;
+      ftruncateSync(journal.fd, journal.size);
+    } catch {
+      /* the write error is the one to report; the next read reports any torn tail */
+    }
+  }
+
+  /**
    * Run the holder's operations on one journal one at a time, in call order, each to its end (its
    * flush included) — what one synchronous call gave when appends blocked on the disk. A failed
    * operation does not stop the ones queued after it: each reports its own outcome.
    */
   private serially<T>(invocation: string, operation: () => Promise<T>): Promise<T> {
+    // acquire and release go through here too, so a lease is never released (and another writer
+    // let in) while this store still has a write of that journal in flight.
     const before = this.queues.get(invocation); // never rejects: it is the previous `settled`
     const result = before === undefined ? operation() : before.then(operation);
     const settled = result.then(
@@ -303,7 +331,9 @@ export class FileStore implements JournalStore {
     return new Uint8Array(bytes);
   }
 
+  /** Close the journals once every queued operation has ended (see `serially`). */
   async close(): Promise<void> {
+    await Promise.all([...this.queues.values()]);
     for (const invocation of [...this.open.keys()]) this.forget(invocation);
   }
 
