@@ -203,8 +203,8 @@ export async function run(argv: string[]): Promise<void> {
   const stores = { pool: new FileStore(path.join(dir, 'store-pool')), blocking: new FileStore(path.join(dir, 'store-blocking'), { flush: 'blocking' }) };
   const store = stores.pool;
   for (const batch of [1, 16]) {
-    const count = batch === 1 ? F : F * 4;
-    const fds = ds.slice(0, count);
+    const fds = ds.slice(0, batch === 1 ? F : F * 4);
+    const count = fds.length;
     const id = (rep: number) => `inv-file-${batch}-${String(rep + 2).padStart(3, '0')}`;
     // The baseline's bytes: the same JSONL the store writes for each rep's invocation, prepared
     // outside the timed region, one Buffer per append.
@@ -265,9 +265,9 @@ export async function run(argv: string[]): Promise<void> {
     for (const group of writers.values()) for (const writer of group) await writer.close();
     const count = K * per;
     process.stdout.write(
-      `append+hash+fdatasync, file store, ${K} invocations at once, 1/append ${fmt(rate(count, median(runs.weft))).padStart(7)} rec/s   ` +
+      `${`append+hash+fdatasync, file store, ${K} at once, 1/append`.padEnd(59)}${fmt(rate(count, median(runs.weft))).padStart(9)} rec/s   ` +
         `raw, ${K} files at once ${fmt(rate(count, median(runs.pool))).padStart(9)} rec/s   time ${(median(runs.weft) / median(runs.pool)).toFixed(2)}× raw ` +
-        `(by minima ${(minimum(runs.weft) / minimum(runs.pool)).toFixed(2)}×)\n` +
+        `(by minima ${(minimum(runs.weft) / minimum(runs.pool)).toFixed(2)}×; libuv's pool: ${process.env.UV_THREADPOOL_SIZE ?? 4} threads)\n` +
         `${' '.repeat(61)}raw, flush blocking ${fmt(rate(count, median(runs.blocking))).padStart(9)} rec/s   (one flush at a time: what a blocking store could do at best; ` +
         `weft does ${(median(runs.blocking) / median(runs.weft)).toFixed(2)}× that)\n`,
     );

@@ -150,7 +150,8 @@ export async function run(argv: string[]): Promise<void> {
   try {
     const samples = { pool: [] as number[], rawPool: [] as number[], blocking: [] as number[], rawBlocking: [] as number[] };
     for (let r = 0; r < Math.max(3, Math.ceil(reps / 2)); r++) {
-      for (const flush of ['thread-pool', 'blocking'] as const) {
+      // Alternate which mode goes first, so neither always runs on the other's leftovers.
+      for (const flush of r % 2 === 0 ? (['thread-pool', 'blocking'] as const) : (['blocking', 'thread-pool'] as const)) {
         const store = new FileStore(path.join(dir, `store-${flush}-${r}`), { flush });
         const w = await machineExecuteMs(store, fileSteps, 100 + r);
         const id = (await store.list())[0]!;

@@ -6,7 +6,8 @@
  *
  * A CLI process runs one invocation and serves nothing else, so its store flushes blocking
  * (`flush: 'blocking'`): no thread-pool round trip on each durable append. A library user's
- * FileStore keeps the default, which never stops the event loop for the disk.
+ * FileStore keeps the default, which flushes on the thread pool and so does not hold the event
+ * loop for the flush.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
