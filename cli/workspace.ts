@@ -3,11 +3,6 @@
  * blobs), `<dir>/keys/` holds the signing key (created on first use, 0600), and
  * `<dir>/state/<example>/` the example's simulated providers. The CLI's run / resume / approve /
  * replay / ls commands all open a runtime this way.
- *
- * A CLI process runs one invocation and serves nothing else, so its store flushes blocking
- * (`flush: 'blocking'`): no thread-pool round trip on each durable append. A library user's
- * FileStore keeps the default, which flushes on the thread pool and so does not hold the event
- * loop for the flush.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -48,7 +43,7 @@ export interface ModelChoice {
 export async function openWorkspace(dirOption: string | undefined, exampleName: string, hooks?: ExampleHooks, modelChoice?: ModelChoice): Promise<Workspace> {
   const dir = path.resolve(dirOption ?? DEFAULT_DIR);
   const example = await loadExample(exampleName);
-  const store = new FileStore(dir, { flush: 'blocking' });
+  const store = new FileStore(dir);
   const { key, publicKeyFile } = await workspaceKey(dir);
   const created = example.create(path.join(dir, 'state', example.name), hooks);
   const { app } = created;

@@ -18,4 +18,4 @@ export * from './verify-bytes.js';
 export * from './store.js';
 export * from './writer.js';
 export { MemoryStore } from './stores/memory.js';
-export { FileStore } from './stores/file.js';
+export { FileStore, type FileStoreOptions, type FlushMode } from './stores/file.js';

@@ -87,8 +87,9 @@ async function spawnHolder(dir: string, invocation: string, ttlMs: number, recor
   return { lease: reply.lease!, error: reply.error, kill };
 }
 
-// The conformance suite for both ways of flushing: the default (the thread pool) and the CLI's.
-for (const flush of ['thread-pool', 'blocking'] as const) {
+// The conformance suite for both ways of flushing: the default ('auto': one journal at a time
+// blocks) and always on the thread pool.
+for (const flush of ['auto', 'thread-pool'] as const) {
   storeConformance({
     name: `file (flush: ${flush})`,
     injectableClock: true,
@@ -155,6 +156,7 @@ describe('FileStore', () => {
   test.each([
     ['thread-pool', { write: 1, datasync: 1, datasyncSync: 0, fsync: 0, maxFlushing: 1 }],
     ['blocking', { write: 1, datasync: 0, datasyncSync: 1, fsync: 0, maxFlushing: 0 }],
+    ['auto', { write: 1, datasync: 0, datasyncSync: 1, fsync: 0, maxFlushing: 0 }], // one journal open: blocks
   ] as const)('group commit: one append of many records is one write and one fdatasync (flush: %s)', async (flush, expected) => {
     const store = new FileStore(freshDir(), { flush });
     const lease = await store.acquire('group', { writer: 'w', ttlMs: 60_000 });
@@ -165,7 +167,7 @@ describe('FileStore', () => {
   });
 
   test('invocations appending at the same time flush at the same time; one journal flushes one append at a time, in order', async () => {
-    const store = new FileStore(freshDir());
+    const store = new FileStore(freshDir(), { flush: 'thread-pool' });
     const a = await store.acquire('inv-a', { writer: 'w', ttlMs: 60_000 });
     const b = await store.acquire('inv-b', { writer: 'w', ttlMs: 60_000 });
     const [ra, rb] = [chain('inv-a', 4), chain('inv-b', 2)];
@@ -193,9 +195,26 @@ describe('FileStore', () => {
     await store.close();
   });
 
+  test("flush 'auto' blocks while one journal is open for appending and uses the pool once two are", async () => {
+    const store = new FileStore(freshDir());
+    const a = await store.acquire('auto-a', { writer: 'w', ttlMs: 60_000 });
+    const b = await store.acquire('auto-b', { writer: 'w', ttlMs: 60_000 });
+    const [ra, rb] = [chain('auto-a', 2), chain('auto-b', 1)];
+    const alone = await watchingIo(() => store.append(a, 0, ra.slice(0, 1)));
+    expect(alone).toMatchObject({ datasync: 0, datasyncSync: 1 });
+    const together = await watchingIo(async () => {
+      await Promise.all([store.append(b, 0, rb), store.append(a, 1, ra.slice(1))]);
+    });
+    expect(together).toMatchObject({ datasync: 2, datasyncSync: 0, maxFlushing: 2 });
+    await store.release(b); // one journal open again
+    const againAlone = await watchingIo(() => store.append(a, 2, chain('auto-a', 3).slice(2)));
+    expect(againAlone).toMatchObject({ datasync: 0, datasyncSync: 1 });
+    await store.close();
+  });
+
   test('a failed flush is reported, leaves the journal as it was, and the same records can be appended again', async () => {
     const dir = freshDir();
-    const store = new FileStore(dir);
+    const store = new FileStore(dir, { flush: 'thread-pool' });
     const lease = await store.acquire('eio', { writer: 'w', ttlMs: 60_000 });
     const records = chain('eio', 3);
     await store.append(lease, 0, records.slice(0, 1));
@@ -236,7 +255,7 @@ describe('FileStore', () => {
 
   test('release and close wait for a flush in flight: the lease is not let go until the append is durable', async () => {
     const dir = freshDir();
-    const store = new FileStore(dir);
+    const store = new FileStore(dir, { flush: 'thread-pool' });
     const lease = await store.acquire('wait', { writer: 'w', ttlMs: 60_000 });
     const records = chain('wait', 2);
     const hold = holdingFlushes();
@@ -264,7 +283,7 @@ describe('FileStore', () => {
     const dir = freshDir();
     let t = 1_767_225_600_000;
     const now = () => t;
-    const old = new FileStore(dir, { now });
+    const old = new FileStore(dir, { now, flush: 'thread-pool' });
     const lease = await old.acquire('taken', { writer: 'old', ttlMs: 1_000 });
     const all = chain('taken', 4);
     const hold = holdingFlushes();
@@ -290,7 +309,7 @@ describe('FileStore', () => {
 
   test('a snapshot asked for while an append is flushing is taken after it, at the length that append made', async () => {
     const dir = freshDir();
-    const store = new FileStore(dir);
+    const store = new FileStore(dir, { flush: 'thread-pool' });
     const lease = await store.acquire('snap', { writer: 'w', ttlMs: 60_000 });
     const records = chain('snap', 3);
     await store.append(lease, 0, records.slice(0, 1));

@@ -11,16 +11,18 @@
  * - Durability: an append returns only after its bytes are written and fdatasync'd. All records
  *   of one `append` go out in ONE write and ONE fdatasync (group commit); no other fsync is on the
  *   append path. Snapshots, blobs and leases are written by atomic rename with fsyncs.
- * - Flushing (`FileStoreOptions.flush`): by default an append's fdatasync — the one long wait on
- *   the append path — runs on libuv's thread pool, so the process keeps serving while it flushes,
- *   and invocations appending at the same time flush at the same time, up to the pool's size
- *   (UV_THREADPOOL_SIZE, 4 unless set; shared with DNS lookups, zlib and crypto): the file system
- *   commits their flushes together, about twice the appends per second with 8 invocations. The
- *   write itself, the lease check and the rarer snapshot, blob and lease writes stay synchronous.
- *   A lone append pays the pool's round trip: tens of µs on bare metal, up to ~0.1 ms on a small
- *   VM whose idle vCPU must be woken. `flush: 'blocking'` (fdatasyncSync) saves that round trip for
- *   a process that runs one invocation at a time and serves nothing else. `npm run bench --
- *   journal` measures both.
+ * - Flushing (`FileStoreOptions.flush`): an append's fdatasync — the one long wait on the append
+ *   path — either blocks the calling thread (fdatasyncSync) or runs on libuv's thread pool, the
+ *   event loop free meanwhile. The pool lets invocations appending at the same time flush at the
+ *   same time, up to its size (UV_THREADPOOL_SIZE, 4 unless set; shared with DNS lookups, zlib and
+ *   crypto), and the file system commits their flushes together: about twice the appends per
+ *   second with 8 invocations. But a lone append pays the pool's round trip — tens of µs on bare
+ *   metal, 0.1–0.2 ms on a small VM whose idle vCPUs must be woken, about half again the time of
+ *   a runtime step there. So the default, `'auto'`, blocks while this store has one journal open
+ *   for appending and uses the pool once it has more; `'thread-pool'` always uses the pool (a
+ *   server that must not hold its event loop even for one flush); `'blocking'` never does. The
+ *   write itself, the lease check and the rarer snapshot, blob and lease writes are synchronous in
+ *   every mode. `npm run bench -- journal` and `-- runtime` measure the modes.
  * - One at a time per journal: this store's operations on one invocation (acquire, append,
  *   putSnapshot, quarantineTornTail, release) run one at a time, each to its end, in call order
  *   (`serially`); close waits for all of them. A reader (read, length, tail) is not queued: it may
@@ -48,15 +50,18 @@ import { atomicWrite, errno, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, LeaseReader, releaseLease, renewLease } from './file-lease.js';
 import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
 
+export type FlushMode = 'auto' | 'thread-pool' | 'blocking';
+
 export interface FileStoreOptions {
   /** Wall clock in ms since the epoch, for lease expiry. Default Date.now. */
   now?: () => number;
   /**
-   * How an append waits for its fdatasync: `'thread-pool'` (default) on libuv's thread pool, the
-   * event loop free meanwhile; `'blocking'` in the calling thread — a little less latency for a
-   * process that runs one invocation at a time and serves nothing else. Durability is the same.
+   * How an append waits for its fdatasync (see the header): `'auto'` (default) blocks while this
+   * store has one journal open for appending and uses libuv's thread pool once it has more;
+   * `'thread-pool'` always uses the pool, the event loop free meanwhile; `'blocking'` always blocks.
+   * Durability is the same in every mode.
    */
-  flush?: 'thread-pool' | 'blocking';
+  flush?: FlushMode;
 }
 
 /** What the lease holder knows about its journal file. */
@@ -82,7 +87,7 @@ export class FileStore implements JournalStore {
   readonly name: string;
   readonly dir: string;
   private readonly now: () => number;
-  private readonly blocking: boolean;
+  private readonly flushMode: FlushMode;
   private readonly open = new Map<string, OpenJournal>();
   /** Byte offsets of snapshot anchors (seq → where its line starts), so resume reads only the tail. */
   private readonly anchors = new Map<string, { seq: number; offset: number }>();
@@ -94,7 +99,7 @@ export class FileStore implements JournalStore {
     this.dir = resolve(dir);
     this.name = `file:${this.dir}`;
     this.now = options.now ?? Date.now;
-    this.blocking = options.flush === 'blocking';
+    this.flushMode = options.flush ?? 'auto';
   }
 
   /** The journal file of an invocation (for tools and tests; the store owns its contents). */
@@ -139,7 +144,7 @@ export class FileStore implements JournalStore {
     try {
       let done = 0;
       while (done < bytes.length) done += writeSync(journal.fd, bytes, done);
-      if (this.blocking) fdatasyncSync(journal.fd);
+      if (this.flushBlocks()) fdatasyncSync(journal.fd);
       else await flushOnPool(journal.fd);
     } catch (err) {
       this.takeBack(lease, journal, bytes.length);
@@ -152,6 +157,11 @@ export class FileStore implements JournalStore {
     journal.size += bytes.length;
     journal.length += records.length;
     journal.tailHash = records[records.length - 1]!.hash;
+  }
+
+  /** Whether the next flush blocks: the mode's answer (`'auto'`: while only one journal is open for appending). */
+  private flushBlocks(): boolean {
+    return this.flushMode === 'blocking' || (this.flushMode === 'auto' && this.open.size <= 1);
   }
 
   /**
