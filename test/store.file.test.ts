@@ -202,6 +202,8 @@ describe('FileStore', () => {
     const [ra, rb] = [chain('auto-a', 2), chain('auto-b', 1)];
     const alone = await watchingIo(() => store.append(a, 0, ra.slice(0, 1)));
     expect(alone).toMatchObject({ datasync: 0, datasyncSync: 1 });
+    // b's append opens its journal before a's decides how to flush (each runs synchronously up to
+    // its flush, in call order), so both see two journals open and both go to the pool.
     const together = await watchingIo(async () => {
       await Promise.all([store.append(b, 0, rb), store.append(a, 1, ra.slice(1))]);
     });
@@ -265,7 +267,7 @@ describe('FileStore', () => {
       let released = false;
       const releasing = store.release(lease).then(() => (released = true));
       const closing = store.close();
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 20)); // time for release to finish, were it not queued
       expect(released).toBe(false); // still the holder's lease while its append is unflushed
       expect(JSON.parse(readFileSync(join(dir, 'invocations', 'wait', 'lease.json'), 'utf8')).released).toBeUndefined();
       hold.release();

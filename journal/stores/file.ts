@@ -17,12 +17,13 @@
  *   same time, up to its size (UV_THREADPOOL_SIZE, 4 unless set; shared with DNS lookups, zlib and
  *   crypto), and the file system commits their flushes together: about twice the appends per
  *   second with 8 invocations. But a lone append pays the pool's round trip — tens of µs on bare
- *   metal, 0.1–0.2 ms on a small VM whose idle vCPUs must be woken, about half again the time of
- *   a runtime step there. So the default, `'auto'`, blocks while this store has one journal open
- *   for appending and uses the pool once it has more; `'thread-pool'` always uses the pool (a
- *   server that must not hold its event loop even for one flush); `'blocking'` never does. The
- *   write itself, the lease check and the rarer snapshot, blob and lease writes are synchronous in
- *   every mode. `npm run bench -- journal` and `-- runtime` measure the modes.
+ *   metal, 0.1–0.2 ms on a small VM whose idle vCPUs must be woken (a runtime step there takes
+ *   about 1.4× as long with its two flushes on the pool). So the default, `'auto'`, blocks while
+ *   this store has one journal open for appending (appended to under its lease and not released)
+ *   and uses the pool once it has more; `'thread-pool'` always uses the pool (a server that must
+ *   not hold its event loop even for one flush); `'blocking'` never does. The write itself, the
+ *   lease check and the rarer snapshot, blob and lease writes are synchronous in every mode.
+ *   `npm run bench -- journal` and `-- runtime` measure the modes.
  * - One at a time per journal: this store's operations on one invocation (acquire, append,
  *   putSnapshot, quarantineTornTail, release) run one at a time, each to its end, in call order
  *   (`serially`); close waits for all of them. A reader (read, length, tail) is not queued: it may
@@ -169,7 +170,9 @@ export class FileStore implements JournalStore {
    * never acknowledged — but only while nothing can have been built on them: the lease is still
    * this holder's and the file ends where this append's bytes end. Otherwise (the lease expired and
    * was taken over, and the new holder read and continued the journal) the bytes stay: cutting
-   * them would delete what another writer had already acknowledged.
+   * them would delete what another writer had already acknowledged. (The check and the cut are
+   * not one atomic step: a takeover by another process in the microseconds between them, after the
+   * lease expired mid-flush, would still be cut. Only an expired lease opens that window.)
    */
   private takeBack(lease: Lease, journal: OpenJournal, written: number): void {
     try {
@@ -343,7 +346,7 @@ export class FileStore implements JournalStore {
 
   /** Close the journals once every queued operation has ended (see `serially`). */
   async close(): Promise<void> {
-    await Promise.all([...this.queues.values()]);
+    while (this.queues.size > 0) await Promise.all([...this.queues.values()]);
     for (const invocation of [...this.open.keys()]) this.forget(invocation);
   }
 
