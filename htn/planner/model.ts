@@ -14,7 +14,7 @@
  *   down by the search), lazily and cached; slot numbering is the same for every pattern.
  */
 import type { EvaluablePredicate, EvaluableRegistry } from '../library/evaluables.js';
-import { isVariable, type Effect, type Formula, type Goal, type Library, type Term, type WorldState } from '../library/schema.js';
+import { isVariable, type Effect, type Goal, type Library, type WorldState } from '../library/schema.js';
 import { FactStore } from './fact-store.js';
 import type { CFormula, CTerm, Query } from './query.js';
 import { QueryBuilder, type CompileEnv, type Scope } from './query-compile.js';
