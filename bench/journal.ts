@@ -33,7 +33,7 @@
  * ~300 bytes a line. SHA-256 is node:crypto (journal/sha256-node.ts) for both sides.
  */
 import * as crypto from 'node:crypto';
-import { fdatasync, fdatasyncSync, mkdirSync, openSync, closeSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { canonicalize } from '../journal/canonical.js';
@@ -47,6 +47,7 @@ import { publicKeyOf, signFingerprint, signingKeyFromSecret } from '../journal/s
 import { MemoryStore } from '../journal/stores/memory.js';
 import { FileStore, type FileStoreOptions } from '../journal/stores/file.js';
 import { JournalWriter, type Genesis, type RecordDraft } from '../journal/writer.js';
+import { rawAppends } from './raw-appends.js';
 
 const WRITER = 'bench-writer';
 const pin: Pin = {
@@ -140,25 +141,6 @@ async function interleaved<K extends string>(reps: number, runs: Record<K, (rep:
     }
   }
   return samples;
-}
-
-/** Append each buffer to the file and flush it: `pool` by fdatasync on libuv's thread pool, else blocking (fdatasyncSync). */
-async function rawAppends(file: string, buffers: readonly Buffer[], pool: boolean): Promise<void> {
-  const fd = openSync(file, 'a');
-  try {
-    for (const bytes of buffers) {
-      let done = 0;
-      while (done < bytes.length) done += writeSync(fd, bytes, done);
-      if (pool) await flushOnPool(fd);
-      else fdatasyncSync(fd);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function flushOnPool(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
 /** The JSONL bytes a JournalWriter writes for `invocation`'s records after the pinned one, `batch` records per buffer. */

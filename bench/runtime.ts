@@ -12,7 +12,7 @@
  *   3. resume from a snapshot at ~10k journal records (until the machine is rehydrated and at
  *      rest) vs a full replay of the same journal. Goal: ≤ 2 ms.
  */
-import { closeSync, fdatasync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +24,7 @@ import { FileStore } from '../journal/stores/file.js';
 import { MemoryStore } from '../journal/stores/memory.js';
 import { JournalWriter } from '../journal/writer.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
+import { rawAppends } from './raw-appends.js';
 import { BENCH_INTENT, noopActuator, noopActuators, noopLibrary, noopModel } from './noop-app.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
@@ -94,22 +95,13 @@ async function rawStoreAppendMs(store: JournalStore, steps: number, source: Memo
   return ms;
 }
 
-/**
- * Raw fsync'd appends of the same JSONL bytes to a plain file, one write + fdatasync per record:
- * `pool` flushes on libuv's thread pool as the file store does; otherwise blocking (fdatasyncSync).
- */
+/** Time (ms) of raw fsync'd appends of the same JSONL bytes to a plain file, one per record (bench/raw-appends.ts). */
 async function rawFsyncMs(lines: string[], dir: string, pool: boolean): Promise<number> {
   const file = path.join(dir, `raw-${pool ? 'pool' : 'blocking'}-${lines.length}-${Math.floor(performance.now())}.jsonl`);
-  const fd = openSync(file, 'a');
+  const chunks = lines.map((line) => Buffer.from(line, 'utf8'));
   const t0 = performance.now();
-  for (const line of lines) {
-    writeSync(fd, line);
-    if (pool) await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
-    else fdatasyncSync(fd);
-  }
-  const ms = performance.now() - t0;
-  closeSync(fd);
-  return ms;
+  await rawAppends(file, chunks, pool);
+  return performance.now() - t0;
 }
 
 export async function run(argv: string[]): Promise<void> {

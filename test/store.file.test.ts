@@ -125,6 +125,17 @@ describe('FileStore', () => {
   });
 
   type Flush = (fd: number, done: (err: NodeJS.ErrnoException | null) => void) => void;
+  const eio = () => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }) as NodeJS.ErrnoException;
+
+  /** A store flushing on the thread pool, holding the lease of `invocation`, whose journal has the first of `n` records. */
+  async function poolStoreWithOne(invocation: string, n: number) {
+    const dir = freshDir();
+    const store = new FileStore(dir, { flush: 'thread-pool' });
+    const lease = await store.acquire(invocation, { writer: 'w', ttlMs: 60_000 });
+    const records = chain(invocation, n);
+    await store.append(lease, 0, records.slice(0, 1));
+    return { dir, store, lease, records };
+  }
   /** Count the journal's write and flush calls while `run` runs; `flush` (given the real one) may stand in for fdatasync. */
   async function watchingIo(run: () => Promise<void>, flush?: (fd: number, done: (err: NodeJS.ErrnoException | null) => void, real: Flush) => void) {
     const calls = { write: 0, datasync: 0, datasyncSync: 0, fsync: 0, maxFlushing: 0 };
@@ -215,15 +226,10 @@ describe('FileStore', () => {
   });
 
   test('a failed flush is reported, leaves the journal as it was, and the same records can be appended again', async () => {
-    const dir = freshDir();
-    const store = new FileStore(dir, { flush: 'thread-pool' });
-    const lease = await store.acquire('eio', { writer: 'w', ttlMs: 60_000 });
-    const records = chain('eio', 3);
-    await store.append(lease, 0, records.slice(0, 1));
+    const { dir, store, lease, records } = await poolStoreWithOne('eio', 3);
     const path = join(dir, 'invocations', 'eio', 'journal.jsonl');
     const before = readFileSync(path);
-    const failing: Flush = (_fd, done) =>
-      done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }) as NodeJS.ErrnoException);
+    const failing: Flush = (_fd, done) => done(eio());
     let failure: unknown;
     await watchingIo(async () => {
       failure = await store.append(lease, 1, records.slice(1)).catch((err: unknown) => err);
@@ -249,7 +255,6 @@ describe('FileStore', () => {
       release: (error?: NodeJS.ErrnoException) => held.splice(0).forEach(({ fd, done, real }) => (error ? done(error) : real(fd, done))),
     };
   }
-  const eio = () => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }) as NodeJS.ErrnoException;
   const until = async (cond: () => boolean) => {
     for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 1));
     expect(cond()).toBe(true);
@@ -310,11 +315,7 @@ describe('FileStore', () => {
   });
 
   test('a snapshot asked for while an append is flushing is taken after it, at the length that append made', async () => {
-    const dir = freshDir();
-    const store = new FileStore(dir, { flush: 'thread-pool' });
-    const lease = await store.acquire('snap', { writer: 'w', ttlMs: 60_000 });
-    const records = chain('snap', 3);
-    await store.append(lease, 0, records.slice(0, 1));
+    const { store, lease, records } = await poolStoreWithOne('snap', 3);
     const hold = holdingFlushes();
     await watchingIo(async () => {
       const appended = store.append(lease, 1, records.slice(1));

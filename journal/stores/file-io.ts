@@ -7,6 +7,8 @@
  *
  * - `atomicWrite`: write a temp file, fsync it, rename it over the target, fsync the directory
  *   (the fsyncs can be skipped for files whose loss in a power cut is harmless, like leases).
+ * - `fdatasyncOnPool`: fdatasync on libuv's thread pool, the event loop free meanwhile (the
+ *   journal append's flush when it does not block; see file.ts).
  *   A reader sees the old file or the new one, never a mix; after return the new one is durable.
  * - `withLock`: a cross-process mutex — an O_EXCL lock file holding {pid, host, at} — around a
  *   short synchronous critical section (read-check-write of a lease file). A lock whose owner died
@@ -16,7 +18,7 @@
  *   critical section could have its lock broken.
  * - `processAlive`: `process.kill(pid, 0)`; only ESRCH means dead.
  */
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fdatasync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { WeftError } from '../errors.js';
@@ -171,4 +173,9 @@ function isStale(text: string, mtimeMs: number): boolean {
   if (owner.host === HOST && owner.pid === process.pid) return true;
   if (owner.host === HOST && typeof owner.pid === 'number' && !processAlive(owner.pid)) return true;
   return Date.now() - (owner.at ?? mtimeMs) > LOCK_STALE_MS;
+}
+
+/** fdatasync on libuv's thread pool: the event loop goes on meanwhile. */
+export function fdatasyncOnPool(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }

@@ -37,7 +37,7 @@
  * - A torn final line (no "\n": a crash mid-append) is never dropped or repaired implicitly:
  *   read/length/tail/append throw TornTailError; only quarantineTornTail moves it aside.
  */
-import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
@@ -47,7 +47,7 @@ import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
 import { isValidInvocationId, type AcquireOptions, type JournalStore, type Lease, type Snapshot } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor } from './checks.js';
-import { atomicWrite, errno, fsyncDir, readIfExists } from './file-io.js';
+import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, LeaseReader, releaseLease, renewLease } from './file-lease.js';
 import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
 
@@ -73,13 +73,7 @@ interface OpenJournal {
   length: number;
   tailHash: string | undefined;
   torn: { seq: number; bytes: number } | undefined;
-  /** Flushes of this fd not yet finished: the fd is closed only when none is (see `forget`). */
-  flushing: number;
-  closeWhenFlushed: boolean;
 }
-
-/** Where a journal file ends, as a scan finds it. */
-type JournalEnd = Pick<OpenJournal, 'size' | 'length' | 'tailHash' | 'torn'>;
 
 const JOURNAL = 'journal.jsonl';
 const NEWLINE = 0x0a;
@@ -141,19 +135,15 @@ export class FileStore implements JournalStore {
     checkAppend(lease.invocation, expectedSeq, journal, records);
     if (records.length === 0) return;
     const bytes = Buffer.from(records.map((record) => recordLine(record) + '\n').join(''), 'utf8');
-    journal.flushing++;
     try {
       let done = 0;
       while (done < bytes.length) done += writeSync(journal.fd, bytes, done);
       if (this.flushBlocks()) fdatasyncSync(journal.fd);
-      else await flushOnPool(journal.fd);
+      else await fdatasyncOnPool(journal.fd);
     } catch (err) {
       this.takeBack(lease, journal, bytes.length);
-      this.forget(lease.invocation, journal);
+      this.forget(lease.invocation);
       throw err;
-    } finally {
-      journal.flushing--;
-      if (journal.flushing === 0 && journal.closeWhenFlushed) closeSync(journal.fd);
     }
     journal.size += bytes.length;
     journal.length += records.length;
@@ -418,7 +408,7 @@ export class FileStore implements JournalStore {
     const path = this.journalPath(lease.invocation);
     const fd = openSync(path, 'a');
     try {
-      const journal: OpenJournal = { token: lease.token, fd, flushing: 0, closeWhenFlushed: false, ...(this.scanFromAnchor(lease.invocation) ?? this.scan(lease.invocation, readIfExists(path) ?? Buffer.alloc(0))) };
+      const journal: OpenJournal = { token: lease.token, fd, ...(this.scanFromAnchor(lease.invocation) ?? this.scan(lease.invocation, readIfExists(path) ?? Buffer.alloc(0))) };
       this.open.set(lease.invocation, journal);
       return journal;
     } catch (err) {
@@ -428,7 +418,7 @@ export class FileStore implements JournalStore {
   }
 
   /** The holder's view of the journal end, read from a snapshot anchor instead of the whole file. */
-  private scanFromAnchor(invocation: string): JournalEnd | undefined {
+  private scanFromAnchor(invocation: string): Omit<OpenJournal, 'token' | 'fd'> | undefined {
     const tail = this.linesAfterAnchor(invocation, Infinity);
     if (!tail || tail.seq === 0) return undefined;
     const last = lastLine(this.journalPath(invocation));
@@ -436,7 +426,7 @@ export class FileStore implements JournalStore {
     return { size: last.size, length: tail.seq + tail.lines.length, tailHash: (JSON.parse(last.line) as JournalRecord).hash, torn: undefined };
   }
 
-  private scan(invocation: string, bytes: Buffer): JournalEnd {
+  private scan(invocation: string, bytes: Buffer): Omit<OpenJournal, 'token' | 'fd'> {
     const complete = bytes.lastIndexOf(NEWLINE) + 1;
     const length = countNewlines(bytes, complete);
     const torn = complete < bytes.length ? { seq: length, bytes: bytes.length - complete } : undefined;
@@ -449,22 +439,17 @@ export class FileStore implements JournalStore {
   }
 
   /**
-   * Drop the holder's view of a journal (`only`: if it is still that one). Its fd is closed once no
-   * flush on it is running: closing it under a running fdatasync could let the number be reused by
-   * another open and the flush land on the wrong file.
+   * Drop the holder's view of a journal and close its fd. No flush on that fd is running then:
+   * every caller is one of this journal's queued operations (`serially`) or runs after them
+   * (close) — closing an fd under a running fdatasync could let the number be reused by another
+   * open and the flush land on the wrong file.
    */
-  private forget(invocation: string, only?: OpenJournal): void {
+  private forget(invocation: string): void {
     const journal = this.open.get(invocation);
-    if (!journal || (only !== undefined && journal !== only)) return;
+    if (!journal) return;
     this.open.delete(invocation);
-    if (journal.flushing > 0) journal.closeWhenFlushed = true;
-    else closeSync(journal.fd);
+    closeSync(journal.fd);
   }
-}
-
-/** fdatasync on libuv's thread pool: the event loop goes on meanwhile. */
-function flushOnPool(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
 function countNewlines(bytes: Buffer, end: number): number {
