@@ -9,7 +9,7 @@
  * once even though it may be dispatched more than once.
  */
 import type { z } from 'zod';
-import { WeftError, type FailureClass } from '../journal/errors.js';
+import { isWeftError, WeftError, type FailureClass } from '../journal/errors.js';
 import type { Random } from './random.js';
 
 export type ActuatorKind = 'model' | 'tool' | 'state' | 'message' | 'timer';
@@ -54,9 +54,13 @@ export class ActuatorError extends WeftError {
   }
 }
 
-/** Classify anything an actuator threw. Unknown errors are transient: retried, then permanent. */
+/**
+ * Classify anything an actuator threw. Unknown errors are transient: retried, then permanent. A
+ * WeftError is recognised by its brand, so an ActuatorError from the domain's own copy of weft
+ * keeps its class.
+ */
 export function classifyFailure(err: unknown): { class: FailureClass; code: string; message: string } {
-  if (err instanceof WeftError) return { class: err.failureClass, code: err.code, message: err.message };
+  if (isWeftError(err)) return { class: err.failureClass, code: err.code, message: err.message };
   const message = err instanceof Error ? err.message : String(err);
   return { class: 'transient', code: 'actuator.threw', message };
 }

@@ -3,25 +3,56 @@
  *
  * - `WEFT_CRASH_AFTER_APPEND=N`: SIGKILL this process right after the N-th durable journal append
  *   (after its fsync returned) — one kill point per record, since every record is its own append.
- * - `WEFT_CRASH_IN_EFFECT=N`: SIGKILL inside the N-th world-effect actuator call, after its effect
- *   is durable and before the runtime records its completion.
+ * - `WEFT_CRASH_IN_EFFECT=N`: SIGKILL when the N-th successful call of an actuator other than the
+ *   observe actuator (a run or a compensation) returns — after its effect is done and before the
+ *   runtime records its completion. It wraps the domain's actuators, so it works for any domain.
  * - `WEFT_COUNT_APPENDS=1`: print `appends: N` to stderr at exit (how many kill points a run has).
  *
  * SIGKILL is what a power cut or an OOM kill looks like to the process: no handlers, no flushing.
  */
+import type { Actuator } from '../actors/actuator.js';
 import type { JournalStore } from '../journal/store.js';
-import type { ExampleHooks } from '../examples/registry.js';
 
-export function crashHooks(): { hooks: ExampleHooks; wrapStore(store: JournalStore): void } {
+export interface CrashHooks {
+  /** Wraps actuators so the N-th effect kills the process (identity when not asked for). */
+  wrapActuators(actuators: Actuator[], observe: string): Actuator[];
+  wrapStore(store: JournalStore): void;
+}
+
+export function crashHooks(): CrashHooks {
   const afterAppend = Number(process.env.WEFT_CRASH_AFTER_APPEND ?? 0);
   const inEffect = Number(process.env.WEFT_CRASH_IN_EFFECT ?? 0);
   const count = process.env.WEFT_COUNT_APPENDS === '1';
   let appends = 0;
   let effects = 0;
   const kill = () => process.kill(process.pid, 'SIGKILL');
+  const afterEffect = () => (++effects === inEffect ? kill() : undefined);
   if (count) process.on('exit', () => process.stderr.write(`appends: ${appends}\n`));
   return {
-    hooks: inEffect > 0 ? { afterEffect: () => (++effects === inEffect ? kill() : undefined) } : {},
+    wrapActuators(actuators, observe) {
+      if (inEffect <= 0) return actuators;
+      return actuators.map((a) => {
+        if (a.name === observe) return a;
+        const compensate = a.compensate;
+        return {
+          ...a,
+          run: async (args, ctx) => {
+            const result = await a.run.call(a, args, ctx);
+            afterEffect();
+            return result;
+          },
+          ...(compensate
+            ? {
+                compensate: async (args: unknown, result: unknown, ctx: Parameters<NonNullable<Actuator['compensate']>>[2]) => {
+                  const out = await compensate.call(a, args, result, ctx);
+                  afterEffect();
+                  return out;
+                },
+              }
+            : {}),
+        };
+      });
+    },
     wrapStore(store) {
       if (afterAppend <= 0 && !count) return;
       const append = store.append.bind(store);

@@ -1,9 +1,16 @@
 /**
  * Following a run from the CLI: print progress lines while it runs, then its outcome — as text
- * for a person, or as one JSON object `{ id, status, journal, fingerprint, publicKey }` for a
- * script. Shared by run, resume and approve.
+ * for a person, or as one JSON object `{ id, status, reason, journal, fingerprint, publicKey }`
+ * for a script — and refusals (a pin mismatch, a foreign journal, a domain that cannot be found)
+ * the same way, with the invocation's unchanged status. Shared by run, resume and approve.
  */
+import path from 'node:path';
+import { isWeftError } from '../journal/errors.js';
+import { FileStore } from '../journal/stores/file.js';
 import type { InvocationHandle, InvocationResult } from '../runtime/handle.js';
+import { invocationStatus } from '../runtime/list.js';
+import { UsageError } from './args.js';
+import { DomainLoadError } from './domain-loader.js';
 import { progressLine } from './progress.js';
 import type { Workspace } from './workspace.js';
 
@@ -21,7 +28,7 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
   const journal = ws.runtime.journalPath(result.id) ?? null;
   if (json) {
     process.stdout.write(
-      JSON.stringify({ id: result.id, status: result.status, journal, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile, ...(result.reason ? { reason: result.reason } : {}) }) + '\n',
+      JSON.stringify({ id: result.id, status: result.status, reason: result.reason ?? null, journal, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile }) + '\n',
     );
   } else {
     const lines = [``, `invocation  ${result.id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
@@ -33,4 +40,23 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
     process.stdout.write(lines.join('\n') + '\n');
   }
   return result.status === 'failed' ? 1 : 0;
+}
+
+/**
+ * A command refused before it changed anything: say why and what to do, and (with --json) print
+ * the invocation's line with its unchanged status. Errors that are not refusals are rethrown.
+ * Exit code 2 for a command line to fix, 1 otherwise.
+ */
+export async function printRefusal(command: string, id: string, dir: string, err: unknown, json: boolean): Promise<number> {
+  const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
+  if (!refusal) throw err;
+  const message = (err as Error).message;
+  if (json) {
+    const store = new FileStore(dir);
+    const status = await invocationStatus(store, id).catch(() => null);
+    const journal = path.join(dir, 'invocations', id, 'journal.jsonl');
+    process.stdout.write(JSON.stringify({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused: isWeftError(err) ? err.code : 'usage' }) + '\n');
+  }
+  process.stderr.write(`weft ${command}: ${message}\n`);
+  return err instanceof UsageError ? 2 : 1;
 }

@@ -4,8 +4,9 @@
  * only when called, so `weft verify` does not pay for the HTN engine and vice versa.
  *
  * A command module exports `run(argv: string[]): Promise<number>` (the exit code) and
- * `usage: string`. Errors a user can fix are printed as one line saying what to do; exit code 2
- * means the command line itself was wrong.
+ * `usage: string`. `weft <command> --help` prints that usage and exits 0, for every command.
+ * Errors a user can fix are printed as one line saying what to do; exit code 2 means the command
+ * line itself was wrong.
  */
 import '../journal/sha256-node.js';
 
@@ -23,6 +24,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   approve: () => import('./commands/approve.js'),
   replay: () => import('./commands/replay.js'),
   ls: () => import('./commands/ls.js'),
+  export: () => import('./commands/export.js'),
   htn: () => import('./commands/htn.js'),
 };
 
@@ -37,12 +39,18 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(lines.join('\n') + '\n');
     return name ? 0 : 2;
   }
-  const load = commands[name];
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
     process.stderr.write(`weft: unknown command "${name}" (run "weft --help" for the list)\n`);
     return 2;
   }
-  return (await load()).run(rest);
+  const mod = await load();
+  // `weft <command> --help` (or -h) anywhere among its options: the usage, exit 0 — for every command.
+  if (rest.some((a) => a === '--help' || a === '-h') && !rest.includes('--')) {
+    process.stdout.write(`usage: weft ${mod.usage}\n`);
+    return 0;
+  }
+  return mod.run(rest);
 }
 
 main(process.argv.slice(2)).then(

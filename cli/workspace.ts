@@ -1,30 +1,44 @@
 /**
  * A Weft workspace on disk — the embedded default: `<dir>/` is a FileStore (journals, snapshots,
- * blobs), `<dir>/keys/` holds the signing key (created on first use, 0600), and
- * `<dir>/state/<example>/` the example's simulated providers. The CLI's run / resume / approve /
- * replay / ls commands all open a runtime this way.
+ * blobs), `<dir>/keys/` holds the signing key (created on first use, 0600), `<dir>/state/<domain>/`
+ * the domain's local state, and `<dir>/meta/<id>.json` what the CLI remembers about how an
+ * invocation was started — the domain module and the model endpoint. That metadata is a
+ * convenience for `resume`/`approve`/`replay`, never part of the hashed pin: the pin decides what
+ * must match, the metadata only where to find it.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Actuator } from '../actors/actuator.js';
+import type { Model } from '../actors/model/model.js';
 import { OpenAiModel } from '../actors/model/openai.js';
 import { FileStore } from '../journal/stores/file.js';
+import type { JournalRecord, Pin } from '../journal/records.js';
 import { signingKeyFromSecret, type SigningKey } from '../journal/seal.js';
-import { libraryDigest } from '../htn/library/digest.js';
 import { validateLibrary } from '../htn/library/validate.js';
+import { builtinDomainForLibrary } from '../examples/registry.js';
+import type { Domain } from '../runtime/domain.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
-import { exampleForLibrary, loadExample, type Example, type ExampleHooks } from '../examples/registry.js';
+import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type DomainRef, type LoadedDomain } from './domain-loader.js';
 import { loadSigningKey, PUBLIC_FILE, SECRET_FILE, writeKeyPair } from './keys.js';
 
 export interface Workspace {
   dir: string;
   store: FileStore;
-  example: Example;
+  domain: Domain;
+  domainRef: DomainRef;
   runtime: Runtime;
   publicKeyFile: string;
 }
 
 export const DEFAULT_DIR = '.weft';
+
+/** What the CLI remembers about an invocation it started (workspace metadata, unhashed). */
+export interface InvocationMeta {
+  domain: DomainRef;
+  /** The OpenAI-compatible endpoint the invocation started with, if any (endpoints are not pinned). */
+  modelUrl?: string;
+}
 
 /** The workspace's signing key, generated (and written 0600) the first time it is needed. */
 export async function workspaceKey(dir: string): Promise<{ key: SigningKey; publicKeyFile: string }> {
@@ -34,52 +48,101 @@ export async function workspaceKey(dir: string): Promise<{ key: SigningKey; publ
   return { key: await loadSigningKey(secretFile), publicKeyFile: path.join(keysDir, PUBLIC_FILE) };
 }
 
-/** A real chat model instead of the example's scripted one: any OpenAI-compatible endpoint. */
-export interface ModelChoice {
-  baseUrl: string;
-  model: string;
+export function workspaceDir(dirOption: string | undefined): string {
+  return path.resolve(dirOption ?? DEFAULT_DIR);
 }
 
-export async function openWorkspace(dirOption: string | undefined, exampleName: string, hooks?: ExampleHooks, modelChoice?: ModelChoice): Promise<Workspace> {
-  const dir = path.resolve(dirOption ?? DEFAULT_DIR);
-  const example = await loadExample(exampleName);
+/** A chat model at an OpenAI-compatible endpoint; the key from WEFT_MODEL_KEY or OPENAI_API_KEY. */
+export function endpointModel(baseUrl: string, model: string, params: { temperature?: number } = {}): Model {
+  const apiKey = process.env.WEFT_MODEL_KEY ?? process.env.OPENAI_API_KEY;
+  return new OpenAiModel({ baseUrl, model, ...(apiKey ? { apiKey } : {}), ...(params.temperature === undefined ? {} : { temperature: params.temperature }) });
+}
+
+export interface OpenOptions {
+  dir?: string | undefined;
+  domain: LoadedDomain;
+  /** Replaces the domain's own model. */
+  model?: Model | undefined;
+  /** Wraps the domain's actuators (crash injection in tests). */
+  wrapActuators?: ((actuators: Actuator[]) => Actuator[]) | undefined;
+}
+
+export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
+  const dir = workspaceDir(options.dir);
+  const { domain, ref } = options.domain;
   const store = new FileStore(dir);
   const { key, publicKeyFile } = await workspaceKey(dir);
-  const created = example.create(path.join(dir, 'state', example.name), hooks);
-  const { app } = created;
-  const model = modelChoice
-    ? new OpenAiModel({ ...modelChoice, ...(process.env.WEFT_MODEL_KEY ?? process.env.OPENAI_API_KEY ? { apiKey: (process.env.WEFT_MODEL_KEY ?? process.env.OPENAI_API_KEY)! } : {}) })
-    : created.model;
+  const stateDir = path.join(dir, 'state', domain.name);
+  const actuators = domain.actuators({ stateDir });
   const runtime = createRuntime({
     store,
-    libraries: [app.library],
-    actuators: app.actuators,
-    observe: app.observe,
-    model,
+    domain,
+    stateDir,
+    actuators: options.wrapActuators ? options.wrapActuators(actuators) : actuators,
+    ...(options.model ? { model: options.model } : {}),
     signingKey: key,
-    ...(app.policy ? { policy: app.policy } : {}),
-    ...(app.evaluables ? { evaluables: app.evaluables } : {}),
   });
-  return { dir, store, example, runtime, publicKeyFile };
+  return { dir, store, domain, domainRef: ref, runtime, publicKeyFile };
 }
 
-/** Open the workspace an existing invocation lives in, finding its example by pinned library. */
-export async function openWorkspaceFor(dirOption: string | undefined, id: string, hooks?: ExampleHooks): Promise<Workspace> {
-  const dir = path.resolve(dirOption ?? DEFAULT_DIR);
-  const store = new FileStore(dir);
+// ── invocation metadata ─────────────────────────────────────────────────────────────────────
+
+const metaFile = (dir: string, id: string) => path.join(dir, 'meta', `${id}.json`);
+
+export function writeInvocationMeta(dir: string, id: string, meta: InvocationMeta): void {
+  const file = metaFile(dir, id);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(`${file}.tmp`, JSON.stringify(meta) + '\n');
+  renameSync(`${file}.tmp`, file);
+}
+
+export function readInvocationMeta(dir: string, id: string): InvocationMeta | undefined {
+  const file = metaFile(dir, id);
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as InvocationMeta;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pinned record of an invocation in a workspace, or a one-line error. */
+export async function pinnedRecord(store: FileStore, id: string): Promise<JournalRecord<'invocation.pinned'>> {
   const first = (await store.read(id, 0, 1))[0];
-  if (!first || first.kind !== 'invocation.pinned') throw new Error(`no invocation ${id} in ${dir}`);
-  const example = await exampleForPin(store, (first.body as { pin: { library: string } }).pin.library);
-  return openWorkspace(dir, example.name, hooks);
+  if (!first || first.kind !== 'invocation.pinned') throw new DomainLoadError(`no invocation ${id} in ${store.dir} (weft ls --dir ${store.dir} lists them)`);
+  return first as JournalRecord<'invocation.pinned'>;
 }
 
-/** The example whose library the journal pinned (read from the store's blob area). */
-export async function exampleForPin(store: FileStore, digest: string): Promise<Example> {
+/**
+ * The domain of an existing invocation: `--domain` if given, else the module recorded when it
+ * started, else the built-in whose library it pinned — otherwise an error saying which `--domain`
+ * to pass.
+ */
+export async function domainForInvocation(store: FileStore, id: string, pin: Pin, flag: string | undefined): Promise<LoadedDomain> {
+  if (flag !== undefined) return loadDomain(flag);
+  const meta = readInvocationMeta(store.dir, id);
+  if (meta?.domain) {
+    try {
+      return await loadDomainRef(meta.domain);
+    } catch (err) {
+      throw new DomainLoadError(`${id} was started with domain ${domainFlag(meta.domain)}, which cannot be loaded now (${(err as Error).message}); pass --domain <name | path | package>`);
+    }
+  }
+  return domainForLibrary(await pinnedLibraryName(store, pin.library), pin.library, id);
+}
+
+/** The built-in domain for a pinned library name, or an error saying which `--domain` to pass. */
+export async function domainForLibrary(libraryName: string | undefined, digest: string, id: string): Promise<LoadedDomain> {
+  const domain = libraryName === undefined ? undefined : await builtinDomainForLibrary(libraryName);
+  if (domain) return { domain, ref: { builtin: domain.name } };
+  throw new DomainLoadError(
+    `${id} pinned library ${libraryName ?? '(not in this store)'} ${digest}, which no built-in domain has, and this workspace did not record the module it started with: ` +
+      `pass --domain <path | package> of the domain that defines it`,
+  );
+}
+
+async function pinnedLibraryName(store: FileStore, digest: string): Promise<string | undefined> {
   const bytes = await store.getBlob(digest);
-  if (!bytes) throw new Error(`the pinned library ${digest} is not in ${store.dir}/blobs; replay needs the store the journal came from`);
-  const library = validateLibrary(JSON.parse(new TextDecoder().decode(bytes)));
-  if (libraryDigest(library) !== digest) throw new Error(`blob ${digest} does not hold the library it is filed under`);
-  const example = await exampleForLibrary(library.name);
-  if (!example) throw new Error(`no example pins a library named ${library.name}; replay it from your own app with runtime.replay()`);
-  return example;
+  if (!bytes) return undefined;
+  return validateLibrary(JSON.parse(new TextDecoder().decode(bytes))).name;
 }

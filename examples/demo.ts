@@ -9,15 +9,17 @@ import '../journal/sha256-node.js';
 import { loadPublicKey } from '../cli/keys.js';
 import { followRun, printOutcome } from '../cli/follow.js';
 import { progressLine } from '../cli/progress.js';
-import { openWorkspace } from '../cli/workspace.js';
+import { openWorkspace, writeInvocationMeta } from '../cli/workspace.js';
 import { Runtime } from '../runtime/runtime.js';
+import { travelDomain } from './travel/domain.js';
 
 async function main(): Promise<number> {
-  const ws = await openWorkspace(process.argv[2], 'travel');
-  const { intent, asOf } = ws.example;
-  const start = { tenant: 'demo', seed: '1', asOf };
+  const ws = await openWorkspace({ dir: process.argv[2], domain: { domain: travelDomain, ref: { builtin: 'travel' } } });
+  const intent = travelDomain.intent!;
+  const start = { tenant: 'demo', seed: '1', asOf: travelDomain.asOf! };
   const id = Runtime.defaultId(intent, start);
-  process.stdout.write(`Weft demo — ${ws.example.description}\nintent: "${intent}"\nworkspace: ${ws.dir}\n\n`);
+  writeInvocationMeta(ws.dir, id, { domain: ws.domainRef });
+  process.stdout.write(`Weft demo — ${travelDomain.description}\nintent: "${intent}"\nworkspace: ${ws.dir}\n\n`);
 
   const existing = (await ws.runtime.list()).find((r) => r.id === id);
   let code = 0;

@@ -15,7 +15,14 @@ export interface WeftErrorJson {
   message: string;
 }
 
+/**
+ * The brand every WeftError carries. Errors cross package boundaries — a user's domain may resolve
+ * its own copy of `weft` — so they are recognised by this brand (`isWeftError`), never `instanceof`.
+ */
+export const WEFT_ERROR: unique symbol = Symbol.for('weft.error') as never;
+
 export class WeftError extends Error {
+  readonly [WEFT_ERROR] = true;
   constructor(
     readonly code: string,
     readonly failureClass: FailureClass,
@@ -28,6 +35,13 @@ export class WeftError extends Error {
   toJSON(): WeftErrorJson {
     return { code: this.code, class: this.failureClass, message: this.message };
   }
+}
+
+/** True for a WeftError made by any copy of weft: it has the brand, a code and a failure class. */
+export function isWeftError(err: unknown): err is WeftError {
+  if (typeof err !== 'object' || err === null || (err as Record<symbol, unknown>)[WEFT_ERROR] !== true) return false;
+  const e = err as { code?: unknown; failureClass?: unknown };
+  return typeof e.code === 'string' && (e.failureClass === 'transient' || e.failureClass === 'permanent' || e.failureClass === 'policy');
 }
 
 /** A journal or record failed validation: a bad hash, a broken chain, a body off its schema. */

@@ -48,3 +48,35 @@ export class RuntimeUsageError extends WeftError {
     super(code, 'permanent', message);
   }
 }
+
+/** What a runtime offers differs from what an invocation pinned; nothing was written. */
+export class PinMismatchError extends WeftError {
+  constructor(
+    readonly invocation: string,
+    readonly command: 'resume' | 'approve' | 'replay',
+    readonly mismatches: ReadonlyArray<{ field: string; pinned: string; offered: string; fix: string }>,
+  ) {
+    super(
+      'pin.mismatch',
+      'permanent',
+      `refusing to ${command} ${invocation}: it differs from the pin in ${mismatches.length} field(s) — ` +
+        mismatches.map((m) => `${m.field}: pinned ${m.pinned}, offered ${m.offered} (${m.fix})`).join('; ') +
+        `. Nothing was written; the invocation is unchanged and resumable with the pinned parts`,
+    );
+  }
+}
+
+/** The journal filed under one invocation id belongs to another (copied or moved). */
+export class ForeignJournalError extends WeftError {
+  constructor(
+    readonly filedAs: string,
+    readonly belongsTo: string,
+  ) {
+    super(
+      'journal.foreign',
+      'permanent',
+      `the journal filed as invocation ${filedAs} belongs to invocation ${belongsTo} (its genesis derives from ${belongsTo}'s id and pin): ` +
+        `it was copied or moved there. Restore ${filedAs}'s own journal, or quarantine this one; nothing was written`,
+    );
+  }
+}

@@ -2,10 +2,12 @@
  * The runtime's public face: createRuntime and its options, invocation handles, replay, the
  * recorder, and runtime errors.
  */
-export { createRuntime, Runtime, RUNTIME_VERSION, BEHAVIOUR_FLAGS, type RuntimeOptions, type StartOptions, type InvocationSummary } from './runtime.js';
+export { createRuntime, Runtime, RUNTIME_VERSION, BEHAVIOUR_FLAGS, pinnedModelParams, type RuntimeOptions, type ResolvedOptions, type StartOptions } from './runtime.js';
+export { defineDomain, isDomain, DOMAIN_BRAND, type Domain, type DomainDefinition, type DomainContext, type OrFactory } from './domain.js';
+export { listInvocations, invocationStatus, type InvocationSummary, type ListedStatus } from './list.js';
+export { UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export { InvocationHandle, type InvocationResult, type InvocationStatus } from './handle.js';
 export { replayJournal, type ReplayResult, type ReplayDeps } from './replay.js';
 export { Recorder } from './recorder.js';
-export { ReplayDivergenceError, ReplayEndedError, RuntimeUsageError } from './errors.js';
-export type { WeftApp } from './app.js';
+export { ReplayDivergenceError, ReplayEndedError, RuntimeUsageError, PinMismatchError, ForeignJournalError } from './errors.js';

@@ -35,10 +35,13 @@ import { invocationMachine } from '../machines/invocation-machine.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
+import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { epochActors } from './epoch-actors.js';
+import { invocationStatus, listInvocations, type InvocationSummary } from './list.js';
+import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
-import { RuntimeUsageError } from './errors.js';
-import { InvocationHandle, type InvocationStatus } from './handle.js';
+import { ForeignJournalError, PinMismatchError, RuntimeUsageError } from './errors.js';
+import { InvocationHandle } from './handle.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
 
@@ -49,18 +52,25 @@ export const BEHAVIOUR_FLAGS: number[] = [];
 
 export interface RuntimeOptions {
   store: JournalStore;
+  /**
+   * The domain (defineDomain) this runtime runs: it supplies libraries, actuators, observe, policy,
+   * policies, evaluables and a default model; any of those given here as well overrides it.
+   */
+  domain?: Domain;
+  /** Where the domain's actuators may keep local state (passed to its factories). Needed when the domain's actuators or model are factories. */
+  stateDir?: string;
   /** Method libraries this runtime can pin; `start` picks one by name (default: the first). */
-  libraries: Library[];
+  libraries?: readonly Library[];
   /** Actuators for the default in-process dispatcher. */
   actuators?: Actuator[];
   /** Overrides the in-process dispatcher (e.g. BullMQ). */
   dispatcher?: Dispatcher;
   /** Name of the read-only `state` actuator observed at the start of every epoch. */
-  observe: string;
+  observe?: string;
   model?: Model;
   policy?: AdmissionPolicy;
   /** Older policy versions, for resuming and replaying invocations pinned to them. */
-  policies?: AdmissionPolicy[];
+  policies?: readonly AdmissionPolicy[];
   evaluables?: EvaluableRegistry;
   signingKey?: SigningKey;
   limits?: Partial<InvocationLimits>;
@@ -83,13 +93,6 @@ export interface StartOptions {
   library?: string;
 }
 
-export interface InvocationSummary {
-  id: string;
-  tenant: string;
-  intent: string;
-  records: number;
-  status: InvocationStatus | 'running';
-}
 
 export class Runtime {
   private readonly dispatcher?: Dispatcher;
@@ -98,7 +101,12 @@ export class Runtime {
   /** Each library's digest, computed once: pinning and resuming look libraries up by it. */
   private readonly digests = new Map<Library, string>();
 
-  constructor(readonly options: RuntimeOptions) {
+  /** The options with the domain's parts filled in: what this runtime actually runs. */
+  readonly options: ResolvedOptions;
+
+  constructor(given: RuntimeOptions) {
+    const options = resolveDomain(given);
+    this.options = options;
     if (options.libraries.length === 0) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs at least one method library');
     for (const library of options.libraries) {
       validateLibrary(library);
@@ -128,7 +136,7 @@ export class Runtime {
       library: digest,
       runtime: RUNTIME_VERSION,
       flags: BEHAVIOUR_FLAGS,
-      model: { id: model?.id ?? 'none', params: model?.params ?? {} },
+      model: { id: model?.id ?? 'none', params: pinnedModelParams(model) },
       seed: String(opts.seed),
       asOf: new Date(opts.asOf).toISOString(),
       policy: (this.options.policy ?? allowAll).id,
@@ -147,33 +155,7 @@ export class Runtime {
    * explicitly first (`store.quarantineTornTail(lease)`, or `weft resume --quarantine-torn`).
    */
   async resume(id: string, options: { snapshot?: unknown; at?: { seq: number; tail: string } } = {}): Promise<InvocationHandle> {
-    const store = this.options.store;
-    const first = (await store.read(id, 0, 1))[0];
-    if (!first || first.kind !== 'invocation.pinned') throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${store.name}`);
-    const pinned = (first as JournalRecord<'invocation.pinned'>).body;
-    const stored = await store.getSnapshot(id);
-    const snapshot =
-      options.snapshot !== undefined && options.at
-        ? { ...options.at, data: options.snapshot }
-        : stored
-          ? { seq: stored.seq, tail: stored.hash, data: stored.data }
-          : undefined;
-    const tail = await store.tail(id);
-    if (tail?.kind === 'invocation.sealed') {
-      const seal = (tail as JournalRecord<'invocation.sealed'>).body;
-      return InvocationHandle.finished({ id, status: await this.finalStatus(id), fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
-    }
-    const writer = await JournalWriter.open(store, id, this.writerOptions());
-    try {
-      const library = await this.loadPinnedLibrary(pinned.pin.library);
-      const from = snapshot ? snapshot.seq : 1;
-      const existing = await store.read(id, from);
-      const input = inputFromPinned(first as JournalRecord<'invocation.pinned'>);
-      return this.run(writer, library, input, existing, snapshot ?? undefined);
-    } catch (err) {
-      await writer.close().catch(() => undefined);
-      throw err;
-    }
+    return this.resumeAs('resume', id, options);
   }
 
   /** Record a person's decision on an epoch awaiting approval, and continue the invocation. */
@@ -183,16 +165,29 @@ export class Runtime {
     if (value !== 'awaitingApproval') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
     }
-    const handle = await this.resume(id);
+    const handle = await this.resumeAs('approve', id, {});
     handle.send({ type: 'approval.decided', ...decision });
     return handle;
   }
 
-  /** Re-run an invocation over its journal without calling anything; see replay.ts. */
-  async replay(source: string | { journalPath: string }): Promise<ReplayResult> {
-    const records = typeof source === 'string' ? await this.options.store.read(source) : parseJournalFile(source.journalPath);
+  /**
+   * Re-run an invocation over its journal without calling anything; see replay.ts. The source is an
+   * id in this runtime's store, a journal file, or records with the libraries they pinned (a bundle).
+   * The pin is checked first (library, evaluables, policy, flags, limits — not the model: replay
+   * calls none), and a journal filed under another invocation's id is refused.
+   */
+  async replay(source: string | { journalPath: string } | { records: readonly JournalRecord[]; libraries?: readonly Library[] }): Promise<ReplayResult> {
+    const records = typeof source === 'string' ? await this.options.store.read(source) : 'journalPath' in source ? parseJournalFile(source.journalPath) : source.records;
+    const bundled = typeof source === 'object' && 'records' in source ? (source.libraries ?? []) : [];
+    const first = records[0];
+    if (typeof source === 'string') this.checkGenesis(source, first);
+    if (first?.kind === 'invocation.pinned') {
+      const pin = (first as JournalRecord<'invocation.pinned'>).body.pin;
+      const library = await this.pinnedLibrary(pin.library, bundled);
+      this.checkPin('replay', (first as JournalRecord<'invocation.pinned'>).body.invocation, pin, library, false);
+    }
     return replayJournal(records, {
-      loadLibrary: (digest: string) => this.loadPinnedLibrary(digest),
+      loadLibrary: (digest: string) => this.pinnedLibrary(digest, bundled).then((l) => l ?? this.loadPinnedLibrary(digest)),
       policy: (id: string) => this.policyById(id),
       evaluables: this.options.evaluables,
       observe: this.options.observe,
@@ -207,13 +202,9 @@ export class Runtime {
     return verifyRecords(await this.options.store.read(source), publicKey ? { publicKey } : {});
   }
 
+  /** Every invocation in the store with its status; see list.ts (damaged journals are listed and marked). */
   async list(): Promise<InvocationSummary[]> {
-    const out: InvocationSummary[] = [];
-    for (const id of await this.options.store.list()) {
-      const first = (await this.options.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
-      out.push({ id, tenant: first?.body.tenant ?? '?', intent: first?.body.intent ?? '?', records: await this.options.store.length(id), status: await this.finalStatus(id) });
-    }
-    return out;
+    return listInvocations(this.options.store);
   }
 
   /** Where the store keeps this invocation's journal file, when it is a file store. */
@@ -227,6 +218,79 @@ export class Runtime {
   }
 
   // ── internals ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Continue an invocation from its latest snapshot (or one given) and the journal after it. The
+   * genesis must be this id's and the pin must match what this runtime offers — both checked
+   * before the lease is taken, so a refusal changes nothing.
+   */
+  private async resumeAs(command: 'resume' | 'approve', id: string, options: { snapshot?: unknown; at?: { seq: number; tail: string } }): Promise<InvocationHandle> {
+    const store = this.options.store;
+    const first = (await store.read(id, 0, 1))[0];
+    this.checkGenesis(id, first);
+    const pinnedRecord = first as JournalRecord<'invocation.pinned'>;
+    const tail = await store.tail(id);
+    if (tail?.kind === 'invocation.sealed') {
+      const seal = (tail as JournalRecord<'invocation.sealed'>).body;
+      const status = await invocationStatus(store, id);
+      return InvocationHandle.finished({ id, status: status === 'running' ? 'completed' : status, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
+    }
+    const library = await this.pinnedLibrary(pinnedRecord.body.pin.library, []);
+    this.checkPin(command, id, pinnedRecord.body.pin, library, true);
+    const stored = await store.getSnapshot(id);
+    const snapshot =
+      options.snapshot !== undefined && options.at
+        ? { ...options.at, data: options.snapshot }
+        : stored
+          ? { seq: stored.seq, tail: stored.hash, data: stored.data }
+          : undefined;
+    const writer = await JournalWriter.open(store, id, this.writerOptions());
+    try {
+      const from = snapshot ? snapshot.seq : 1;
+      const existing = await store.read(id, from);
+      const input = inputFromPinned(pinnedRecord);
+      return this.run(writer, library!, input, existing, snapshot ?? undefined);
+    } catch (err) {
+      await writer.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** The first record filed under `id` must be an intact `invocation.pinned` of `id` itself. */
+  private checkGenesis(id: string, first: JournalRecord | undefined): void {
+    if (!first || first.kind !== 'invocation.pinned') throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${this.options.store.name}`);
+    const report = verifyRecords([first]);
+    if (!report.ok) throw report.error!;
+    const belongsTo = (first as JournalRecord<'invocation.pinned'>).body.invocation;
+    if (belongsTo !== id) throw new ForeignJournalError(id, belongsTo);
+  }
+
+  /** Compare the pin with what this runtime offers; throws PinMismatchError naming every differing field. */
+  private checkPin(command: 'resume' | 'approve' | 'replay', id: string, pin: Pin, library: Library | undefined, withModel: boolean): void {
+    const mismatches: PinMismatch[] = [];
+    if (!library) mismatches.push(libraryMismatch(pin.library, this.options.libraries.map((l) => ({ name: l.name, digest: this.digests.get(l)! }))));
+    else mismatches.push(...compareEvaluables(library, this.options.evaluables));
+    mismatches.push(...comparePolicy(pin.policy, this.policies().map((p) => p.id)));
+    if (withModel) mismatches.push(...compareModel(pin.model, this.options.model ? { id: this.options.model.id, params: pinnedModelParams(this.options.model) } : undefined));
+    mismatches.push(...compareFlags(pin.flags, BEHAVIOUR_FLAGS));
+    mismatches.push(...compareLimits(pin.limits, Object.keys(DEFAULT_LIMITS)));
+    if (mismatches.length > 0) throw new PinMismatchError(id, command, mismatches);
+  }
+
+  /** The pinned library: one of this runtime's, one given (a bundle's), or the store's blob — or undefined. */
+  private async pinnedLibrary(digest: string, given: readonly Library[]): Promise<Library | undefined> {
+    const known = this.options.libraries.find((l) => this.digests.get(l) === digest) ?? given.find((l) => libraryDigest(l) === digest);
+    if (known) return known;
+    const bytes = await this.options.store.getBlob(digest);
+    if (!bytes) return undefined;
+    const library = validateLibrary(JSON.parse(new TextDecoder().decode(bytes)));
+    if (libraryDigest(library) !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store's blob ${digest} does not hold the library it is filed under`);
+    return library;
+  }
+
+  private policies(): AdmissionPolicy[] {
+    return [this.options.policy ?? allowAll, ...(this.options.policies ?? []), allowAll];
+  }
 
   private async attach(id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
     const first = (await this.options.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
@@ -290,26 +354,11 @@ export class Runtime {
   }
 
   private policyById(id: string): AdmissionPolicy {
-    const all = [this.options.policy ?? allowAll, ...(this.options.policies ?? []), allowAll];
-    const found = all.find((p) => p.id === id);
+    const found = this.policies().find((p) => p.id === id);
     if (!found) throw new WeftError('runtime.policy_missing', 'permanent', `the invocation is pinned to policy ${id}, which this runtime does not have; pass it in createRuntime({ policies })`);
     return found;
   }
 
-  private async finalStatus(id: string): Promise<InvocationStatus | 'running'> {
-    const length = await this.options.store.length(id);
-    if (length === 0) return 'running';
-    const last = await this.options.store.read(id, Math.max(0, length - 2));
-    const kinds = last.map((r) => r.kind);
-    if (kinds.includes('invocation.completed')) return 'completed';
-    if (kinds.includes('invocation.failed')) return 'failed';
-    if (kinds.includes('invocation.handed_off')) return 'handed_off';
-    const snapshot = await this.options.store.getSnapshot(id);
-    const value = (snapshot?.data as { value?: unknown } | undefined)?.value;
-    if (value === 'awaitingApproval') return 'awaiting_approval';
-    if (value === 'hibernated') return 'hibernated';
-    return 'running';
-  }
 }
 
 function parseJournalFile(path: string): JournalRecord[] {
@@ -320,4 +369,56 @@ function parseJournalFile(path: string): JournalRecord[] {
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   return new Runtime(options);
+}
+
+/** RuntimeOptions with the domain's parts filled in. */
+export type ResolvedOptions = Omit<RuntimeOptions, 'libraries' | 'observe'> & { libraries: readonly Library[]; observe: string };
+
+/** Fill in what the domain supplies; explicit options win. */
+function resolveDomain(options: RuntimeOptions): ResolvedOptions {
+  const domain = options.domain;
+  if (domain !== undefined && !isDomain(domain)) throw new RuntimeUsageError('runtime.not_a_domain', 'createRuntime({ domain }) needs a value made by defineDomain()');
+  const libraries = options.libraries ?? domain?.libraries;
+  const observe = options.observe ?? domain?.observe;
+  if (!libraries) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs a domain or at least one method library');
+  if (!observe) throw new RuntimeUsageError('runtime.no_observe', 'createRuntime needs a domain or the name of the observe actuator');
+  const ctx = (): DomainContext => {
+    if (options.stateDir === undefined) throw new RuntimeUsageError('runtime.no_state_dir', `domain ${domain!.name} builds its actuators or model per state folder: pass createRuntime({ stateDir })`);
+    return { stateDir: options.stateDir };
+  };
+  const actuators = options.actuators ?? (options.dispatcher === undefined && domain ? domain.actuators(ctx()) : undefined);
+  const model = options.model ?? domain?.model(lazyContext(ctx));
+  const policy = options.policy ?? domain?.policy;
+  const policies = options.policies ?? domain?.policies;
+  const evaluables = options.evaluables ?? domain?.evaluables;
+  return {
+    ...options,
+    libraries,
+    observe,
+    ...(actuators ? { actuators } : {}),
+    ...(model ? { model } : {}),
+    ...(policy ? { policy } : {}),
+    ...(policies ? { policies } : {}),
+    ...(evaluables ? { evaluables } : {}),
+  };
+}
+
+/** A context whose stateDir is asked for only when a factory reads it. */
+function lazyContext(ctx: () => DomainContext): DomainContext {
+  return {
+    get stateDir() {
+      return ctx().stateDir;
+    },
+  };
+}
+
+/**
+ * The model parameters an invocation pins: those that shape replies. `baseUrl` is dropped (an
+ * endpoint is where the model is, not which model it is); older journals that pinned it are
+ * compared without it.
+ */
+export function pinnedModelParams(model: Model | undefined): Record<string, string | number | boolean | null> {
+  const params: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(model?.params ?? {})) if (!UNPINNED_MODEL_PARAMS.has(key)) params[key] = value;
+  return params;
 }

@@ -96,10 +96,10 @@ describe('weft run / replay / resume / ls', () => {
   test('bad command lines exit 2 with the usage', async () => {
     const r = await weft(['run']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/usage: weft run <example>/);
+    expect(r.stderr).toMatch(/usage: weft run <domain>/);
     const unknown = await weft(['run', 'nope', '--dir', path.join(root, 'x')]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/unknown example "nope"; available: travel/);
+    expect(unknown.stderr).toMatch(/no domain named "nope": it is not a built-in \(travel\), not a file, and no package of that name is installed/);
   });
 
   test('a torn final record stops resume with what to do; --quarantine-torn keeps the bytes aside and finishes', async () => {

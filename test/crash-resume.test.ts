@@ -24,7 +24,8 @@ const journalHashes = (dir: string, id: string) =>
     .trim()
     .split('\n')
     .map((line) => (JSON.parse(line) as { hash: string }).hash);
-const stateFile = (dir: string) => path.join(dir, 'state', 'travel', 'providers.json');
+/** The invocation's own provider world (the travel domain keeps one per invocation). */
+const stateFile = (dir: string) => path.join(dir, 'state', 'travel', refId, 'providers.json');
 const applied = (dir: string) =>
   Object.entries(effectCounts(stateFile(dir)).byKey)
     .filter(([, e]) => e.applied > 0)

@@ -26,7 +26,7 @@ import {
   TRAVEL_GOALS, TRAVEL_INTENT, TRAVEL_SUMMARY, checkInReminderAt, createTravelApp, effectCounts, expectedSearchOutcome, readTravelState,
   travelEvaluables, travelLibrary, travelPolicy, travelTranscript, updateTravelState,
 } from '../examples/travel/index.js';
-import { TRAVEL_AS_OF, travelExample } from '../examples/travel/example.js';
+import { TRAVEL_AS_OF, travelDomain } from '../examples/travel/domain.js';
 
 const AS_OF = TRAVEL_AS_OF;
 type Step = { operator: string; args: Array<string | number>; actuator?: string };
@@ -255,19 +255,15 @@ describe('the transcript', () => {
 
   test('end to end on the runtime: completes, applies every effect once, replays to the same fingerprint', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weft-travel-e2e-'));
-    const { app, model } = travelExample.create(dir);
     const store = new MemoryStore();
-    const runtime = createRuntime({
-      store, libraries: [app.library], actuators: app.actuators, observe: app.observe, model, policy: app.policy!, evaluables: app.evaluables!,
-      signingKey: signingKeyFromSecret(new Uint8Array(32).fill(7)), sleep: async () => undefined,
-    });
-    const handle = await runtime.start(travelExample.intent, { tenant: 't1', seed: 1, asOf: travelExample.asOf });
+    const runtime = createRuntime({ store, domain: travelDomain, stateDir: dir, signingKey: signingKeyFromSecret(new Uint8Array(32).fill(7)), sleep: async () => undefined });
+    const handle = await runtime.start(travelDomain.intent!, { tenant: 't1', seed: 1, asOf: travelDomain.asOf! });
     const result = await handle.done;
     expect(result).toMatchObject({ status: 'completed', summary: TRAVEL_SUMMARY });
     const records = await store.read(handle.id);
     expect(records.filter((r) => r.kind === 'model.rejected')).toHaveLength(1);
     expect(records.filter((r) => r.kind === 'epoch.closed')).toHaveLength(3);
-    const counts = effectCounts(join(dir, 'providers.json'));
+    const counts = effectCounts(join(dir, handle.id, 'providers.json'));
     expect(counts).toMatchObject({ attempts: 9, applied: 9 });
     expect(Object.values(counts.byKey).map((e) => e.actuator)).toEqual([
       'flights.search', 'hotels.search', 'airline.hold', 'hotel.hold', 'card.charge', 'airline.confirm', 'hotel.confirm', 'message.send', 'reminder.set',

@@ -20,24 +20,24 @@ import { publicKeyOf, signFingerprint, signingKeyFromSecret } from '../journal/s
 import { FileStore } from '../journal/stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
-import { travelExample } from '../examples/travel/example.js';
+import { travelDomain } from '../examples/travel/domain.js';
 import { createRuntime, ReplayDivergenceError } from '../runtime/index.js';
 
 const fixtureDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel');
 const fixtureFile = path.join(fixtureDir, 'fixture.json');
 const key = signingKeyFromSecret(new Uint8Array(32).fill(11));
-const start = { tenant: 'golden', seed: '1', asOf: travelExample.asOf };
+const start = { tenant: 'golden', seed: '1', asOf: travelDomain.asOf! };
 const scratch = mkdtempSync(path.join(tmpdir(), 'weft-golden-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function runtimeOver(storeDir: string) {
-  const { app, model } = travelExample.create(path.join(scratch, `state-${Math.random().toString(36).slice(2)}`));
-  return createRuntime({ store: new FileStore(storeDir), libraries: [app.library], actuators: app.actuators, observe: app.observe, model, policy: app.policy!, evaluables: app.evaluables!, signingKey: key });
+  const stateDir = path.join(scratch, `state-${Math.random().toString(36).slice(2)}`);
+  return createRuntime({ store: new FileStore(storeDir), domain: travelDomain, stateDir, signingKey: key });
 }
 
 /** Run the travel example live into `dir`; keep only the journal and the blobs (a portable store). */
 async function generate(dir: string): Promise<{ id: string; fingerprint: string }> {
-  const result = await (await runtimeOver(dir).start(travelExample.intent, start)).done;
+  const result = await (await runtimeOver(dir).start(travelDomain.intent!, start)).done;
   for (const name of ['lease.json', 'snapshot.json']) rmSync(path.join(dir, 'invocations', result.id, name), { force: true });
   rmSync(path.join(dir, 'locks'), { recursive: true, force: true });
   return { id: result.id, fingerprint: result.fingerprint! };

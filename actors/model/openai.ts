@@ -33,7 +33,8 @@ export class OpenAiModel implements Model {
 
   constructor(private readonly options: OpenAiModelOptions) {
     this.id = `openai-compatible:${options.model}`;
-    this.params = { baseUrl: options.baseUrl, model: options.model, temperature: options.temperature ?? 0 };
+    // Pinned: what shapes the replies. The endpoint (baseUrl), key, timeout and retries are not: endpoints move.
+    this.params = { model: options.model, temperature: options.temperature ?? 0 };
   }
 
   async complete(request: ModelRequest, { signal }: { signal?: AbortSignal } = {}): Promise<ModelReply> {

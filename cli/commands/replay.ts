@@ -1,46 +1,120 @@
 /**
- * `weft replay <journal.jsonl | id> [--dir D] [--json]` — re-run an invocation over its journal
- * without calling the model or any actuator, re-deriving every decomposition over the pinned
- * library (read from the store's blob area beside the journal). Exit 0 when the replay reproduces
- * the journal (same records, same fingerprint); exit 1 with the divergence, naming the record.
+ * `weft replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] [--json]` — re-run an
+ * invocation over its journal without calling the model or any actuator, re-deriving every
+ * decomposition over the pinned library. Exit 0 when the replay reproduces the journal (same
+ * records, same fingerprint); exit 1 with the divergence, naming the record, or with the refusal.
+ *
+ * Where the parts come from: the library from the domain, the store's blob area beside the journal,
+ * or the bundle (`weft export`); the policy and evaluables (code) from the domain — found by itself
+ * for a built-in (by the pinned library's name) or for a journal in a workspace that recorded its
+ * module, otherwise named with `--domain`. All of it is checked against the pin first, naming
+ * each differing field; a journal filed under another invocation's id is refused.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WeftError } from '../../journal/errors.js';
+import { looksLikeBundle, parseBundle } from '../../journal/bundle.js';
+import { isWeftError } from '../../journal/errors.js';
+import type { JournalRecord } from '../../journal/records.js';
+import { MemoryStore } from '../../journal/stores/memory.js';
 import { FileStore } from '../../journal/stores/file.js';
+import { readJournalBytes } from '../../journal/verify-bytes.js';
+import type { Library } from '../../htn/library/schema.js';
+import { validateLibrary } from '../../htn/library/validate.js';
+import { ForeignJournalError } from '../../runtime/errors.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import type { ReplayResult } from '../../runtime/replay.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { DEFAULT_DIR, exampleForPin, openWorkspace } from '../workspace.js';
-import { readJournal, readJournalFile } from './verify.js';
+import { DomainLoadError, loadDomain, type LoadedDomain } from '../domain-loader.js';
+import { domainForInvocation, domainForLibrary, openWorkspace, workspaceDir } from '../workspace.js';
 
-export const usage = 'replay <journal.jsonl | id> [--dir D] [--json]\n                                       replay a run from its journal, calling nothing; report any divergence';
+export const usage =
+  'replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] [--json]\n' +
+  '                                       replay a run from its journal or an exported bundle, calling nothing; report any divergence';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseCommandArgs(argv, { dir: { type: 'string' }, json: { type: 'boolean' } }, { min: 1, max: 1 });
+    args = parseCommandArgs(argv, { dir: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } }, { min: 1, max: 1 });
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('replay', usage, err);
     throw err;
   }
+  const json = args.flags.json === true;
   const target = args.positionals[0]!;
-  const isFile = existsSync(target) && target.endsWith('.jsonl');
-  const journalPath = isFile ? path.resolve(target) : path.join(path.resolve(args.strings.dir ?? DEFAULT_DIR), 'invocations', target, 'journal.jsonl');
-  // A file store keeps journals at <dir>/invocations/<id>/journal.jsonl; its blobs are at <dir>/blobs.
-  const dir = args.strings.dir ? path.resolve(args.strings.dir) : path.resolve(path.dirname(journalPath), '..', '..');
-  const report = readJournal(await readJournalFile(journalPath), undefined);
-  if (!report.ok) return fail(args.flags.json === true, report.error!.message);
-  const example = await exampleForPin(new FileStore(dir), report.pin!.library);
-  const ws = await openWorkspace(dir, example.name);
   try {
-    const result = await ws.runtime.replay({ journalPath });
-    const out = { id: result.id, status: result.status, journal: journalPath, fingerprint: result.fingerprint, publicKey: ws.publicKeyFile, records: result.records, identical: true };
-    if (args.flags.json === true) process.stdout.write(JSON.stringify(out) + '\n');
-    else process.stdout.write(`replayed ${result.records} records of ${result.id} without calling anything: identical to the journal\nstatus      ${result.status}\nfingerprint ${result.fingerprint}\n`);
-    return 0;
+    const isFile = existsSync(target) && !existsSync(path.join(workspaceDir(args.strings.dir), 'invocations', target));
+    if (isFile) {
+      const bytes = readFileSync(target);
+      if (looksLikeBundle(bytes)) return await replayBundle(path.resolve(target), bytes, args.strings.domain, json);
+      return await replayJournalFile(path.resolve(target), bytes, args.strings.dir, args.strings.domain, json);
+    }
+    return await replayById(target, args.strings.dir, args.strings.domain, json);
   } catch (err) {
-    if (err instanceof WeftError) return fail(args.flags.json === true, err.message);
+    if (isWeftError(err) || err instanceof DomainLoadError) return fail(json, (err as Error).message);
     throw err;
   }
+}
+
+/** An invocation in a workspace, by id. */
+async function replayById(id: string, dirOption: string | undefined, domainFlag: string | undefined, json: boolean): Promise<number> {
+  const dir = workspaceDir(dirOption);
+  const store = new FileStore(dir);
+  const first = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
+  if (!first || first.kind !== 'invocation.pinned') return fail(json, `no invocation ${id} in ${dir} (weft ls --dir ${dir} lists them)`);
+  if (first.body.invocation !== id) throw new ForeignJournalError(id, first.body.invocation);
+  const ws = await openWorkspace({ dir, domain: await domainForInvocation(store, id, first.body.pin, domainFlag) });
+  const result = await ws.runtime.replay(id);
+  return report(json, result, ws.runtime.journalPath(id) ?? null, ws.publicKeyFile);
+}
+
+/** A journal file: in a workspace (`<dir>/invocations/<id>/journal.jsonl`) or anywhere with --domain. */
+async function replayJournalFile(file: string, bytes: Uint8Array, dirOption: string | undefined, domainFlag: string | undefined, json: boolean): Promise<number> {
+  const report0 = readJournalBytes(bytes);
+  if (!report0.ok) return fail(json, report0.error!.message);
+  const first = report0.records[0] as JournalRecord<'invocation.pinned'> | undefined;
+  if (!first) return fail(json, `${file} is empty: a journal starts with invocation.pinned`);
+  const filedAs = path.basename(path.dirname(file));
+  const inWorkspace = path.basename(path.dirname(path.dirname(file))) === 'invocations';
+  if (inWorkspace && filedAs !== first.body.invocation) throw new ForeignJournalError(filedAs, first.body.invocation);
+  const dir = dirOption ? path.resolve(dirOption) : inWorkspace ? path.resolve(path.dirname(file), '..', '..') : undefined;
+  if (dir) {
+    const store = new FileStore(dir);
+    const ws = await openWorkspace({ dir, domain: await domainForInvocation(store, first.body.invocation, first.body.pin, domainFlag) });
+    const result = await ws.runtime.replay({ records: report0.records });
+    return report(json, result, file, ws.publicKeyFile);
+  }
+  if (!domainFlag) return fail(json, `${file} is not in a workspace: pass --domain <name | path | package> (the domain whose library, policy and evaluables it pinned), or replay an exported bundle`);
+  return report(json, await replayDetached(await loadDomain(domainFlag), report0.records, []), file, null);
+}
+
+/** An exported bundle: journal, pinned libraries and key in one file; replays anywhere. */
+async function replayBundle(file: string, bytes: Uint8Array, domainFlag: string | undefined, json: boolean): Promise<number> {
+  const bundle = parseBundle(new TextDecoder().decode(bytes));
+  const journal = readJournalBytes(new TextEncoder().encode(bundle.journal));
+  if (!journal.ok) return fail(json, journal.error!.message);
+  const first = journal.records[0] as JournalRecord<'invocation.pinned'> | undefined;
+  if (!first) return fail(json, `the bundle ${file} holds an empty journal`);
+  if (first.body.invocation !== bundle.invocation) throw new ForeignJournalError(bundle.invocation, first.body.invocation);
+  const libraries: Library[] = Object.values(bundle.libraries).map((l) => validateLibrary(l));
+  const pinnedLibrary = bundle.libraries[first.body.pin.library];
+  const pinnedName = pinnedLibrary === undefined ? undefined : validateLibrary(pinnedLibrary).name;
+  const loaded = domainFlag ? await loadDomain(domainFlag) : await domainForLibrary(pinnedName, first.body.pin.library, bundle.invocation);
+  const result = await replayDetached(loaded, journal.records, libraries);
+  return report(json, result, file, null, bundle.publicKey?.keyId ?? null);
+}
+
+/** Replay with no workspace: a memory store, the domain's code, the given libraries. Writes nothing. */
+async function replayDetached(loaded: LoadedDomain, records: JournalRecord[], libraries: Library[]): Promise<ReplayResult> {
+  const runtime = createRuntime({ store: new MemoryStore(), domain: loaded.domain, stateDir: path.join(tmpdir(), 'weft-replay-state', loaded.domain.name) });
+  return runtime.replay({ records, libraries });
+}
+
+function report(json: boolean, result: ReplayResult, journal: string | null, publicKey: string | null, keyId?: string | null): number {
+  const out = { id: result.id, status: result.status, reason: null, journal, fingerprint: result.fingerprint, publicKey, ...(keyId === undefined ? {} : { keyId }), records: result.records, identical: true };
+  if (json) process.stdout.write(JSON.stringify(out) + '\n');
+  else process.stdout.write(`replayed ${result.records} records of ${result.id} without calling anything: identical to the journal\nstatus      ${result.status}\nfingerprint ${result.fingerprint}\n`);
+  return 0;
 }
 
 function fail(json: boolean, message: string): number {

@@ -1,29 +1,45 @@
 /**
- * `weft resume <id> [--dir D] [--quarantine-torn] [--json]` — continue an invocation after a crash
- * or a hibernation: from its latest snapshot, reading back (not re-doing) everything the journal
- * holds after it, then live. A run hibernated at a boundary is woken; one awaiting approval needs
- * `weft approve`. A torn final record (a crash mid-write, never acknowledged) stops resume with
- * TornTailError; `--quarantine-torn` moves it aside — kept in journal.jsonl.torn-<seq> — first.
+ * `weft resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] [--json]`
+ * — continue an invocation after a crash or a hibernation: from its latest snapshot, reading back
+ * (not re-doing) everything the journal holds after it, then live. A run hibernated at a boundary
+ * is woken; one awaiting approval needs `weft approve`.
+ *
+ * It runs with what the invocation pinned: its domain is found by itself (the module recorded at
+ * start, or the built-in whose library it pinned; `--domain` overrides), its model is the pinned
+ * one (an OpenAI-compatible model at `--model-url` or the endpoint it started with). Anything that
+ * differs from the pin — another model, library, policy or evaluable version — is refused, naming
+ * each field, before anything is written.
+ *
+ * A torn final record (a crash mid-write, never acknowledged) stops resume with TornTailError;
+ * `--quarantine-torn` moves it aside — kept in journal.jsonl.torn-<seq> — first.
  */
-import path from 'node:path';
 import { FileStore } from '../../journal/stores/file.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
-import { followRun, printOutcome } from '../follow.js';
-import { DEFAULT_DIR, openWorkspaceFor } from '../workspace.js';
+import { followRun, printOutcome, printRefusal } from '../follow.js';
+import { openWorkspaceFor } from '../open-invocation.js';
+import { workspaceDir } from '../workspace.js';
 
-export const usage = 'resume <id> [--dir D] [--quarantine-torn] [--json]\n                                       continue a crashed or hibernated invocation (--quarantine-torn: move a torn\n                                       final record, never acknowledged, aside into journal.jsonl.torn-<seq> first)';
+export const usage =
+  'resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] [--json]\n' +
+  '                                       continue a crashed or hibernated invocation with what it pinned (--quarantine-torn:\n' +
+  '                                       move a torn final record, never acknowledged, aside into journal.jsonl.torn-<seq> first)';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseCommandArgs(argv, { dir: { type: 'string' }, json: { type: 'boolean' }, 'quarantine-torn': { type: 'boolean' } }, { min: 1, max: 1 });
+    args = parseCommandArgs(
+      argv,
+      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'quarantine-torn': { type: 'boolean' } },
+      { min: 1, max: 1 },
+    );
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('resume', usage, err);
     throw err;
   }
   const id = args.positionals[0]!;
-  const dir = path.resolve(args.strings.dir ?? DEFAULT_DIR);
+  const dir = workspaceDir(args.strings.dir);
+  const json = args.flags.json === true;
   if (args.flags['quarantine-torn']) {
     // Before anything reads the journal: a torn final record (never acknowledged) is moved aside.
     const store = new FileStore(dir);
@@ -35,11 +51,13 @@ export async function run(argv: string[]): Promise<number> {
       await store.release(lease);
     }
   }
-  const faults = crashHooks();
-  const ws = await openWorkspaceFor(dir, id, faults.hooks);
-  faults.wrapStore(ws.store);
-  const handle = await ws.runtime.resume(id);
-  if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
-  const result = await followRun(handle, args.flags.json !== true);
-  return printOutcome(ws, result, args.flags.json === true);
+  try {
+    const ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, faults: crashHooks() });
+    const handle = await ws.runtime.resume(id);
+    if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
+    const result = await followRun(handle, !json);
+    return printOutcome(ws, result, json);
+  } catch (err) {
+    return printRefusal('resume', id, dir, err, json);
+  }
 }

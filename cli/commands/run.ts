@@ -1,11 +1,14 @@
 /**
- * `weft run <example> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--json]`
- * — start an invocation of an example on the embedded default (file store in D, in-process
- * dispatcher, scripted model) and follow it to its end or its first resting state.
+ * `weft run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--json]`
+ * — start an invocation of a domain on the embedded default (file store in D, in-process
+ * dispatcher, the domain's model) and follow it to its end or its first resting state. The domain
+ * is a built-in name (`travel`), a path to a module (`./my-domain.js`) or an installed package,
+ * given as the first positional or as `--domain`; the workspace remembers it, so `resume`,
+ * `approve` and `replay` find it again by themselves.
  *
- * `--model-url URL --model NAME` replaces the example's scripted model by an OpenAI-compatible
- * chat model (Ollama, vLLM, llama.cpp server, hosted APIs; key from WEFT_MODEL_KEY or
- * OPENAI_API_KEY) — its replies are recorded and judged exactly like the scripted ones.
+ * `--model-url URL --model NAME` replaces the domain's model by an OpenAI-compatible chat model
+ * (Ollama, vLLM, llama.cpp server, hosted APIs; key from WEFT_MODEL_KEY or OPENAI_API_KEY) — its
+ * replies are recorded and judged exactly like the scripted ones, and its id and parameters are pinned.
  *
  * Prints each epoch as it unfolds, then the status, fingerprint, journal and public key; with
  * `--json`, one object `{ id, status, journal, fingerprint, publicKey }` (absolute paths) for
@@ -14,40 +17,71 @@
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome } from '../follow.js';
 import { crashHooks } from '../faults.js';
+import { loadDomain } from '../domain-loader.js';
+import { modelFromFlags } from '../model-choice.js';
 import { progressLine } from '../progress.js';
-import { openWorkspace } from '../workspace.js';
+import { Runtime } from '../../runtime/runtime.js';
+import { openWorkspace, readInvocationMeta, writeInvocationMeta } from '../workspace.js';
 
-export const usage = 'run <example> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME] [--json]\n                                       run an example invocation on the embedded default (--hibernate: stop at the first epoch boundary;\n                                       --model-url/--model: a real OpenAI-compatible model instead of the scripted one, key from WEFT_MODEL_KEY or OPENAI_API_KEY)';
+export const usage =
+  'run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME] [--json]\n' +
+  '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
+  '                                       also --domain D) on the embedded default; --hibernate: stop at the first epoch boundary;\n' +
+  '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
+  let model;
+  let domainSpec: string;
+  let intentArg: string | undefined;
   try {
     args = parseCommandArgs(
       argv,
-      { seed: { type: 'string' }, 'as-of': { type: 'string' }, dir: { type: 'string' }, id: { type: 'string' }, tenant: { type: 'string' }, json: { type: 'boolean' }, hibernate: { type: 'boolean' }, 'model-url': { type: 'string' }, model: { type: 'string' } },
-      { min: 1, max: 2 },
+      {
+        domain: { type: 'string' },
+        seed: { type: 'string' },
+        'as-of': { type: 'string' },
+        dir: { type: 'string' },
+        id: { type: 'string' },
+        tenant: { type: 'string' },
+        json: { type: 'boolean' },
+        hibernate: { type: 'boolean' },
+        'model-url': { type: 'string' },
+        model: { type: 'string' },
+      },
+      { min: 0, max: 2 },
     );
+    if (args.strings.domain !== undefined) {
+      if (args.positionals.length > 1) throw new UsageError('with --domain, the only positional is the intent');
+      domainSpec = args.strings.domain;
+      intentArg = args.positionals[0];
+    } else {
+      if (args.positionals.length === 0) throw new UsageError('missing the domain (a built-in name such as travel, a path to a module, or a package)');
+      domainSpec = args.positionals[0]!;
+      intentArg = args.positionals[1];
+    }
+    model = modelFromFlags({ url: args.strings['model-url'], name: args.strings.model });
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
   }
-  const modelUrl = args.strings['model-url'];
-  const modelName = args.strings.model;
-  if ((modelUrl === undefined) !== (modelName === undefined)) {
-    return usageFailure('run', usage, new UsageError('--model-url and --model go together (an OpenAI-compatible endpoint and a model name)'));
-  }
+  const loaded = await loadDomain(domainSpec);
   const faults = crashHooks();
-  const ws = await openWorkspace(args.strings.dir, args.positionals[0]!, faults.hooks, modelUrl && modelName ? { baseUrl: modelUrl, model: modelName } : undefined);
+  const ws = await openWorkspace({ dir: args.strings.dir, domain: loaded, model, wrapActuators: (a) => faults.wrapActuators(a, loaded.domain.observe) });
   faults.wrapStore(ws.store);
-  const intent = args.positionals[1] ?? ws.example.intent;
-  const asOf = args.strings['as-of'] ?? ws.example.asOf;
+  if (!ws.runtime.options.model) {
+    return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));
+  }
+  const intent = intentArg ?? ws.domain.intent;
+  if (intent === undefined) return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} has no default intent: pass the intent after the domain`));
+  const asOf = args.strings['as-of'] ?? ws.domain.asOf;
+  if (asOf === undefined) return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} has no default asOf: pass --as-of ISO-TIME (the invocation's pinned "now")`));
   if (Number.isNaN(Date.parse(asOf))) return usageFailure('run', usage, new UsageError(`--as-of ${asOf} is not an ISO 8601 time`));
-  const handle = await ws.runtime.start(intent, {
-    tenant: args.strings.tenant ?? 'default',
-    seed: args.strings.seed ?? '1',
-    asOf,
-    ...(args.strings.id ? { id: args.strings.id } : {}),
-  });
+  const start = { tenant: args.strings.tenant ?? 'default', seed: args.strings.seed ?? '1', asOf };
+  const id = args.strings.id ?? Runtime.defaultId(intent, start);
+  // Before the first record: a crash right after it must still find the domain and endpoint.
+  if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef, ...(args.strings['model-url'] ? { modelUrl: args.strings['model-url'] } : {}) });
+  const handle = await ws.runtime.start(intent, { ...start, id });
   const json = args.flags.json === true;
   if (args.flags.hibernate) handle.hibernate();
   if (!json) {

@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import type { Actuator } from '../../actors/actuator.js';
 import type { Fact, ObjectDecl, WorldState } from '../../htn/library/schema.js';
-import { readTravelState, type ProviderOptions, type TravelState } from './state.js';
+import { providerState, type ProviderOptions, type TravelState } from './state.js';
 
 export const observeArgs = z.strictObject({
   goal: z.strictObject({ task: z.string().min(1), args: z.array(z.union([z.string(), z.number()])) }),
@@ -86,8 +86,8 @@ export function observeActuator(options: ProviderOptions): Actuator<z.infer<type
     readOnly: true,
     argsSchema: observeArgs,
     resultSchema: observeResult as unknown as z.ZodType<WorldState>,
-    async run() {
-      return observeTravel(readTravelState(options.stateFile));
+    async run(_args, ctx) {
+      return observeTravel(providerState(options, ctx));
     },
   };
 }

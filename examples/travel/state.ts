@@ -14,7 +14,7 @@
  * - A key names one effect of one actuator: reusing it for another actuator is refused.
  * - Nothing here reads the clock or Math.random: results come from args, key, asOf and ctx.random.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { ActuatorError, type Actuator, type ActuatorContext, type ActuatorKind } from '../../actors/actuator.js';
@@ -147,7 +147,25 @@ export function writeTravelState(file: string, state: TravelState): void {
 
 /** Create the state file with `state` (default: the seed world) unless it already exists. */
 export function seedTravelState(file: string, state: TravelState = initialTravelState()): void {
-  if (!existsSync(file)) writeTravelState(file, travelStateSchema.parse(state));
+  if (existsSync(file)) return;
+  mkdirSync(dirname(file), { recursive: true });
+  writeTravelState(file, travelStateSchema.parse(state));
+}
+
+/**
+ * The providers' state as an actuator sees it: the file, seeded with the options' initial world
+ * (default: the seed world) the first time an actuator runs — never before, so building the
+ * actuators (say, to replay a journal elsewhere) writes nothing.
+ */
+export function providerState(options: ProviderOptions, ctx: Pick<ActuatorContext, 'invocation'>): TravelState {
+  const file = stateFileOf(options, ctx);
+  seedTravelState(file, options.initialState);
+  return readTravelState(file);
+}
+
+/** The state file an actuator call works on: the one file, or the invocation's own world. */
+export function stateFileOf(options: ProviderOptions, ctx: Pick<ActuatorContext, 'invocation'>): string {
+  return typeof options.stateFile === 'function' ? options.stateFile(ctx.invocation) : options.stateFile;
 }
 
 /** Change the state file outside any actuator (tests: inject faults, inspect). */
@@ -183,7 +201,14 @@ export const attemptsFor = (file: string, key: string): number => readTravelStat
 export const appliedFor = (file: string, key: string): number => readTravelState(file).ledger[key]?.applied ?? 0;
 
 export interface ProviderOptions {
-  stateFile: string;
+  /**
+   * The providers' state file — one for every invocation, or one per invocation (a function of its
+   * id): a world of its own, seeded from the same initial world, so a scripted transcript holds
+   * for any number of runs in one workspace.
+   */
+  stateFile: string | ((invocation: string) => string);
+  /** The world a missing state file is seeded with when an actuator first runs (default: `initialTravelState()`). */
+  initialState?: TravelState;
   /**
    * Called after an effect is durable (state file renamed into place) and before the actuator
    * returns — only on the call that applied it, never on a deduplicated call. A crash test kills
@@ -198,7 +223,8 @@ export interface ProviderOptions {
  * a room is gone remembers it). Flaky faults fail the call transiently before anything applies.
  */
 export function runEffect<R>(options: ProviderOptions, actuator: string, ctx: ActuatorContext, apply: (state: TravelState) => R): R {
-  const state = readTravelState(options.stateFile);
+  const file = stateFileOf(options, ctx);
+  const state = providerState(options, ctx);
   const entry: LedgerEntry = state.ledger[ctx.key] ?? { actuator, attempts: 0, applied: 0 };
   if (entry.actuator !== actuator) {
     throw new ActuatorError('travel.key_reused', 'permanent', `idempotency key ${ctx.key} already names an effect of ${entry.actuator}, not ${actuator}`);
@@ -206,25 +232,25 @@ export function runEffect<R>(options: ProviderOptions, actuator: string, ctx: Ac
   entry.attempts += 1;
   state.ledger[ctx.key] = entry;
   if (entry.applied > 0) {
-    writeTravelState(options.stateFile, state);
+    writeTravelState(file, state);
     return entry.result as R;
   }
   const flaky = state.faults.flaky[actuator] ?? 0;
   if (flaky > 0) {
     state.faults.flaky[actuator] = flaky - 1;
-    writeTravelState(options.stateFile, state);
+    writeTravelState(file, state);
     throw new ActuatorError('travel.provider_unavailable', 'transient', `${actuator} is temporarily unavailable (attempt ${ctx.attempt}); retry with the same key`);
   }
   let result: R;
   try {
     result = apply(state);
   } catch (err) {
-    writeTravelState(options.stateFile, state);
+    writeTravelState(file, state);
     throw err;
   }
   entry.applied += 1;
   entry.result = JSON.parse(JSON.stringify(result ?? null)) as z.infer<typeof json>;
-  writeTravelState(options.stateFile, state);
+  writeTravelState(file, state);
   options.crashAfterEffect?.(actuator, ctx.key);
   return result;
 }

@@ -1,0 +1,31 @@
+/**
+ * Opening the workspace of an invocation that exists — what `resume` and `approve` share: find its
+ * domain (`--domain`, else the module recorded at start, else the built-in whose library it pinned)
+ * and its model (the pinned one; see model-choice.ts), then open a runtime over them. The runtime
+ * compares all of it with the pin before it writes anything.
+ */
+import { FileStore } from '../journal/stores/file.js';
+import type { CrashHooks } from './faults.js';
+import { modelForPin, type ModelFlags } from './model-choice.js';
+import { domainForInvocation, openWorkspace, pinnedRecord, readInvocationMeta, workspaceDir, type Workspace } from './workspace.js';
+
+export interface InvocationOpenOptions {
+  dir: string | undefined;
+  id: string;
+  domain: string | undefined;
+  model: ModelFlags;
+  faults?: CrashHooks;
+}
+
+export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<Workspace> {
+  const dir = workspaceDir(options.dir);
+  const store = new FileStore(dir);
+  const pinned = await pinnedRecord(store, options.id);
+  const pin = pinned.body.pin;
+  const loaded = await domainForInvocation(store, options.id, pin, options.domain);
+  const model = modelForPin(options.id, pin, options.model, readInvocationMeta(dir, options.id));
+  const faults = options.faults;
+  const ws = await openWorkspace({ dir, domain: loaded, model, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
+  faults?.wrapStore(ws.store);
+  return ws;
+}

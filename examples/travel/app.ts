@@ -1,0 +1,53 @@
+/**
+ * The travel example's parts, bound to one state file: every actuator (each simulated provider
+ * deduplicating on its idempotency key against the file), the observation, the spend policy and
+ * the evaluables. `travelDomain` (domain.ts) is built from these; tests use `createTravelApp` to
+ * get them over a state file of their own, with an injected initial world or crash hook.
+ *
+ * Invariants:
+ * - Actuator names are unique and every operator of the library binds one of them (a test checks).
+ * - The demo spends 780 EUR, under `travelPolicy`'s 1000 EUR approval limit.
+ */
+import type { Actuator } from '../../actors/actuator.js';
+import type { EvaluableRegistry } from '../../htn/library/evaluables.js';
+import type { Library } from '../../htn/library/schema.js';
+import { spendApprovalPolicy, type AdmissionPolicy } from '../../machines/policy.js';
+import { bookingActuators } from './booking.js';
+import { travelEvaluables, travelLibrary } from './library.js';
+import { notifyActuators } from './notify.js';
+import { observeActuator } from './observe.js';
+import { searchActuators } from './search.js';
+import { seedTravelState, type ProviderOptions } from './state.js';
+
+/** Epochs whose world-effect steps spend more than 1000 (sum of `amount` args) need approval. */
+export const travelPolicy: AdmissionPolicy = spendApprovalPolicy({ version: '1', limit: 1000, amountArg: 'amount' });
+
+export const TRAVEL_OBSERVE = 'travel.observe';
+
+/** Every actuator of the example, bound to one state file (seeded when an actuator first runs). */
+export function travelActuators(options: ProviderOptions): Actuator[] {
+  return [observeActuator(options), ...searchActuators(options), ...bookingActuators(options), ...notifyActuators(options)];
+}
+
+/** The travel parts over one state file, for tests and apps that wire a runtime by hand. */
+export interface TravelApp {
+  name: 'travel';
+  library: Library;
+  actuators: Actuator[];
+  observe: string;
+  policy: AdmissionPolicy;
+  evaluables: EvaluableRegistry;
+}
+
+/** The parts over one state file, seeded now (with `options.initialState` or the seed world). */
+export function createTravelApp(options: ProviderOptions & { stateFile: string }): TravelApp {
+  seedTravelState(options.stateFile, options.initialState);
+  return {
+    name: 'travel',
+    library: travelLibrary,
+    actuators: travelActuators(options),
+    observe: TRAVEL_OBSERVE,
+    policy: travelPolicy,
+    evaluables: travelEvaluables(),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The travel domain — what `weft run travel` (and `npm start`) loads: the pinned method library,
+ * the simulated providers over one state file in the domain's state folder, the spend policy, the
+ * evaluables, the scripted model that plays the transcript, the default intent and the pinned
+ * `asOf`, so the demo is the same on every machine. It is a domain like any user's: built with
+ * `defineDomain`, the default export of examples/travel/index.ts.
+ *
+ * Invariants:
+ * - Each invocation's providers keep their state in `<stateDir>/<invocation>/providers.json`, seeded
+ *   from the seed world the first time an actuator runs and reused afterwards, so a resumed run sees
+ *   what a crashed run applied, any number of runs share a workspace, and replaying a journal
+ *   elsewhere writes nothing.
+ * - `asOf` is before the conference (the 12th), so the check-in reminder lands on the 11th.
+ */
+import { join } from 'node:path';
+import { ScriptedModel } from '../../actors/model/scripted.js';
+import { defineDomain } from '../../runtime/domain.js';
+import { TRAVEL_OBSERVE, travelActuators, travelPolicy } from './app.js';
+import { travelEvaluables, travelLibrary } from './library.js';
+import { TRAVEL_INTENT, travelTranscript } from './transcript.js';
+
+export const TRAVEL_AS_OF = '2026-06-01T09:00:00.000Z';
+export const TRAVEL_STATE_FILE = 'providers.json';
+
+export const travelDomain = defineDomain({
+  name: 'travel',
+  description: 'Book a conference trip to Lisbon under a budget: search, hold, pay, confirm, then send the itinerary and set a reminder.',
+  libraries: [travelLibrary],
+  // Each invocation books in a world of its own, seeded from the same initial world.
+  actuators: ({ stateDir }) => travelActuators({ stateFile: (invocation) => join(stateDir, invocation, TRAVEL_STATE_FILE) }),
+  observe: TRAVEL_OBSERVE,
+  policy: travelPolicy,
+  evaluables: travelEvaluables(),
+  model: () => new ScriptedModel(travelTranscript),
+  intent: TRAVEL_INTENT,
+  asOf: TRAVEL_AS_OF,
+});

@@ -1,0 +1,102 @@
+/**
+ * The pin is law: before an invocation is resumed, approved or replayed, what this runtime offers
+ * is compared with what the invocation pinned, field by field, and any difference refuses the call
+ * before a lease is taken or a record written — so the invocation stays resumable with the right
+ * parts.
+ *
+ * What is compared (what decides a journal's content):
+ * - `library`: the pinned digest must be one this runtime can load (a library of its domain, or
+ *   the exact bytes from the store's blob area or a bundle);
+ * - `evaluables`: every `name@version` the pinned library references must be registered;
+ * - `policy`: the pinned policy id (`name@version`) must be one of the runtime's policies;
+ * - `model.id` and `model.params` (temperature, seed, … — never the endpoint: `baseUrl` was pinned by
+ *   older runtimes and is ignored) — compared for resume and approve; replay calls no model;
+ * - `flags` (behaviour versions) and `limits`: not compared with the caller's settings but APPLIED
+ *   from the pin; a flag or limit this runtime does not implement is refused, naming it.
+ *
+ * Pure: no I/O; the runtime gathers the offer and throws PinMismatchError with the list.
+ */
+import { canonicalize } from '../journal/canonical.js';
+import type { Pin } from '../journal/records.js';
+import type { EvaluableRegistry } from '../htn/library/evaluables.js';
+import type { Library } from '../htn/library/schema.js';
+
+export interface PinMismatch {
+  /** The pin's field, e.g. `model.id`, `library`, `policy`. */
+  field: string;
+  pinned: string;
+  offered: string;
+  /** What to pass instead. */
+  fix: string;
+}
+
+/** Model parameters older runtimes pinned that do not shape replies (endpoints move). */
+export const UNPINNED_MODEL_PARAMS: ReadonlySet<string> = new Set(['baseUrl']);
+
+/** The model a CLI command would name: `--model-url URL --model NAME` for an OpenAI-compatible id. */
+export function modelFlagsFor(modelId: string): string {
+  const openai = /^openai-compatible:(.+)$/.exec(modelId);
+  if (openai) return `--model-url <its endpoint> --model ${openai[1]}`;
+  if (modelId.startsWith('scripted:')) return `no --model-url/--model (the domain's own scripted model ${modelId})`;
+  if (modelId === 'none') return 'no model';
+  return `a model whose id is ${modelId}`;
+}
+
+export function compareModel(pinned: Pin['model'], offered: { id: string; params: Record<string, unknown> } | undefined): PinMismatch[] {
+  const out: PinMismatch[] = [];
+  const offeredId = offered?.id ?? 'none';
+  if (pinned.id !== offeredId) {
+    out.push({ field: 'model.id', pinned: pinned.id, offered: offeredId, fix: `resume with the pinned model: createRuntime({ model }) with id ${pinned.id}; from the CLI, ${modelFlagsFor(pinned.id)}` });
+    return out;
+  }
+  const params = offered?.params ?? {};
+  const keys = [...new Set([...Object.keys(pinned.params), ...Object.keys(params)])].filter((k) => !UNPINNED_MODEL_PARAMS.has(k)).sort();
+  for (const key of keys) {
+    const a = pinned.params[key] === undefined ? 'absent' : canonicalize(pinned.params[key]);
+    const b = params[key] === undefined ? 'absent' : canonicalize(params[key]);
+    if (a !== b) out.push({ field: `model.params.${key}`, pinned: a, offered: b, fix: `configure the model with ${key} ${a} (it shapes the replies the journal records)` });
+  }
+  return out;
+}
+
+export function comparePolicy(pinned: string, offered: readonly string[]): PinMismatch[] {
+  if (offered.includes(pinned)) return [];
+  return [{ field: 'policy', pinned, offered: offered.join(', ') || 'none', fix: `use a domain that still has policy ${pinned} (keep old versions in defineDomain({ policies }))` }];
+}
+
+export function compareFlags(pinned: readonly number[], known: readonly number[]): PinMismatch[] {
+  const unknown = pinned.filter((f) => !known.includes(f));
+  if (unknown.length === 0) return [];
+  return [{ field: 'flags', pinned: pinned.join(', '), offered: known.join(', ') || 'none', fix: `behaviour flag(s) ${unknown.join(', ')} come from a newer weft; resume or replay with that version` }];
+}
+
+export function compareLimits(pinned: Record<string, number> | undefined, known: readonly string[]): PinMismatch[] {
+  const unknown = Object.keys(pinned ?? {}).filter((k) => !known.includes(k)).sort();
+  if (unknown.length === 0) return [];
+  return [{ field: 'limits', pinned: unknown.join(', '), offered: known.join(', '), fix: `limit(s) ${unknown.join(', ')} come from a newer weft; resume or replay with that version` }];
+}
+
+/** The pinned library's evaluables this registry lacks (each as `name@version`). */
+export function compareEvaluables(library: Library, registry: EvaluableRegistry | undefined): PinMismatch[] {
+  const missing: string[] = [];
+  for (const ref of library.evaluables) {
+    try {
+      if (!registry) throw new Error('no registry');
+      registry.resolve(ref.name, ref.version);
+    } catch {
+      missing.push(`${ref.name}@${ref.version}`);
+    }
+  }
+  if (missing.length === 0) return [];
+  return [{ field: 'evaluables', pinned: missing.join(', '), offered: 'not registered', fix: `register ${missing.join(', ')} in the domain's evaluables (defineDomain({ evaluables }))` }];
+}
+
+/** The library field when the pinned digest cannot be loaded from anywhere. */
+export function libraryMismatch(pinned: string, offered: ReadonlyArray<{ name: string; digest: string }>): PinMismatch {
+  return {
+    field: 'library',
+    pinned,
+    offered: offered.map((l) => `${l.name} ${l.digest}`).join(', ') || 'none',
+    fix: `use the domain version that has library ${pinned} (keep old versions in defineDomain({ libraries })), or replay from a store or bundle that holds it`,
+  };
+}
