@@ -1,11 +1,30 @@
 /**
  * Weft — a durable, replayable plan runtime for Node.js. The package's public face: the runtime,
  * the journal (canonical JSON, digests, records, chain, seal, reader, writer, stores), the
- * machine, actuators and dispatchers, and the HTN engine as a namespace.
+ * machine, actuators and dispatchers, the domain contract (defineDomain and the types an author
+ * needs), the key helpers, zod, and the HTN engine as a namespace.
  */
 export * from './journal/index.js';
 export * from './runtime/index.js';
 export * from './actors/index.js';
 export * from './queue/index.js';
-export { invocationMachine, allowAll, spendApprovalPolicy, judgeParseReply, judgeAuthorReply, type AdmissionPolicy, type Admission } from './machines/index.js';
+export {
+  invocationMachine,
+  allowAll,
+  spendApprovalPolicy,
+  judgeParseReply,
+  judgeAuthorReply,
+  type AdmissionPolicy,
+  type Admission,
+  type EpochAdmissionRequest,
+  type StepAdmissionRequest,
+  type EpochPlan,
+  type EpochStep,
+  type Goal,
+} from './machines/index.js';
 export * as htn from './htn/index.js';
+/**
+ * zod, re-exported: a domain's actuator schemas are zod schemas, and this is the copy Weft itself
+ * validates with — `import { z } from 'weft'` keeps a domain on the same version.
+ */
+export { z } from 'zod';

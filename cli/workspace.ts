@@ -20,7 +20,7 @@ import { builtinDomainForLibrary } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type DomainRef, type LoadedDomain } from './domain-loader.js';
-import { loadSigningKey, PUBLIC_FILE, SECRET_FILE, writeKeyPair } from './keys.js';
+import { loadSigningKey, PUBLIC_FILE, SECRET_FILE, writeKeyPair } from '../runtime/keys.js';
 
 export interface Workspace {
   dir: string;

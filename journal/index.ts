@@ -1,6 +1,6 @@
 /**
  * The journal — Weft's spine. Public face of journal/: canonical JSON, digests, record kinds and
- * schemas, the hash chain, the seal, the reader (offline verification), the writer, and the stores.
+ * schemas, the hash chain, the seal, the reader (offline verification), the portable bundle, the writer, and the stores.
  *
  * Importing this module on Node installs the node:crypto SHA-256 fast path (same bytes as the
  * @noble/hashes reference). Browser code imports the pure modules directly.
@@ -15,6 +15,7 @@ export * from './chain.js';
 export * from './seal.js';
 export * from './reader.js';
 export * from './verify-bytes.js';
+export * from './bundle.js';
 export * from './store.js';
 export * from './writer.js';
 export { MemoryStore } from './stores/memory.js';

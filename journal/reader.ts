@@ -46,6 +46,8 @@ export interface JournalReport extends ChainState {
   records: JournalRecord[];
   /** The first problem found. */
   error?: JournalIntegrityError;
+  /** See JournalVerdict.sealMismatch. */
+  sealMismatch?: true;
 }
 
 /** Split JSONL text into lines; reports a torn final line (no trailing newline) as an error line. */
@@ -89,6 +91,14 @@ export interface JournalVerdict extends ChainState {
   ok: boolean;
   count: number;
   error?: JournalIntegrityError;
+  /**
+   * Set (with ok false) when the ONLY problem is the seal's key check (`sealKeyProblem`: sealed by
+   * another key, or a bad signature): every record, the seal included, passed its keyless checks
+   * and nothing follows the seal — the chain is intact, the seal is not the given key's. A seal
+   * that fails its key check with another problem after it does not set it (the chain is not
+   * intact). `weft verify` exits 3 for it instead of 1.
+   */
+  sealMismatch?: true;
 }
 
 /** The first problem of a keyless walk; `parse`: the line is not JSON. */
@@ -204,7 +214,9 @@ export function settleVerdict(walk: JournalWalk, state: ChainState, options: Rea
   const key = options.publicKey;
   const keyProblem = key && walk.seal && walk.tornBytes === undefined ? sealKeyProblem({ body: walk.seal }, key) : undefined;
   if (keyProblem !== undefined && (walk.problem === undefined || (!walk.problem.parse && walk.restParses()))) {
-    return failVerdict(verdict, walk.seal!.seq, keyProblem);
+    const failed = failVerdict(verdict, walk.seal!.seq, keyProblem);
+    if (walk.problem === undefined) failed.sealMismatch = true;
+    return failed;
   }
   const problem = walk.problem;
   if (problem !== undefined) {
@@ -269,7 +281,11 @@ function verify(values: readonly unknown[], lines: readonly string[] | undefined
   for (let i = 0; i < values.length; i++) {
     let problem = checkRecordAt(values[i], lines?.[i], i, expectedPrev, report);
     const record = values[i] as JournalRecord;
-    if (!problem && options.publicKey && record.kind === 'invocation.sealed') problem = sealKeyProblem(record as JournalRecord<'invocation.sealed'>, options.publicKey);
+    if (!problem && options.publicKey && record.kind === 'invocation.sealed') {
+      problem = sealKeyProblem(record as JournalRecord<'invocation.sealed'>, options.publicKey);
+      // The seal is last when nothing follows it: then its key check is the journal's only problem.
+      if (problem && i === values.length - 1) return { ...finish(report, fail(i, problem)), sealMismatch: true };
+    }
     if (problem) return finish(report, fail(i, problem));
     report.records.push(record);
     expectedPrev = record.hash;

@@ -161,7 +161,11 @@ function checkSeal(record: JournalRecord<'invocation.sealed'>, state: ChainState
   return undefined;
 }
 
-/** The seal's checks against a public key, for a seal that passed `checkRecordAt`. */
+/**
+ * The seal's checks against a public key, for a seal that passed `checkRecordAt`. Its problems are
+ * about the key, not the chain: when one is a journal's only problem, the readers mark the verdict
+ * `sealMismatch` (reader.ts) and `weft verify` reports a seal that does not match the key (exit 3).
+ */
 export function sealKeyProblem(record: { body: SealBody }, key: PublicKey): string | undefined {
   const seal = record.body;
   try {

@@ -11,3 +11,4 @@ export { InvocationHandle, type InvocationResult, type InvocationStatus } from '
 export { replayJournal, type ReplayResult, type ReplayDeps } from './replay.js';
 export { Recorder } from './recorder.js';
 export { ReplayDivergenceError, ReplayEndedError, RuntimeUsageError, PinMismatchError, ForeignJournalError } from './errors.js';
+export { generateSigningKey, loadSigningKey, loadPublicKey, writeKeyPair, KeyFileError, SECRET_FILE, PUBLIC_FILE } from './keys.js';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import type { JournalRecord } from '../journal/records.js';
-import { loadSigningKey } from '../cli/keys.js';
+import { loadSigningKey } from '../runtime/keys.js';
 import { buildJournal, fixtureFiles, goldenDrafts, goldenGenesis, goldenKey, rechain, toJsonl } from './fixtures/journal/make.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -72,35 +72,40 @@ describe('weft verify', () => {
     const r = await weft('verify', fixture('golden.jsonl'), '--public-key', fixture('golden.pub'), '--json');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
-      ok: true, fingerprint: GOLDEN_FINGERPRINT, sealed: true, records: 15, invocation: 'inv-golden-0001', keyId: GOLDEN_KEY_ID, signatureChecked: true,
+      ok: true, exitCode: 0, input: 'journal', chainIntact: true, fingerprint: GOLDEN_FINGERPRINT, sealed: true, records: 15, invocation: 'inv-golden-0001',
+      keyId: GOLDEN_KEY_ID, signatureChecked: true, sealMismatch: false, keySource: 'file',
     });
     const bad = await weft('verify', fixture('tampered.jsonl'), '--json');
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, records: 9, error: { seq: 9, message: expect.stringMatching(/^seq 9: hash mismatch/) } });
+    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, exitCode: 1, chainIntact: false, records: 9, error: { seq: 9, message: expect.stringMatching(/^seq 9: hash mismatch/) } });
   });
 
-  test('without a key: the chain is checked and the seal reported, not checked', async () => {
+  // Exit 4, not 0 (the contract before `weft verify` had exit codes 3 and 4): an unchecked seal is not a verified journal.
+  test('without a key: the chain is checked and the seal reported, not checked — exit 4', async () => {
     const sealed = await weft('verify', fixture('golden.jsonl'));
-    expect(sealed.code).toBe(0);
+    expect(sealed.code).toBe(4);
     expect(sealed.stdout).toContain(`chain intact: 15 records, sealed by key ${GOLDEN_KEY_ID} (signature not checked: pass --public-key)`);
     expect(sealed.stdout).toContain(GOLDEN_FINGERPRINT);
+    expect(sealed.stdout).toMatch(/^seal NOT checked: no key was given — pass --public-key FILE .* or --no-signature /m);
     const unsealed = await weft('verify', fixture('unsealed.jsonl'));
-    expect(unsealed.code).toBe(0);
+    expect(unsealed.code).toBe(4);
     expect(unsealed.stdout).toContain('chain intact: 14 records, NOT sealed: truncated or still running');
     // a journal re-sealed by another key is an intact chain; only the key tells
-    expect((await weft('verify', fixture('resealed-other-key.jsonl'))).code).toBe(0);
+    expect((await weft('verify', fixture('resealed-other-key.jsonl'))).code).toBe(4);
+    expect((await weft('verify', fixture('resealed-other-key.jsonl'), '--no-signature')).code).toBe(0);
   });
 
-  test('unsealed with a key, sealed by another key, edited: exit 1 naming the seq', async () => {
+  test('unsealed with a key or edited: exit 1 naming the seq; sealed by another key: exit 3, a seal mismatch', async () => {
     const unsealed = await weft('verify', fixture('unsealed.jsonl'), '--public-key', fixture('golden.pub'));
     expect(unsealed.code).toBe(1);
     expect(unsealed.stdout).toMatch(/^seq 14: not sealed: truncated or still running$/m);
     const other = await weft('verify', fixture('resealed-other-key.jsonl'), '--public-key', fixture('golden.pub'));
-    expect(other.code).toBe(1);
-    expect(other.stdout).toMatch(/^seq 14: sealed by another key/m);
+    expect(other.code).toBe(3);
+    expect(other.stdout).toMatch(/^seal mismatch: the seal at seq 14 was made by key 964e6364e3fd3302…, not by the key in .*golden\.pub \(e8c2ed4067488f98…\)$/m);
     const wrongKey = await weft('verify', fixture('golden.jsonl'), '--public-key', fixture('other.pub'));
-    expect(wrongKey.code).toBe(1);
-    expect(wrongKey.stdout).toMatch(/^seq 14: sealed by another key/m);
+    expect(wrongKey.code).toBe(3);
+    expect(wrongKey.stdout).toMatch(/^seal mismatch: the seal at seq 14 was made by key e8c2ed4067488f98…/m);
+    expect(wrongKey.stdout).not.toMatch(/chain broken/);
     const tampered = await weft('verify', fixture('tampered.jsonl'), '--public-key', fixture('golden.pub'));
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toMatch(/^seq 9: hash mismatch/m);
@@ -180,9 +185,9 @@ describe('weft keygen', () => {
     const ok = await weft('verify', journal, '--public-key', path.join(dir, 'weft.pub'));
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`sealed by key ${pub.keyId}`);
-    // the secret file works as a key for verify too; the golden key does not verify it
+    // the secret file works as a key for verify too; the golden key does not verify it (a seal mismatch: exit 3)
     expect((await weft('verify', journal, '--public-key', path.join(dir, 'weft.key'))).code).toBe(0);
-    expect((await weft('verify', journal, '--public-key', fixture('golden.pub'))).code).toBe(1);
+    expect((await weft('verify', journal, '--public-key', fixture('golden.pub'))).code).toBe(3);
   });
 
   test('a second key pair differs; --out is required', async () => {

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { signingKeyFromSecret } from '../../journal/seal.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { KeyFileError, writeKeyPair } from '../keys.js';
+import { KeyFileError, writeKeyPair } from '../../runtime/keys.js';
 
 export const usage = 'keygen --out DIR                     create DIR/weft.key (secret, 0600) and DIR/weft.pub';
 

@@ -1,36 +1,83 @@
 /**
- * `weft verify <journal.jsonl> [--public-key FILE] [--json]` — check a journal file offline.
+ * `weft verify <journal.jsonl | bundle> [--public-key FILE | --no-signature] [--json]` — check a
+ * journal file, or a bundle written by `weft export`, offline.
  *
- * Streams the file's bytes through the byte verifier (journal/verify-bytes.ts), in bounded memory:
- * every record's encoding, shape, position, chain link, hash and body schema, and the seal — the
- * verdict the journal reader gives, without keeping the records. A line that is not valid UTF-8 is
- * refused (decoding it would hide what the bytes are). With --public-key the journal must be sealed by that key
- * (an unsealed journal fails: truncated or still running); without it the chain is checked and
- * the seal's key id is reported, its signature unchecked.
+ * A journal file's bytes are streamed through the byte verifier (journal/verify-bytes.ts), in
+ * bounded memory: every record's encoding, shape, position, chain link, hash and body schema, and
+ * the seal — the verdict the journal reader gives, without keeping the records. A line that is not
+ * valid UTF-8 is refused (decoding it would hide what the bytes are). A bundle (journal/bundle.ts)
+ * is parsed and checked (its libraries' digests, its key's id), then its journal text is verified
+ * the same way, against the bundle's own key unless --public-key names another; its journal must
+ * be the bundle's invocation's and pin a library the bundle carries.
+ *
+ * The seal is checked against a key: --public-key FILE, or the key a bundle carries. With a key the
+ * journal must be sealed by it. Without one the chain is checked but the seal's signature is not,
+ * and the exit code says so (4) unless --no-signature asks for the chain alone.
+ *
+ * Exit codes:
+ *   0  verified: the chain is intact and the seal's signature is valid for the key (or, with
+ *      --no-signature, the chain is intact, sealed or not)
+ *   1  not intact: a bad record, a broken chain, a torn tail, an empty journal, an inconsistent
+ *      bundle; with a key, also a journal that is not sealed
+ *   2  usage error, or a file (journal, bundle, key) that cannot be read or is not a valid key
+ *   3  the seal does not match the key (sealed by another key, or a bad signature) — the chain
+ *      itself is intact
+ *   4  the chain is intact but the seal's signature was NOT checked: no key was given (pass
+ *      --public-key FILE, or --no-signature to check only the chain)
  *
  * Output: on success the fingerprint; on failure `seq N: <what is wrong>` for the FIRST bad
- * record. `--json` prints one object `{ ok, fingerprint, sealed, records, invocation, keyId?,
- * error? }` instead. Exit codes: 0 intact, 1 not intact, 2 usage error or unreadable file.
+ * record. `--json` prints one object instead (VerifyJson), whose `ok` is `exitCode === 0`.
  */
 import { createReadStream, promises as fs } from 'node:fs';
+import { BundleError, looksLikeBundle, parseBundle, type Bundle } from '../../journal/bundle.js';
 import { JournalIntegrityError } from '../../journal/errors.js';
 import type { JournalReport, JournalVerdict } from '../../journal/reader.js';
-import { JournalByteVerifier, readJournalBytes } from '../../journal/verify-bytes.js';
+import { JournalByteVerifier, readJournalBytes, verifyJournalBytes } from '../../journal/verify-bytes.js';
 import type { PublicKey } from '../../journal/seal.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { KeyFileError, loadPublicKey } from '../keys.js';
+import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
 
-export const usage = 'verify <journal.jsonl> [--public-key FILE] [--json]\n                                       check a journal offline (chain, schemas, seal)';
+export const usage =
+  'verify <journal.jsonl | bundle> [--public-key FILE | --no-signature] [--json]\n' +
+  '                                       check a journal or an exported bundle offline (chain, schemas, seal);\n' +
+  '                                       exit 0 verified, 1 not intact, 2 usage, 3 seal not by the key, 4 seal not checked';
+
+/** The exit codes (see the header). */
+export const EXIT = { verified: 0, notIntact: 1, usage: 2, sealMismatch: 3, unchecked: 4 } as const;
+
+/** How the seal was checked: against a key file, against the key a bundle carries, or not at all (`skipped`: --no-signature). */
+export type SignatureCheck = { by: 'file'; file: string; key: PublicKey } | { by: 'bundle'; key: PublicKey } | { by: 'none'; skipped: boolean };
+
+/** What a verdict is judged with besides itself. */
+export interface VerifyContext {
+  signature: SignatureCheck;
+  input: 'journal' | 'bundle';
+  /** A bundle whose journal is intact but not the bundle's (another invocation, a library it does not carry). */
+  bundleProblem?: string;
+}
 
 export interface VerifyJson {
+  /** exitCode === 0. */
   ok: boolean;
+  exitCode: number;
+  input: 'journal' | 'bundle';
+  /** Every record passed its keyless checks (true on a seal mismatch, exit 3). */
+  chainIntact: boolean;
   fingerprint: string | null;
   sealed: boolean;
+  /** Records that passed the chain checks (all of them, the seal included, on a seal mismatch). */
   records: number;
   invocation: string | null;
+  /** The key id recorded in the seal. */
   keyId: string | null;
+  /** The seal's signature was checked against a key and is valid. */
   signatureChecked: boolean;
+  /** The seal was not made by the key (another key, or a bad signature): exit 3. */
+  sealMismatch: boolean;
+  /** Where the key came from: --public-key, the bundle, or none. */
+  keySource: 'file' | 'bundle' | null;
   error?: { seq: number; problem: string; message: string };
+  bundleError?: string;
 }
 
 function unreadable(file: string, err: unknown): Error {
@@ -63,11 +110,16 @@ export async function verifyJournalFile(file: string, publicKey: PublicKey | und
   } catch (err) {
     throw unreadable(file, err);
   }
-  const verdict = verifier.end();
-  if (verdict.ok && verdict.count === 0) {
-    return { ...verdict, ok: false, error: emptyJournalError() };
-  }
-  return verdict;
+  return nonEmpty(verifier.end());
+}
+
+/** The verdict of a journal held in memory (a bundle's, or a file read whole). */
+export function verifyJournalInMemory(bytes: Uint8Array, publicKey: PublicKey | undefined): JournalVerdict {
+  return nonEmpty(verifyJournalBytes(bytes, publicKey ? { publicKey } : {}));
+}
+
+function nonEmpty(verdict: JournalVerdict): JournalVerdict {
+  return verdict.ok && verdict.count === 0 ? { ...verdict, ok: false, error: emptyJournalError() } : verdict;
 }
 
 /** How many records passed: a report's records, or a verdict's count. */
@@ -75,28 +127,60 @@ function passedCount(report: JournalReport | JournalVerdict): number {
   return 'records' in report ? report.records.length : report.count;
 }
 
+/** Records that passed the chain checks: on a seal mismatch, the seal too. */
+function chainCount(report: JournalReport | JournalVerdict): number {
+  return passedCount(report) + (report.sealMismatch ? 1 : 0);
+}
+
 function emptyJournalError(): JournalIntegrityError {
   return new JournalIntegrityError(0, 'empty journal (no records; the first record must be invocation.pinned)');
 }
 
-export function reportJson(report: JournalReport | JournalVerdict, keyChecked: boolean): VerifyJson {
+const plural = (k: number) => `${k} record${k === 1 ? '' : 's'}`;
+
+/** The exit code of a verdict (see the header). */
+export function verifyExitCode(report: JournalReport | JournalVerdict, context: VerifyContext): number {
+  if (context.bundleProblem !== undefined) return EXIT.notIntact;
+  if (!report.ok) return report.sealMismatch ? EXIT.sealMismatch : EXIT.notIntact;
+  if (context.signature.by !== 'none' || context.signature.skipped) return EXIT.verified;
+  return EXIT.unchecked;
+}
+
+export function reportJson(report: JournalReport | JournalVerdict, context: VerifyContext): VerifyJson {
+  const exitCode = verifyExitCode(report, context);
   const out: VerifyJson = {
-    ok: report.ok,
+    ok: exitCode === EXIT.verified,
+    exitCode,
+    input: context.input,
+    chainIntact: report.ok || report.sealMismatch === true,
     fingerprint: report.fingerprint ?? null,
     sealed: report.sealed,
-    records: passedCount(report),
+    records: chainCount(report),
     invocation: report.invocation ?? null,
     keyId: report.keyId ?? null,
-    signatureChecked: keyChecked && report.ok,
+    signatureChecked: context.signature.by !== 'none' && report.ok,
+    sealMismatch: report.sealMismatch === true,
+    keySource: context.signature.by === 'none' ? null : context.signature.by,
   };
   if (report.error) out.error = { seq: report.error.seq, problem: report.error.problem, message: report.error.message };
+  if (context.bundleProblem !== undefined) out.bundleError = context.bundleProblem;
   return out;
 }
 
-/** The human summary of a report, one or two lines, shared with `weft log`. */
+/** The JSON of a bundle that could not be parsed (nothing was verified). */
+function invalidBundleJson(problem: string, keyFile: boolean): VerifyJson {
+  return {
+    ok: false, exitCode: EXIT.notIntact, input: 'bundle', chainIntact: false, fingerprint: null, sealed: false, records: 0, invocation: null,
+    keyId: null, signatureChecked: false, sealMismatch: false, keySource: keyFile ? 'file' : null, bundleError: problem,
+  };
+}
+
+/** The human summary of a report, one or two lines, shared with `weft log` (which never passes a key). */
 export function statusLines(report: JournalReport | JournalVerdict, keyChecked: boolean): string[] {
   const n = passedCount(report);
-  const plural = (k: number) => `${k} record${k === 1 ? '' : 's'}`;
+  if (report.sealMismatch) {
+    return [report.error!.message, `chain intact: ${plural(chainCount(report))}, but the seal does not match the key`];
+  }
   if (!report.ok) {
     const lines = [report.error!.message];
     lines.push(n > 0 ? `chain broken at seq ${report.error!.seq}: the ${plural(n)} before it are intact` : `chain broken at seq ${report.error!.seq}`);
@@ -110,14 +194,127 @@ export function statusLines(report: JournalReport | JournalVerdict, keyChecked: 
   return [`chain intact: ${plural(n)}, NOT sealed: truncated or still running`, `tail ${report.fingerprint}`];
 }
 
+const id16 = (keyId: string | undefined) => `${(keyId ?? '?').slice(0, 16)}…`;
+
+/** What `weft verify` prints: the status lines, with what the seal check found and what to do next. */
+export function verifyLines(report: JournalReport | JournalVerdict, context: VerifyContext): string[] {
+  const signature = context.signature;
+  if (context.bundleProblem !== undefined) {
+    const lines = [`bundle inconsistent: ${context.bundleProblem}`];
+    return report.ok || report.sealMismatch ? lines : [...lines, ...statusLines(report, false)];
+  }
+  if (report.sealMismatch && signature.by !== 'none') {
+    const seq = report.error!.seq;
+    const trusted = signature.by === 'file' ? `the key in ${signature.file}` : 'the key carried in the bundle';
+    const what =
+      report.keyId !== signature.key.keyId
+        ? `the seal at seq ${seq} was made by key ${id16(report.keyId)}, not by ${trusted} (${id16(signature.key.keyId)})`
+        : `the seal at seq ${seq} names ${trusted} (${id16(signature.key.keyId)}) but its signature does not verify: the seal was forged or altered`;
+    return [
+      `seal mismatch: ${what}`,
+      `chain intact: ${plural(chainCount(report))}, invocation ${report.invocation}; NOT verified: the seal does not match the key`,
+      `fingerprint ${report.fingerprint}`,
+    ];
+  }
+  if (!report.ok) return statusLines(report, signature.by !== 'none');
+  const n = passedCount(report);
+  if (signature.by === 'file') return statusLines(report, true);
+  if (signature.by === 'bundle') {
+    const [verified, fingerprint] = statusLines(report, true);
+    return [verified!, `sealed by key ${report.keyId} — the key carried in the bundle; compare it with the key you trust, or pass --public-key`, fingerprint!];
+  }
+  if (signature.skipped) {
+    return report.sealed
+      ? [`chain intact: ${plural(n)}, invocation ${report.invocation}, sealed by key ${report.keyId}; signature not checked (--no-signature)`, `fingerprint ${report.fingerprint}`]
+      : [`chain intact: ${plural(n)}, invocation ${report.invocation}, NOT sealed: truncated or still running; signature not checked (--no-signature)`, `tail ${report.fingerprint}`];
+  }
+  const source = context.input === 'bundle' ? 'the bundle carries no key and none was given' : 'no key was given';
+  const next = report.sealed
+    ? `seal NOT checked: ${source} — pass --public-key FILE to check its signature, or --no-signature to check only the chain`
+    : `seal NOT checked: the journal is not sealed and ${source} — pass --public-key FILE to require a seal by that key, or --no-signature to check only the chain`;
+  return [...statusLines(report, false), next];
+}
+
+/** A bundle's journal must be the bundle's invocation's and pin a library the bundle carries. */
+function bundleProblem(bundle: Bundle, report: JournalVerdict): string | undefined {
+  if (report.invocation !== undefined && report.invocation !== bundle.invocation) {
+    return `the bundle is for invocation ${bundle.invocation}, but its journal is the journal of ${report.invocation}`;
+  }
+  const library = report.pin?.library;
+  if (library !== undefined && !Object.hasOwn(bundle.libraries, library)) {
+    const carried = Object.keys(bundle.libraries);
+    return `the journal pins library ${library}, which the bundle does not carry (it carries ${carried.length > 0 ? carried.join(', ') : 'none'})`;
+  }
+  return undefined;
+}
+
+/** The first bytes of a file (a journal written by Weft starts `{"body":`). */
+async function readHead(file: string, length: number): Promise<Uint8Array> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const buf = new Uint8Array(length);
+    const { bytesRead } = await handle.read(buf, 0, length, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+const JOURNAL_START = '{"body":';
+const decoder = new TextDecoder();
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+type Checked = { report: JournalVerdict; context: VerifyContext } | { invalidBundle: string };
+
+/**
+ * Verify `file`: a journal (streamed when it starts like one; read whole otherwise, to see whether
+ * it is a bundle) or a bundle. Throws a one-line Error for an unreadable file (exit 2).
+ */
+async function check(file: string, keyFile: { file: string; key: PublicKey } | undefined, skipped: boolean): Promise<Checked> {
+  let head: Uint8Array;
+  try {
+    head = await readHead(file, JOURNAL_START.length);
+  } catch (err) {
+    throw unreadable(file, err);
+  }
+  const fileSignature: SignatureCheck = keyFile ? { by: 'file', ...keyFile } : { by: 'none', skipped };
+  if (decoder.decode(head) === JOURNAL_START) {
+    return { report: await verifyJournalFile(file, keyFile?.key), context: { signature: fileSignature, input: 'journal' } };
+  }
+  const bytes = await readJournalFile(file);
+  if (!looksLikeBundle(bytes)) {
+    return { report: verifyJournalInMemory(bytes, keyFile?.key), context: { signature: fileSignature, input: 'journal' } };
+  }
+  let bundle: Bundle;
+  try {
+    bundle = parseBundle(strictDecoder.decode(bytes));
+  } catch (err) {
+    if (err instanceof BundleError) return { invalidBundle: err.message };
+    if (err instanceof TypeError) return { invalidBundle: 'invalid bundle: not valid UTF-8' };
+    throw err;
+  }
+  const carried = bundle.publicKey === null ? undefined : { publicKey: bundle.publicKey.publicKey, keyId: bundle.publicKey.keyId };
+  const signature: SignatureCheck = keyFile || skipped || carried === undefined ? fileSignature : { by: 'bundle', key: carried };
+  const key = signature.by === 'none' ? undefined : signature.key;
+  const report = verifyJournalInMemory(new TextEncoder().encode(bundle.journal), key);
+  const problem = bundleProblem(bundle, report);
+  return { report, context: { signature, input: 'bundle', ...(problem !== undefined ? { bundleProblem: problem } : {}) } };
+}
+
 export async function run(argv: string[]): Promise<number> {
   let file: string;
   let keyFile: string | undefined;
+  let skipped: boolean;
   let json: boolean;
   try {
     const args = parseCommandArgs(
       argv,
-      { 'public-key': { type: 'string', short: 'k' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      {
+        'public-key': { type: 'string', short: 'k' },
+        'no-signature': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       { min: 0, max: 1 },
     );
     if (args.flags.help) {
@@ -127,23 +324,30 @@ export async function run(argv: string[]): Promise<number> {
     if (args.positionals.length === 0) throw new UsageError('missing the journal file');
     file = args.positionals[0]!;
     keyFile = args.strings['public-key'];
+    skipped = args.flags['no-signature'] === true;
     json = args.flags.json === true;
+    if (keyFile !== undefined && skipped) throw new UsageError('--public-key checks the seal and --no-signature skips it: pass one of them');
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('verify', usage, err);
     throw err;
   }
 
-  let publicKey: PublicKey | undefined;
-  let report: JournalVerdict;
+  let checked: Checked;
   try {
-    publicKey = keyFile === undefined ? undefined : await loadPublicKey(keyFile);
-    report = await verifyJournalFile(file, publicKey);
+    const key = keyFile === undefined ? undefined : { file: keyFile, key: await loadPublicKey(keyFile) };
+    checked = await check(file, key, skipped);
   } catch (err) {
     process.stderr.write(`weft verify: ${err instanceof KeyFileError ? err.message : (err as Error).message}\n`);
-    return 2;
+    return EXIT.usage;
   }
 
-  if (json) process.stdout.write(JSON.stringify(reportJson(report, publicKey !== undefined)) + '\n');
-  else process.stdout.write(statusLines(report, publicKey !== undefined).join('\n') + '\n');
-  return report.ok ? 0 : 1;
+  if ('invalidBundle' in checked) {
+    if (json) process.stdout.write(JSON.stringify(invalidBundleJson(checked.invalidBundle, keyFile !== undefined)) + '\n');
+    else process.stdout.write(`${checked.invalidBundle}\n`);
+    return EXIT.notIntact;
+  }
+  const { report, context } = checked;
+  if (json) process.stdout.write(JSON.stringify(reportJson(report, context)) + '\n');
+  else process.stdout.write(verifyLines(report, context).join('\n') + '\n');
+  return verifyExitCode(report, context);
 }

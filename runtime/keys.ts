@@ -9,9 +9,10 @@
  * KeyFileError that names the file and what is wrong. Writing never overwrites an existing key
  * file (exclusive create), and the secret file is created with mode 0600 from its first byte.
  *
- * Effects: file system only. Randomness is the caller's (keygen uses node:crypto randomBytes).
+ * Effects: file system, and node:crypto randomness in generateSigningKey only.
  */
 import { constants, promises as fs } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { hexToBytes } from '../journal/digest.js';
 import { keyIdOf, publicKeyOf, signingKeyFromSecret, type PublicKey, type SigningKey } from '../journal/seal.js';
@@ -153,4 +154,9 @@ export async function writeKeyPair(dir: string, key: SigningKey): Promise<{ secr
     throw err;
   }
   return { secretFile, publicFile };
+}
+
+/** A fresh ed25519 signing key from the operating system's randomness (write it with writeKeyPair). */
+export function generateSigningKey(): SigningKey {
+  return signingKeyFromSecret(randomBytes(32));
 }

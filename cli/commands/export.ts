@@ -1,0 +1,119 @@
+/**
+ * `weft export <id> [--dir D]` — print one portable bundle (journal/bundle.ts) on stdout: the
+ * invocation's journal file, byte for byte, the method library it pinned, and the workspace's
+ * public key when it sealed the journal. Someone holding only the bundle runs `weft verify` on it.
+ *
+ * Refuses (exit 1, nothing printed on stdout) what would make a bundle that misleads: an unknown
+ * id; a journal that does not pass the reader (the reader's first problem is printed); a journal
+ * whose first record names another invocation (a copied file); a pinned library missing from the
+ * blob area; a sealed journal whose seal the workspace key (<dir>/keys/weft.pub) did not make.
+ * An unsealed journal (still running, waiting for approval) is exported with `publicKey: null`.
+ *
+ * Exit codes: 0 bundle printed, 1 refused, 2 usage error (an id that cannot name an invocation included).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { BundleError, buildBundle, type Bundle } from '../../journal/bundle.js';
+import { InvalidNameError, WeftError } from '../../journal/errors.js';
+import { FileStore } from '../../journal/stores/file.js';
+import { readJournalBytes } from '../../journal/verify-bytes.js';
+import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { KeyFileError, loadPublicKey, PUBLIC_FILE, PUBLIC_FORMAT } from '../../runtime/keys.js';
+import { DEFAULT_DIR } from '../workspace.js';
+
+export const usage = 'export <id> [--dir D]                print a portable bundle (journal, pinned library, public key) to verify elsewhere';
+
+/** A reason to refuse the export: printed as one line, exit 1. */
+class Refused extends Error {}
+
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Build the bundle of invocation `id` in the FileStore at `dir`. Throws Refused, or a WeftError from the store. */
+export async function exportBundle(dir: string, id: string): Promise<Bundle> {
+  const store = new FileStore(dir);
+  const journalPath = store.journalPath(id); // throws InvalidNameError for an id that cannot be one
+  let bytes: Uint8Array;
+  try {
+    bytes = await fs.readFile(journalPath);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Refused(`no invocation ${id} in ${dir}`);
+    throw new Refused(`cannot read the journal of ${id} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+
+  const report = readJournalBytes(bytes);
+  if (!report.ok) throw new Refused(`the journal of ${id} does not verify, refusing to export it: ${report.error!.message} (${journalPath})`);
+  if (report.records.length === 0) throw new Refused(`the journal of ${id} is empty (no invocation.pinned record), refusing to export it (${journalPath})`);
+  if (report.invocation !== id) {
+    throw new Refused(`the journal filed under ${id} is the journal of invocation ${report.invocation} (copied from elsewhere?), refusing to export it (${journalPath})`);
+  }
+  let journal: string;
+  try {
+    journal = strictDecoder.decode(bytes);
+  } catch {
+    throw new Refused(`the journal of ${id} is not valid UTF-8 (${journalPath})`);
+  }
+
+  const digest = report.pin!.library;
+  const blob = await store.getBlob(digest);
+  if (blob === undefined) throw new Refused(`the pinned library ${digest} of ${id} is not in ${path.join(store.dir, 'blobs')}: the bundle could not be replayed without it`);
+  let library: unknown;
+  try {
+    library = JSON.parse(strictDecoder.decode(blob));
+  } catch (err) {
+    throw new Refused(`the blob of the pinned library ${digest} is not JSON (${(err as Error).message})`);
+  }
+
+  let publicKey: Bundle['publicKey'] = null;
+  if (report.sealed) {
+    const keyFile = path.join(dir, 'keys', PUBLIC_FILE);
+    let key;
+    try {
+      key = await loadPublicKey(keyFile);
+    } catch (err) {
+      if (err instanceof KeyFileError) throw new Refused(`the journal of ${id} is sealed by key ${report.keyId}, but the workspace key cannot be loaded: ${err.message}`);
+      throw err;
+    }
+    if (key.keyId !== report.keyId) {
+      throw new Refused(
+        `the journal of ${id} is sealed by key ${report.keyId}, not by this workspace's key ${key.keyId} (${keyFile}): ` +
+          `export it from the workspace that sealed it, or verify the journal file with that key (weft verify --public-key)`,
+      );
+    }
+    const sealed = readJournalBytes(bytes, { publicKey: key });
+    if (!sealed.ok) throw new Refused(`the seal of ${id} does not verify with the workspace key ${keyFile}: ${sealed.error!.message}`);
+    publicKey = { format: PUBLIC_FORMAT, publicKey: key.publicKey, keyId: key.keyId };
+  }
+
+  return buildBundle({ invocation: id, journal, libraries: { [digest]: library }, publicKey });
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let id: string;
+  let dir: string;
+  try {
+    const args = parseCommandArgs(argv, { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, { min: 0, max: 1 });
+    if (args.flags.help) {
+      process.stdout.write(`usage: weft ${usage}\n`);
+      return 0;
+    }
+    if (args.positionals.length === 0) throw new UsageError('missing the invocation id');
+    id = args.positionals[0]!;
+    dir = path.resolve(args.strings.dir ?? DEFAULT_DIR);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('export', usage, err);
+    throw err;
+  }
+  let bundle: Bundle;
+  try {
+    bundle = await exportBundle(dir, id);
+  } catch (err) {
+    if (err instanceof InvalidNameError) return usageFailure('export', usage, new UsageError(err.message));
+    if (err instanceof Refused || err instanceof BundleError || err instanceof WeftError) {
+      process.stderr.write(`weft export: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  process.stdout.write(JSON.stringify(bundle) + '\n');
+  return 0;
+}
