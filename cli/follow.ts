@@ -47,10 +47,10 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
  * the invocation's line with its unchanged status. Errors that are not refusals are rethrown.
  * Exit code 2 for a command line to fix, 1 otherwise.
  */
-export async function printRefusal(command: string, id: string, dir: string, err: unknown, json: boolean): Promise<number> {
+export async function printRefusal(command: string, id: string, dir: string, err: unknown, json: boolean, note?: string): Promise<number> {
   const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
   if (!refusal) throw err;
-  const message = (err as Error).message;
+  const message = (err as Error).message + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
   if (json) {
     const store = new FileStore(dir);
     const status = await invocationStatus(store, id).catch(() => null);

@@ -29,6 +29,8 @@ export interface Workspace {
   domainRef: DomainRef;
   runtime: Runtime;
   publicKeyFile: string;
+  /** Set when the domain was guessed (the built-in with the pinned library's name): refusals add it. */
+  domainNote?: string;
 }
 
 export const DEFAULT_DIR = '.weft';
@@ -60,7 +62,7 @@ export function endpointModel(baseUrl: string, model: string, params: { temperat
 
 export interface OpenOptions {
   dir?: string | undefined;
-  domain: LoadedDomain;
+  domain: LoadedDomain & { note?: string };
   /** Replaces the domain's own model. */
   model?: Model | undefined;
   /** Wraps the domain's actuators (crash injection in tests). */
@@ -82,7 +84,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     ...(options.model ? { model: options.model } : {}),
     signingKey: key,
   });
-  return { dir, store, domain, domainRef: ref, runtime, publicKeyFile };
+  return { dir, store, domain, domainRef: ref, runtime, publicKeyFile, ...(options.domain.note ? { domainNote: options.domain.note } : {}) };
 }
 
 // ── invocation metadata ─────────────────────────────────────────────────────────────────────
@@ -118,7 +120,7 @@ export async function pinnedRecord(store: FileStore, id: string): Promise<Journa
  * started, else the built-in whose library it pinned — otherwise an error saying which `--domain`
  * to pass.
  */
-export async function domainForInvocation(store: FileStore, id: string, pin: Pin, flag: string | undefined): Promise<LoadedDomain> {
+export async function domainForInvocation(store: FileStore, id: string, pin: Pin, flag: string | undefined): Promise<LoadedDomain & { note?: string }> {
   if (flag !== undefined) return loadDomain(flag);
   const meta = readInvocationMeta(store.dir, id);
   if (meta?.domain) {
@@ -128,7 +130,9 @@ export async function domainForInvocation(store: FileStore, id: string, pin: Pin
       throw new DomainLoadError(`${id} was started with domain ${domainFlag(meta.domain)}, which cannot be loaded now (${(err as Error).message}); pass --domain <name | path | package>`);
     }
   }
-  return domainForLibrary(await pinnedLibraryName(store, pin.library), pin.library, id);
+  const guessed = await domainForLibrary(await pinnedLibraryName(store, pin.library), pin.library, id);
+  const note = `the domain was found as the built-in ${guessed.domain.name} by the pinned library's name (this workspace has no record of ${id}'s domain); if it was started with another module, pass --domain <path | package>`;
+  return { ...guessed, note };
 }
 
 /** The built-in domain for a pinned library name, or an error saying which `--domain` to pass. */

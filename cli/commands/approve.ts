@@ -7,7 +7,7 @@
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
-import { workspaceDir } from '../workspace.js';
+import { workspaceDir, type Workspace } from '../workspace.js';
 
 export const usage =
   'approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] [--json]\n' +
@@ -38,8 +38,9 @@ export async function run(argv: string[]): Promise<number> {
   const id = args.positionals[0]!;
   const dir = workspaceDir(args.strings.dir);
   const json = args.flags.json === true;
+  let ws: Workspace | undefined;
   try {
-    const ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model } });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model } });
     const handle = await ws.runtime.approve(id, {
       decision: args.flags.reject ? 'rejected' : 'approved',
       by: args.strings.by!,
@@ -48,6 +49,6 @@ export async function run(argv: string[]): Promise<number> {
     const result = await followRun(handle, !json);
     return printOutcome(ws, result, json);
   } catch (err) {
-    return printRefusal('approve', id, dir, err, json);
+    return printRefusal('approve', id, dir, err, json, ws?.domainNote);
   }
 }

@@ -18,7 +18,7 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
-import { workspaceDir } from '../workspace.js';
+import { workspaceDir, type Workspace } from '../workspace.js';
 
 export const usage =
   'resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] [--json]\n' +
@@ -51,13 +51,14 @@ export async function run(argv: string[]): Promise<number> {
       await store.release(lease);
     }
   }
+  let ws: Workspace | undefined;
   try {
-    const ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, faults: crashHooks() });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, faults: crashHooks() });
     const handle = await ws.runtime.resume(id);
     if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
     const result = await followRun(handle, !json);
     return printOutcome(ws, result, json);
   } catch (err) {
-    return printRefusal('resume', id, dir, err, json);
+    return printRefusal('resume', id, dir, err, json, ws?.domainNote);
   }
 }

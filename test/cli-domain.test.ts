@@ -1,0 +1,144 @@
+/**
+ * Domains and the pin through the `weft` command, every call its own process: a domain given by
+ * path runs like the built-in and is found again by resume/approve/replay from the workspace's
+ * record of it (or named with --domain); resume and approve with another model than the pinned one
+ * are refused, naming the pin, and the invocation stays resumable; a journal copied from another
+ * invocation is refused and listed as damaged; an exported bundle replays in an empty folder;
+ * every command answers --help.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { assertBuilt, repoRoot, weft } from './support/cli.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-domain-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+beforeAll(() => assertBuilt());
+
+interface Line {
+  id: string;
+  status: string;
+  reason: string | null;
+  journal: string;
+  fingerprint: string | null;
+  publicKey: string | null;
+}
+const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Line;
+const dist = (p: string) => path.join(repoRoot, 'dist', p);
+
+/** A user's domain module outside the repo: travel with a strict policy (every booking needs approval). */
+function strictDomainFile(): string {
+  const file = path.join(root, 'strict-travel.mjs');
+  writeFileSync(
+    file,
+    [
+      `import travel from ${JSON.stringify(dist('examples/travel/index.js'))};`,
+      `import { defineDomain, spendApprovalPolicy } from ${JSON.stringify(dist('index.js'))};`,
+      `export default defineDomain({`,
+      `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
+      `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
+      `  policy: spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' }),`,
+      `});`,
+    ].join('\n'),
+  );
+  return file;
+}
+
+describe('domains and the pin from the command line', () => {
+  test('resume with another model is refused naming the pin; resume with the pinned one finishes to the uninterrupted fingerprint', async () => {
+    const whole = last((await weft(['run', 'travel', '--seed', '8', '--dir', path.join(root, 'whole'), '--json'])).stdout);
+    const dir = path.join(root, 'pinned');
+    const paused = last((await weft(['run', 'travel', '--seed', '8', '--dir', dir, '--json', '--hibernate'])).stdout);
+    expect(paused.status).toBe('hibernated');
+    const journalBefore = readFileSync(paused.journal, 'utf8');
+    const refused = await weft(['resume', paused.id, '--dir', dir, '--model-url', 'http://127.0.0.1:9/v1', '--model', 'someone-else', '--json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('model.id: pinned scripted:travel-demo, offered openai-compatible:someone-else');
+    expect(last(refused.stdout)).toMatchObject({ id: paused.id, status: 'hibernated', fingerprint: null });
+    expect(readFileSync(paused.journal, 'utf8')).toBe(journalBefore);
+    const resumed = await weft(['resume', paused.id, '--dir', dir, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(last(resumed.stdout)).toMatchObject({ status: 'completed', fingerprint: whole.fingerprint });
+  });
+
+  test('a domain by path: recorded at start, found by approve; approve with another model is refused first', async () => {
+    const file = strictDomainFile();
+    const dir = path.join(root, 'strict');
+    const waiting = await weft(['run', file, '--dir', dir, '--json']);
+    expect(waiting.code, waiting.stderr).toBe(0);
+    const line = last(waiting.stdout);
+    expect(line.status).toBe('awaiting_approval');
+    const refused = await weft(['approve', line.id, '--by', 'ana', '--dir', dir, '--model-url', 'http://127.0.0.1:9/v1', '--model', 'x']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/refusing to approve .*pinned scripted:travel-demo/);
+    const approved = await weft(['approve', line.id, '--by', 'ana', '--dir', dir, '--json']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(last(approved.stdout).status).toBe('completed');
+    const replayed = await weft(['replay', line.id, '--dir', dir, '--json']);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(last(replayed.stdout).fingerprint).toBe(last(approved.stdout).fingerprint);
+  });
+
+  test('without the workspace record, a user domain is named with --domain; the error says so', async () => {
+    const file = strictDomainFile();
+    const dir = path.join(root, 'no-meta');
+    const line = last((await weft(['run', file, '--dir', dir, '--json'])).stdout);
+    rmSync(path.join(dir, 'meta'), { recursive: true });
+    const lost = await weft(['approve', line.id, '--by', 'ana', '--dir', dir]);
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toContain('pass --domain <path | package>');
+    const found = await weft(['approve', line.id, '--by', 'ana', '--dir', dir, '--domain', file, '--json']);
+    expect(found.code, found.stderr).toBe(0);
+    expect(last(found.stdout).status).toBe('completed');
+    // The built-in, by contrast, is found by the name of the library it pinned.
+    const travel = last((await weft(['run', 'travel', '--seed', '5', '--dir', dir, '--json', '--hibernate'])).stdout);
+    rmSync(path.join(dir, 'meta'), { recursive: true });
+    expect(last((await weft(['resume', travel.id, '--dir', dir, '--json'])).stdout).status).toBe('completed');
+  });
+
+  test('a journal copied from another invocation: resume and replay refuse it naming both ids; ls lists it as damaged', async () => {
+    const dir = path.join(root, 'foreign');
+    const a = last((await weft(['run', 'travel', '--seed', '1', '--dir', dir, '--json'])).stdout);
+    const b = last((await weft(['run', 'travel', '--seed', '2', '--dir', dir, '--json', '--hibernate'])).stdout);
+    cpSync(a.journal, b.journal);
+    const resumed = await weft(['resume', b.id, '--dir', dir]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toContain(`the journal filed as invocation ${b.id} belongs to invocation ${a.id}`);
+    const replayed = await weft(['replay', b.id, '--dir', dir]);
+    expect(replayed.code).toBe(1);
+    expect(replayed.stderr).toContain(`belongs to invocation ${a.id}`);
+    const byFile = await weft(['replay', b.journal]);
+    expect(byFile.code).toBe(1);
+    const ls = await weft(['ls', '--dir', dir, '--json']);
+    expect(ls.code, ls.stderr).toBe(0);
+    const rows = JSON.parse(ls.stdout) as Array<{ id: string; status: string; problem?: string }>;
+    expect(rows.find((r) => r.id === b.id)).toMatchObject({ status: 'damaged', problem: expect.stringContaining(a.id) });
+    expect(rows.find((r) => r.id === a.id)).toMatchObject({ status: 'completed' });
+  });
+
+  test('an exported bundle verifies and replays in an empty folder, to the run\'s fingerprint', async () => {
+    const dir = path.join(root, 'export');
+    const run = last((await weft(['run', 'travel', '--dir', dir, '--json'])).stdout);
+    const exported = await weft(['export', run.id, '--dir', dir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const empty = path.join(root, 'empty');
+    mkdirSync(empty);
+    writeFileSync(path.join(empty, 'bundle.json'), exported.stdout);
+    const replayed = await weft(['replay', 'bundle.json', '--json'], {}, empty);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(last(replayed.stdout)).toMatchObject({ id: run.id, status: 'completed', fingerprint: run.fingerprint });
+    const verified = await weft(['verify', 'bundle.json'], {}, empty);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(readdirSync(empty), 'replay and verify write nothing where they run').toEqual(['bundle.json']);
+  });
+
+  test('every command answers --help with its usage and exit 0', async () => {
+    for (const command of ['run', 'resume', 'approve', 'replay', 'verify', 'log', 'ls', 'keygen', 'export', 'htn']) {
+      const r = await weft([command, '--help']);
+      expect(r.code, `${command}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toContain(`usage: weft ${command}`);
+    }
+  });
+});
+
