@@ -5,12 +5,12 @@
  * Then the dual-package case: the repo's own CLI runs a domain that imports ITS OWN copy of weft
  * (the installed one), and a permanent ActuatorError thrown there is still classed permanent.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { assertBuilt, repoRoot, weft as repoWeft, type CliResult } from './support/cli.js';
+import { assertBuilt, repoRoot, runNode, weft as repoWeft, type CliResult } from './support/cli.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-user-project-'));
 const project = path.join(root, 'project');
@@ -25,18 +25,7 @@ function readmeDomain(): string {
 }
 
 /** The installed `weft` bin of the user's project, as `npx weft` would run it. */
-function weft(args: string[]): Promise<CliResult> {
-  const bin = path.join(project, 'node_modules', 'weft', 'dist', 'cli', 'main.js');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
+const weft = (args: string[]): Promise<CliResult> => runNode(path.join(project, 'node_modules', 'weft', 'dist', 'cli', 'main.js'), args, {}, project);
 
 const json = (r: CliResult) => JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { id: string; status: string; fingerprint: string; journal: string; publicKey: string };
 

@@ -22,8 +22,13 @@ export function assertBuilt(): void {
 }
 
 export function weft(args: string[], env: Record<string, string> = {}, cwd = repoRoot): Promise<CliResult> {
+  return runNode(weftBin, args, env, cwd);
+}
+
+/** Run a Node script as a child process and collect its output. */
+export function runNode(script: string, args: string[], env: Record<string, string> = {}, cwd = repoRoot): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [weftBin, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
