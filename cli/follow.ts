@@ -53,7 +53,7 @@ export async function printRefusal(command: string, id: string, dir: string, err
   const message = (err as Error).message + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
   if (json) {
     const store = new FileStore(dir);
-    const status = await invocationStatus(store, id).catch(() => null);
+    const status = (await store.length(id).catch(() => 0)) > 0 ? await invocationStatus(store, id).catch(() => null) : null;
     const journal = path.join(dir, 'invocations', id, 'journal.jsonl');
     process.stdout.write(JSON.stringify({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused: isWeftError(err) ? err.code : 'usage' }) + '\n');
   }
