@@ -22,8 +22,9 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   const store = new FileStore(dir);
   const pinned = await pinnedRecord(store, options.id);
   const pin = pinned.body.pin;
-  const loaded = await domainForInvocation(store, options.id, pin, options.domain);
-  const model = modelForPin(options.id, pin, options.model, readInvocationMeta(dir, options.id));
+  const meta = readInvocationMeta(dir, options.id);
+  const loaded = await domainForInvocation(store, options.id, pin, options.domain, meta);
+  const model = modelForPin(options.id, pin, options.model, meta);
   const faults = options.faults;
   const ws = await openWorkspace({ dir, domain: loaded, model, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);

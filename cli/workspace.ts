@@ -12,12 +12,13 @@ import path from 'node:path';
 import type { Actuator } from '../actors/actuator.js';
 import type { Model } from '../actors/model/model.js';
 import { OpenAiModel } from '../actors/model/openai.js';
+import { assertInvocationId } from '../journal/stores/checks.js';
 import { FileStore } from '../journal/stores/file.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import { signingKeyFromSecret, type SigningKey } from '../journal/seal.js';
-import { validateLibrary } from '../htn/library/validate.js';
 import { builtinDomainForLibrary } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
+import { readLibraryBlob } from '../runtime/library-blob.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type DomainRef, type LoadedDomain } from './domain-loader.js';
 import { loadSigningKey, PUBLIC_FILE, SECRET_FILE, writeKeyPair } from '../runtime/keys.js';
@@ -89,7 +90,11 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
 
 // ── invocation metadata ─────────────────────────────────────────────────────────────────────
 
-const metaFile = (dir: string, id: string) => path.join(dir, 'meta', `${id}.json`);
+/** The id is checked like the store checks it, so it can never name a path outside `meta/`. */
+function metaFile(dir: string, id: string): string {
+  assertInvocationId(id);
+  return path.join(dir, 'meta', `${id}.json`);
+}
 
 export function writeInvocationMeta(dir: string, id: string, meta: InvocationMeta): void {
   const file = metaFile(dir, id);
@@ -120,9 +125,14 @@ export async function pinnedRecord(store: FileStore, id: string): Promise<Journa
  * started, else the built-in whose library it pinned — otherwise an error saying which `--domain`
  * to pass.
  */
-export async function domainForInvocation(store: FileStore, id: string, pin: Pin, flag: string | undefined): Promise<LoadedDomain & { note?: string }> {
+export async function domainForInvocation(
+  store: FileStore,
+  id: string,
+  pin: Pin,
+  flag: string | undefined,
+  meta: InvocationMeta | undefined = readInvocationMeta(store.dir, id),
+): Promise<LoadedDomain & { note?: string }> {
   if (flag !== undefined) return loadDomain(flag);
-  const meta = readInvocationMeta(store.dir, id);
   if (meta?.domain) {
     try {
       return await loadDomainRef(meta.domain);
@@ -130,7 +140,7 @@ export async function domainForInvocation(store: FileStore, id: string, pin: Pin
       throw new DomainLoadError(`${id} was started with domain ${domainFlag(meta.domain)}, which cannot be loaded now (${(err as Error).message}); pass --domain <name | path | package>`);
     }
   }
-  const guessed = await domainForLibrary(await pinnedLibraryName(store, pin.library), pin.library, id);
+  const guessed = await domainForLibrary((await readLibraryBlob(store, pin.library))?.name, pin.library, id);
   const note = `the domain was found as the built-in ${guessed.domain.name} by the pinned library's name (this workspace has no record of ${id}'s domain); if it was started with another module, pass --domain <path | package>`;
   return { ...guessed, note };
 }
@@ -145,8 +155,3 @@ export async function domainForLibrary(libraryName: string | undefined, digest: 
   );
 }
 
-async function pinnedLibraryName(store: FileStore, digest: string): Promise<string | undefined> {
-  const bytes = await store.getBlob(digest);
-  if (!bytes) return undefined;
-  return validateLibrary(JSON.parse(new TextDecoder().decode(bytes))).name;
-}

@@ -37,6 +37,7 @@ import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
 import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { epochActors } from './epoch-actors.js';
+import { readLibraryBlob } from './library-blob.js';
 import { invocationStatus, listInvocations, type InvocationSummary } from './list.js';
 import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
@@ -181,13 +182,13 @@ export class Runtime {
     const bundled = typeof source === 'object' && 'records' in source ? (source.libraries ?? []) : [];
     const first = records[0];
     if (typeof source === 'string') this.checkGenesis(source, first);
-    if (first?.kind === 'invocation.pinned') {
-      const pin = (first as JournalRecord<'invocation.pinned'>).body.pin;
-      const library = await this.pinnedLibrary(pin.library, bundled);
-      this.checkPin('replay', (first as JournalRecord<'invocation.pinned'>).body.invocation, pin, library, false);
-    }
+    // A journal that does not start with its pin is refused by replayJournal's own verification.
+    const library = first?.kind === 'invocation.pinned' ? await this.checkPin('replay', first as JournalRecord<'invocation.pinned'>, bundled, false) : undefined;
     return replayJournal(records, {
-      loadLibrary: (digest: string) => this.pinnedLibrary(digest, bundled).then((l) => l ?? this.loadPinnedLibrary(digest)),
+      loadLibrary: async (digest: string) => {
+        if (!library || digest !== (first as JournalRecord<'invocation.pinned'>).body.pin.library) throw new RuntimeUsageError('runtime.library_missing', `replay asked for library ${digest}, which the journal did not pin`);
+        return library;
+      },
       policy: (id: string) => this.policyById(id),
       evaluables: this.options.evaluables,
       observe: this.options.observe,
@@ -235,8 +236,7 @@ export class Runtime {
       const status = await invocationStatus(store, id);
       return InvocationHandle.finished({ id, status: status === 'running' ? 'completed' : status, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
     }
-    const library = await this.pinnedLibrary(pinnedRecord.body.pin.library, []);
-    this.checkPin(command, id, pinnedRecord.body.pin, library, true);
+    const library = await this.checkPin(command, pinnedRecord, [], true);
     const stored = await store.getSnapshot(id);
     const snapshot =
       options.snapshot !== undefined && options.at
@@ -249,7 +249,7 @@ export class Runtime {
       const from = snapshot ? snapshot.seq : 1;
       const existing = await store.read(id, from);
       const input = inputFromPinned(pinnedRecord);
-      return this.run(writer, library!, input, existing, snapshot ?? undefined);
+      return this.run(writer, library, input, existing, snapshot ?? undefined);
     } catch (err) {
       await writer.close().catch(() => undefined);
       throw err;
@@ -265,8 +265,14 @@ export class Runtime {
     if (belongsTo !== id) throw new ForeignJournalError(id, belongsTo);
   }
 
-  /** Compare the pin with what this runtime offers; throws PinMismatchError naming every differing field. */
-  private checkPin(command: 'resume' | 'approve' | 'replay', id: string, pin: Pin, library: Library | undefined, withModel: boolean): void {
+  /**
+   * Compare the pin with what this runtime offers — resolving the pinned library on the way (one of
+   * this runtime's, one given, or the store's blob) — and return that library; throws
+   * PinMismatchError naming every differing field.
+   */
+  private async checkPin(command: 'resume' | 'approve' | 'replay', pinned: JournalRecord<'invocation.pinned'>, given: readonly Library[], withModel: boolean): Promise<Library> {
+    const { invocation, pin } = pinned.body;
+    const library = await this.pinnedLibrary(pin.library, given);
     const mismatches: PinMismatch[] = [];
     if (!library) mismatches.push(libraryMismatch(pin.library, this.options.libraries.map((l) => ({ name: l.name, digest: this.digests.get(l)! }))));
     else mismatches.push(...compareEvaluables(library, this.options.evaluables));
@@ -274,18 +280,14 @@ export class Runtime {
     if (withModel) mismatches.push(...compareModel(pin.model, this.options.model ? { id: this.options.model.id, params: pinnedModelParams(this.options.model) } : undefined));
     mismatches.push(...compareFlags(pin.flags, BEHAVIOUR_FLAGS));
     mismatches.push(...compareLimits(pin.limits, Object.keys(DEFAULT_LIMITS)));
-    if (mismatches.length > 0) throw new PinMismatchError(id, command, mismatches);
+    if (mismatches.length > 0) throw new PinMismatchError(invocation, command, mismatches);
+    return library!;
   }
 
   /** The pinned library: one of this runtime's, one given (a bundle's), or the store's blob — or undefined. */
   private async pinnedLibrary(digest: string, given: readonly Library[]): Promise<Library | undefined> {
     const known = this.options.libraries.find((l) => this.digests.get(l) === digest) ?? given.find((l) => libraryDigest(l) === digest);
-    if (known) return known;
-    const bytes = await this.options.store.getBlob(digest);
-    if (!bytes) return undefined;
-    const library = validateLibrary(JSON.parse(new TextDecoder().decode(bytes)));
-    if (libraryDigest(library) !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store's blob ${digest} does not hold the library it is filed under`);
-    return library;
+    return known ?? readLibraryBlob(this.options.store, digest);
   }
 
   private policies(): AdmissionPolicy[] {
@@ -343,16 +345,6 @@ export class Runtime {
     return found;
   }
 
-  private async loadPinnedLibrary(digest: string): Promise<Library> {
-    const known = this.options.libraries.find((l) => this.digests.get(l) === digest);
-    if (known) return known;
-    const bytes = await this.options.store.getBlob(digest);
-    if (!bytes) {
-      throw new WeftError('runtime.library_missing', 'permanent', `the pinned method library ${digest} is neither registered with this runtime nor in the store's blob area`);
-    }
-    return validateLibrary(JSON.parse(new TextDecoder().decode(bytes)));
-  }
-
   private policyById(id: string): AdmissionPolicy {
     const found = this.policies().find((p) => p.id === id);
     if (!found) throw new WeftError('runtime.policy_missing', 'permanent', `the invocation is pinned to policy ${id}, which this runtime does not have; pass it in createRuntime({ policies })`);
@@ -382,12 +374,15 @@ function resolveDomain(options: RuntimeOptions): ResolvedOptions {
   const observe = options.observe ?? domain?.observe;
   if (!libraries) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs a domain or at least one method library');
   if (!observe) throw new RuntimeUsageError('runtime.no_observe', 'createRuntime needs a domain or the name of the observe actuator');
-  const ctx = (): DomainContext => {
-    if (options.stateDir === undefined) throw new RuntimeUsageError('runtime.no_state_dir', `domain ${domain!.name} builds its actuators or model per state folder: pass createRuntime({ stateDir })`);
-    return { stateDir: options.stateDir };
+  // Asked for only when a factory reads it: a domain whose factories ignore stateDir needs none.
+  const context: DomainContext = {
+    get stateDir(): string {
+      if (options.stateDir === undefined) throw new RuntimeUsageError('runtime.no_state_dir', `domain ${domain!.name} builds its actuators or model per state folder: pass createRuntime({ stateDir })`);
+      return options.stateDir;
+    },
   };
-  const actuators = options.actuators ?? (options.dispatcher === undefined && domain ? domain.actuators(ctx()) : undefined);
-  const model = options.model ?? domain?.model(lazyContext(ctx));
+  const actuators = options.actuators ?? (options.dispatcher === undefined && domain ? domain.actuators(context) : undefined);
+  const model = options.model ?? domain?.model(context);
   const policy = options.policy ?? domain?.policy;
   const policies = options.policies ?? domain?.policies;
   const evaluables = options.evaluables ?? domain?.evaluables;
@@ -400,15 +395,6 @@ function resolveDomain(options: RuntimeOptions): ResolvedOptions {
     ...(policy ? { policy } : {}),
     ...(policies ? { policies } : {}),
     ...(evaluables ? { evaluables } : {}),
-  };
-}
-
-/** A context whose stateDir is asked for only when a factory reads it. */
-function lazyContext(ctx: () => DomainContext): DomainContext {
-  return {
-    get stateDir() {
-      return ctx().stateDir;
-    },
   };
 }
 

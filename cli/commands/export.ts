@@ -16,10 +16,14 @@ import path from 'node:path';
 import { BundleError, buildBundle, type Bundle } from '../../journal/bundle.js';
 import { InvalidNameError, WeftError } from '../../journal/errors.js';
 import { FileStore } from '../../journal/stores/file.js';
+import { sealKeyProblem } from '../../journal/reader.js';
+import type { JournalRecord } from '../../journal/records.js';
 import { readJournalBytes } from '../../journal/verify-bytes.js';
+import type { Library } from '../../htn/library/schema.js';
+import { readLibraryBlob } from '../../runtime/library-blob.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey, PUBLIC_FILE, PUBLIC_FORMAT } from '../../runtime/keys.js';
-import { DEFAULT_DIR } from '../workspace.js';
+import { workspaceDir } from '../workspace.js';
 
 export const usage = 'export <id> [--dir D]                print a portable bundle (journal, pinned library, public key) to verify elsewhere';
 
@@ -54,14 +58,13 @@ export async function exportBundle(dir: string, id: string): Promise<Bundle> {
   }
 
   const digest = report.pin!.library;
-  const blob = await store.getBlob(digest);
-  if (blob === undefined) throw new Refused(`the pinned library ${digest} of ${id} is not in ${path.join(store.dir, 'blobs')}: the bundle could not be replayed without it`);
-  let library: unknown;
+  let library: Library | undefined;
   try {
-    library = JSON.parse(strictDecoder.decode(blob));
+    library = await readLibraryBlob(store, digest);
   } catch (err) {
-    throw new Refused(`the blob of the pinned library ${digest} is not JSON (${(err as Error).message})`);
+    throw new Refused(`the blob of the pinned library ${digest} is not that library (${(err as Error).message})`);
   }
+  if (library === undefined) throw new Refused(`the pinned library ${digest} of ${id} is not in ${path.join(store.dir, 'blobs')}: the bundle could not be replayed without it`);
 
   let publicKey: Bundle['publicKey'] = null;
   if (report.sealed) {
@@ -79,8 +82,9 @@ export async function exportBundle(dir: string, id: string): Promise<Bundle> {
           `export it from the workspace that sealed it, or verify the journal file with that key (weft verify --public-key)`,
       );
     }
-    const sealed = readJournalBytes(bytes, { publicKey: key });
-    if (!sealed.ok) throw new Refused(`the seal of ${id} does not verify with the workspace key ${keyFile}: ${sealed.error!.message}`);
+    // The chain was verified above; only the seal's signature needs the key.
+    const problem = sealKeyProblem(report.records.at(-1) as JournalRecord<'invocation.sealed'>, key);
+    if (problem !== undefined) throw new Refused(`the seal of ${id} does not verify with the workspace key ${keyFile}: ${problem}`);
     publicKey = { format: PUBLIC_FORMAT, publicKey: key.publicKey, keyId: key.keyId };
   }
 
@@ -91,14 +95,10 @@ export async function run(argv: string[]): Promise<number> {
   let id: string;
   let dir: string;
   try {
-    const args = parseCommandArgs(argv, { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, { min: 0, max: 1 });
-    if (args.flags.help) {
-      process.stdout.write(`usage: weft ${usage}\n`);
-      return 0;
-    }
+    const args = parseCommandArgs(argv, { dir: { type: 'string' } }, { min: 0, max: 1 });
     if (args.positionals.length === 0) throw new UsageError('missing the invocation id');
     id = args.positionals[0]!;
-    dir = path.resolve(args.strings.dir ?? DEFAULT_DIR);
+    dir = workspaceDir(args.strings.dir);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('export', usage, err);
     throw err;

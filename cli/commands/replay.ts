@@ -21,12 +21,12 @@ import { FileStore } from '../../journal/stores/file.js';
 import { readJournalBytes } from '../../journal/verify-bytes.js';
 import type { Library } from '../../htn/library/schema.js';
 import { validateLibrary } from '../../htn/library/validate.js';
-import { ForeignJournalError } from '../../runtime/errors.js';
+import { ForeignJournalError, RuntimeUsageError } from '../../runtime/errors.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { ReplayResult } from '../../runtime/replay.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain, type LoadedDomain } from '../domain-loader.js';
-import { domainForInvocation, domainForLibrary, openWorkspace, workspaceDir } from '../workspace.js';
+import { domainForInvocation, domainForLibrary, openWorkspace, pinnedRecord, workspaceDir } from '../workspace.js';
 
 export const usage =
   'replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] [--json]\n' +
@@ -60,20 +60,16 @@ export async function run(argv: string[]): Promise<number> {
 async function replayById(id: string, dirOption: string | undefined, domainFlag: string | undefined, json: boolean): Promise<number> {
   const dir = workspaceDir(dirOption);
   const store = new FileStore(dir);
-  const first = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
-  if (!first || first.kind !== 'invocation.pinned') return fail(json, `no invocation ${id} in ${dir} (weft ls --dir ${dir} lists them)`);
-  if (first.body.invocation !== id) throw new ForeignJournalError(id, first.body.invocation);
-  const ws = await openWorkspace({ dir, domain: await domainForInvocation(store, id, first.body.pin, domainFlag) });
+  // The pin only says where to find the domain; the runtime checks the genesis (a foreign journal) and the pin.
+  const { pin } = (await pinnedRecord(store, id)).body;
+  const ws = await openWorkspace({ dir, domain: await domainForInvocation(store, id, pin, domainFlag) });
   const result = await ws.runtime.replay(id);
   return report(json, result, ws.runtime.journalPath(id) ?? null, ws.publicKeyFile);
 }
 
 /** A journal file: in a workspace (`<dir>/invocations/<id>/journal.jsonl`) or anywhere with --domain. */
 async function replayJournalFile(file: string, bytes: Uint8Array, dirOption: string | undefined, domainFlag: string | undefined, json: boolean): Promise<number> {
-  const report0 = readJournalBytes(bytes);
-  if (!report0.ok) return fail(json, report0.error!.message);
-  const first = report0.records[0] as JournalRecord<'invocation.pinned'> | undefined;
-  if (!first) return fail(json, `${file} is empty: a journal starts with invocation.pinned`);
+  const { records, first } = journalOf(bytes, file);
   const filedAs = path.basename(path.dirname(file));
   const inWorkspace = path.basename(path.dirname(path.dirname(file))) === 'invocations';
   if (inWorkspace && filedAs !== first.body.invocation) throw new ForeignJournalError(filedAs, first.body.invocation);
@@ -81,27 +77,33 @@ async function replayJournalFile(file: string, bytes: Uint8Array, dirOption: str
   if (dir) {
     const store = new FileStore(dir);
     const ws = await openWorkspace({ dir, domain: await domainForInvocation(store, first.body.invocation, first.body.pin, domainFlag) });
-    const result = await ws.runtime.replay({ records: report0.records });
+    const result = await ws.runtime.replay({ records });
     return report(json, result, file, ws.publicKeyFile);
   }
   if (!domainFlag) return fail(json, `${file} is not in a workspace: pass --domain <name | path | package> (the domain whose library, policy and evaluables it pinned), or replay an exported bundle`);
-  return report(json, await replayDetached(await loadDomain(domainFlag), report0.records, []), file, null);
+  return report(json, await replayDetached(await loadDomain(domainFlag), records, []), file, null);
 }
 
 /** An exported bundle: journal, pinned libraries and key in one file; replays anywhere. */
 async function replayBundle(file: string, bytes: Uint8Array, domainFlag: string | undefined, json: boolean): Promise<number> {
   const bundle = parseBundle(new TextDecoder().decode(bytes));
-  const journal = readJournalBytes(new TextEncoder().encode(bundle.journal));
-  if (!journal.ok) return fail(json, journal.error!.message);
-  const first = journal.records[0] as JournalRecord<'invocation.pinned'> | undefined;
-  if (!first) return fail(json, `the bundle ${file} holds an empty journal`);
+  const { records, first } = journalOf(new TextEncoder().encode(bundle.journal), `the bundle ${file}`);
   if (first.body.invocation !== bundle.invocation) throw new ForeignJournalError(bundle.invocation, first.body.invocation);
   const libraries: Library[] = Object.values(bundle.libraries).map((l) => validateLibrary(l));
   const pinnedLibrary = bundle.libraries[first.body.pin.library];
   const pinnedName = pinnedLibrary === undefined ? undefined : validateLibrary(pinnedLibrary).name;
   const loaded = domainFlag ? await loadDomain(domainFlag) : await domainForLibrary(pinnedName, first.body.pin.library, bundle.invocation);
-  const result = await replayDetached(loaded, journal.records, libraries);
+  const result = await replayDetached(loaded, records, libraries);
   return report(json, result, file, null, bundle.publicKey?.keyId ?? null);
+}
+
+/** A journal's records, verified, and its first record; throws (a WeftError) what is wrong with them. */
+function journalOf(bytes: Uint8Array, where: string): { records: JournalRecord[]; first: JournalRecord<'invocation.pinned'> } {
+  const read = readJournalBytes(bytes);
+  if (!read.ok) throw read.error!;
+  const first = read.records[0] as JournalRecord<'invocation.pinned'> | undefined;
+  if (!first) throw new RuntimeUsageError('replay.empty_journal', `${where} holds an empty journal: a journal starts with invocation.pinned`);
+  return { records: read.records, first };
 }
 
 /** Replay with no workspace: a memory store, the domain's code, the given libraries. Writes nothing. */

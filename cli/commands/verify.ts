@@ -313,14 +313,9 @@ export async function run(argv: string[]): Promise<number> {
         'public-key': { type: 'string', short: 'k' },
         'no-signature': { type: 'boolean' },
         json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
       },
       { min: 0, max: 1 },
     );
-    if (args.flags.help) {
-      process.stdout.write(`usage: weft ${usage}\n`);
-      return 0;
-    }
     if (args.positionals.length === 0) throw new UsageError('missing the journal file');
     file = args.positionals[0]!;
     keyFile = args.strings['public-key'];
