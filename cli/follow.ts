@@ -35,27 +35,33 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
     if (result.fingerprint) lines.push(`fingerprint ${result.fingerprint}`);
     lines.push(`journal     ${journal}`, `public key  ${ws.publicKeyFile}`);
     if (result.status === 'awaiting_approval') lines.push(``, `approve with: weft approve ${result.id} --by <you> [--reject] --dir ${ws.dir}`);
+    else if (result.status === 'suspended') lines.push(``, `suspended (${result.suspension?.class ?? 'runtime'}); next: ${result.suspension?.fix ?? `weft resume ${result.id}`} --dir ${ws.dir}`);
     else if (result.status === 'hibernated') lines.push(``, `resume with: weft resume ${result.id} --dir ${ws.dir}`);
     else lines.push(``, `audit with:  weft verify ${journal} --public-key ${ws.publicKeyFile}`, `replay with: weft replay ${journal}`);
     process.stdout.write(lines.join('\n') + '\n');
   }
-  return result.status === 'failed' ? 1 : 0;
+  if (result.status === 'suspended' && result.error !== undefined && process.env.WEFT_DEBUG) process.stderr.write(`${(result.error as Error)?.stack ?? String(result.error)}\n`);
+  return result.status === 'failed' || result.status === 'suspended' ? 1 : 0;
 }
 
 /**
- * A command refused before it changed anything: say why and what to do, and (with --json) print
- * the invocation's line with its unchanged status. Errors that are not refusals are rethrown.
- * Exit code 2 for a command line to fix, 1 otherwise.
+ * A command that stopped before its run could report: a refusal (a pin mismatch, a foreign
+ * journal, a domain that cannot be found) or an error outside the run (the store unreachable).
+ * Say why and what to do, and (with --json) print the invocation's line anyway, with its status
+ * as the store now shows it — a script always gets its line. Exit code 2 for a command line to
+ * fix, 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
  */
 export async function printRefusal(command: string, id: string, dir: string, err: unknown, json: boolean, note?: string): Promise<number> {
   const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
-  if (!refusal) throw err;
-  const message = (err as Error).message + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
+  const text = err instanceof Error ? err.message : String(err);
+  const bounded = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} chars)` : text;
+  const message = bounded + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
+  if (!refusal && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
   if (json) {
     const store = new FileStore(dir);
     const status = (await store.length(id).catch(() => 0)) > 0 ? await invocationStatus(store, id).catch(() => null) : null;
     const journal = path.join(dir, 'invocations', id, 'journal.jsonl');
-    process.stdout.write(JSON.stringify({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused: isWeftError(err) ? err.code : 'usage' }) + '\n');
+    process.stdout.write(JSON.stringify({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused: isWeftError(err) ? err.code : refusal ? 'usage' : 'error' }) + '\n');
   }
   process.stderr.write(`weft ${command}: ${message}\n`);
   return err instanceof UsageError ? 2 : 1;

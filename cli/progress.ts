@@ -22,6 +22,10 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
       return `pinned      library ${String(b.pin.library).slice(0, 12)}…  seed ${b.pin.seed}  asOf ${b.pin.asOf}  policy ${b.pin.policy}`;
     case 'model.completed':
       return `${e}  model       ${b.purpose} reply #${b.attempt}: ${brief(b.reply)}${tag}`;
+    case 'model.failed':
+      return `${e}  model       ${b.purpose} request #${b.attempt} failed (${b.class}): ${brief(b.message, 80)}`;
+    case 'state.observed':
+      return b.failure ? `${e}  observe     ${b.failure.class} failure: ${brief(b.failure.message, 80)}` : undefined;
     case 'model.rejected':
       return `${e}  rejected    ${brief(b.reason)} — re-prompting`;
     case 'epoch.derived':

@@ -39,6 +39,8 @@ export const bodySchemas = {
     tenant: z.string().min(1),
     intent: z.string(),
     pin: pinSchema,
+    /** Present when the intent was over the pinned cap: `intent` then holds a prefix; this, the whole intent's size and digest. */
+    intentCut: z.strictObject({ chars: count, digest }).optional(),
   }),
   'admission.decided': z.strictObject({
     subject: z.enum(['authoring', 'epoch', 'step']),
@@ -48,9 +50,33 @@ export const bodySchemas = {
     reason: z.string().optional(),
   }),
   'model.requested': z.strictObject({ purpose: z.enum(['parse', 'author']), attempt: count, request: json }),
-  'model.completed': z.strictObject({ purpose: z.enum(['parse', 'author']), attempt: count, reply: json }),
+  'model.completed': z.strictObject({
+    purpose: z.enum(['parse', 'author']),
+    attempt: count,
+    reply: json,
+    /**
+     * Present when the reply could not be kept as it came (over the pinned size cap, or not
+     * well-formed Unicode): `reply` then holds a bounded, well-formed prefix; this, the raw reply's
+     * length and the SHA-256 of its UTF-16LE code units. The verdict is a rejection.
+     */
+    refused: z.strictObject({ code: z.string().min(1), chars: count, digest }).optional(),
+  }),
+  /** The model call itself failed: an HTTP error, a network error, a time-out, a model adapter's error. */
+  'model.failed': z.strictObject({
+    purpose: z.enum(['parse', 'author']),
+    attempt: count,
+    class: z.enum(['transient', 'credentials', 'endpoint', 'permanent']),
+    code: z.string().min(1),
+    message: z.string(),
+  }),
   'model.rejected': z.strictObject({ attempt: count, reason: z.string().min(1), reply: json.optional() }),
-  'state.observed': z.strictObject({ actuator: z.string().min(1), key: z.string().min(1), state: json }),
+  'state.observed': z.strictObject({
+    actuator: z.string().min(1),
+    key: z.string().min(1),
+    state: json,
+    /** Present when the observation failed (then `state` is null). */
+    failure: z.strictObject({ class: failureClass, code: z.string().min(1), message: z.string() }).optional(),
+  }),
   'epoch.derived': z.strictObject({
     source: z.enum(['htn', 'authored']),
     goal,

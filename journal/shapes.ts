@@ -82,7 +82,7 @@ export const pinShape = strict({
 });
 
 export const bodyShapes: Record<RecordKind, Shape> = {
-  'invocation.pinned': strict({ schema: oneOf(1), invocation: nonEmpty, tenant: nonEmpty, intent: str, pin: pinShape }),
+  'invocation.pinned': strict({ schema: oneOf(1), invocation: nonEmpty, tenant: nonEmpty, intent: str, pin: pinShape, intentCut: optional(strict({ chars: count, digest })) }),
   'admission.decided': strict({
     subject: oneOf('authoring', 'epoch', 'step'),
     step: optional(count),
@@ -91,9 +91,10 @@ export const bodyShapes: Record<RecordKind, Shape> = {
     reason: optional(str),
   }),
   'model.requested': strict({ purpose, attempt: count, request: json }),
-  'model.completed': strict({ purpose, attempt: count, reply: json }),
+  'model.completed': strict({ purpose, attempt: count, reply: json, refused: optional(strict({ code: nonEmpty, chars: count, digest })) }),
+  'model.failed': strict({ purpose, attempt: count, class: oneOf('transient', 'credentials', 'endpoint', 'permanent'), code: nonEmpty, message: str }),
   'model.rejected': strict({ attempt: count, reason: nonEmpty, reply: optional(json) }),
-  'state.observed': strict({ actuator: nonEmpty, key: nonEmpty, state: json }),
+  'state.observed': strict({ actuator: nonEmpty, key: nonEmpty, state: json, failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })) }),
   'epoch.derived': strict({ source: oneOf('htn', 'authored'), goal, library: digest, plan: digest, steps: count }),
   'epoch.certified': strict({ plan: digest, policy: nonEmpty }),
   'approval.requested': strict({ plan: digest, reason: nonEmpty }),

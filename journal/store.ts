@@ -18,6 +18,13 @@
  * - Reading a journal whose final record is torn throws TornTailError naming the seq; the store
  *   never drops or rewrites it on its own. `quarantineTornTail` does, explicitly, keeping the bytes.
  * - The store checks linkage, not hashes: full validation is the reader's job (journal/reader.ts).
+ * - `list()` names every invocation that has a journal (even an empty one: a crash before its first
+ *   record was written) or a snapshot, sorted: a listing never drops an invocation it could show.
+ *   A lease or a status note alone is not an invocation.
+ * - The status index (`putStatus`/`getStatus`/`clearStatus`) is a side channel beside the journal:
+ *   one unhashed, never-verified note per invocation, overwritten whole (atomically) and taken
+ *   without the lease, so a runtime whose journal write just failed can still say why it stopped.
+ *   A note that cannot be read back (corrupt) reads as no note.
  */
 import type { JournalRecord } from './records.js';
 
@@ -46,6 +53,40 @@ export interface Snapshot {
   data: unknown;
 }
 
+/** Runtime-side notes about an invocation that cannot be hashed into its journal (a crash, a store that was down, a wait that timed out): observability, never verified. */
+export interface StatusNote {
+  status: 'running' | 'suspended';
+  reason?: string;
+  class?: string;
+  code?: string;
+  /** The command a user runs next, e.g. `weft resume <id>`. */
+  fix?: string;
+  /** ms since epoch */
+  at: number;
+  writer?: string;
+}
+
+const NOTE_STRINGS = ['reason', 'class', 'code', 'fix', 'writer'] as const;
+
+/** Whether `value` has the shape of a StatusNote (a store reads a note that does not as no note). */
+export function isStatusNote(value: unknown): value is StatusNote {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const note = value as Record<string, unknown>;
+  if (note.status !== 'running' && note.status !== 'suspended') return false;
+  if (typeof note.at !== 'number' || !Number.isFinite(note.at)) return false;
+  return NOTE_STRINGS.every((key) => note[key] === undefined || typeof note[key] === 'string');
+}
+
+/** The note as a store keeps it: its known fields only, undefined ones left out; throws TypeError on a malformed note. */
+export function normalizeStatusNote(note: StatusNote): StatusNote {
+  if (!isStatusNote(note)) {
+    throw new TypeError(`a status note needs status 'running' or 'suspended', a finite \`at\` (ms since epoch) and string reason/class/code/fix/writer; got ${JSON.stringify(note)}`);
+  }
+  const out: StatusNote = { status: note.status, at: note.at };
+  for (const key of NOTE_STRINGS) if (note[key] !== undefined) out[key] = note[key];
+  return out;
+}
+
 export interface JournalStore {
   /** A short name for diagnostics ("memory", "file:/path/.weft", "redis://…"). */
   readonly name: string;
@@ -61,13 +102,20 @@ export interface JournalStore {
   length(invocation: string): Promise<number>;
   /** The last record, if any. */
   tail(invocation: string): Promise<JournalRecord | undefined>;
-  /** Every invocation id in the store, sorted. */
+  /** Every invocation id that has a journal (even an empty one) or a snapshot, sorted. */
   list(): Promise<string[]>;
   /** Move a torn final record aside (kept, not deleted); returns its seq and where its bytes went. */
   quarantineTornTail(lease: Lease): Promise<{ seq: number; keptAt: string } | undefined>;
 
   putSnapshot(lease: Lease, snapshot: Snapshot): Promise<void>;
   getSnapshot(invocation: string): Promise<Snapshot | undefined>;
+
+  /** Record the runtime's note about `invocation`, replacing any earlier one. Atomic, idempotent; needs no lease. */
+  putStatus(invocation: string, note: StatusNote): Promise<void>;
+  /** The latest note, or undefined (none, or one that cannot be read). */
+  getStatus(invocation: string): Promise<StatusNote | undefined>;
+  /** Remove the note, if any. */
+  clearStatus(invocation: string): Promise<void>;
 
   /** Store bytes under their SHA-256 digest; returns the digest. Idempotent. */
   putBlob(bytes: Uint8Array): Promise<string>;

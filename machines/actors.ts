@@ -8,18 +8,24 @@
  * and lets a test drive the machine with fakes.
  */
 import { fromPromise, type PromiseActorLogic } from 'xstate';
-import type { EpochOutcome, EpochPlan, Goal, InvocationContext, Json, Position, StepResult } from './context.js';
+import type { EpochOutcome, EpochPlan, Goal, InvocationContext, Json, Position, StepResult, Suspension } from './context.js';
 
 export type Failure = NonNullable<InvocationContext['failure']>;
 
-export type ParseOutput = Position & ({ kind: 'goal'; goal: Goal } | { kind: 'done'; summary: string } | { kind: 'handoff'; reason: string });
-export type DecomposeOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'no-method'; explanation: string; state: Json } | { kind: 'handoff'; reason: string });
-export type AuthorOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'handoff'; reason: string });
+/** A model exchange or an observation that cannot go on now: rest, resumable, with the reason. */
+type Suspended = { kind: 'suspended'; suspension: Suspension };
+/** A recorded failure that no retry can fix (a configuration the pin makes permanent, a bad intent). */
+type Failed = { kind: 'failed'; failure: Failure };
+
+export type ParseOutput = Position & ({ kind: 'goal'; goal: Goal } | { kind: 'done'; summary: string } | { kind: 'handoff'; reason: string } | Suspended | Failed);
+export type DecomposeOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'no-method'; explanation: string; state: Json } | { kind: 'handoff'; reason: string } | Suspended);
+export type AuthorOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'handoff'; reason: string } | Suspended | Failed);
 export type AdmitOutput = Position & { decision: 'allow' | 'deny' | 'require_approval'; reason?: string };
 export type ApprovalOutput = Position & { approved: boolean; reason: string };
 export type ExecuteOutput = Position & { done: StepResult[]; failure: Failure | null };
 export type CompensateOutput = Position & { kind: 'compensated' } | (Position & { kind: 'handoff'; reason: string });
-export type CloseOutput = Position & { outcome: EpochOutcome };
+/** `spent`: what the closed epoch spent under the policy's contract envelope (flag 1). */
+export type CloseOutput = Position & { outcome: EpochOutcome; spent?: number };
 export type FinishOutput = Position & { fingerprint: string };
 
 export interface ApprovalInput {

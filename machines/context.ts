@@ -60,6 +60,15 @@ export interface InvocationLimits {
   outcomeWindow: number;
   /** Step results kept per epoch outcome. */
   resultsPerOutcome: number;
+  /** Caps on untrusted text, enforced before it is recorded (UTF-16 code units). */
+  maxIntentChars: number;
+  maxReplyChars: number;
+  maxArgChars: number;
+  maxSummaryChars: number;
+  /** Attempts per model request for transient failures (HTTP 5xx/429, network, time-out), then the invocation suspends. */
+  modelAttempts: number;
+  /** Time a model request may take before it counts as a transient failure. */
+  modelTimeoutMs: number;
 }
 
 export interface InvocationInput {
@@ -68,6 +77,8 @@ export interface InvocationInput {
   intent: string;
   pin: Pin;
   limits: InvocationLimits;
+  /** Present when the intent was over the pinned cap (`intent` is then a prefix). */
+  intentCut?: { chars: number; digest: string };
   /** Journal position after `invocation.pinned`. */
   seq: number;
   tail: string;
@@ -90,10 +101,32 @@ export interface InvocationContext extends InvocationInput {
   done: StepResult[];
   /** The failure that sent the epoch to compensation, or that ends the invocation. */
   failure: { step?: number; class: 'transient' | 'permanent' | 'policy'; code: string; message: string } | null;
+  /**
+   * Why the invocation is suspended (resumable), and where it resumes: a recorded model or
+   * observation failure, or a runtime-side error (class `runtime`: not in the journal). Absent in
+   * snapshots written before suspensions existed.
+   */
+  suspension?: Suspension | null;
+  /** Set on resuming a suspended model exchange: where it goes on (valid only at `exchange.seq`). */
+  exchange?: Suspension['exchange'] | null;
+  /** What completed epochs spent under the policy's contract envelope (flag 1). */
+  spent?: number;
   replans: number;
   summary: string | null;
   fingerprint: string | null;
   hibernateRequested: boolean;
+}
+
+export type SuspendableState = 'parse' | 'decompose' | 'author' | 'admit' | 'awaitingApproval' | 'execute' | 'compensate' | 'truncate' | 'boundary' | 'finishing' | 'failing' | 'handingOff';
+
+export interface Suspension {
+  /** The state the invocation resumes in. */
+  state: SuspendableState;
+  class: 'transient' | 'credentials' | 'endpoint' | 'runtime';
+  code: string;
+  message: string;
+  /** A model exchange resumes where it stopped: its attempt, rejections and last feedback. */
+  exchange?: { seq: number; attempt: number; rejections: number; feedback?: string };
 }
 
 /** Every actor's output carries the journal position it left behind. */

@@ -1,11 +1,13 @@
 /**
  * The invocation statechart and its pure companions — the public face of machines/: the machine,
- * its context and events, the named actors' contracts, reply judging, admission policies and the
- * epoch helpers. Nothing here performs I/O.
+ * its context and events, the named actors' contracts, reply judging, admission policies (with
+ * their contract envelopes), task-constraint checks and the epoch helpers. Nothing here performs I/O.
  */
 export { invocationMachine, restingStates, finalStates, type InvocationMachine } from './invocation-machine.js';
 export * from './context.js';
 export * from './actors.js';
 export * from './policy.js';
+export * from './envelope.js';
+export * from './constraints.js';
 export * from './reply.js';
 export * from './epoch.js';

@@ -7,6 +7,11 @@
  *            author      awaitingApproval     compensate ─► truncate ─► boundary ─► parse (re-plan) | failing
  *            (gap path)  (hibernates)
  *
+ *   any state ─► suspended ─(resume)─► the same state
+ *     a recorded model or observation failure that a person or a later attempt can fix (a
+ *     transient error after the pinned attempts, bad credentials, a moved endpoint), or a
+ *     runtime-side error (the store down, a bug): the invocation rests, resumable, with its reason.
+ *
  * Every state that touches the world invokes a named actor (see actors.ts) whose real logic the
  * runtime provides; guards and actions are named too, and context is plain JSON — so the persisted
  * snapshot is the hibernation image. Nothing here uses `after`: delays that must survive
@@ -14,10 +19,25 @@
  */
 import { assign, setup } from 'xstate';
 import { placeholderActors, type AdmitOutput, type ApprovalOutput, type AuthorOutput, type CloseOutput, type CompensateOutput, type DecomposeOutput, type ExecuteOutput, type FinishOutput, type ParseOutput } from './actors.js';
-import type { InvocationContext, InvocationEvent, InvocationInput, Position } from './context.js';
+import type { InvocationContext, InvocationEvent, InvocationInput, Position, SuspendableState, Suspension } from './context.js';
 import { compactOutcomes } from './epoch.js';
 
 type Done<T> = { output: T };
+type Suspending = Position & { kind: 'suspended'; suspension: Suspension };
+type Failing = Position & { kind: 'failed'; failure: NonNullable<InvocationContext['failure']> };
+
+/** What a runtime-side error says, for the suspension (the error itself stays with the runtime). */
+function errorSuspension(state: SuspendableState, error: unknown): Suspension {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'runtime.error';
+  const text = error instanceof Error ? error.message : String(error);
+  return { state, class: 'runtime', code, message: text.length > 500 ? `${text.slice(0, 500)}…` : text };
+}
+
+/** Every invoking state rests in `suspended` when its actor throws, and resumes there. */
+const suspendOnError = (state: SuspendableState) => ({
+  target: 'suspended' as const,
+  actions: { type: 'suspendOnError' as const, params: ({ event }: { event: { error: unknown } }) => ({ state, error: event.error }) },
+});
 const at = (p: Position) => ({ seq: p.seq, tail: p.tail });
 
 export const invocationMachine = setup({
@@ -30,6 +50,9 @@ export const invocationMachine = setup({
   guards: {
     replyIsGoal: (_, o: ParseOutput) => o.kind === 'goal',
     replyIsDone: (_, o: ParseOutput) => o.kind === 'done',
+    suspends: (_, o: { kind: string }) => o.kind === 'suspended',
+    fails: (_, o: { kind: string }) => o.kind === 'failed',
+    suspendedIn: ({ context }, state: SuspendableState) => context.suspension?.state === state,
     planFound: (_, o: { kind: string }) => o.kind === 'plan',
     noMethod: (_, o: { kind: string }) => o.kind === 'no-method',
     admitted: (_, o: AdmitOutput) => o.decision === 'allow',
@@ -59,6 +82,7 @@ export const invocationMachine = setup({
     setExecution: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, failure: o.failure })),
     closeEpoch: assign(({ context }, o: CloseOutput) => ({
       ...at(o),
+      ...(o.spent === undefined ? {} : { spent: (context.spent ?? 0) + o.spent }),
       outcomes: compactOutcomes([...context.outcomes, o.outcome], context.limits.outcomeWindow),
       replans: o.outcome.outcome === 'completed' ? context.replans : context.replans + 1,
       epoch: context.epoch + 1,
@@ -78,6 +102,11 @@ export const invocationMachine = setup({
     giveUpEpochs: assign(({ context }) => ({
       failure: { class: 'policy' as const, code: 'invocation.epochs_exhausted', message: `the intent was not done after ${context.limits.maxEpochs} epochs` },
     })),
+    setSuspension: assign((_, o: Suspending) => ({ ...at(o), suspension: o.suspension })),
+    suspendOnError: assign((_, p: { state: SuspendableState; error: unknown }) => ({ suspension: errorSuspension(p.state, p.error) })),
+    setFailure: assign((_, o: Failing) => ({ ...at(o), failure: o.failure })),
+    /** Resuming: the suspension is over; a model exchange picks up where it stopped. */
+    leaveSuspension: assign(({ context }) => ({ suspension: null, exchange: context.suspension?.exchange ?? null })),
     setFingerprint: assign((_, o: FinishOutput) => ({ ...at(o), fingerprint: o.fingerprint })),
     requestHibernation: assign({ hibernateRequested: true }),
     clearHibernation: assign({ hibernateRequested: false }),
@@ -97,6 +126,9 @@ export const invocationMachine = setup({
     summary: null,
     fingerprint: null,
     hibernateRequested: false,
+    suspension: null,
+    exchange: null,
+    spent: 0,
   }),
   initial: 'parse',
   on: { hibernate: { actions: 'requestHibernation' } },
@@ -108,8 +140,11 @@ export const invocationMachine = setup({
         onDone: [
           { guard: { type: 'replyIsGoal', params: ({ event }: { event: Done<ParseOutput> }) => event.output }, target: 'decompose', actions: { type: 'setGoal', params: ({ event }) => event.output } },
           { guard: { type: 'replyIsDone', params: ({ event }: { event: Done<ParseOutput> }) => event.output }, target: 'finishing', actions: { type: 'setSummary', params: ({ event }) => event.output } },
+          { guard: { type: 'suspends', params: ({ event }: { event: Done<ParseOutput> }) => event.output }, target: 'suspended', actions: { type: 'setSuspension', params: ({ event }) => event.output as Suspending } },
+          { guard: { type: 'fails', params: ({ event }: { event: Done<ParseOutput> }) => event.output }, target: 'failing', actions: { type: 'setFailure', params: ({ event }) => event.output as Failing } },
           { target: 'handingOff', actions: { type: 'setHandoff', params: ({ event }) => event.output } },
         ],
+        onError: suspendOnError('parse'),
       },
     },
     decompose: {
@@ -119,8 +154,10 @@ export const invocationMachine = setup({
         onDone: [
           { guard: { type: 'planFound', params: ({ event }: { event: Done<DecomposeOutput> }) => event.output }, target: 'admit', actions: { type: 'setPlan', params: ({ event }) => event.output } },
           { guard: { type: 'noMethod', params: ({ event }: { event: Done<DecomposeOutput> }) => event.output }, target: 'author', actions: { type: 'setGap', params: ({ event }) => event.output } },
+          { guard: { type: 'suspends', params: ({ event }: { event: Done<DecomposeOutput> }) => event.output }, target: 'suspended', actions: { type: 'setSuspension', params: ({ event }) => event.output as Suspending } },
           { target: 'handingOff', actions: { type: 'setHandoff', params: ({ event }) => event.output } },
         ],
+        onError: suspendOnError('decompose'),
       },
     },
     author: {
@@ -129,8 +166,11 @@ export const invocationMachine = setup({
         input: ({ context }) => context,
         onDone: [
           { guard: { type: 'planFound', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'admit', actions: { type: 'setPlan', params: ({ event }) => event.output } },
+          { guard: { type: 'suspends', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'suspended', actions: { type: 'setSuspension', params: ({ event }) => event.output as Suspending } },
+          { guard: { type: 'fails', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'failing', actions: { type: 'setFailure', params: ({ event }) => event.output as Failing } },
           { target: 'handingOff', actions: { type: 'setHandoff', params: ({ event }) => event.output } },
         ],
+        onError: suspendOnError('author'),
       },
     },
     admit: {
@@ -142,6 +182,7 @@ export const invocationMachine = setup({
           { guard: { type: 'needsApproval', params: ({ event }: { event: Done<AdmitOutput> }) => event.output }, target: 'awaitingApproval', actions: { type: 'moveTo', params: ({ event }) => event.output } },
           { target: 'boundary', actions: { type: 'setDenied', params: ({ event }) => event.output } },
         ],
+        onError: suspendOnError('admit'),
       },
     },
     awaitingApproval: {
@@ -158,6 +199,7 @@ export const invocationMachine = setup({
           { guard: { type: 'approved', params: ({ event }: { event: Done<ApprovalOutput> }) => event.output }, target: 'execute', actions: { type: 'moveTo', params: ({ event }) => event.output } },
           { target: 'boundary', actions: { type: 'setDenied', params: ({ event }) => event.output } },
         ],
+        onError: suspendOnError('awaitingApproval'),
       },
     },
     execute: {
@@ -169,6 +211,7 @@ export const invocationMachine = setup({
           { guard: { type: 'failedByPolicy', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'failing', actions: { type: 'setExecution', params: ({ event }) => event.output } },
           { target: 'compensate', actions: { type: 'setExecution', params: ({ event }) => event.output } },
         ],
+        onError: suspendOnError('execute'),
       },
     },
     compensate: {
@@ -179,6 +222,7 @@ export const invocationMachine = setup({
           { guard: { type: 'compensated', params: ({ event }: { event: Done<CompensateOutput> }) => event.output }, target: 'truncate', actions: { type: 'moveTo', params: ({ event }) => event.output } },
           { target: 'handingOff', actions: { type: 'setHandoff', params: ({ event }) => event.output } },
         ],
+        onError: suspendOnError('compensate'),
       },
     },
     truncate: {
@@ -186,6 +230,7 @@ export const invocationMachine = setup({
         src: 'truncate',
         input: ({ context }) => context,
         onDone: { target: 'boundary', actions: { type: 'moveTo', params: ({ event }) => event.output } },
+        onError: suspendOnError('truncate'),
       },
     },
     boundary: {
@@ -193,6 +238,7 @@ export const invocationMachine = setup({
         src: 'closeEpoch',
         input: ({ context }) => context,
         onDone: { target: 'nextEpoch', actions: { type: 'closeEpoch', params: ({ event }) => event.output } },
+        onError: suspendOnError('boundary'),
       },
     },
     nextEpoch: {
@@ -206,11 +252,21 @@ export const invocationMachine = setup({
     hibernated: {
       on: { resume: { target: 'parse', actions: 'clearHibernation' } },
     },
+    suspended: {
+      on: {
+        resume: (['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff'] as const).map((state) => ({
+          guard: { type: 'suspendedIn' as const, params: state },
+          target: state,
+          actions: 'leaveSuspension' as const,
+        })),
+      },
+    },
     finishing: {
       invoke: {
         src: 'finish',
         input: ({ context }) => ({ context, ending: 'completed' as const }),
         onDone: { target: 'completed', actions: { type: 'setFingerprint', params: ({ event }) => event.output } },
+        onError: suspendOnError('finishing'),
       },
     },
     failing: {
@@ -218,6 +274,7 @@ export const invocationMachine = setup({
         src: 'finish',
         input: ({ context }) => ({ context, ending: 'failed' as const }),
         onDone: { target: 'failed', actions: { type: 'setFingerprint', params: ({ event }) => event.output } },
+        onError: suspendOnError('failing'),
       },
     },
     handingOff: {
@@ -225,6 +282,7 @@ export const invocationMachine = setup({
         src: 'finish',
         input: ({ context }) => ({ context, ending: 'handed_off' as const }),
         onDone: { target: 'handedOff', actions: { type: 'setFingerprint', params: ({ event }) => event.output } },
+        onError: suspendOnError('handingOff'),
       },
     },
     completed: { type: 'final' },
@@ -236,5 +294,5 @@ export const invocationMachine = setup({
 export type InvocationMachine = typeof invocationMachine;
 
 /** States in which the machine waits for the outside world with no actor running. */
-export const restingStates = ['awaitingApproval', 'hibernated'] as const;
+export const restingStates = ['awaitingApproval', 'hibernated', 'suspended'] as const;
 export const finalStates = ['completed', 'failed', 'handedOff'] as const;

@@ -3,8 +3,13 @@
  * before it runs and for each step at dispatch. Its id (`name@version`) is pinned, so a replay runs
  * the decisions of the policy the invocation started with; changing what a policy decides means
  * a new version.
+ *
+ * A policy may also carry a contract envelope (envelope.ts: spend cap, actuators, recipients, sizes),
+ * pinned with it through its id, and decide on the model-authoring call of the gap path itself
+ * (`admitAuthoring`; absent = allow).
  */
 import type { EpochPlan, EpochStep, Goal } from './context.js';
+import type { ContractEnvelope } from './envelope.js';
 
 export type Admission = { decision: 'allow' } | { decision: 'deny'; reason: string } | { decision: 'require_approval'; reason: string };
 
@@ -22,11 +27,22 @@ export interface StepAdmissionRequest {
   step: EpochStep;
 }
 
+/** The model-authoring call of the gap path (no method covered the goal), before the model is asked. */
+export interface AuthoringAdmissionRequest {
+  tenant: string;
+  epoch: number;
+  goal: Goal;
+}
+
 export interface AdmissionPolicy {
   /** `name@version`, pinned in `invocation.pinned`. */
   readonly id: string;
   admitEpoch(request: EpochAdmissionRequest): Admission;
   admitStep?(request: StepAdmissionRequest): Admission;
+  /** The admission of the model-authoring call itself; absent = allow. */
+  admitAuthoring?(request: AuthoringAdmissionRequest): Admission;
+  /** What any invocation under this policy may do at most (envelope.ts); absent = no envelope. */
+  readonly envelope?: ContractEnvelope;
 }
 
 export const allowAll: AdmissionPolicy = {
@@ -37,12 +53,20 @@ export const allowAll: AdmissionPolicy = {
 /**
  * A common policy: an epoch whose world-effect steps move more than `limit` (summed over the
  * numeric actuator arg named `amountArg`) needs a person's approval; steps on actuators in `deny`
- * are refused outright.
+ * are refused outright. `envelope`, if given, is carried on the policy as it is (its id format is
+ * unchanged, so a new envelope needs a new version).
  */
-export function spendApprovalPolicy(options: { version: string; limit: number; amountArg: string; deny?: readonly string[] }): AdmissionPolicy {
+export function spendApprovalPolicy(options: {
+  version: string;
+  limit: number;
+  amountArg: string;
+  deny?: readonly string[];
+  envelope?: ContractEnvelope;
+}): AdmissionPolicy {
   const denied = new Set(options.deny ?? []);
   return {
     id: `spend-approval@${options.version}`,
+    ...(options.envelope === undefined ? {} : { envelope: options.envelope }),
     admitEpoch({ plan }) {
       const refused = plan.steps.find((s) => s.actuator !== undefined && denied.has(s.actuator));
       if (refused) return { decision: 'deny', reason: `actuator ${refused.actuator} is not allowed by policy` };

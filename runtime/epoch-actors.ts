@@ -21,16 +21,26 @@ import type { EpochServices } from './epoch/services.js';
 export { AUTHORED_TASK, type EpochServices } from './epoch/services.js';
 
 export function epochActors(s: EpochServices): Partial<InvocationActors> {
+  /** An actor over the services; its errors are reported before the machine suspends on them. */
+  const actor = <I, O>(step: (s: EpochServices, input: I) => Promise<O>) =>
+    fromPromise(async ({ input }: { input: I }) => {
+      try {
+        return await step(s, input);
+      } catch (err) {
+        s.onActorError?.(err);
+        throw err;
+      }
+    });
   return {
-    parseGoal: fromPromise(async ({ input }: { input: InvocationContext }) => parseGoal(s, input)),
-    decompose: fromPromise(async ({ input }: { input: InvocationContext }) => decompose(s, input)),
-    author: fromPromise(async ({ input }: { input: InvocationContext }) => author(s, input)),
-    admit: fromPromise(async ({ input }: { input: InvocationContext }) => admit(s, input)),
-    recordApproval: fromPromise(async ({ input }: { input: ApprovalInput }) => recordApproval(s, input)),
-    execute: fromPromise(async ({ input }: { input: InvocationContext }) => execute(s, input)),
-    compensate: fromPromise(async ({ input }: { input: InvocationContext }) => compensate(s, input)),
-    truncate: fromPromise(async ({ input }: { input: InvocationContext }) => truncate(s, input)),
-    closeEpoch: fromPromise(async ({ input }: { input: InvocationContext }) => closeEpoch(s, input)),
-    finish: fromPromise(async ({ input }: { input: FinishInput }) => finish(s, input)),
+    parseGoal: actor<InvocationContext, unknown>(parseGoal),
+    decompose: actor<InvocationContext, unknown>(decompose),
+    author: actor<InvocationContext, unknown>(author),
+    admit: actor<InvocationContext, unknown>(admit),
+    recordApproval: actor<ApprovalInput, unknown>(recordApproval),
+    execute: actor<InvocationContext, unknown>(execute),
+    compensate: actor<InvocationContext, unknown>(compensate),
+    truncate: actor<InvocationContext, unknown>(truncate),
+    closeEpoch: actor<InvocationContext, unknown>(closeEpoch),
+    finish: actor<FinishInput, unknown>(finish),
   } as Partial<InvocationActors>;
 }

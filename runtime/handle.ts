@@ -4,20 +4,23 @@
  * waits for a person (`awaitingApproval`), hibernates, or ends — never per step — and releases
  * the invocation's lease when the run stops, so another process can resume it.
  *
- * `done` resolves with the status the run stopped in (completed, failed, handed_off — sealed — or
- * awaiting_approval / hibernated — resumable); it rejects when an actor failed in a way that
- * leaves the invocation resumable (the model unreachable, the store down): nothing is lost, the
- * journal holds everything up to that point, and `runtime.resume(id)` continues from there.
+ * `done` resolves with the status the run stopped in: completed, failed, handed_off (sealed), or
+ * awaiting_approval, hibernated, suspended (resumable). `suspended` carries its reason and class:
+ * a recorded model or observation failure (transient after the pinned attempts, credentials, a
+ * moved endpoint) or a runtime-side error (the store down, a bug) — nothing is lost, the journal
+ * holds everything up to that point, and `runtime.resume(id)` continues from there. A runtime-side
+ * reason cannot be hashed into the journal: it goes to the store's status index, which `weft ls`
+ * shows. `done` rejects only if the machine itself breaks outside its actors.
  */
 import { EventEmitter } from 'node:events';
 import type { Actor } from 'xstate';
 import type { JournalRecord } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
 import type { JournalWriter } from '../journal/writer.js';
-import type { InvocationContext, InvocationEvent } from '../machines/context.js';
+import type { InvocationContext, InvocationEvent, Suspension } from '../machines/context.js';
 import type { InvocationMachine } from '../machines/invocation-machine.js';
 
-export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'hibernated';
+export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'hibernated' | 'suspended';
 
 export interface InvocationResult {
   id: string;
@@ -25,6 +28,10 @@ export interface InvocationResult {
   fingerprint?: string;
   summary?: string;
   reason?: string;
+  /** For a suspended invocation: the class of its suspension and the command that continues it. */
+  suspension?: { class: Suspension['class']; code: string; state: string; fix: string };
+  /** For a runtime-side suspension: the error itself (not serialized anywhere). */
+  error?: unknown;
   journal?: string;
   records?: number;
 }
@@ -35,6 +42,7 @@ const STOPPING: Record<string, InvocationStatus> = {
   handedOff: 'handed_off',
   awaitingApproval: 'awaiting_approval',
   hibernated: 'hibernated',
+  suspended: 'suspended',
 };
 
 export class InvocationHandle extends EventEmitter {
@@ -47,6 +55,7 @@ export class InvocationHandle extends EventEmitter {
   private lastValue: string | undefined;
   private persisting: Promise<void> = Promise.resolve();
   private settled = false;
+  private actorError: unknown;
 
   constructor(
     readonly id: string,
@@ -107,7 +116,7 @@ export class InvocationHandle extends EventEmitter {
     // A run resumed in a resting state (awaiting approval, hibernated) waits there for its event;
     // only a transition INTO a resting state stops the run.
     const initial = String(actor.getSnapshot().value);
-    if (initial === 'awaitingApproval' || initial === 'hibernated') this.lastValue = initial;
+    if (initial === 'awaitingApproval' || initial === 'hibernated' || initial === 'suspended') this.lastValue = initial;
     actor.subscribe({
       next: (snapshot) => this.onSnapshot(String(snapshot.value), snapshot.context),
       error: (err) => void this.fail(err),
@@ -130,24 +139,42 @@ export class InvocationHandle extends EventEmitter {
     this.persisting = this.persisting.then(() => this.store!.putSnapshot(this.writer!.currentLease, snapshot));
   }
 
+  /** The error behind a runtime-side suspension (set by the runtime's actors). */
+  noteActorError(err: unknown): void {
+    this.actorError = err;
+  }
+
   private async stop(status: InvocationStatus, context: InvocationContext): Promise<void> {
     this.settled = true;
+    const suspension = status === 'suspended' ? (context.suspension ?? undefined) : undefined;
+    let trouble: string | undefined;
     try {
       await this.persisting;
-      this.actor!.stop();
-      await this.writer!.close();
-      this.resolveDone({
-        id: this.id,
-        status,
-        records: context.seq,
-        ...(context.fingerprint ? { fingerprint: context.fingerprint } : {}),
-        ...(context.summary ? { summary: context.summary } : {}),
-        ...(context.failure ? { reason: context.failure.message } : {}),
-        ...(this.journal ? { journal: this.journal } : {}),
-      });
     } catch (err) {
-      this.rejectDone(err);
+      // The journal is the truth: a resume starts from the previous snapshot and reads the rest back.
+      trouble = `the snapshot could not be saved (${(err as Error).message})`;
     }
+    this.actor!.stop();
+    if (suspension) {
+      await this.store!.putStatus(this.id, { status: 'suspended', reason: suspension.message, class: suspension.class, code: suspension.code, fix: suspensionFix(this.id, suspension), at: Date.now() }).catch(() => undefined);
+    } else {
+      await this.store!.clearStatus(this.id).catch(() => undefined);
+    }
+    await this.writer!.close().catch((err: unknown) => {
+      if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
+    });
+    const reason = suspension ? suspension.message : context.failure?.message;
+    this.resolveDone({
+      id: this.id,
+      status,
+      records: context.seq,
+      ...(context.fingerprint ? { fingerprint: context.fingerprint } : {}),
+      ...(context.summary ? { summary: context.summary } : {}),
+      ...(reason ? { reason: trouble ? `${reason}; ${trouble}` : reason } : trouble ? { reason: trouble } : {}),
+      ...(suspension ? { suspension: { class: suspension.class, code: suspension.code, state: suspension.state, fix: suspensionFix(this.id, suspension) } } : {}),
+      ...(suspension?.class === 'runtime' && this.actorError !== undefined ? { error: this.actorError } : {}),
+      ...(this.journal ? { journal: this.journal } : {}),
+    });
   }
 
   private async fail(err: unknown): Promise<void> {
@@ -156,5 +183,19 @@ export class InvocationHandle extends EventEmitter {
     await this.persisting.catch(() => undefined);
     await this.writer?.close().catch(() => undefined);
     this.rejectDone(err);
+  }
+}
+
+/** The command that continues a suspended invocation, by what suspended it. */
+export function suspensionFix(id: string, suspension: Pick<Suspension, 'class'>): string {
+  switch (suspension.class) {
+    case 'credentials':
+      return `fix the model key (WEFT_MODEL_KEY), then: weft resume ${id}`;
+    case 'endpoint':
+      return `fix the model endpoint (--model-url), then: weft resume ${id}`;
+    case 'transient':
+      return `weft resume ${id} (or leave it to weft serve, which retries with backoff)`;
+    default:
+      return `weft resume ${id} once the cause is fixed`;
   }
 }

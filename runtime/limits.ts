@@ -5,6 +5,7 @@
  */
 import type { JournalRecord } from '../journal/records.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
+import { FLAG_FAIL_CLOSED, hasFlag } from '../machines/flags.js';
 
 export const DEFAULT_LIMITS: InvocationLimits = {
   maxReprompts: 2,
@@ -15,17 +16,28 @@ export const DEFAULT_LIMITS: InvocationLimits = {
   maxDepth: 10_000,
   outcomeWindow: 8,
   resultsPerOutcome: 32,
+  maxIntentChars: 16_384,
+  maxReplyChars: 65_536,
+  maxArgChars: 512,
+  maxSummaryChars: 2_000,
+  modelAttempts: 3,
+  modelTimeoutMs: 60_000,
 };
+
+/** Caps a journal pinned before flag 1 never had: it replays without them. */
+const UNCAPPED = { maxIntentChars: Number.MAX_SAFE_INTEGER, maxReplyChars: Number.MAX_SAFE_INTEGER, maxArgChars: Number.MAX_SAFE_INTEGER, maxSummaryChars: Number.MAX_SAFE_INTEGER };
 
 /** The machine input of an invocation, from its `invocation.pinned` record (seq 0). */
 export function inputFromPinned(first: JournalRecord<'invocation.pinned'>): InvocationInput {
-  const { invocation, tenant, intent, pin } = first.body;
+  const { invocation, tenant, intent, pin, intentCut } = first.body;
+  const defaults = hasFlag(pin, FLAG_FAIL_CLOSED) ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...UNCAPPED };
   return {
     invocation,
     tenant,
     intent,
     pin,
-    limits: { ...DEFAULT_LIMITS, ...(pin.limits as Partial<InvocationLimits> | undefined) },
+    limits: { ...defaults, ...(pin.limits as Partial<InvocationLimits> | undefined) },
+    ...(intentCut ? { intentCut } : {}),
     seq: 1,
     tail: first.hash,
   };

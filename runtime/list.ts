@@ -1,15 +1,21 @@
 /**
  * Listing a store's invocations and their status — what `weft ls` and `runtime.list()` show. It
- * needs no domain: the status comes from the journal (its sealed ending) and the latest snapshot
- * (its resting state). One damaged journal never breaks or hides the listing: it is listed as
- * `damaged`, with what is wrong and the command that repairs or sets it aside.
+ * needs no domain: the status comes from the journal (its sealed ending), the latest snapshot (its
+ * resting state) and the store's status index (the runtime's unhashed note: why it stopped when it
+ * could not say so in the journal). One damaged journal never breaks or hides the listing: it is
+ * listed as `damaged`, with what is wrong and the command that repairs or sets it aside. A
+ * suspended invocation is listed with why it stopped and the command that continues it.
  */
+import { dirname, join } from 'node:path';
 import { isWeftError, TornTailError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
-import type { JournalStore } from '../journal/store.js';
+import type { JournalStore, Snapshot, StatusNote } from '../journal/store.js';
 import type { InvocationStatus } from './handle.js';
 
-export type ListedStatus = InvocationStatus | 'running' | 'damaged';
+export type ListedStatus = InvocationStatus | 'running' | 'damaged' | 'suspended';
+
+/** What `invocationStatus` can say: every listed status but `damaged` (which only a failed read shows). */
+export type RestingStatus = Exclude<ListedStatus, 'damaged'>;
 
 export interface InvocationSummary {
   id: string;
@@ -19,30 +25,70 @@ export interface InvocationSummary {
   status: ListedStatus;
   /** Why a damaged invocation is listed as such. */
   problem?: string;
-  /** The command that repairs it or sets it aside. */
+  /** Why a suspended invocation stopped (from its snapshot's suspension or the runtime's status note). */
+  reason?: string;
+  /** The command that repairs a damaged invocation or sets it aside, or that continues a suspended one. */
   fix?: string;
 }
 
-/** The status an invocation's journal ending and latest snapshot say it is in. */
-export async function invocationStatus(store: JournalStore, id: string): Promise<InvocationStatus | 'running'> {
-  const length = await store.length(id);
-  if (length === 0) return 'running';
-  const last = await store.read(id, Math.max(0, length - 2));
-  const kinds = last.map((r) => r.kind);
-  if (kinds.includes('invocation.completed')) return 'completed';
-  if (kinds.includes('invocation.failed')) return 'failed';
-  if (kinds.includes('invocation.handed_off')) return 'handed_off';
-  const snapshot = await store.getSnapshot(id);
-  const value = (snapshot?.data as { value?: unknown } | undefined)?.value;
-  if (value === 'awaitingApproval') return 'awaiting_approval';
-  if (value === 'hibernated') return 'hibernated';
-  return 'running';
+/** The suspension a suspended snapshot carries: `data.context.suspension`. */
+interface Suspension {
+  state?: string;
+  class?: string;
+  code?: string;
+  message?: string;
+}
+
+const EMPTY_JOURNAL = 'the journal is empty (its first record was never written)';
+
+/** The status an invocation's journal ending, latest snapshot and status note say it is in. */
+export async function invocationStatus(store: JournalStore, id: string): Promise<RestingStatus> {
+  return (await restingState(store, id)).status;
 }
 
 export async function listInvocations(store: JournalStore): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];
-  for (const id of await store.list()) out.push(await summarize(store, id));
+  for (const id of await store.list()) {
+    out.push(
+      await summarize(store, id).catch((err: unknown) => ({
+        id,
+        tenant: '?',
+        intent: '?',
+        records: 0,
+        status: 'damaged' as const,
+        problem: message(err),
+        fix: verifyFix(id),
+      })),
+    );
+  }
   return out;
+}
+
+/** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string }> {
+  length ??= await store.length(id);
+  if (length > 0) {
+    const kinds = (await store.read(id, Math.max(0, length - 2))).map((r) => r.kind);
+    if (kinds.includes('invocation.completed')) return { status: 'completed' };
+    if (kinds.includes('invocation.failed')) return { status: 'failed' };
+    if (kinds.includes('invocation.handed_off')) return { status: 'handed_off' };
+  }
+  const snapshot = await store.getSnapshot(id);
+  const value = (snapshot?.data as { value?: unknown } | undefined)?.value;
+  const note = await readNote(store, id);
+  if (value === 'suspended') {
+    const suspension = suspensionOf(snapshot);
+    const reason = suspension?.message ?? note?.reason;
+    return { status: 'suspended', ...(reason === undefined ? {} : { reason }), fix: resumeFix(id, suspension?.class ?? note?.class) };
+  }
+  // The note is the runtime's latest word, newer than any resting snapshot it failed to move past.
+  if (note?.status === 'suspended') {
+    return { status: 'suspended', ...(note.reason === undefined ? {} : { reason: note.reason }), fix: note.fix ?? resumeFix(id, note.class) };
+  }
+  if (value === 'awaitingApproval') return { status: 'awaiting_approval' };
+  if (value === 'hibernated') return { status: 'hibernated' };
+  if (note?.status === 'running' && note.reason !== undefined) return { status: 'running', reason: note.reason, ...(note.fix === undefined ? {} : { fix: note.fix }) };
+  return { status: 'running' };
 }
 
 async function summarize(store: JournalStore, id: string): Promise<InvocationSummary> {
@@ -50,7 +96,11 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
   try {
     first = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
     const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?' };
-    if (!first || first.kind !== 'invocation.pinned') {
+    if (!first) {
+      const note = await readNote(store, id);
+      return { ...base, records: 0, status: 'damaged', problem: EMPTY_JOURNAL, ...(note?.reason === undefined ? {} : { reason: note.reason }), fix: moveAsideFix(store, id) };
+    }
+    if (first.kind !== 'invocation.pinned') {
       return { ...base, records: 0, status: 'damaged', problem: 'the journal does not start with invocation.pinned', fix: `move ${id}'s journal aside; it cannot be resumed` };
     }
     if (first.body.invocation !== id) {
@@ -62,13 +112,91 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
         fix: `restore ${id}'s own journal, or move this one aside; resume and replay refuse it`,
       };
     }
-    return { ...base, records: await store.length(id), status: await invocationStatus(store, id) };
+    const records = await store.length(id);
+    let state;
+    try {
+      state = await restingState(store, id, records);
+    } catch (err) {
+      if (err instanceof TornTailError || !(await snapshotUnreadable(store, id))) throw err;
+      return { ...base, records, status: 'damaged', problem: `the snapshot cannot be read (${message(err)})`, fix: snapshotFix(store, id) };
+    }
+    return { ...base, records, ...state };
   } catch (err) {
     const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?', records: 0, status: 'damaged' as const };
     if (err instanceof TornTailError) {
+      if (err.seq === 0) {
+        return { ...base, problem: 'the journal\'s first record is torn (a crash mid-append; nothing was recorded)', fix: moveAsideFix(store, id) };
+      }
       return { ...base, records: err.seq, problem: `torn final record at seq ${err.seq} (a crash mid-append; never acknowledged)`, fix: `weft resume ${id} --quarantine-torn` };
     }
-    const problem = isWeftError(err) || err instanceof Error ? err.message : String(err);
-    return { ...base, problem, fix: `weft verify on ${id}'s journal names the first bad record; move the journal aside to set it apart` };
+    return { ...base, problem: message(err), fix: verifyFix(id) };
   }
+}
+
+/** The runtime's status note, or undefined when there is none or it cannot be read (it is observability only). */
+async function readNote(store: JournalStore, id: string): Promise<StatusNote | undefined> {
+  try {
+    return await store.getStatus(id);
+  } catch {
+    return undefined;
+  }
+}
+
+function suspensionOf(snapshot: Snapshot | undefined): Suspension | undefined {
+  const suspension = (snapshot?.data as { context?: { suspension?: unknown } } | undefined)?.context?.suspension;
+  if (typeof suspension !== 'object' || suspension === null) return undefined;
+  const s = suspension as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { state: str(s.state), class: str(s.class), code: str(s.code), message: str(s.message) };
+}
+
+/** The command that continues a suspended invocation, by the class of what stopped it. */
+export function resumeFix(id: string, failureClass: string | undefined): string {
+  switch (failureClass) {
+    case 'transient':
+      return `weft resume ${id} (or leave it: a later weft serve retries it with backoff)`;
+    case 'credentials':
+      return `fix the model key, then weft resume ${id}`;
+    case 'endpoint':
+      return `fix the model endpoint (--model-url), then weft resume ${id}`;
+    default:
+      return `weft resume ${id}`;
+  }
+}
+
+/** The invocation's folder, when the store keeps one on disk. */
+function folderOf(store: JournalStore, id: string): string | undefined {
+  const journalPath = (store as { journalPath?: (id: string) => string }).journalPath;
+  return typeof journalPath === 'function' ? dirname(journalPath.call(store, id)) : undefined;
+}
+
+function moveAsideFix(store: JournalStore, id: string): string {
+  const folder = folderOf(store, id);
+  if (folder === undefined) return `delete ${id}'s journal and snapshot from ${store.name}: it cannot be resumed (nothing was recorded); run it again under a new id`;
+  const aside = join(dirname(dirname(folder)), 'aside');
+  return `move its folder aside (mkdir -p ${aside} && mv ${folder} ${aside}/): it cannot be resumed (nothing was recorded); run it again`;
+}
+
+async function snapshotUnreadable(store: JournalStore, id: string): Promise<boolean> {
+  try {
+    await store.getSnapshot(id);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function snapshotFix(store: JournalStore, id: string): string {
+  const folder = folderOf(store, id);
+  if (folder === undefined) return `remove ${id}'s snapshot, then weft resume ${id} replays its journal from the start`;
+  const file = join(folder, 'snapshot.json');
+  return `mv ${file} ${file}.bad, then weft resume ${id} (it replays the journal from the start)`;
+}
+
+function verifyFix(id: string): string {
+  return `weft verify on ${id}'s journal names the first bad record; move the journal aside to set it apart`;
+}
+
+function message(err: unknown): string {
+  return isWeftError(err) || err instanceof Error ? err.message : String(err);
 }

@@ -6,7 +6,9 @@
  * replay that reaches the end has reproduced the journal's bytes and its fingerprint.
  *
  * Resting states are driven by the journal: a recorded `approval.decided` is replayed as the
- * person's decision; a hibernation is resumed if the journal goes on.
+ * person's decision; a hibernation or a recorded suspension (a model or observation failure) is
+ * resumed if the journal goes on. An actor's error during replay (a divergence) is the replay's
+ * error, not a suspension.
  */
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
 import { verifyRecords } from '../journal/reader.js';
@@ -34,7 +36,7 @@ export interface ReplayDeps {
 export interface ReplayResult {
   id: string;
   /** Where the replayed machine stopped: a final state, or a resting state the journal ends in. */
-  status: 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'hibernated' | 'unfinished';
+  status: 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'hibernated' | 'suspended' | 'unfinished';
   records: number;
   sealed: boolean;
   /** The fingerprint replay computed (the hash before the seal; the last hash if unsealed). */
@@ -50,7 +52,11 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   const { invocation, pin } = first.body;
   const library = await deps.loadLibrary(pin.library);
   const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1) });
+  let actorError: unknown;
   const actors = epochActors({
+    onActorError: (err) => {
+      actorError = err;
+    },
     recorder: () => recorder,
     library,
     libraryDigest: pin.library,
@@ -78,6 +84,13 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
           queueMicrotask(() => actor.send({ type: 'approval.decided', decision: body.decision, by: body.by, ...(body.note === undefined ? {} : { note: body.note }) }));
         } else if (value === 'hibernated') {
           if (!next) return resolve('hibernated');
+          queueMicrotask(() => actor.send({ type: 'resume' }));
+        } else if (value === 'suspended') {
+          if (snapshot.context.suspension?.class === 'runtime') {
+            if (actorError instanceof ReplayEndedError) return resolve('unfinished');
+            return reject(actorError ?? new Error(snapshot.context.suspension.message));
+          }
+          if (!next) return resolve('suspended');
           queueMicrotask(() => actor.send({ type: 'resume' }));
         }
       },

@@ -32,6 +32,8 @@ import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
 import { invocationMachine } from '../machines/invocation-machine.js';
+import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
+import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
@@ -47,8 +49,8 @@ import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
 
 export const RUNTIME_VERSION = 'weft@0.1.0';
-/** Numbered behaviour flags this runtime applies; recorded in the pin (replay follows the journal's). */
-export const BEHAVIOUR_FLAGS: number[] = [];
+/** Numbered behaviour flags this runtime applies (machines/flags.ts); recorded in the pin, and replay follows the journal's. */
+export const BEHAVIOUR_FLAGS: readonly number[] = IMPLEMENTED_FLAGS;
 
 
 export interface RuntimeOptions {
@@ -136,7 +138,7 @@ export class Runtime {
     const pin: Pin = {
       library: digest,
       runtime: RUNTIME_VERSION,
-      flags: BEHAVIOUR_FLAGS,
+      flags: [...BEHAVIOUR_FLAGS],
       model: { id: model?.id ?? 'none', params: pinnedModelParams(model) },
       seed: String(opts.seed),
       asOf: new Date(opts.asOf).toISOString(),
@@ -145,8 +147,12 @@ export class Runtime {
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
     if ((await this.options.store.length(id)) > 0) return this.attach(id, intent, opts.tenant, pin);
-    const writer = await JournalWriter.create(this.options.store, { invocation: id, tenant: opts.tenant, intent, pin }, this.writerOptions());
-    const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail };
+    // An intent over the pinned cap is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
+    const cut = intent.length > this.limits.maxIntentChars || !isWellFormed(intent);
+    const recordedIntent = cut ? toWellFormed(intent.slice(0, Math.min(REFUSED_PREFIX_CHARS, this.limits.maxIntentChars))) : intent;
+    const intentCut = cut ? { chars: intent.length, digest: utf16Digest(intent) } : undefined;
+    const writer = await JournalWriter.create(this.options.store, { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions());
+    const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
     return this.run(writer, library, input, [], undefined);
   }
 
@@ -249,7 +255,10 @@ export class Runtime {
       const from = snapshot ? snapshot.seq : 1;
       const existing = await store.read(id, from);
       const input = inputFromPinned(pinnedRecord);
-      return this.run(writer, library, input, existing, snapshot ?? undefined);
+      const handle = this.run(writer, library, input, existing, snapshot ?? undefined);
+      // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
+      if (command === 'resume' && handle.state?.value === 'suspended') handle.send({ type: 'resume' });
+      return handle;
     } catch (err) {
       await writer.close().catch(() => undefined);
       throw err;
@@ -323,6 +332,7 @@ export class Runtime {
       dispatcher: this.dispatcher,
       signingKey: this.options.signingKey,
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      onActorError: (err) => handle.noteActorError(err),
     });
     const machine = invocationMachine.provide({ actors });
     const actor = createActor(machine, {

@@ -6,7 +6,9 @@
  * reordered completion, and a method library changed under the same name.
  *
  * `WEFT_UPDATE_FIXTURES=1 npx vitest run test/golden-replay.test.ts` regenerates the fixture (do
- * it only for an intended, versioned change of what the runtime records).
+ * it only for an intended, versioned change of what the runtime records). Before regenerating,
+ * keep the old one as a frozen fixture (`travel-v0`: pinned with no behaviour flags, policy v1): a
+ * journal an older weft wrote must replay on this one, to its own fingerprint, forever.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -141,6 +143,18 @@ describe('golden journals', () => {
     const firstDerived = readRecords(dir).find((r) => r.kind === 'epoch.derived')!;
     expect(err.seq).toBe(firstDerived.seq);
     expect(err.kind).toBe('epoch.derived');
+  });
+
+  test('a frozen journal pinned before behaviour flag 1 (travel-v0) still replays to its committed fingerprint', async () => {
+    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v0');
+    const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
+    const dir = path.join(scratch, 'frozen-v0');
+    cpSync(frozenDir, dir, { recursive: true });
+    const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
+    const pinned = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body.pin).toMatchObject({ flags: [], policy: 'spend-approval@1' });
+    expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
+    expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
   });
 
   test('the fixture holds only the journal and its pinned library blob', () => {

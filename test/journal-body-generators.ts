@@ -32,15 +32,25 @@ const done = fc.record({ step: count, key: name, attempt: count, result: json })
 
 /** Valid bodies, one arbitrary per kind (optional members sometimes absent). */
 export const valid: { [K in RecordKind]: fc.Arbitrary<unknown> } = {
-  'invocation.pinned': fc.record({ schema: fc.constant(1), invocation: name, tenant: name, intent: str, pin }),
+  'invocation.pinned': fc.record(
+    { schema: fc.constant(1), invocation: name, tenant: name, intent: str, pin, intentCut: fc.record({ chars: count, digest }) },
+    { requiredKeys: ['schema', 'invocation', 'tenant', 'intent', 'pin'] },
+  ),
   'admission.decided': fc.record(
     { subject: fc.constantFrom('authoring', 'epoch', 'step'), step: count, decision: fc.constantFrom('allow', 'deny', 'require_approval'), policy: name, reason: str },
     { requiredKeys: ['subject', 'decision', 'policy'] },
   ),
   'model.requested': fc.record({ purpose, attempt: count, request: json }),
-  'model.completed': fc.record({ purpose, attempt: count, reply: json }),
+  'model.completed': fc.record(
+    { purpose, attempt: count, reply: json, refused: fc.record({ code: name, chars: count, digest }) },
+    { requiredKeys: ['purpose', 'attempt', 'reply'] },
+  ),
+  'model.failed': fc.record({ purpose, attempt: count, class: fc.constantFrom('transient', 'credentials', 'endpoint', 'permanent'), code: name, message: str }),
   'model.rejected': fc.record({ attempt: count, reason: name, reply: json }, { requiredKeys: ['attempt', 'reason'] }),
-  'state.observed': fc.record({ actuator: name, key: name, state: json }),
+  'state.observed': fc.record(
+    { actuator: name, key: name, state: json, failure: fc.record({ class: cls, code: name, message: str }) },
+    { requiredKeys: ['actuator', 'key', 'state'] },
+  ),
   'epoch.derived': fc.record({ source: fc.constantFrom('htn', 'authored'), goal: fc.record({ task: name, args: fc.array(json, { maxLength: 3 }) }), library: digest, plan: digest, steps: count }),
   'epoch.certified': fc.record({ plan: digest, policy: name }),
   'approval.requested': fc.record({ plan: digest, reason: name }),

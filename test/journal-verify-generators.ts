@@ -39,6 +39,7 @@ const bodies: { [K in Exclude<RecordKind, 'invocation.pinned' | 'invocation.seal
   'model.requested': fc.record({ purpose, attempt: count, request: json }),
   'model.completed': fc.record({ purpose, attempt: count, reply: json }),
   'model.rejected': fc.record({ attempt: count, reason: name, reply: json }, { requiredKeys: ['attempt', 'reason'] }),
+  'model.failed': fc.record({ purpose, attempt: count, class: fc.constantFrom('transient' as const, 'credentials' as const, 'endpoint' as const, 'permanent' as const), code: name, message: str }),
   'state.observed': fc.record({ actuator: name, key: name, state: json }),
   'epoch.derived': fc.record({ source: fc.constantFrom('htn' as const, 'authored' as const), goal, library: digest, plan: digest, steps: count }),
   'epoch.certified': fc.record({ plan: digest, policy: name }),

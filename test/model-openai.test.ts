@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { OpenAiModel } from '../actors/model/openai.js';
-import { ModelRequestError, ModelUnavailableError, type ModelRequest } from '../actors/model/model.js';
+import { ModelEnvelopeError, ModelRequestError, ModelUnavailableError, type ModelRequest } from '../actors/model/model.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -72,9 +72,13 @@ describe('OpenAI-compatible adapter', () => {
     expect(received[0]!.body.messages[1].content).toContain('Take me to Lisbon');
   });
 
-  test('retries a 500 and succeeds on the next attempt', async () => {
+  test('a 500 is transient: one attempt by default (the runtime owns retries), and retried when asked', async () => {
+    script.push((_q, res) => res.writeHead(500).end('boom'));
+    await expect(model().complete(request)).rejects.toThrow(ModelUnavailableError);
+    expect(received).toHaveLength(1);
+    received.length = 0;
     script.push((_q, res) => res.writeHead(500).end('boom'), reply('{"done":true,"summary":"ok"}'));
-    const out = await model().complete(request);
+    const out = await model({ maxAttempts: 2 }).complete(request);
     expect(out.text).toBe('{"done":true,"summary":"ok"}');
     expect(received).toHaveLength(2);
   });
@@ -88,11 +92,15 @@ describe('OpenAI-compatible adapter', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(250);
   });
 
-  test('a response body that is not JSON is transient; exhausted retries say so', async () => {
-    script.push((_q, res) => res.writeHead(200).end('{"choices": [ oops'), (_q, res) => res.writeHead(200).end('<html>'));
-    const err = await model({ maxAttempts: 2 }).complete(request).catch((e) => e);
-    expect(err).toBeInstanceOf(ModelUnavailableError);
-    expect(err.message).toMatch(/not JSON/);
+  test('a 2xx body that is not a chat completion (cut off, HTML, empty) is an endpoint problem, not retried', async () => {
+    for (const body of ['{"choices": [ oops', '<html>', '', '{"choices":[]}']) {
+      received.length = 0;
+      script.push((_q, res) => res.writeHead(200).end(body));
+      const err = await model({ maxAttempts: 3 }).complete(request).catch((e) => e);
+      expect(err).toBeInstanceOf(ModelEnvelopeError);
+      expect(err.message).toMatch(/chat-completions|not JSON|empty|choices/);
+      expect(received).toHaveLength(1);
+    }
   });
 
   test('reply content that is not JSON is returned verbatim for the validator to reject', async () => {

@@ -123,14 +123,15 @@ describe('the pin is law', () => {
     // A fresh store without the pinned library's blob: the domain's library is the only candidate.
     const elsewhere = runtimeOver(new MemoryStore(), {
       libraries: [changed],
-      policy: spendApprovalPolicy({ version: '2', limit: 1000, amountArg: 'amount' }),
+      policy: spendApprovalPolicy({ version: '3', limit: 1000, amountArg: 'amount' }),
+      policies: [],
       evaluables: new EvaluableRegistry(),
     });
     const err = await refusal(elsewhere.replay({ records }));
     expect(err.command).toBe('replay');
     const byField = Object.fromEntries(err.mismatches.map((m) => [m.field, m]));
     expect(byField.library).toMatchObject({ pinned: libraryDigest(travelLibrary), offered: `travel ${libraryDigest(changed)}` });
-    expect(byField.policy).toMatchObject({ pinned: 'spend-approval@1', offered: expect.stringContaining('spend-approval@2') });
+    expect(byField.policy).toMatchObject({ pinned: 'spend-approval@2', offered: expect.stringContaining('spend-approval@3') });
     expect(err.message).toContain(libraryDigest(travelLibrary));
     // The bundle's library satisfies the pin; the evaluables it references are still checked.
     const withBundle = await refusal(elsewhere.replay({ records, libraries: [travelLibrary] }));

@@ -114,7 +114,7 @@ describe('runtime', () => {
     expect(ledger.attempts[`${handle.id}.1.0`]).toBe(2);
   });
 
-  test('the gap path: no method covers the goal, the model authors a fragment, the engine certifies it', async () => {
+  test('the gap path: no method covers the goal, the model authors a fragment, the engine certifies it, a person approves its effects', async () => {
     const { runtime, store, model, ledger } = setup([
       { match: { intent, epoch: 1, purpose: 'parse' }, reply: { goal: { task: 'notify', args: ['bob'] } } },
       { match: { intent, epoch: 1, purpose: 'author' }, reply: { steps: [{ operator: 'send', args: ['bob'] }] } },
@@ -122,8 +122,17 @@ describe('runtime', () => {
       { match: { intent, epoch: 2 }, reply: { done: true, summary: 'charged bob instead' } },
     ]);
     const handle = await runtime.start(intent, { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' });
-    expect((await handle.done).status).toBe('completed');
+    // An authored world effect is never admitted by the fragment's certification alone.
+    expect((await handle.done).status).toBe('awaiting_approval');
+    expect(Object.values(ledger.applied)).toEqual([]);
+    expect((await (await runtime.approve(handle.id, { decision: 'approved', by: 'ops' })).done).status).toBe('completed');
     const records = await store.read(handle.id);
+    const admissions = records.filter((r) => r.kind === 'admission.decided').map((r) => r.body);
+    expect(admissions).toEqual([
+      { subject: 'authoring', decision: 'allow', policy: 'allow-all@1' },
+      expect.objectContaining({ subject: 'epoch', decision: 'require_approval', reason: expect.stringMatching(/model authored this fragment/) }),
+      { subject: 'step', step: 0, decision: 'allow', policy: 'allow-all@1' },
+    ]);
     const authorRequests = records.filter((r) => r.kind === 'model.requested' && (r.body as { purpose: string }).purpose === 'author');
     expect(authorRequests).toHaveLength(2);
     expect(JSON.stringify(authorRequests[0]!.body)).toMatch(/no method covers notify\(bob\)/);

@@ -13,7 +13,7 @@ import type { JournalRecord, Pin } from '../journal/records.js';
 import { chain, pinned, testPin } from './store-fixtures.js';
 
 export { chain, pinned, testPin } from './store-fixtures.js';
-import type { JournalStore, Lease } from '../journal/store.js';
+import type { JournalStore, Lease, StatusNote } from '../journal/store.js';
 import { canonicalize } from '../journal/canonical.js';
 
 export interface HarnessOptions {
@@ -237,6 +237,90 @@ export function storeConformance(h: StoreHarness): void {
         const other = await h.peer(store, { now });
         expect((await other.getSnapshot('snap'))!.data).toEqual({ state: 'boundary' });
         if (other !== store) await other.close();
+      });
+    });
+
+    describe('listing', () => {
+      it('lists an invocation with a snapshot even while its journal is empty, and never one with only a lease', async (store) => {
+        await seeded(store, 'b-journal', 2);
+        const empty = await acquire(store, 'a-snapshot-only');
+        await store.putSnapshot(empty, { seq: 0, hash: 'a'.repeat(64), data: { value: 'hibernated' } });
+        await acquire(store, 'c-lease-only');
+        expect(await store.length('a-snapshot-only')).toBe(0);
+        expect(await store.list()).toEqual(['a-snapshot-only', 'b-journal']);
+        const other = await h.peer(store, { now });
+        expect(await other.list()).toEqual(['a-snapshot-only', 'b-journal']);
+        if (other !== store) await other.close();
+      });
+
+      itIf(h.crash !== undefined, 'lists a journal emptied by quarantining its torn first record', async (store) => {
+        const lease = await acquire(store, 'emptied');
+        await h.crash!.tearTail(store, 'emptied', new TextEncoder().encode(canonicalize(pinned('emptied'))).slice(0, 30));
+        expect(await store.list()).toEqual(['emptied']); // torn: listed (its readers report the torn record)
+        await store.quarantineTornTail(lease);
+        expect(await store.length('emptied')).toBe(0);
+        expect(await store.list()).toEqual(['emptied']);
+      });
+    });
+
+    describe('status index', () => {
+      const note = (over: Partial<StatusNote> = {}): StatusNote => ({ status: 'suspended', reason: 'HTTP 401', class: 'credentials', code: 'model.credentials', fix: 'weft resume s', at: 1_767_225_600_000, writer: 'writer-a', ...over });
+
+      it('puts, gets, overwrites and clears a note; an unknown id has none', async (store) => {
+        expect(await store.getStatus('nobody')).toBeUndefined();
+        await store.clearStatus('nobody'); // clearing nothing is fine
+        await store.putStatus('s', note());
+        expect(await store.getStatus('s')).toEqual(note());
+        await store.putStatus('s', note()); // idempotent
+        expect(await store.getStatus('s')).toEqual(note());
+        await store.putStatus('s', { status: 'running', at: 5 });
+        expect(await store.getStatus('s')).toEqual({ status: 'running', at: 5 }); // replaced whole, not merged
+        const other = await h.peer(store, { now });
+        expect(await other.getStatus('s')).toEqual({ status: 'running', at: 5 });
+        await store.clearStatus('s');
+        expect(await store.getStatus('s')).toBeUndefined();
+        expect(await other.getStatus('s')).toBeUndefined();
+        await store.clearStatus('s');
+        if (other !== store) await other.close();
+      });
+
+      it('leaves undefined fields out and hands back copies', async (store) => {
+        const given = note({ reason: undefined, fix: undefined });
+        await store.putStatus('copies', given);
+        given.status = 'running';
+        const back = (await store.getStatus('copies'))!;
+        expect(back).toEqual({ status: 'suspended', class: 'credentials', code: 'model.credentials', at: 1_767_225_600_000, writer: 'writer-a' });
+        expect(Object.keys(back)).not.toContain('reason');
+        back.reason = 'mutated';
+        expect((await store.getStatus('copies'))!.reason).toBeUndefined();
+      });
+
+      it('needs no lease: a note is written while a writer holds the lease and after it is released', async (store) => {
+        const { lease } = await seeded(store, 'held', 2);
+        await store.putStatus('held', note({ writer: 'someone-else' }));
+        expect((await store.getStatus('held'))!.writer).toBe('someone-else');
+        await store.release(lease);
+        await store.putStatus('held', note({ reason: 'the store was down' }));
+        expect((await store.getStatus('held'))!.reason).toBe('the store was down');
+        expect(await store.length('held')).toBe(2); // the journal is untouched
+      });
+
+      it('a note alone is not an invocation: list() names it only once it has a journal or a snapshot', async (store) => {
+        await store.putStatus('noted', note());
+        expect(await store.list()).toEqual([]);
+        expect(await store.length('noted')).toBe(0);
+        await seeded(store, 'noted', 1);
+        expect(await store.list()).toEqual(['noted']);
+        expect((await store.getStatus('noted'))!.status).toBe('suspended');
+      });
+
+      it('validates the id and refuses a malformed note', async (store) => {
+        await expect(store.putStatus('../escape', note())).rejects.toThrow(InvalidNameError);
+        await expect(store.getStatus('a/b')).rejects.toThrow(InvalidNameError);
+        await expect(store.clearStatus('')).rejects.toThrow(InvalidNameError);
+        await expect(store.putStatus('bad', { status: 'done', at: 1 } as unknown as StatusNote)).rejects.toThrow(TypeError);
+        await expect(store.putStatus('bad', { status: 'running', at: Number.NaN })).rejects.toThrow(TypeError);
+        expect(await store.getStatus('bad')).toBeUndefined();
       });
     });
 

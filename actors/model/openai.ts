@@ -1,14 +1,17 @@
 /**
  * An OpenAI-compatible chat-completions client (OpenAI, Ollama, vLLM, llama.cpp server, hosted
- * APIs): POST {baseUrl}/chat/completions with JSON output requested, a per-call timeout, and
- * retries with exponential backoff for transient failures (network errors, timeouts, HTTP 408,
- * 429 and 5xx). A 4xx refusal is permanent and not retried.
+ * APIs): POST {baseUrl}/chat/completions with JSON output requested and a per-call timeout.
+ * Transient failures (network errors, timeouts, HTTP 408, 429 and 5xx) throw ModelUnavailableError
+ * — the runtime retries them itself, recording each attempt, up to its pinned `modelAttempts`
+ * (standalone users may ask this client to retry with `maxAttempts`). A 4xx refusal throws
+ * ModelRequestError; a 2xx that is not a chat-completions response (HTML, an SSE stream, an empty
+ * or cut-off body) throws ModelEnvelopeError.
  *
  * It returns the reply text untouched — even when it is not JSON: judging the reply is the pure
  * validation step's job, so a malformed reply is recorded and re-prompted, not thrown away here.
  * Backoff jitter is derived from the attempt number, never from Math.random.
  */
-import { ModelRequestError, ModelUnavailableError, type Model, type ModelReply, type ModelRequest } from './model.js';
+import { ModelEnvelopeError, ModelRequestError, ModelUnavailableError, type Model, type ModelReply, type ModelRequest } from './model.js';
 import { renderPrompt } from './prompt.js';
 
 export interface OpenAiModelOptions {
@@ -18,7 +21,7 @@ export interface OpenAiModelOptions {
   temperature?: number;
   /** Per-attempt timeout. Default 60 s. */
   timeoutMs?: number;
-  /** Attempts for transient failures, including the first. Default 3. */
+  /** Attempts for transient failures, including the first. Default 1: the runtime owns retries. */
   maxAttempts?: number;
   /** First backoff delay; doubles each retry. Default 500 ms. */
   backoffMs?: number;
@@ -38,13 +41,14 @@ export class OpenAiModel implements Model {
   }
 
   async complete(request: ModelRequest, { signal }: { signal?: AbortSignal } = {}): Promise<ModelReply> {
-    const maxAttempts = this.options.maxAttempts ?? 3;
+    const maxAttempts = this.options.maxAttempts ?? 1;
     let lastProblem = 'no attempt made';
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const outcome = await this.attempt(request, signal);
       if (outcome.kind === 'reply') return { text: outcome.text };
       lastProblem = outcome.problem;
       if (outcome.kind === 'refused') throw new ModelRequestError(this.id, outcome.status, outcome.problem);
+      if (outcome.kind === 'envelope') throw new ModelEnvelopeError(this.id, outcome.problem);
       if (attempt < maxAttempts) await this.pause(attempt);
     }
     throw new ModelUnavailableError(this.id, `${maxAttempts} attempts failed, last: ${lastProblem}`);
@@ -53,7 +57,7 @@ export class OpenAiModel implements Model {
   private async attempt(
     request: ModelRequest,
     outer: AbortSignal | undefined,
-  ): Promise<{ kind: 'reply'; text: string } | { kind: 'transient'; problem: string } | { kind: 'refused'; status: number; problem: string }> {
+  ): Promise<{ kind: 'reply'; text: string } | { kind: 'transient'; problem: string } | { kind: 'refused'; status: number; problem: string } | { kind: 'envelope'; problem: string }> {
     const timeoutMs = this.options.timeoutMs ?? 60_000;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
@@ -97,16 +101,17 @@ export class OpenAiModel implements Model {
 }
 
 /** Pull `choices[0].message.content` out of a chat-completions response body. */
-function extractContent(raw: string): { kind: 'reply'; text: string } | { kind: 'transient'; problem: string } {
+function extractContent(raw: string): { kind: 'reply'; text: string } | { kind: 'envelope'; problem: string } {
+  if (raw.trim() === '') return { kind: 'envelope', problem: 'the body is empty' };
   let body: unknown;
   try {
     body = JSON.parse(raw);
   } catch {
-    return { kind: 'transient', problem: `the endpoint answered with a body that is not JSON: ${raw.slice(0, 120)}` };
+    return { kind: 'envelope', problem: `the body is not JSON: ${JSON.stringify(raw.slice(0, 120))}${raw.length > 120 ? '…' : ''}` };
   }
-  const content = (body as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
+  const content = (body as { choices?: Array<{ message?: { content?: unknown } }> } | null)?.choices?.[0]?.message?.content;
   if (typeof content !== 'string') {
-    return { kind: 'transient', problem: 'the response has no choices[0].message.content string' };
+    return { kind: 'envelope', problem: 'the response has no choices[0].message.content string' };
   }
   return { kind: 'reply', text: content };
 }

@@ -1,8 +1,11 @@
 /**
  * `weft ls [--dir D] [--json]` — the invocations in a workspace: id, status, records, tenant,
- * intent. Needs no domain: status comes from the journal (sealed endings) and the latest snapshot
- * (resting states). A damaged journal (torn, foreign, unreadable) is listed as `damaged` with what
- * is wrong and the command that repairs or sets it aside; it never hides the others.
+ * intent. Needs no domain: status comes from the journal (sealed endings), the latest snapshot
+ * (resting states) and the status index (why a runtime stopped). A damaged journal (torn, empty,
+ * foreign, unreadable) is listed as `damaged` with what is wrong and the command that repairs or
+ * sets it aside; a suspended invocation with why it stopped and the command that continues it.
+ * Neither hides the others nor changes the exit code: 0 whenever the workspace could be listed.
+ * `--json` prints the summaries array (with problem, reason and fix where there are any).
  */
 import { FileStore } from '../../journal/stores/file.js';
 import { listInvocations } from '../../runtime/list.js';
@@ -20,7 +23,14 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   const dir = workspaceDir(args.strings.dir);
-  const rows = await listInvocations(new FileStore(dir));
+  let rows;
+  try {
+    rows = await listInvocations(new FileStore(dir));
+  } catch (err) {
+    // Only the workspace itself being unreadable gets here: each invocation's own trouble is a row.
+    process.stderr.write(`weft ls: cannot list ${dir}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
   if (args.flags.json) {
     process.stdout.write(JSON.stringify(rows) + '\n');
     return 0;
@@ -31,7 +41,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   for (const r of rows) {
     process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${String(r.records).padStart(4)} records  ${r.tenant}  ${JSON.stringify(r.intent.length > 80 ? `${r.intent.slice(0, 79)}…` : r.intent)}\n`);
-    if (r.problem) process.stdout.write(`    ${r.problem}; ${r.fix}\n`);
+    const why = [r.problem, r.reason].filter((text) => text !== undefined && text !== '').join('; ');
+    if (why) process.stdout.write(`    ${why}\n`);
+    if (r.fix) process.stdout.write(`    → ${r.fix}\n`);
   }
   return 0;
 }

@@ -15,7 +15,7 @@
  * scripts and auditors to chain with `weft verify`.
  */
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { followRun, printOutcome } from '../follow.js';
+import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { crashHooks } from '../faults.js';
 import { loadDomain } from '../domain-loader.js';
 import { modelFromFlags } from '../model-choice.js';
@@ -81,13 +81,17 @@ export async function run(argv: string[]): Promise<number> {
   const id = args.strings.id ?? Runtime.defaultId(intent, start);
   // Before the first record: a crash right after it must still find the domain and endpoint.
   if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef, ...(args.strings['model-url'] ? { modelUrl: args.strings['model-url'] } : {}) });
-  const handle = await ws.runtime.start(intent, { ...start, id });
   const json = args.flags.json === true;
-  if (args.flags.hibernate) handle.hibernate();
-  if (!json) {
-    const pinned = (await ws.store.read(handle.id, 0, 1))[0];
-    if (pinned) process.stdout.write(`${progressLine(pinned, false)}\n`);
+  try {
+    const handle = await ws.runtime.start(intent, { ...start, id });
+    if (args.flags.hibernate) handle.hibernate();
+    if (!json) {
+      const pinned = (await ws.store.read(handle.id, 0, 1))[0];
+      if (pinned) process.stdout.write(`${progressLine(pinned, false)}\n`);
+    }
+    const result = await followRun(handle, !json);
+    return printOutcome(ws, result, json);
+  } catch (err) {
+    return printRefusal('run', id, ws.dir, err, json);
   }
-  const result = await followRun(handle, !json);
-  return printOutcome(ws, result, json);
 }

@@ -6,7 +6,8 @@
  *
  * Invariants:
  * - Actuator names are unique and every operator of the library binds one of them (a test checks).
- * - The demo spends 780 EUR, under `travelPolicy`'s 1000 EUR approval limit.
+ * - The demo spends 780 EUR, under `travelPolicy`'s 1000 EUR approval limit and its 2000 EUR
+ *   envelope cap, and satisfies the library's task constraints (780 ≤ the 900 budget).
  */
 import type { Actuator } from '../../actors/actuator.js';
 import type { EvaluableRegistry } from '../../htn/library/evaluables.js';
@@ -19,8 +20,40 @@ import { observeActuator } from './observe.js';
 import { searchActuators } from './search.js';
 import { seedTravelState, type ProviderOptions } from './state.js';
 
-/** Epochs whose world-effect steps spend more than 1000 (sum of `amount` args) need approval. */
-export const travelPolicy: AdmissionPolicy = spendApprovalPolicy({ version: '1', limit: 1000, amountArg: 'amount' });
+/**
+ * Version 1, kept so journals pinned to it resume and replay: epochs whose world-effect steps spend
+ * more than 1000 (sum of `amount` args) need approval.
+ */
+export const travelPolicyV1: AdmissionPolicy = spendApprovalPolicy({ version: '1', limit: 1000, amountArg: 'amount' });
+
+/**
+ * The actuators a step of the travel library may dispatch: every operator's actuator and declared
+ * compensation (`airline.cancel`, `hotel.cancel`). `travel.observe` is not among them: the runtime
+ * observes at the start of each epoch, never as a step.
+ */
+export const TRAVEL_STEP_ACTUATORS = [
+  'flights.search', 'hotels.search',
+  'airline.hold', 'hotel.hold', 'card.charge', 'airline.confirm', 'hotel.confirm', 'airline.cancel', 'hotel.cancel',
+  'message.send', 'reminder.set',
+] as const;
+
+/**
+ * The current policy (version 2): v1's approval above 1000, plus a contract envelope — at most 2000
+ * spent per invocation, only the library's actuators, messages only by email or sms (the channels
+ * the providers know), at most 12 steps in a model-authored fragment and 24 dispatches per epoch.
+ */
+export const travelPolicy: AdmissionPolicy = spendApprovalPolicy({
+  version: '2',
+  limit: 1000,
+  amountArg: 'amount',
+  envelope: {
+    spend: { arg: 'amount', cap: 2000 },
+    actuators: TRAVEL_STEP_ACTUATORS,
+    recipients: { arg: 'channel', allowed: ['email', 'sms'] },
+    stepsPerFragment: 12,
+    dispatchesPerEpoch: 24,
+  },
+});
 
 export const TRAVEL_OBSERVE = 'travel.observe';
 

@@ -11,11 +11,13 @@
  *   what a crashed run applied, any number of runs share a workspace, and replaying a journal
  *   elsewhere writes nothing.
  * - `asOf` is before the conference (the 12th), so the check-in reminder lands on the 11th.
+ * - New invocations pin `travelPolicy` (v2, with its contract envelope); `travelPolicyV1` stays in
+ *   `policies`, so journals pinned to v1 still resume and replay.
  */
 import { join } from 'node:path';
 import { ScriptedModel } from '../../actors/model/scripted.js';
 import { defineDomain } from '../../runtime/domain.js';
-import { TRAVEL_OBSERVE, travelActuators, travelPolicy } from './app.js';
+import { TRAVEL_OBSERVE, travelActuators, travelPolicy, travelPolicyV1 } from './app.js';
 import { travelEvaluables, travelLibrary } from './library.js';
 import { TRAVEL_INTENT, travelTranscript } from './transcript.js';
 
@@ -30,6 +32,8 @@ export const travelDomain = defineDomain({
   actuators: ({ stateDir }) => travelActuators({ stateFile: (invocation) => join(stateDir, invocation, TRAVEL_STATE_FILE) }),
   observe: TRAVEL_OBSERVE,
   policy: travelPolicy,
+  // Older versions, so journals pinned to them still resume and replay.
+  policies: [travelPolicyV1],
   evaluables: travelEvaluables(),
   model: () => new ScriptedModel(travelTranscript),
   intent: TRAVEL_INTENT,

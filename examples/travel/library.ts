@@ -17,6 +17,11 @@
  * `(trip-total ?f ?h ?total)`; the method binds `?total`, tests it against the budget and passes it
  * to `card.charge`, which re-checks it against the current offers (a stale quote fails closed).
  *
+ * Task constraints (checked on any fragment achieving the task, model-authored ones above all,
+ * where no method fixed the shape): `book_trip` charges the card at most once and at most `?budget`
+ * in all, and holds and confirms each of the flight and the hotel at most once; `find_options` only
+ * searches (no world effect); `share_itinerary` sends one message and sets one reminder at most.
+ *
  * Compensation: holds, the charge and the reminder undo themselves (their actuators'
  * `compensate`, which see the step's result: hold and charge references); the confirmations
  * declare a compensating binding (`airline.cancel` / `hotel.cancel`) from the operator's params.
@@ -88,9 +93,23 @@ export const travelLibrary: Library = new LibraryBuilder('travel')
   .predicate('itinerary-sent', { [T]: 'traveller', '?f': 'flight', '?h': 'hotel' })
   .predicate('reminder-set', { [T]: 'traveller', '?f': 'flight' })
   .evaluable({ name: 'le', version: '1', params: { '?a': 'number', '?b': 'number' } })
-  .task('find_options', { [T]: 'traveller', '?c': 'city', '?day': 'number' })
-  .task('book_trip', { [T]: 'traveller', '?c': 'city', '?day': 'number', '?budget': 'number' })
-  .task('share_itinerary', { [T]: 'traveller', '?c': 'city' })
+  // Constraints bound any fragment achieving a task — a model-authored one above all (the gap path).
+  .task('find_options', { [T]: 'traveller', '?c': 'city', '?day': 'number' }, {
+    constraints: [{ only: ['flights.search', 'hotels.search'] }, { count: '*', atMost: 0 }],
+  })
+  .task('book_trip', { [T]: 'traveller', '?c': 'city', '?day': 'number', '?budget': 'number' }, {
+    constraints: [
+      { sum: 'card.charge', arg: 'amount', atMost: '?budget' },
+      { count: 'card.charge', atMost: 1 },
+      { count: 'airline.hold', atMost: 1 },
+      { count: 'hotel.hold', atMost: 1 },
+      { count: 'airline.confirm', atMost: 1 },
+      { count: 'hotel.confirm', atMost: 1 },
+    ],
+  })
+  .task('share_itinerary', { [T]: 'traveller', '?c': 'city' }, {
+    constraints: [{ count: 'message.send', atMost: 1 }, { count: 'reminder.set', atMost: 1 }],
+  })
   // ── operators ──────────────────────────────────────────────────────────────────────────────
   .operator('search_flights', {
     params: { [T]: 'traveller', '?from': 'city', '?to': 'city', '?day': 'number' },

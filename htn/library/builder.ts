@@ -18,7 +18,7 @@
  *   .build();
  * ```
  */
-import type { ActuatorCall, Effect, Formula, Library, Param, Term } from './schema.js';
+import type { ActuatorCall, Effect, Formula, Library, Param, TaskConstraint, Term } from './schema.js';
 import { validateLibrary } from './validate.js';
 
 export type ParamSpec = Readonly<Record<string, string>>;
@@ -27,6 +27,12 @@ export type CallSpec = readonly [string, ...Term[]];
 
 function params(spec: ParamSpec | undefined): Param[] {
   return Object.entries(spec ?? {}).map(([name, type]) => ({ name, type }));
+}
+
+function constraintOf(c: TaskConstraintSpec): TaskConstraint {
+  if ('sum' in c) return { sum: c.sum, arg: c.arg, atMost: c.atMost };
+  if ('count' in c) return { count: c.count, atMost: c.atMost };
+  return { only: [...c.only] };
 }
 
 export const TRUE: Formula = { op: 'true' };
@@ -54,6 +60,17 @@ export interface OperatorSpec {
   actuator?: ActuatorCall;
   compensate?: ActuatorCall;
   readOnly?: boolean;
+}
+
+/** A task constraint as written in code (schema.ts `TaskConstraintSchema`; `only` may be readonly). */
+export type TaskConstraintSpec =
+  | { readonly sum: string; readonly arg: string; readonly atMost: string | number }
+  | { readonly count: string; readonly atMost: number }
+  | { readonly only: readonly string[] };
+
+export interface TaskOptions {
+  /** Constraints on any fragment of steps achieving the task, checked in order. */
+  constraints?: readonly TaskConstraintSpec[];
 }
 
 export interface MethodSpec {
@@ -91,8 +108,16 @@ export class LibraryBuilder {
     return this;
   }
 
-  task(name: string, spec?: ParamSpec): this {
-    this.data.tasks.push({ name, params: params(spec) });
+  /**
+   * Declares a compound task; `options.constraints` bound any fragment that achieves it, e.g.
+   * `.task('book', { '?b': 'number' }, { constraints: [{ sum: 'card.charge', arg: 'amount', atMost: '?b' }] })`.
+   */
+  task(name: string, spec?: ParamSpec, options?: TaskOptions): this {
+    this.data.tasks.push({
+      name,
+      params: params(spec),
+      ...(options?.constraints ? { constraints: options.constraints.map(constraintOf) } : {}),
+    });
     return this;
   }
 

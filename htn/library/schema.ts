@@ -91,7 +91,33 @@ export const EvaluableRefSchema = z.object({
   version: z.string().min(1),
   params: z.array(ParamSchema),
 });
-export const TaskDeclSchema = z.object({ name: z.string().min(1), params: z.array(ParamSchema) });
+/**
+ * A constraint a compound task declares on any fragment of steps that achieves it (model-authored
+ * ones above all, whose shape no method fixed). One of:
+ * - `{ sum, arg, atMost }`: the numeric actuator arg `arg`, summed over the steps that dispatch the
+ *   actuator `sum`, is at most `atMost` — a number, or a number-typed task param (`?budget`) bound
+ *   from the goal's args; a step whose `arg` is not a number violates it;
+ * - `{ count, atMost }`: at most `atMost` steps dispatch the actuator `count` (`'*'`: any
+ *   world-effect step, i.e. not readOnly);
+ * - `{ only }`: every step dispatches one of these actuators.
+ * Checked by `checkTaskConstraints` (machines/constraints.ts); part of the data, so of the digest.
+ */
+export const TaskConstraintSchema = z.union(
+  [
+    z.object({ sum: z.string().min(1), arg: z.string().min(1), atMost: z.union([z.string().min(1), z.number().finite()]) }),
+    z.object({ count: z.string().min(1), atMost: z.number().finite() }),
+    z.object({ only: z.array(z.string().min(1)) }),
+  ],
+  { error: 'a task constraint is { sum, arg, atMost }, { count, atMost } or { only: [actuators] }' },
+);
+export type TaskConstraint = z.infer<typeof TaskConstraintSchema>;
+
+export const TaskDeclSchema = z.object({
+  name: z.string().min(1),
+  params: z.array(ParamSchema),
+  /** Absent in libraries without constraints (so their data, and digest, are unchanged). */
+  constraints: z.array(TaskConstraintSchema).optional(),
+});
 export const TaskCallSchema = z.object({ task: z.string().min(1), args: z.array(TermSchema) });
 
 export const OperatorSchema = z.object({
@@ -155,4 +181,11 @@ export type Goal = z.infer<typeof GoalSchema>;
 
 export function isVariable(term: Term): term is string {
   return typeof term === 'string' && term.startsWith('?');
+}
+
+/** Human form of a constraint, for messages (validation and machines/constraints.ts). */
+export function describeConstraint(c: TaskConstraint): string {
+  if ('sum' in c) return `sum of ${c.sum} ${c.arg} ≤ ${c.atMost}`;
+  if ('count' in c) return `count of ${c.count === '*' ? 'world-effect steps' : c.count} ≤ ${c.atMost}`;
+  return `only ${c.only.join(', ')}`;
 }

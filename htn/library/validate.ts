@@ -3,11 +3,16 @@
  * operator and variable a library mentions is declared, and arities match. A library that passes
  * can be compiled by the planner without further name checks; one that fails is rejected with
  * every problem listed (fail closed: a library is never "mostly" loaded).
+ *
+ * Task constraints (schema.ts) are checked too: the actuators they name are dispatched by some
+ * operator (a misspelt one would make the constraint vacuous), a summed arg is passed to that
+ * actuator, a param bound is a number-typed param of the task, and counts are non-negative integers.
  */
 import {
   LibrarySchema,
   NUMBER_TYPE,
   ROOT_TYPE,
+  describeConstraint,
   isVariable,
   type Effect,
   type Formula,
@@ -127,6 +132,7 @@ export function validateLibrary(data: unknown): Library {
 
   for (const p of lib.predicates) checkParams(`predicate ${p.name}`, p.params, new Set());
   for (const t of lib.tasks) checkParams(`task ${t.name}`, t.params, new Set());
+  checkConstraints(lib, problems);
   for (const o of lib.operators) {
     const where = `operator ${o.name}`;
     const scope = new Set<string>();
@@ -151,4 +157,40 @@ export function validateLibrary(data: unknown): Library {
   }
   if (problems.length > 0) throw new LibraryValidationError(problems);
   return lib;
+}
+
+function checkConstraints(lib: Library, problems: string[]): void {
+  // Each actuator an operator dispatches, with the arg names the operators pass it.
+  const dispatched = new Map<string, Set<string>>();
+  for (const o of lib.operators) {
+    if (!o.actuator) continue;
+    const args = dispatched.get(o.actuator.actuator) ?? new Set<string>();
+    for (const a of Object.keys(o.actuator.args)) args.add(a);
+    dispatched.set(o.actuator.actuator, args);
+  }
+  const knownActuator = (where: string, actuator: string): boolean => {
+    if (dispatched.has(actuator)) return true;
+    problems.push(`${where}: no operator dispatches the actuator ${actuator}`);
+    return false;
+  };
+  for (const t of lib.tasks) {
+    (t.constraints ?? []).forEach((c, i) => {
+      const where = `task ${t.name} constraint ${i} (${describeConstraint(c)})`;
+      if ('sum' in c) {
+        if (knownActuator(where, c.sum) && !dispatched.get(c.sum)!.has(c.arg)) problems.push(`${where}: no operator passes ${c.sum} an arg ${c.arg}`);
+        if (typeof c.atMost === 'string') {
+          const param = t.params.find((p) => p.name === c.atMost);
+          if (!isVariable(c.atMost)) problems.push(`${where}: atMost must be a number or a param of ${t.name} (a variable starts with "?"), got ${c.atMost}`);
+          else if (!param) problems.push(`${where}: ${c.atMost} is not a param of ${t.name}`);
+          else if (param.type !== NUMBER_TYPE) problems.push(`${where}: ${c.atMost} has type ${param.type}; a bound must be of type ${NUMBER_TYPE}`);
+        }
+      } else if ('count' in c) {
+        if (c.count !== '*') knownActuator(where, c.count);
+        if (!Number.isInteger(c.atMost) || c.atMost < 0) problems.push(`${where}: atMost must be a non-negative integer, got ${c.atMost}`);
+      } else {
+        if (c.only.length === 0) problems.push(`${where}: only needs at least one actuator (use { count: '*', atMost: 0 } for no world effects)`);
+        for (const a of c.only) knownActuator(where, a);
+      }
+    });
+  }
 }

@@ -5,6 +5,7 @@
  *   <dir>/invocations/<id>/lease.json       the lease (file-lease.ts)
  *   <dir>/invocations/<id>/snapshot.json    the latest snapshot, replaced by atomic rename
  *   <dir>/invocations/<id>/journal.jsonl.torn-<seq>   torn bytes moved aside by quarantineTornTail
+ *   <dir>/invocations/<id>/status.json      the runtime's unhashed status note, replaced by atomic rename
  *   <dir>/blobs/<sha256 hex>                content-addressed bytes
  *
  * Invariants:
@@ -36,8 +37,13 @@
  *   journal's length, tail hash and size, and re-scans when fstat shows the size changed.
  * - A torn final line (no "\n": a crash mid-append) is never dropped or repaired implicitly:
  *   read/length/tail/append throw TornTailError; only quarantineTornTail moves it aside.
+ * - Listing: an invocation folder is listed when it holds a journal file (even an empty one — a
+ *   crash between creating it and writing the first record) or a snapshot; a folder holding only a
+ *   lease or a status note is not. A folder that cannot be examined is listed (its readers report why).
+ * - status.json is written outside the lease and the per-journal queue (a runtime whose append just
+ *   failed may still record why it stopped); a status.json that does not parse reads as no note.
  */
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
@@ -45,7 +51,7 @@ import { recordLine } from '../encode.js';
 import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
 import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
-import { isValidInvocationId, type AcquireOptions, type JournalStore, type Lease, type Snapshot } from '../store.js';
+import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, LeaseReader, releaseLease, renewLease } from './file-lease.js';
@@ -76,6 +82,8 @@ interface OpenJournal {
 }
 
 const JOURNAL = 'journal.jsonl';
+const SNAPSHOT = 'snapshot.json';
+const STATUS = 'status.json';
 const NEWLINE = 0x0a;
 
 export class FileStore implements JournalStore {
@@ -247,7 +255,8 @@ export class FileStore implements JournalStore {
       if (errno(err) === 'ENOENT') return [];
       throw err;
     }
-    return names.filter((id) => isValidInvocationId(id) && fileSize(join(this.dir, 'invocations', id, JOURNAL)) > 0).sort();
+    const base = join(this.dir, 'invocations');
+    return names.filter((id) => isValidInvocationId(id) && (present(join(base, id, JOURNAL)) || present(join(base, id, SNAPSHOT)))).sort();
   }
 
   async quarantineTornTail(lease: Lease): Promise<{ seq: number; keptAt: string } | undefined> {
@@ -304,16 +313,41 @@ export class FileStore implements JournalStore {
     }
     checkSnapshotAnchor(snapshot, length, anchor);
     const offset = offsetOfLine(path, length, snapshot.seq);
-    atomicWrite(join(dir, 'snapshot.json'), canonicalize({ seq: snapshot.seq, hash: snapshot.hash, data: snapshot.data, ...(offset === undefined ? {} : { offset }) }) + '\n');
+    atomicWrite(join(dir, SNAPSHOT), canonicalize({ seq: snapshot.seq, hash: snapshot.hash, data: snapshot.data, ...(offset === undefined ? {} : { offset }) }) + '\n');
     if (offset !== undefined) this.anchors.set(lease.invocation, { seq: snapshot.seq, offset });
   }
 
   async getSnapshot(invocation: string): Promise<Snapshot | undefined> {
-    const bytes = readIfExists(join(this.invocationDir(invocation), 'snapshot.json'));
+    const bytes = readIfExists(join(this.invocationDir(invocation), SNAPSHOT));
     if (bytes === undefined) return undefined;
     const stored = JSON.parse(bytes.toString('utf8')) as Snapshot & { offset?: number };
     if (typeof stored.offset === 'number') this.anchors.set(invocation, { seq: stored.seq, offset: stored.offset });
     return { seq: stored.seq, hash: stored.hash, data: stored.data };
+  }
+
+  async putStatus(invocation: string, note: StatusNote): Promise<void> {
+    const path = join(this.invocationDir(invocation), STATUS);
+    atomicWrite(path, canonicalize(normalizeStatusNote(note)) + '\n');
+  }
+
+  async getStatus(invocation: string): Promise<StatusNote | undefined> {
+    const bytes = readIfExists(join(this.invocationDir(invocation), STATUS));
+    if (bytes === undefined) return undefined;
+    let note: unknown;
+    try {
+      note = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      return undefined; // observability only: a torn or garbled note is no note
+    }
+    return isStatusNote(note) ? normalizeStatusNote(note) : undefined;
+  }
+
+  async clearStatus(invocation: string): Promise<void> {
+    try {
+      unlinkSync(join(this.invocationDir(invocation), STATUS));
+    } catch (err) {
+      if (errno(err) !== 'ENOENT') throw err;
+    }
   }
 
   async putBlob(bytes: Uint8Array): Promise<string> {
@@ -456,6 +490,17 @@ function countNewlines(bytes: Buffer, end: number): number {
   let n = 0;
   for (let i = bytes.indexOf(NEWLINE); i >= 0 && i < end; i = bytes.indexOf(NEWLINE, i + 1)) n++;
   return n;
+}
+
+/** Whether something is at `path`: false only when it (or its folder) does not exist. */
+function present(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (err) {
+    const code = errno(err);
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
 }
 
 /** The file's size, or -1 when it does not exist. */

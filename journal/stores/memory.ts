@@ -12,13 +12,15 @@
  * - Time comes from the injected `now` (default Date.now), so lease expiry is testable without
  *   sleeping. The holder of a memory lease is "dead" only when its TTL has run out.
  * - Fencing tokens strictly increase per invocation for the store's lifetime, across releases.
+ * - Status notes live apart from the journal entries (canonical JSON text, keyed by id): a note
+ *   alone does not make an invocation appear in `list()`.
  */
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
 import { BlobError, LeaseHeldError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
-import type { AcquireOptions, JournalStore, Lease, Snapshot } from '../store.js';
+import { isStatusNote, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
 
 export interface MemoryStoreOptions {
@@ -37,6 +39,7 @@ export class MemoryStore implements JournalStore {
   readonly name = 'memory';
   private readonly entries = new Map<string, Entry>();
   private readonly blobs = new Map<string, Uint8Array>();
+  private readonly statuses = new Map<string, string>();
   private readonly now: () => number;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -102,7 +105,8 @@ export class MemoryStore implements JournalStore {
   }
 
   async list(): Promise<string[]> {
-    return [...this.entries].filter(([, entry]) => entry.lines.length > 0).map(([id]) => id).sort();
+    // A lease alone (acquire, never appended) is not an invocation; a journal or a snapshot is.
+    return [...this.entries].filter(([, entry]) => entry.lines.length > 0 || entry.snapshot !== undefined).map(([id]) => id).sort();
   }
 
   /** A memory journal cannot be torn: appends are all-or-nothing in one synchronous step. */
@@ -124,6 +128,24 @@ export class MemoryStore implements JournalStore {
     assertInvocationId(invocation);
     const text = this.entries.get(invocation)?.snapshot;
     return text === undefined ? undefined : (JSON.parse(text) as Snapshot);
+  }
+
+  async putStatus(invocation: string, note: StatusNote): Promise<void> {
+    assertInvocationId(invocation);
+    this.statuses.set(invocation, canonicalize(normalizeStatusNote(note)));
+  }
+
+  async getStatus(invocation: string): Promise<StatusNote | undefined> {
+    assertInvocationId(invocation);
+    const text = this.statuses.get(invocation);
+    if (text === undefined) return undefined;
+    const note: unknown = JSON.parse(text);
+    return isStatusNote(note) ? note : undefined;
+  }
+
+  async clearStatus(invocation: string): Promise<void> {
+    assertInvocationId(invocation);
+    this.statuses.delete(invocation);
   }
 
   async putBlob(bytes: Uint8Array): Promise<string> {

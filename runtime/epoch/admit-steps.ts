@@ -2,9 +2,20 @@
  * Admission: an epoch is certified whole before anything runs — every step must name a known
  * actuator with args that pass its schema (fail closed) — then the pinned policy decides: allow,
  * deny, or require a person's approval, which hibernates the run until `approval.decided`.
+ *
+ * Under flag 1, certification also checks the goal task's declared constraints (library data:
+ * "the sum of charges ≤ the budget") and the policy's contract envelope (actuators, recipients,
+ * steps per fragment, the invocation's spending cap) on every fragment, planned or authored; and
+ * world effects in a model-authored fragment need a person's approval unless the envelope admits
+ * them (`authoredEffects: 'allow'`). None of this pre-authorizes a step: each is admitted again at
+ * dispatch (execute-steps.ts).
  */
 import type { ApprovalInput } from '../../machines/actors.js';
 import type { EpochPlan, InvocationContext } from '../../machines/context.js';
+import { checkTaskConstraints } from '../../machines/constraints.js';
+import { checkEnvelopeEpoch } from '../../machines/envelope.js';
+import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
+import type { Admission } from '../../machines/policy.js';
 import type { EpochServices } from './services.js';
 
 /** Certification before anything runs: every step names a known actuator with args that fit. */
@@ -20,11 +31,28 @@ function certify(s: EpochServices, plan: EpochPlan): string | undefined {
   return undefined;
 }
 
+/** Flag 1's checks over the whole fragment: the goal's constraints, then the contract envelope. */
+function withinContract(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): string | undefined {
+  const broken = checkTaskConstraints(s.library, ctx.goal!, plan.steps);
+  if (broken) return broken;
+  return s.policy.envelope ? checkEnvelopeEpoch(s.policy.envelope, plan, ctx.spent ?? 0) : undefined;
+}
+
+function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admission {
+  const failClosed = hasFlag(ctx.pin, FLAG_FAIL_CLOSED);
+  const refusal = certify(s, plan) ?? (failClosed ? withinContract(s, ctx, plan) : undefined);
+  if (refusal) return { decision: 'deny', reason: refusal };
+  const admission = s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan });
+  if (!failClosed || admission.decision !== 'allow' || plan.source !== 'authored') return admission;
+  const effects = plan.steps.filter((step) => !step.readOnly).length;
+  if (effects === 0 || s.policy.envelope?.authoredEffects === 'allow') return admission;
+  return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and it has ${effects} world effect(s): a person approves them` };
+}
+
 export async function admit(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
   const plan = ctx.plan!;
-  const refusal = certify(s, plan);
-  const admission = refusal ? { decision: 'deny' as const, reason: refusal } : s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan });
+  const admission = decide(s, ctx, plan);
   const reason = admission.decision === 'allow' ? undefined : admission.reason;
   await rec.derive({
     kind: 'admission.decided',

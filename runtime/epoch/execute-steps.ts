@@ -3,13 +3,25 @@
  * idempotency key and attempt, dispatched, and its completion recorded before the next; transient
  * failures are retried with derived backoff under the same key. A failed epoch's completed effects
  * are undone in reverse order (`compensation.dispatched` / `compensation.completed`).
+ *
+ * Whatever an actuator returns must be recordable: a result that is not plain, well-formed JSON
+ * (a lone surrogate, NaN, a cycle) is a permanent `actuator.bad_result` failure of that step,
+ * recorded — never a journal that cannot be appended to after the effect happened.
+ *
+ * Under flag 1, every attempt is admitted at dispatch against the policy's contract envelope
+ * (allowed actuators and recipients, dispatches per epoch, the invocation's spending cap) and its
+ * `admitStep`; the decision on each step of a model-authored fragment is recorded, allow included.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';
+import { canonicalize } from '../../journal/canonical.js';
 import { WeftError } from '../../journal/errors.js';
 import type { JournalRecord } from '../../journal/records.js';
 import type { InvocationContext, Json, StepResult } from '../../machines/context.js';
 import { backoffMs } from '../../machines/epoch.js';
+import { checkEnvelopeStep, envelopeSpend } from '../../machines/envelope.js';
+import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
+import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
 
@@ -19,7 +31,22 @@ export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'ar
 
 export async function dispatch(s: EpochServices, j: Job): Promise<JobOutcome> {
   if (!s.dispatcher) throw new WeftError('runtime.no_dispatcher', 'permanent', 'this runtime has no dispatcher to run actuators');
-  return s.dispatcher.dispatch(j);
+  const outcome = await s.dispatcher.dispatch(j);
+  if (!outcome.ok) return outcome;
+  const problem = unrecordable(outcome.result);
+  if (!problem) return outcome;
+  return { ok: false, failure: { class: 'permanent', code: 'actuator.bad_result', message: `${j.actuator} returned a result that cannot be recorded (${problem}); fix the actuator to return plain JSON with well-formed text` } };
+}
+
+/** Why a value cannot go into the journal's canonical JSON, or undefined. */
+function unrecordable(value: unknown): string | undefined {
+  try {
+    canonicalize(value);
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    return message.length > 200 ? `${message.slice(0, 200)}…` : message;
+  }
 }
 
 async function pause(s: EpochServices, ctx: InvocationContext, key: string, attempt: number): Promise<void> {
@@ -32,16 +59,34 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
   const plan = ctx.plan!;
   const done: StepResult[] = [];
+  const failClosed = hasFlag(ctx.pin, FLAG_FAIL_CLOSED);
+  const envelope = failClosed ? s.policy.envelope : undefined;
+  let dispatches = 0;
+  /** Admission at dispatch: the envelope (flag 1), then the policy's own step rule. */
+  const admitAttempt = (i: number, attempt: number): Admission => {
+    const step = plan.steps[i]!;
+    if (envelope) {
+      const spent = (ctx.spent ?? 0) + envelopeSpend(envelope, done.map((d) => plan.steps[d.step]!));
+      const refusal = checkEnvelopeStep(envelope, step, dispatches, spent);
+      if (refusal) return { decision: 'deny', reason: refusal };
+    }
+    if (attempt > 1) return { decision: 'allow' };
+    return s.policy.admitStep?.({ tenant: ctx.tenant, epoch: ctx.epoch, index: i, step }) ?? { decision: 'allow' };
+  };
   for (let i = 0; i < plan.steps.length; i++) {
     const step = plan.steps[i]!;
-    const admission = s.policy.admitStep?.({ tenant: ctx.tenant, epoch: ctx.epoch, index: i, step }) ?? { decision: 'allow' as const };
-    if (admission.decision !== 'allow') {
-      await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: admission.decision, policy: s.policy.id, reason: admission.reason } });
-      return { ...rec.at(), done, failure: { step: i, class: 'policy' as const, code: 'step.denied', message: admission.reason } };
-    }
     const key = idempotencyKey(ctx.invocation, ctx.epoch, i);
     const args = (step.actuatorArgs ?? {}) as Json;
     for (let attempt = 1; ; attempt++) {
+      const admission = admitAttempt(i, attempt);
+      if (admission.decision !== 'allow') {
+        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: admission.decision, policy: s.policy.id, reason: admission.reason } });
+        return { ...rec.at(), done, failure: { step: i, class: 'policy' as const, code: 'step.denied', message: admission.reason } };
+      }
+      if (failClosed && plan.source === 'authored' && attempt === 1) {
+        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id } });
+      }
+      dispatches++;
       await rec.derive({ kind: 'step.dispatched', epoch: ctx.epoch, body: { step: i, actuator: step.actuator!, args, key, attempt } });
       const completion = await rec.complete(
         {

@@ -4,7 +4,6 @@
  * library — a pure function of recorded inputs, so replay re-derives the same plan digest.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
-import { WeftError } from '../../journal/errors.js';
 import type { JournalRecord } from '../../journal/records.js';
 import { WorldStateSchema, type Library } from '../../htn/library/schema.js';
 import { plan as runPlanner } from '../../htn/planner/plan.js';
@@ -25,9 +24,7 @@ async function observe(s: EpochServices, ctx: InvocationContext, goal: Goal): Pr
     },
     async () => {
       const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: s.observe, args: { goal }, key, attempt: 1, step: 0 }));
-      if (!outcome.ok) {
-        throw new WeftError('observation.failed', outcome.failure.class, `observing the world with ${s.observe} failed: ${outcome.failure.message}; resume the invocation to try again`);
-      }
+      if (!outcome.ok) return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: null, failure: outcome.failure } };
       return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: outcome.result as Json } };
     },
   );
@@ -50,8 +47,14 @@ export function toEpochPlan(result: Extract<PlanResult, { kind: 'plan' }>, sourc
 export async function decompose(s: EpochServices, ctx: InvocationContext) {
   const goal = ctx.goal!;
   const observed = await observe(s, ctx, goal);
-  const result = planEpoch(s, s.library, observed.body.state, goal, ctx);
   const rec = s.recorder();
+  const failure = observed.body.failure;
+  if (failure?.class === 'transient') {
+    // The world could not be seen now: rest, resumable; resuming observes again.
+    return { ...rec.at(), kind: 'suspended' as const, suspension: { state: 'decompose' as const, class: 'transient' as const, code: failure.code, message: `observing the world with ${s.observe} failed: ${failure.message}` } };
+  }
+  if (failure) return { ...rec.at(), kind: 'handoff' as const, reason: `observing the world with ${s.observe} failed (${failure.code}): ${failure.message}` };
+  const result = planEpoch(s, s.library, observed.body.state, goal, ctx);
   if (result.kind === 'error') return { ...rec.at(), kind: 'handoff' as const, reason: result.reason };
   if (result.kind === 'no-method') {
     return { ...rec.at(), kind: 'no-method' as const, explanation: explainNoMethod(result), state: observed.body.state as Json };

@@ -25,6 +25,8 @@ export interface EpochServices {
   dispatcher?: Dispatcher;
   signingKey?: SigningKey;
   sleep(ms: number): Promise<void>;
+  /** Told of every error an actor throws (the machine then suspends with its message). */
+  onActorError?(err: unknown): void;
 }
 
 /** The name of the one-off task the gap path certifies an authored fragment under. */

@@ -1,0 +1,146 @@
+/**
+ * The contract envelope — what an invocation may do at most, whoever planned it: a spending cap
+ * per invocation, the actuators any step may dispatch, the allowed values of a recipient-like arg,
+ * the size of a model-authored fragment, the dispatches per epoch, and whether the world effects of
+ * an authored fragment need a person. A policy carries it (`AdmissionPolicy.envelope`, so it is
+ * pinned with the policy's id); the runtime checks it twice:
+ * - `checkEnvelopeEpoch` before an epoch runs, over its whole plan (fail before anything runs);
+ * - `checkEnvelopeStep` at each dispatch, against what the invocation has spent and dispatched.
+ *
+ * Rules, in the order they are checked:
+ * - `actuators`: every step's actuator, and the actuator of its declared compensation, is listed;
+ * - `recipients`: a step (of `recipients.actuators`, or any) that passes `recipients.arg` passes one
+ *   of the allowed values (so does its compensation);
+ * - `stepsPerFragment`: a model-authored plan (source `authored`) has at most this many steps;
+ *   plans of the pinned library are bounded by the planner's limits instead;
+ * - `dispatchesPerEpoch`: at the epoch, the plan has at most this many steps; at dispatch, fewer
+ *   than this many dispatches were made in the epoch so far;
+ * - `spend`: what was spent so far in the invocation plus `envelopeSpend` of the steps is at most
+ *   `spend.cap`. A world-effect step in scope whose arg is present but not a finite number is
+ *   refused (fail closed); negative amounts count as 0 (they never offset a charge).
+ *
+ * `authoredEffects` is not a check here: it tells the admission of an authored fragment with world
+ * effects to ask a person ('approval', the default) or to admit it ('allow').
+ *
+ * Every reason is bounded (quoted values at most 60 characters) and says what the envelope allows.
+ * Pure: no clock, no I/O.
+ */
+import type { EpochPlan, EpochStep } from './context.js';
+import { clip, QUOTE_CHARS, quoteValue } from './untrusted-text.js';
+
+export interface ContractEnvelope {
+  /** Spending cap per invocation: the sum of the numeric actuator arg `arg` over world-effect steps (of `actuators`, or all) */
+  spend?: { arg: string; cap: number; actuators?: readonly string[] };
+  /** Actuators any step may dispatch (reads and effects); absent = any the library binds. */
+  actuators?: readonly string[];
+  /** Allowed values of a recipient-like arg, e.g. { arg: 'channel', allowed: ['email','sms'] }. */
+  recipients?: { arg: string; allowed: readonly string[]; actuators?: readonly string[] };
+  stepsPerFragment?: number;
+  dispatchesPerEpoch?: number;
+  /** World effects in a model-authored fragment: 'approval' (default) asks a person; 'allow' admits them. */
+  authoredEffects?: 'approval' | 'allow';
+}
+
+const LIST_MAX = 200;
+const quote = (value: unknown) => quoteValue(value);
+
+function list(values: readonly string[]): string {
+  return values.length === 0 ? 'none' : clip(values.join(', '), LIST_MAX);
+}
+
+function stepName(step: EpochStep, index: number | undefined): string {
+  const op = clip(step.operator, QUOTE_CHARS);
+  return index === undefined ? `step ${op}` : `step ${index} (${op})`;
+}
+
+function inSpendScope(spend: NonNullable<ContractEnvelope['spend']>, step: EpochStep): boolean {
+  if (step.readOnly) return false;
+  return spend.actuators === undefined || (step.actuator !== undefined && spend.actuators.includes(step.actuator));
+}
+
+/** What these steps would spend under the envelope's cap (0 without a `spend` rule). */
+export function envelopeSpend(env: ContractEnvelope, steps: readonly EpochStep[]): number {
+  const spend = env.spend;
+  if (!spend) return 0;
+  let total = 0;
+  for (const step of steps) {
+    if (!inSpendScope(spend, step)) continue;
+    const value = step.actuatorArgs?.[spend.arg];
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) total += value;
+  }
+  return total;
+}
+
+/** The envelope's rules for one step: actuator, compensation's actuator, recipients. */
+function stepViolation(env: ContractEnvelope, step: EpochStep, index: number | undefined, withCompensation: boolean): string | undefined {
+  const name = stepName(step, index);
+  if (env.actuators) {
+    const allowed = env.actuators;
+    if (step.actuator === undefined) return `${name} dispatches no actuator; the envelope allows only ${list(allowed)}`;
+    if (!allowed.includes(step.actuator)) return `${name} dispatches ${clip(step.actuator, QUOTE_CHARS)}; the envelope allows only ${list(allowed)}`;
+    if (withCompensation && step.compensate && !allowed.includes(step.compensate.actuator)) {
+      return `${name} is undone by ${clip(step.compensate.actuator, QUOTE_CHARS)}; the envelope allows only ${list(allowed)}`;
+    }
+  }
+  const r = env.recipients;
+  if (r) {
+    const calls: Array<{ actuator: string | undefined; args: Record<string, string | number> | undefined; what: string }> = [
+      { actuator: step.actuator, args: step.actuatorArgs, what: name },
+    ];
+    if (withCompensation && step.compensate) calls.push({ actuator: step.compensate.actuator, args: step.compensate.args, what: `the compensation of ${name}` });
+    for (const call of calls) {
+      if (r.actuators !== undefined && (call.actuator === undefined || !r.actuators.includes(call.actuator))) continue;
+      if (!call.args || !Object.hasOwn(call.args, r.arg)) continue;
+      const value = call.args[r.arg];
+      if (typeof value !== 'string' || !r.allowed.includes(value)) {
+        return `${call.what} sends to ${clip(r.arg, QUOTE_CHARS)} ${quote(value)}; the envelope allows ${clip(r.arg, QUOTE_CHARS)} ${list(r.allowed)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The spend rule over `steps` (`what` names them in the reason). */
+function spendViolation(env: ContractEnvelope, steps: readonly EpochStep[], spentSoFar: number, what: string, atDispatch: boolean): string | undefined {
+  const spend = env.spend;
+  if (!spend) return undefined;
+  const arg = clip(spend.arg, QUOTE_CHARS);
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    if (!inSpendScope(spend, step) || !step.actuatorArgs || !Object.hasOwn(step.actuatorArgs, spend.arg)) continue;
+    const value = step.actuatorArgs[spend.arg];
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      return `${stepName(step, atDispatch ? undefined : i)} has ${arg} ${quote(value)}, not a number; the envelope caps ${arg} at ${spend.cap} per invocation`;
+    }
+  }
+  const would = envelopeSpend(env, steps);
+  const total = spentSoFar + would;
+  if (total <= spend.cap) return undefined;
+  return `${what} would spend ${would} with ${spentSoFar} already spent in this invocation (${total} in all); the envelope caps ${arg} at ${spend.cap} per invocation`;
+}
+
+/** Before an epoch runs: actuators, recipients, fragment size, dispatches, spend — a reason, or undefined. */
+export function checkEnvelopeEpoch(env: ContractEnvelope, plan: EpochPlan, spentSoFar: number): string | undefined {
+  for (let i = 0; i < plan.steps.length; i++) {
+    const reason = stepViolation(env, plan.steps[i]!, i, true);
+    if (reason !== undefined) return reason;
+  }
+  const n = plan.steps.length;
+  if (plan.source === 'authored' && env.stepsPerFragment !== undefined && !(n <= env.stepsPerFragment)) {
+    return `the authored fragment has ${n} steps; the envelope allows at most ${env.stepsPerFragment} per fragment`;
+  }
+  if (env.dispatchesPerEpoch !== undefined && !(n <= env.dispatchesPerEpoch)) {
+    return `the epoch has ${n} steps; the envelope allows at most ${env.dispatchesPerEpoch} dispatches per epoch`;
+  }
+  return spendViolation(env, plan.steps, spentSoFar, 'the epoch', false);
+}
+
+/** At dispatch: the step's actuator and recipient, the epoch's dispatches so far, spend — a reason, or undefined. */
+export function checkEnvelopeStep(env: ContractEnvelope, step: EpochStep, dispatchesThisEpoch: number, spentSoFar: number): string | undefined {
+  const reason = stepViolation(env, step, undefined, false);
+  if (reason !== undefined) return reason;
+  if (env.dispatchesPerEpoch !== undefined && !(dispatchesThisEpoch < env.dispatchesPerEpoch)) {
+    return `the epoch already made ${dispatchesThisEpoch} dispatches; the envelope allows at most ${env.dispatchesPerEpoch} per epoch`;
+  }
+  return spendViolation(env, [step], spentSoFar, stepName(step, undefined), true);
+}

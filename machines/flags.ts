@@ -1,0 +1,21 @@
+/**
+ * Behaviour flags: numbered changes of what the runtime records, pinned in `invocation.pinned`
+ * (`pin.flags`) so that an invocation resumes and replays under the behaviour it started with.
+ * A journal pinned without a flag replays exactly as before the flag existed; new invocations pin
+ * every flag the runtime implements.
+ *
+ * 1 — fail closed: pinned caps on intents, replies, args and summaries; strict JSON replies (no
+ *     duplicate names, bounded depth, well-formed Unicode); task constraints and the policy's
+ *     contract envelope checked on every epoch and step; the authoring call admitted, authored
+ *     world effects approved, every authored step's admission recorded.
+ */
+import type { Pin } from '../journal/records.js';
+
+export const FLAG_FAIL_CLOSED = 1;
+
+/** Every flag this version implements (what a new invocation pins). */
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED];
+
+export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
+  return pin.flags.includes(flag);
+}

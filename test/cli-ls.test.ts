@@ -1,0 +1,122 @@
+/**
+ * `weft ls` over a workspace holding every kind of invocation, each a real run of the compiled CLI
+ * or a file laid down as a crash would leave it: a completed run; a run whose journal ends in a
+ * torn record; an empty journal beside a snapshot, and one alone; a journal whose first line is
+ * not JSON; a run suspended by its snapshot (bad model key) and one suspended by the runtime's
+ * status note (endpoint down); a folder holding only a status note, and a stray file. `ls` lists
+ * every invocation, exits 0, and names for each damaged or suspended one what is wrong and the
+ * command to run; `--json` carries the same as fields.
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { FileStore } from '../journal/stores/file.js';
+import type { InvocationSummary } from '../runtime/list.js';
+import { assertBuilt, weft } from './support/cli.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-ls-'));
+const dir = path.join(root, 'ws');
+const inv = (id: string, file = '') => path.join(dir, 'invocations', id, file);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function run(args: string[]): Promise<{ id: string; status: string; journal: string }> {
+  const r = await weft(['run', 'travel', '--dir', dir, '--json', ...args]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as { id: string; status: string; journal: string };
+}
+
+let tornRecords = 0;
+
+beforeAll(async () => {
+  assertBuilt();
+  // Sequential: the runs share the workspace's keys, created by the first.
+  expect((await run(['--id', 'good'])).status).toBe('completed');
+  const torn = await run(['--id', 'torn', '--hibernate']);
+  tornRecords = readFileSync(torn.journal, 'utf8').trim().split('\n').length;
+  appendFileSync(torn.journal, '{"body":{"step":0,"key":"half-writ'); // a crash in the middle of a write
+  expect((await run(['--id', 'susp', '--hibernate'])).status).toBe('hibernated');
+  expect((await run(['--id', 'noted', '--hibernate'])).status).toBe('hibernated');
+
+  // The model refused the key: the runtime suspended the invocation in its snapshot.
+  const snapshotFile = inv('susp', 'snapshot.json');
+  const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as { data: { value: string; context: Record<string, unknown> } };
+  snapshot.data.value = 'suspended';
+  snapshot.data.context.suspension = { state: 'parse', class: 'credentials', code: 'model.credentials', message: 'HTTP 401' };
+  writeFileSync(snapshotFile, JSON.stringify(snapshot));
+
+  const store = new FileStore(dir);
+  // The runtime could not reach the model endpoint and said so in the status index only.
+  await store.putStatus('noted', { status: 'suspended', class: 'endpoint', code: 'model.unreachable', reason: 'connect ECONNREFUSED 127.0.0.1:9', at: Date.now(), writer: 'test' });
+  // A note alone is not an invocation; a corrupt note on a good run is no note.
+  await store.putStatus('ghost', { status: 'suspended', reason: 'nothing here', at: Date.now() });
+  writeFileSync(inv('good', 'status.json'), '{"status":"susp');
+  await store.close();
+
+  // Crashed before the first record was written: an empty journal beside a snapshot, and one alone.
+  mkdirSync(inv('empty'), { recursive: true });
+  writeFileSync(inv('empty', 'journal.jsonl'), '');
+  writeFileSync(inv('empty', 'snapshot.json'), JSON.stringify({ seq: 0, hash: '0'.repeat(64), data: { value: 'hibernated' } }));
+  mkdirSync(inv('empty-alone'), { recursive: true });
+  writeFileSync(inv('empty-alone', 'journal.jsonl'), '');
+  // A journal that is not JSON at all, and a stray file that is no invocation folder.
+  mkdirSync(inv('garbage'), { recursive: true });
+  writeFileSync(inv('garbage', 'journal.jsonl'), 'this is not json\n');
+  writeFileSync(path.join(dir, 'invocations', 'notes.txt'), 'a file, not a folder');
+}, 120_000);
+
+describe('weft ls', () => {
+  test('--json lists every invocation, with the status, the reason and the command to run', async () => {
+    const r = await weft(['ls', '--dir', dir, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as InvocationSummary[];
+    expect(rows.map((row) => row.id)).toEqual(['empty', 'empty-alone', 'garbage', 'good', 'noted', 'susp', 'torn']);
+    const byId = Object.fromEntries(rows.map((row) => [row.id, row]));
+    expect(byId.good).toMatchObject({ status: 'completed', tenant: 'default' });
+    expect(byId.good!.fix).toBeUndefined();
+    expect(byId.torn).toMatchObject({ status: 'damaged', records: tornRecords, problem: expect.stringMatching(/torn final record at seq \d+/), fix: 'weft resume torn --quarantine-torn' });
+    for (const id of ['empty', 'empty-alone']) {
+      expect(byId[id]).toMatchObject({ status: 'damaged', records: 0, problem: 'the journal is empty (its first record was never written)' });
+      expect(byId[id]!.fix).toMatch(/move its folder aside .*mv .*invocations\/empty.* cannot be resumed \(nothing was recorded\)/);
+    }
+    expect(byId.garbage).toMatchObject({ status: 'damaged', problem: expect.stringContaining('not valid JSON'), fix: expect.stringContaining('weft verify') });
+    expect(byId.susp).toMatchObject({ status: 'suspended', reason: 'HTTP 401', fix: 'fix the model key, then weft resume susp', tenant: 'default' });
+    expect(byId.noted).toMatchObject({ status: 'suspended', reason: 'connect ECONNREFUSED 127.0.0.1:9', fix: 'fix the model endpoint (--model-url), then weft resume noted' });
+  });
+
+  test('prints one row per invocation and, under a damaged or suspended one, why and "→ <command>"; exits 0', async () => {
+    const r = await weft(['ls', '--dir', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const out = r.stdout.split('\n');
+    const block = (id: string) => {
+      const at = out.findIndex((line) => line.startsWith(`${id}  `));
+      expect(at, `a row for ${id} in:\n${r.stdout}`).toBeGreaterThanOrEqual(0);
+      const rest = out.slice(at + 1);
+      const end = rest.findIndex((line) => !line.startsWith('    '));
+      return [out[at]!, ...rest.slice(0, end)];
+    };
+    expect(block('good')).toEqual([expect.stringMatching(/^good {2}completed +\d+ records {2}default {2}"/)]);
+    expect(block('torn')).toEqual([expect.stringMatching(/^torn {2}damaged /), expect.stringContaining('torn final record'), '    → weft resume torn --quarantine-torn']);
+    expect(block('susp')).toEqual([expect.stringMatching(/^susp {2}suspended /), '    HTTP 401', '    → fix the model key, then weft resume susp']);
+    expect(block('noted')).toEqual([expect.stringMatching(/^noted {2}suspended /), '    connect ECONNREFUSED 127.0.0.1:9', '    → fix the model endpoint (--model-url), then weft resume noted']);
+    expect(block('empty')).toEqual([expect.stringMatching(/^empty {2}damaged +0 records/), '    the journal is empty (its first record was never written)', expect.stringMatching(/^ {4}→ move its folder aside/)]);
+    expect(block('garbage')[2]).toMatch(/^ {4}→ weft verify/);
+    expect(r.stdout).not.toMatch(/^ghost|^notes\.txt/m);
+  });
+
+  test('a workspace with no invocations says so and exits 0', async () => {
+    const r = await weft(['ls', '--dir', path.join(root, 'nothing')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^no invocations in /);
+  });
+
+  test('the torn one resumes with the fix ls names, and is then listed as completed', async () => {
+    const resumed = await weft(['resume', 'torn', '--dir', dir, '--quarantine-torn', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ id: 'torn', status: 'completed' });
+    const rows = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as InvocationSummary[];
+    expect(rows.find((row) => row.id === 'torn')).toMatchObject({ status: 'completed' });
+    expect(rows).toHaveLength(7);
+  });
+});
