@@ -116,6 +116,12 @@ export interface JournalStore {
   getStatus(invocation: string): Promise<StatusNote | undefined>;
   /** Remove the note, if any. */
   clearStatus(invocation: string): Promise<void>;
+  /**
+   * Who holds the invocation's lease, for listing only (never for a decision to write): `live` is
+   * false when the lease expired, or its holder's process is gone (file store, same host). None:
+   * never taken, or released.
+   */
+  holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined>;
 
   /** Store bytes under their SHA-256 digest; returns the digest. Idempotent. */
   putBlob(bytes: Uint8Array): Promise<string>;

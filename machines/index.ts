@@ -10,4 +10,6 @@ export * from './policy.js';
 export * from './envelope.js';
 export * from './constraints.js';
 export * from './reply.js';
+export { parseStrictJson, type StrictJsonResult } from './strict-json.js';
+export { FLAG_FAIL_CLOSED, IMPLEMENTED_FLAGS } from './flags.js';
 export * from './epoch.js';

@@ -117,6 +117,8 @@ export class InvocationHandle extends EventEmitter {
     // only a transition INTO a resting state stops the run.
     const initial = String(actor.getSnapshot().value);
     if (initial === 'awaitingApproval' || initial === 'hibernated' || initial === 'suspended') this.lastValue = initial;
+    // Running again: an earlier note (a suspension) no longer says where the invocation stands.
+    this.persisting = this.persisting.then(() => store.clearStatus(this.id)).catch(() => undefined);
     actor.subscribe({
       next: (snapshot) => this.onSnapshot(String(snapshot.value), snapshot.context),
       error: (err) => void this.fail(err),

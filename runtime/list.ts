@@ -12,7 +12,8 @@ import type { JournalRecord } from '../journal/records.js';
 import type { JournalStore, Snapshot, StatusNote } from '../journal/store.js';
 import type { InvocationStatus } from './handle.js';
 
-export type ListedStatus = InvocationStatus | 'running' | 'damaged' | 'suspended';
+/** `interrupted`: not ended, not resting, and no live runtime holds it — its process stopped (a crash, a kill). */
+export type ListedStatus = InvocationStatus | 'running' | 'interrupted' | 'damaged' | 'suspended';
 
 /** What `invocationStatus` can say: every listed status but `damaged` (which only a failed read shows). */
 export type RestingStatus = Exclude<ListedStatus, 'damaged'>;
@@ -88,7 +89,13 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   if (value === 'awaitingApproval') return { status: 'awaiting_approval' };
   if (value === 'hibernated') return { status: 'hibernated' };
   if (note?.status === 'running' && note.reason !== undefined) return { status: 'running', reason: note.reason, ...(note.fix === undefined ? {} : { fix: note.fix }) };
-  return { status: 'running' };
+  const holder = await store.holder(id).catch(() => undefined);
+  if (holder?.live) return { status: 'running' };
+  return {
+    status: 'interrupted',
+    reason: holder ? `its runtime (${holder.writer}) stopped without resting it (a crash or a kill); the journal keeps everything it acknowledged` : 'no runtime holds it and it did not rest (a crash or a kill)',
+    fix: `weft resume ${id} (or leave it to weft serve, which takes over expired leases)`,
+  };
 }
 
 async function summarize(store: JournalStore, id: string): Promise<InvocationSummary> {

@@ -239,8 +239,10 @@ export class Runtime {
     const tail = await store.tail(id);
     if (tail?.kind === 'invocation.sealed') {
       const seal = (tail as JournalRecord<'invocation.sealed'>).body;
+      // A sealed journal ended completed, failed or handed off: its ending record says which.
       const status = await invocationStatus(store, id);
-      return InvocationHandle.finished({ id, status: status === 'running' ? 'completed' : status, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
+      const ended = status === 'failed' || status === 'handed_off' ? status : 'completed';
+      return InvocationHandle.finished({ id, status: ended, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
     const stored = await store.getSnapshot(id);

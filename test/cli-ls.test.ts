@@ -119,4 +119,14 @@ describe('weft ls', () => {
     expect(rows.find((row) => row.id === 'torn')).toMatchObject({ status: 'completed' });
     expect(rows).toHaveLength(7);
   });
+
+  test('a run whose process was killed mid-epoch is listed as interrupted, with the command that continues it', async () => {
+    const killedDir = path.join(root, 'killed');
+    const killed = await weft(['run', 'travel', '--dir', killedDir, '--id', 'killed', '--json'], { WEFT_CRASH_AFTER_APPEND: '6' });
+    expect(killed.signal).toBe('SIGKILL');
+    const rows = JSON.parse((await weft(['ls', '--dir', killedDir, '--json'])).stdout) as InvocationSummary[];
+    expect(rows).toEqual([expect.objectContaining({ id: 'killed', status: 'interrupted', reason: expect.stringMatching(/stopped without resting it/), fix: expect.stringMatching(/^weft resume killed/) })]);
+    const resumed = await weft(['resume', 'killed', '--dir', killedDir, '--json']);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ id: 'killed', status: 'completed' });
+  });
 });

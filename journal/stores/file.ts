@@ -52,9 +52,9 @@ import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
 import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
 import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
-import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor } from './checks.js';
+import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
-import { acquireLease, LeaseReader, releaseLease, renewLease } from './file-lease.js';
+import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
 import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
 
 export type FlushMode = 'auto' | 'thread-pool' | 'blocking';
@@ -348,6 +348,13 @@ export class FileStore implements JournalStore {
     } catch (err) {
       if (errno(err) !== 'ENOENT') throw err;
     }
+  }
+
+  async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {
+    assertInvocationId(invocation);
+    const lease = readLease(this.invocationDir(invocation));
+    if (!lease || lease.released) return undefined;
+    return { writer: lease.writer, expiresAt: lease.expiresAt, live: leaseExcludes(lease, this.now(), holderAlive) };
   }
 
   async putBlob(bytes: Uint8Array): Promise<string> {

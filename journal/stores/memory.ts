@@ -148,6 +148,12 @@ export class MemoryStore implements JournalStore {
     this.statuses.delete(invocation);
   }
 
+  async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {
+    const lease = this.entries.get(invocation)?.lease;
+    if (!lease || lease.released) return undefined;
+    return { writer: lease.writer, expiresAt: lease.expiresAt, live: leaseExcludes(lease, this.now(), () => true) };
+  }
+
   async putBlob(bytes: Uint8Array): Promise<string> {
     const digest = sha256Hex(bytes);
     if (!this.blobs.has(digest)) this.blobs.set(digest, bytes.slice());
