@@ -20,6 +20,7 @@ import { builtinDomainForLibrary } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import type { InvocationLimits } from '../machines/context.js';
 import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type DomainRef, type LoadedDomain } from './domain-loader.js';
 import { loadSigningKey, PUBLIC_FILE, SECRET_FILE, writeKeyPair } from '../runtime/keys.js';
 
@@ -68,6 +69,8 @@ export interface OpenOptions {
   model?: Model | undefined;
   /** Wraps the domain's actuators (crash injection in tests). */
   wrapActuators?: ((actuators: Actuator[]) => Actuator[]) | undefined;
+  /** Limits a new invocation pins (`weft run --model-timeout-ms / --model-attempts`). */
+  limits?: Partial<InvocationLimits> | undefined;
 }
 
 export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
@@ -83,6 +86,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     stateDir,
     actuators: options.wrapActuators ? options.wrapActuators(actuators) : actuators,
     ...(options.model ? { model: options.model } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
     signingKey: key,
   });
   return { dir, store, domain, domainRef: ref, runtime, publicKeyFile, ...(options.domain.note ? { domainNote: options.domain.note } : {}) };

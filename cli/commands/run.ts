@@ -21,19 +21,36 @@ import { loadDomain } from '../domain-loader.js';
 import { modelFromFlags } from '../model-choice.js';
 import { progressLine } from '../progress.js';
 import { Runtime } from '../../runtime/runtime.js';
+import type { InvocationLimits } from '../../machines/context.js';
 import { openWorkspace, readInvocationMeta, writeInvocationMeta } from '../workspace.js';
 
 export const usage =
-  'run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME] [--json]\n' +
+  'run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
+  '    [--model-timeout-ms MS] [--model-attempts N] [--json]\n' +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --hibernate: stop at the first epoch boundary;\n' +
-  '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY';
+  '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY;\n' +
+  '                                       --model-timeout-ms/--model-attempts: how long one model call may take and how many times a\n' +
+  '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3)';
+
+/** `--model-timeout-ms` / `--model-attempts`: pinned limits of the model call (positive integers). */
+function modelLimits(timeout: string | undefined, attempts: string | undefined): Partial<InvocationLimits> | undefined {
+  const positive = (flag: string, value: string) => {
+    if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+    return Number(value);
+  };
+  const limits: Partial<InvocationLimits> = {};
+  if (timeout !== undefined) limits.modelTimeoutMs = positive('--model-timeout-ms', timeout);
+  if (attempts !== undefined) limits.modelAttempts = positive('--model-attempts', attempts);
+  return Object.keys(limits).length ? limits : undefined;
+}
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   let model;
   let domainSpec: string;
   let intentArg: string | undefined;
+  let limits: Partial<InvocationLimits> | undefined;
   try {
     args = parseCommandArgs(
       argv,
@@ -48,6 +65,8 @@ export async function run(argv: string[]): Promise<number> {
         hibernate: { type: 'boolean' },
         'model-url': { type: 'string' },
         model: { type: 'string' },
+        'model-timeout-ms': { type: 'string' },
+        'model-attempts': { type: 'string' },
       },
       { min: 0, max: 2 },
     );
@@ -61,13 +80,14 @@ export async function run(argv: string[]): Promise<number> {
       intentArg = args.positionals[1];
     }
     model = modelFromFlags({ url: args.strings['model-url'], name: args.strings.model });
+    limits = modelLimits(args.strings['model-timeout-ms'], args.strings['model-attempts']);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
   }
   const loaded = await loadDomain(domainSpec);
   const faults = crashHooks();
-  const ws = await openWorkspace({ dir: args.strings.dir, domain: loaded, model, wrapActuators: (a) => faults.wrapActuators(a, loaded.domain.observe) });
+  const ws = await openWorkspace({ dir: args.strings.dir, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, loaded.domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));
