@@ -32,6 +32,8 @@ export interface Genesis {
   tenant: string;
   intent: string;
   pin: Pin;
+  /** When the intent was over the pinned cap or not well-formed: its size and digest (`intent` holds a prefix). */
+  intentCut?: { chars: number; digest: string };
 }
 
 export class JournalWriter {
@@ -55,7 +57,7 @@ export class JournalWriter {
       await writer.append({
         kind: 'invocation.pinned',
         epoch: 0,
-        body: { schema: 1, invocation: genesis.invocation, tenant: genesis.tenant, intent: genesis.intent, pin: genesis.pin },
+        body: { schema: 1, invocation: genesis.invocation, tenant: genesis.tenant, intent: genesis.intent, pin: genesis.pin, ...(genesis.intentCut ? { intentCut: genesis.intentCut } : {}) },
       });
       return writer;
     } catch (err) {

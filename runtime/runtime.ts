@@ -126,7 +126,9 @@ export class Runtime {
 
   /** The invocation id a start without `id` gets: a digest of tenant, intent, seed and asOf. */
   static defaultId(intent: string, opts: Pick<StartOptions, 'tenant' | 'seed' | 'asOf'>): string {
-    return `inv-${digestOf({ tenant: opts.tenant, intent, seed: String(opts.seed), asOf: opts.asOf }).slice(0, 32)}`;
+    // An intent that is not well-formed Unicode cannot be canonicalized: its UTF-16 digest stands in.
+    const named = isWellFormed(intent) ? intent : { wellFormed: toWellFormed(intent), utf16: utf16Digest(intent) };
+    return `inv-${digestOf({ tenant: opts.tenant, intent: named, seed: String(opts.seed), asOf: opts.asOf }).slice(0, 32)}`;
   }
 
   async start(intent: string, opts: StartOptions): Promise<InvocationHandle> {
@@ -146,11 +148,11 @@ export class Runtime {
       limits: { ...this.limits },
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
-    if ((await this.options.store.length(id)) > 0) return this.attach(id, intent, opts.tenant, pin);
-    // An intent over the pinned cap is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
+    // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
     const cut = intent.length > this.limits.maxIntentChars || !isWellFormed(intent);
     const recordedIntent = cut ? toWellFormed(intent.slice(0, Math.min(REFUSED_PREFIX_CHARS, this.limits.maxIntentChars))) : intent;
     const intentCut = cut ? { chars: intent.length, digest: utf16Digest(intent) } : undefined;
+    if ((await this.options.store.length(id)) > 0) return this.attach(id, recordedIntent, opts.tenant, pin);
     const writer = await JournalWriter.create(this.options.store, { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions());
     const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
     return this.run(writer, library, input, [], undefined);

@@ -229,6 +229,26 @@ describe('defect 1: transport and configuration failures are recorded and end su
     void store;
   });
 
+  test('a 2xx that is not a chat completion, or a 404 after replies came: suspended (class endpoint), recorded', async () => {
+    respond = () => ({ status: 200, body: '<html><body>Welcome to nginx!</body></html>' });
+    const html = travel({ model: endpoint() });
+    const first = await html.runtime.start(TRAVEL_INTENT, startOpts());
+    expect(await first.done).toMatchObject({ status: 'suspended', suspension: { class: 'endpoint', code: 'model.bad_envelope' } });
+    expect((await html.store.read(first.id)).at(-1)!.body).toMatchObject({ class: 'endpoint', code: 'model.bad_envelope' });
+
+    // Epoch 1 is answered; the endpoint then moves (404): a person fixes --model-url and resumes.
+    respond = (_req, body) => (/Epoch: 1\b/.test(body.messages.find((m) => m.role === 'user')!.content) ? travelOverHttp(body) : { status: 404, body: 'gone' });
+    const moved = travel({ model: endpoint() });
+    const second = await moved.runtime.start(TRAVEL_INTENT, startOpts());
+    const result = await second.done;
+    expect(result).toMatchObject({ status: 'suspended', suspension: { class: 'endpoint', code: 'model.not_found', state: 'parse' } });
+    expect(result.fingerprint).toBeUndefined();
+    respond = (_req, body) => travelOverHttp(body);
+    const done = await (await moved.runtime.resume(second.id)).done;
+    expect(done.status).toBe('completed');
+    await expectSealed(moved.runtime, second.id, done.fingerprint);
+  });
+
   test('an intent the scripted model has no reply for fails sealed (model.no_scripted_reply) and verifies', async () => {
     const { runtime } = travel(); // the domain's own ScriptedModel
     const handle = await runtime.start('Find me a cheap hotel in Porto next month', startOpts());
@@ -271,6 +291,8 @@ describe('defect 1: transport and configuration failures are recorded and end su
     expect(bodies(records, 'invocation.failed')[0]).toMatchObject({ code: 'intent.too_large' });
     expect(model.requests).toHaveLength(0);
     expect(JSON.stringify(records).length).toBeLessThan(20_000);
+    // The journal is its own evidence: replay re-derives the same refusal from the pinned record.
+    expect((await runtime.replay(handle.id)).fingerprint).toBe(result.fingerprint);
   });
 
   test('a store whose append throws once mid-run: suspended (class runtime) with the reason in the status index; resume completes', async () => {
@@ -302,6 +324,7 @@ describe('defect 1: transport and configuration failures are recorded and end su
     expect(done.status).toBe('completed');
     await expectSealed(runtime, handle.id, done.fingerprint);
     expect((await runtime.replay(handle.id)).fingerprint).toBe(done.fingerprint);
+    expect((await runtime.list()).find((row) => row.id === handle.id)).toMatchObject({ status: 'completed' });
   });
 });
 
@@ -339,6 +362,22 @@ describe('defect 2: a lone surrogate in a reply or an actuator result is recorde
     expect(bodies(all, 'model.completed').filter((b) => b.refused)).toHaveLength(1);
     expect(bodies(all, 'epoch.derived')[0]!.goal).toEqual({ task: 'find_options', args: ['me', 'lisbon', 12] });
     expect((await runtime.replay(handle.id)).fingerprint).toBe(done.fingerprint);
+  });
+
+  test('an intent holding a lone surrogate: start resolves, the pin records a well-formed prefix with intentCut, and the run fails sealed (intent.not_well_formed)', async () => {
+    const intent = 'Take me to Lisbon \ud800 on the 12th';
+    const model = new SwitchModel('switch:travel', travelAnswer);
+    const { runtime } = travel({ model });
+    const handle = await runtime.start(intent, startOpts());
+    const result = await handle.done;
+    expect(result.status).toBe('failed');
+    const records = await expectSealed(runtime, handle.id, result.fingerprint);
+    const pinned = records[0]!.body as Body;
+    expect(isWellFormed(pinned.intent)).toBe(true);
+    expect(pinned.intentCut).toEqual({ chars: intent.length, digest: utf16Sha256(intent) });
+    expect(bodies(records, 'invocation.failed')[0]).toMatchObject({ code: 'intent.not_well_formed' });
+    expect(model.requests).toHaveLength(0);
+    expect((await runtime.replay(handle.id)).fingerprint).toBe(result.fingerprint);
   });
 
   test('as a "\\ud800" escape inside an arg: the reply is recorded verbatim and rejected; re-prompted to completion; replay works', async () => {
@@ -553,7 +592,9 @@ describe('defect 5: oversized replies stay out of the journal, the snapshot and 
     const reason = bodies(records, 'model.rejected')[0]!.reason as string;
     expect(reason.length).toBeLessThan(1024);
     expect(model.requests[1]!.feedback!.length).toBeLessThan(1024);
-    const done = await (await runtime.resume(handle.id)).done;
+    const resumed = await runtime.resume(handle.id);
+    resumed.send({ type: 'resume' }); // a hibernated run waits to be told to go on
+    const done = await resumed.done;
     expect(done.status).toBe('completed');
     expect(statSync(journal).size).toBeLessThan(1024 * 1024);
     await store.close();
