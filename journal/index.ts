@@ -20,3 +20,4 @@ export * from './store.js';
 export * from './writer.js';
 export { MemoryStore } from './stores/memory.js';
 export { FileStore, type FileStoreOptions, type FlushMode } from './stores/file.js';
+export { RedisStore, checkRedisDurability, RedisDurabilityError, type RedisStoreOptions, type RedisOpenOptions, type RedisKeys, type DurabilityVerdict } from './stores/redis.js';

@@ -1,0 +1,473 @@
+/**
+ * RedisStore — journals in Redis (ioredis), for runtimes on several hosts sharing one store.
+ *
+ * Key layout (`<prefix>` defaults to `weft`; the invocation id is the Cluster hash tag, so all of
+ * one invocation's keys live in one slot and every script touches one slot):
+ *
+ *   <prefix>:{<id>}:journal    LIST of record lines — canonical JSON, exactly the bytes the file
+ *                              store writes per line (recordLine), without the newline
+ *   <prefix>:{<id>}:lease      HASH { writer, token, expiresAt, released: '0' | '1', attempt, appended };
+ *                              never deleted, so the fencing token strictly increases per
+ *                              invocation forever (attempt/appended: see "Resends" in redis-scripts.ts)
+ *   <prefix>:{<id>}:snapshot   STRING canonical JSON { data, hash, seq }
+ *   <prefix>:{<id>}:status     STRING canonical JSON of the runtime's status note (no lease needed)
+ *   <prefix>:blob:<sha256>     STRING the blob's bytes (content-addressed)
+ *   <prefix>:invocations       ZSET (all scores 0) — the invocation registry behind list()
+ *
+ * Invariants:
+ * - Every change to a lease, journal or snapshot is ONE Lua script (redis-scripts.ts): fence,
+ *   expected seq, linkage, anchor and the write happen atomically, so an append writes all its
+ *   records or none, and two writers racing under one token cannot both append at one seq. Status
+ *   notes and blobs are single atomic commands (SET / DEL). There are no torn tails: a record line
+ *   is one list element, pushed whole, so `quarantineTornTail` has nothing to do.
+ * - Lease time is the client's clock (`now`, default Date.now), passed to the scripts as an
+ *   argument, like the memory store — never the server's TIME. Hosts sharing a store need clocks
+ *   in step to within a fraction of the TTL.
+ * - The store checks linkage, not hashes (the reader's job). A stored line that does not parse
+ *   reads as JournalIntegrityError naming its seq.
+ * - Registry: list() reads the `<prefix>:invocations` ZSET instead of scanning the keyspace. It
+ *   lives in another slot, so it cannot be updated inside the append script. An id is added
+ *   (ZADD, idempotent) BEFORE this handle first appends to, or snapshots, an invocation, so the
+ *   registry is always a superset of the invocations that exist: a crash between the ZADD and the
+ *   write leaves an entry with no journal, never a journal with no entry. list() keeps only the
+ *   entries whose journal or snapshot key exists. Should the registry still lose an entry (it was
+ *   deleted, restored from an older backup, or keys were written by other tools),
+ *   `rebuildIndex()` re-adds every invocation found by SCAN over `<prefix>:{*}:journal` and
+ *   `<prefix>:{*}:snapshot` (standalone Redis: SCAN walks one server). It only adds: removing an
+ *   entry could race a writer that registered and is about to write.
+ * - Deployment: the key layout is Cluster-ready (one slot per invocation), but list() (a pipeline
+ *   of EXISTS over many invocations) and rebuildIndex() (SCAN) assume one standalone server (or a
+ *   primary with replicas); the store takes an ioredis `Redis` client, not a `Cluster`.
+ * - Durability is the server's: `RedisStore.open` checks appendonly / appendfsync /
+ *   maxmemory-policy (redis-durability.ts) and refuses a server that would lose acknowledged
+ *   appends unless `durability: 'relaxed'`.
+ * - ioredis is loaded on first use when the store is given a URL, so importing weft/journal does
+ *   not load it. A client the store created is closed by close(); one passed in is left alone.
+ * - A command whose reply a dropped connection lost is resent by ioredis after it reconnects;
+ *   every script is safe to run twice (see "Resends" in redis-scripts.ts), so an append is never
+ *   written twice and a resent acquire does not lock out its own writer.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { canonicalize } from '../canonical.js';
+import { sha256Hex } from '../digest.js';
+import { recordLine } from '../encode.js';
+import { BlobError, InvalidNameError, JournalIntegrityError } from '../errors.js';
+import type { JournalRecord } from '../records.js';
+import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
+import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
+import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
+import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
+
+export { checkRedisDurability, RedisDurabilityError, type DurabilityVerdict } from './redis-durability.js';
+
+export interface RedisStoreOptions {
+  /** A Redis URL (`redis://host:port/db`, `rediss://…`) — the store creates and owns the client — or an ioredis client, left open by close(). */
+  redis: string | Redis;
+  /** Key prefix (letters, digits, `.`, `_`, `-`, `:`, `/`; no braces). Default `weft`. */
+  prefix?: string;
+  /** Wall clock in ms since the epoch, for lease expiry. Default Date.now. */
+  now?: () => number;
+}
+
+export interface RedisOpenOptions extends RedisStoreOptions {
+  /**
+   * `'strict'` (default): refuse a server that could lose acknowledged appends (RedisDurabilityError).
+   * `'relaxed'`: accept the risk; `warn` is called once with what could be lost.
+   */
+  durability?: 'strict' | 'relaxed';
+  warn?: (message: string) => void;
+}
+
+export interface RedisKeys {
+  journal: string;
+  lease: string;
+  snapshot: string;
+  status: string;
+}
+
+const PREFIX = /^[A-Za-z0-9._:/-]{1,100}$/;
+const SCAN_COUNT = 1000;
+const PIPELINE_CHUNK = 1000;
+
+export class RedisStore implements JournalStore {
+  readonly name: string;
+  readonly prefix: string;
+  private readonly client: Promise<Redis>;
+  private readonly owned: boolean;
+  private readonly now: () => number;
+  /** Invocations this handle has put in the registry (see the header). */
+  private readonly registered = new Set<string>();
+  private closed: Promise<void> | undefined;
+
+  /** Connect to `options.redis` without checking the server's durability settings (see `open`). */
+  constructor(options: RedisStoreOptions) {
+    const prefix = options.prefix ?? 'weft';
+    if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
+      throw new InvalidNameError('Redis key prefix', String(prefix), 'use 1–100 letters, digits, ".", "_", "-", ":" or "/" (no braces: the invocation id is the hash tag)');
+    }
+    this.prefix = prefix;
+    this.now = options.now ?? Date.now;
+    const { redis } = options;
+    if (typeof redis === 'string') {
+      this.name = nameOfUrl(redis);
+      this.owned = true;
+      this.client = import('ioredis').then(({ Redis: Client }) => {
+        const client = new Client(redis);
+        // Command failures reach their callers; without a listener ioredis logs every reconnect error.
+        client.on('error', () => undefined);
+        return client;
+      });
+      this.client.catch(() => undefined); // reported by the first operation
+    } else {
+      this.name = nameOfClient(redis);
+      this.owned = false;
+      this.client = Promise.resolve(redis);
+    }
+  }
+
+  /**
+   * Connect and check that the server keeps what it acknowledges (checkRedisDurability): strict
+   * (default) throws RedisDurabilityError listing what to set; relaxed calls `warn` once and goes on.
+   */
+  static async open(options: RedisOpenOptions): Promise<RedisStore> {
+    const durability = options.durability ?? 'strict';
+    if (durability !== 'strict' && durability !== 'relaxed') throw new TypeError(`durability must be 'strict' or 'relaxed', not ${JSON.stringify(durability)}`);
+    const store = new RedisStore(options);
+    try {
+      const verdict = await checkRedisDurability(await store.client);
+      if (!verdict.ok) {
+        if (durability === 'strict') throw new RedisDurabilityError(store.name, verdict.problems);
+        options.warn?.(relaxedDurabilityWarning(store.name, verdict.problems));
+      }
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
+  }
+
+  /** The keys of one invocation (for tools and tests; the store owns their contents). */
+  keys(invocation: string): RedisKeys {
+    assertInvocationId(invocation);
+    const base = `${this.prefix}:{${invocation}}:`;
+    return { journal: `${base}journal`, lease: `${base}lease`, snapshot: `${base}snapshot`, status: `${base}status` };
+  }
+
+  /** The key of a blob. */
+  blobKey(digest: string): string {
+    assertBlobDigest(digest);
+    return `${this.prefix}:blob:${digest}`;
+  }
+
+  /** The invocation registry behind list(). */
+  get registryKey(): string {
+    return `${this.prefix}:invocations`;
+  }
+
+  async acquire(invocation: string, options: AcquireOptions): Promise<Lease> {
+    const keys = this.keys(invocation);
+    if (!Number.isFinite(options.ttlMs)) throw new TypeError(`ttlMs must be a finite number of milliseconds, not ${String(options.ttlMs)}`);
+    const now = this.now();
+    const expiresAt = now + options.ttlMs;
+    const reply = await scripts.acquire.run(await this.redis(), [keys.lease], [String(options.writer), String(now), String(expiresAt), randomUUID()]);
+    if (reply[0] !== Code.OK) throw refusal(reply, { invocation, now });
+    return { invocation, writer: options.writer, token: Number(reply[1]), expiresAt };
+  }
+
+  async renew(lease: Lease, ttlMs: number): Promise<Lease> {
+    const keys = this.keys(lease.invocation);
+    if (!Number.isFinite(ttlMs)) throw new TypeError(`ttlMs must be a finite number of milliseconds, not ${String(ttlMs)}`);
+    const expiresAt = this.now() + ttlMs;
+    const reply = await scripts.renew.run(await this.redis(), [keys.lease], [String(lease.token), String(expiresAt)]);
+    if (reply[0] !== Code.OK) throw refusal(reply, { invocation: lease.invocation, lease });
+    return { invocation: lease.invocation, writer: String(reply[1]), token: lease.token, expiresAt };
+  }
+
+  async release(lease: Lease): Promise<void> {
+    const keys = this.keys(lease.invocation);
+    await scripts.release.run(await this.redis(), [keys.lease], [String(lease.token), String(this.now())]);
+  }
+
+  async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
+    const { invocation } = lease;
+    const keys = this.keys(invocation);
+    // The client's own checks, now (synchronously, while the writer's composed lines are fresh);
+    // the script decides which error comes first (see redis-scripts.ts, "verdict").
+    const countable = Number.isSafeInteger(expectedSeq) && expectedSeq >= 0;
+    let verdict: Verdict = 'ok';
+    let refused: unknown;
+    let lines: string[] = [];
+    if (countable) {
+      try {
+        checkAppend(invocation, expectedSeq, { length: expectedSeq, tailHash: undefined }, records);
+        lines = records.map(recordLine);
+      } catch (err) {
+        refused = err;
+        verdict = err instanceof JournalIntegrityError && err.seq === expectedSeq ? 'head' : 'rest';
+        lines = [];
+      }
+    }
+    const firstPrev = countable && verdict !== 'head' && records.length > 0 ? String(records[0]!.prev) : '';
+    const redis = await this.redis();
+    if (countable && verdict === 'ok' && records.length > 0) await this.register(redis, invocation);
+    const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
+    if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
+  }
+
+  async read(invocation: string, from = 0, to?: number): Promise<JournalRecord[]> {
+    const keys = this.keys(invocation);
+    const start = Number.isNaN(from) ? 0 : Math.max(0, Math.trunc(from));
+    if (!Number.isFinite(start)) return [];
+    let stop = -1;
+    if (to !== undefined && !Number.isNaN(to) && to !== Infinity) {
+      stop = Math.trunc(to) - 1;
+      if (stop < start) return [];
+    }
+    const lines = await (await this.redis()).lrange(keys.journal, start, stop);
+    return lines.map((line, i) => this.parse(keys.journal, line, start + i));
+  }
+
+  async length(invocation: string): Promise<number> {
+    const keys = this.keys(invocation);
+    return (await this.redis()).llen(keys.journal);
+  }
+
+  async tail(invocation: string): Promise<JournalRecord | undefined> {
+    const keys = this.keys(invocation);
+    const redis = await this.redis();
+    const last = await redis.lindex(keys.journal, -1);
+    if (last === null) return undefined;
+    try {
+      return JSON.parse(last) as JournalRecord;
+    } catch {
+      return this.parse(keys.journal, last, (await redis.llen(keys.journal)) - 1);
+    }
+  }
+
+  /** Registry entries whose journal or snapshot exists, sorted (see the header: the registry is a superset). */
+  async list(): Promise<string[]> {
+    const redis = await this.redis();
+    const ids = (await redis.zrange(this.registryKey, '0', '-1')).filter(isValidInvocationId);
+    const out: string[] = [];
+    for (let i = 0; i < ids.length; i += PIPELINE_CHUNK) {
+      const chunk = ids.slice(i, i + PIPELINE_CHUNK);
+      const pipeline = redis.pipeline();
+      for (const id of chunk) {
+        const keys = this.keys(id);
+        pipeline.exists(keys.journal, keys.snapshot);
+      }
+      const replies = (await pipeline.exec()) ?? [];
+      chunk.forEach((id, j) => {
+        const [err, count] = replies[j] ?? [new Error('no reply'), 0];
+        if (err) throw err;
+        if (Number(count) > 0) out.push(id);
+      });
+    }
+    return out.sort();
+  }
+
+  /**
+   * Re-add to the registry every invocation that has a journal or a snapshot under this prefix,
+   * found by SCAN (O(keyspace); for repair, not for every listing). Returns the ids that were missing.
+   */
+  async rebuildIndex(): Promise<{ added: string[] }> {
+    const redis = await this.redis();
+    const found = new Set<string>();
+    const head = `${this.prefix}:{`;
+    for (const kind of ['journal', 'snapshot'] as const) {
+      const tail = `}:${kind}`;
+      const pattern = `${escapeGlob(this.prefix)}:{*${tail}`;
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
+        cursor = next;
+        for (const key of keys) {
+          if (!key.startsWith(head) || !key.endsWith(tail)) continue;
+          const id = key.slice(head.length, key.length - tail.length);
+          if (isValidInvocationId(id)) found.add(id);
+        }
+      } while (cursor !== '0');
+    }
+    const ids = [...found].sort();
+    const added: string[] = [];
+    for (let i = 0; i < ids.length; i += PIPELINE_CHUNK) {
+      const chunk = ids.slice(i, i + PIPELINE_CHUNK);
+      const pipeline = redis.pipeline();
+      for (const id of chunk) pipeline.zadd(this.registryKey, 'NX', '0', id);
+      const replies = (await pipeline.exec()) ?? [];
+      chunk.forEach((id, j) => {
+        const [err, count] = replies[j] ?? [new Error('no reply'), 0];
+        if (err) throw err;
+        if (Number(count) > 0) added.push(id);
+        this.registered.add(id);
+      });
+    }
+    return { added };
+  }
+
+  /** A Redis journal cannot be torn: a record is one list element, and an append pushes all of them in one script. */
+  async quarantineTornTail(lease: Lease): Promise<{ seq: number; keptAt: string } | undefined> {
+    checkFence(lease, await this.storedLease(lease.invocation));
+    return undefined;
+  }
+
+  async putSnapshot(lease: Lease, snapshot: Snapshot): Promise<void> {
+    const { invocation } = lease;
+    const keys = this.keys(invocation);
+    let verdict: Verdict = 'ok';
+    let refused: unknown;
+    let text = '';
+    try {
+      // Only the shape checks here (seq is a count, hash a digest): the journal is the script's.
+      checkSnapshotAnchor(snapshot, Number.MAX_SAFE_INTEGER, { hash: snapshot?.hash } as JournalRecord);
+    } catch (err) {
+      verdict = 'head';
+      refused = err;
+    }
+    if (verdict === 'ok') {
+      try {
+        text = canonicalize({ seq: snapshot.seq, hash: snapshot.hash, data: snapshot.data });
+      } catch (err) {
+        verdict = 'rest';
+        refused = err;
+      }
+    }
+    const redis = await this.redis();
+    if (verdict === 'ok') await this.register(redis, invocation);
+    const args = [String(lease.token), verdict, verdict === 'head' ? '0' : String(snapshot.seq), verdict === 'head' ? '' : String(snapshot.hash), text];
+    const reply = await scripts.putSnapshot.run(redis, [keys.lease, keys.journal, keys.snapshot], args);
+    if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, snapshot, refused, journalKey: keys.journal } satisfies RefusalContext);
+  }
+
+  async getSnapshot(invocation: string): Promise<Snapshot | undefined> {
+    const keys = this.keys(invocation);
+    const text = await (await this.redis()).get(keys.snapshot);
+    if (text === null) return undefined;
+    let stored: Snapshot;
+    try {
+      stored = JSON.parse(text) as Snapshot;
+    } catch (err) {
+      throw new JournalIntegrityError(0, `the snapshot at ${keys.snapshot} is not valid JSON (${(err as Error).message}); it is written only whole, so something else wrote it`);
+    }
+    return { seq: stored.seq, hash: stored.hash, data: stored.data };
+  }
+
+  async putStatus(invocation: string, note: StatusNote): Promise<void> {
+    const keys = this.keys(invocation);
+    const text = canonicalize(normalizeStatusNote(note));
+    await (await this.redis()).set(keys.status, text);
+  }
+
+  async getStatus(invocation: string): Promise<StatusNote | undefined> {
+    const keys = this.keys(invocation);
+    const text = await (await this.redis()).get(keys.status);
+    if (text === null) return undefined;
+    let note: unknown;
+    try {
+      note = JSON.parse(text);
+    } catch {
+      return undefined; // observability only: a garbled note is no note
+    }
+    return isStatusNote(note) ? normalizeStatusNote(note) : undefined;
+  }
+
+  async clearStatus(invocation: string): Promise<void> {
+    const keys = this.keys(invocation);
+    await (await this.redis()).del(keys.status);
+  }
+
+  async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {
+    const lease = await this.storedLease(invocation);
+    if (!lease || lease.released) return undefined;
+    return { writer: lease.writer, expiresAt: lease.expiresAt, live: leaseExcludes(lease, this.now(), () => true) };
+  }
+
+  async putBlob(bytes: Uint8Array): Promise<string> {
+    const digest = sha256Hex(bytes);
+    // Content-addressed: writing the same bytes again is harmless, and repairs a corrupted blob.
+    await (await this.redis()).set(this.blobKey(digest), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return digest;
+  }
+
+  async getBlob(digest: string): Promise<Uint8Array | undefined> {
+    const key = this.blobKey(digest);
+    const bytes = await (await this.redis()).getBuffer(key);
+    if (bytes === null) return undefined;
+    if (sha256Hex(bytes) !== digest) throw new BlobError(digest, `the bytes at ${key} do not match their digest (corrupt); put the original bytes again`);
+    return new Uint8Array(bytes);
+  }
+
+  /** Quit the client this store created (waiting for replies in flight); a client passed in stays open. */
+  async close(): Promise<void> {
+    this.closed ??= (async () => {
+      if (!this.owned) return;
+      let client: Redis;
+      try {
+        client = await this.client;
+      } catch {
+        return;
+      }
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+    })();
+    return this.closed;
+  }
+
+  private async redis(): Promise<Redis> {
+    if (this.closed) throw new Error(`the Redis store ${this.name} is closed`);
+    return this.client;
+  }
+
+  /** Put `invocation` in the registry before its first write through this handle (idempotent). */
+  private async register(redis: Redis, invocation: string): Promise<void> {
+    if (this.registered.has(invocation)) return;
+    await redis.zadd(this.registryKey, 'NX', '0', invocation);
+    this.registered.add(invocation);
+  }
+
+  private async storedLease(invocation: string): Promise<StoredLease | undefined> {
+    const keys = this.keys(invocation);
+    const [writer, token, expiresAt, released] = await (await this.redis()).hmget(keys.lease, 'writer', 'token', 'expiresAt', 'released');
+    if (token === null || token === undefined) return undefined;
+    const stored: StoredLease = { writer: writer ?? '', token: Number(token), expiresAt: Number(expiresAt) };
+    if (released === '1') stored.released = true;
+    return stored;
+  }
+
+  private parse(journalKey: string, line: string, seq: number): JournalRecord {
+    try {
+      return JSON.parse(line) as JournalRecord;
+    } catch (err) {
+      throw new JournalIntegrityError(seq, `the record at index ${seq} of ${journalKey} on ${this.name} is not valid JSON (${(err as Error).message}); verify the journal with weft verify`);
+    }
+  }
+}
+
+/** `redis://host:port/db` for a URL (credentials left out). */
+function nameOfUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'redis:' || u.protocol === 'rediss:') {
+      const db = Number(u.pathname.replace(/^\//, '') || u.searchParams.get('db') || 0);
+      return `${u.protocol}//${u.hostname || 'localhost'}:${u.port || 6379}/${Number.isSafeInteger(db) ? db : 0}`;
+    }
+  } catch {
+    /* not a URL: a socket path */
+  }
+  return url.startsWith('/') ? `redis+unix://${url}` : `redis:${url}`;
+}
+
+/** `redis://host:port/db` for a client (its options). */
+function nameOfClient(client: Redis): string {
+  const options = (client as { options?: { host?: string; port?: number; db?: number; path?: string; tls?: unknown } }).options ?? {};
+  if (options.path) return `redis+unix://${options.path}`;
+  return `${options.tls ? 'rediss' : 'redis'}://${options.host ?? 'localhost'}:${options.port ?? 6379}/${options.db ?? 0}`;
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
