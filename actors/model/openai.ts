@@ -51,7 +51,7 @@ export class OpenAiModel implements Model {
       if (outcome.kind === 'envelope') throw new ModelEnvelopeError(this.id, outcome.problem);
       if (attempt < maxAttempts) await this.pause(attempt);
     }
-    throw new ModelUnavailableError(this.id, `${maxAttempts} attempts failed, last: ${lastProblem}`);
+    throw new ModelUnavailableError(this.id, maxAttempts === 1 ? lastProblem : `${maxAttempts} attempts failed, last: ${lastProblem}`);
   }
 
   private async attempt(

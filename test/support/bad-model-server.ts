@@ -72,9 +72,9 @@ export function envelope(text: string): string {
 
 /** A reply handler that answers every request with `text` (computed once, on first use). */
 export function always(text: string | (() => string)): Handler {
-  let body: string | undefined;
+  let body: Buffer | undefined;
   return () => {
-    body ??= envelope(typeof text === 'function' ? text() : text);
+    body ??= Buffer.from(envelope(typeof text === 'function' ? text() : text));
     return { status: 200, headers: { 'content-type': 'application/json' }, body };
   };
 }
