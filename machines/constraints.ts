@@ -56,6 +56,8 @@ function violation(c: TaskConstraint, binding: ReadonlyMap<string, string | numb
       if (step.actuator !== c.sum) continue;
       const value = step.actuatorArgs?.[c.arg];
       if (typeof value !== 'number' || !Number.isFinite(value)) return `${stepName(steps, i)} has ${clip(c.arg, QUOTE_CHARS)} ${quoteValue(value)}, not a number`;
+      // A negative term would let one step pay for another's excess: the sum is over what is moved.
+      if (value < 0) return `${stepName(steps, i)} has ${clip(c.arg, QUOTE_CHARS)} ${value}, a negative amount (a sum constraint counts only amounts of 0 or more)`;
       total += value;
     }
     return total <= bound ? undefined : `${total} > ${bound}`;

@@ -210,3 +210,14 @@ describe('the travel library', () => {
     expect(checkTaskConstraints(travelLibrary, { task: 'share_itinerary', args: ['me', 'lisbon'] }, [send, send])).toMatch(/"count of message\.send ≤ 1" fails: 2 > 1/);
   });
 });
+
+describe('a negative amount', () => {
+  test('cannot lower a sum constraint: a fragment with a negative charge is refused', async () => {
+    const { checkTaskConstraints } = await import('../machines/constraints.js');
+    const { travelLibrary } = await import('../examples/travel/library.js');
+    const charge = (amount: number) => ({ operator: 'charge_card', args: [], actuator: 'card.charge', actuatorArgs: { amount }, readOnly: false });
+    const goal = { task: 'book_trip', args: ['me', 'lisbon', 12, 900] };
+    expect(checkTaskConstraints(travelLibrary, goal, [charge(800)])).toBeUndefined();
+    expect(checkTaskConstraints(travelLibrary, goal, [charge(-5000)])).toMatch(/negative amount/);
+  });
+});
