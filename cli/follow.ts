@@ -7,6 +7,8 @@
 import path from 'node:path';
 import { isWeftError } from '../journal/errors.js';
 import { FileStore } from '../journal/stores/file.js';
+import type { JournalStore } from '../journal/store.js';
+import { journalFileOf } from './store-choice.js';
 import type { InvocationHandle, InvocationResult } from '../runtime/handle.js';
 import { invocationStatus } from '../runtime/list.js';
 import { UsageError } from './args.js';
@@ -25,7 +27,7 @@ export async function followRun(handle: InvocationHandle, print: boolean): Promi
 }
 
 export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean): number {
-  const journal = ws.runtime.journalPath(result.id) ?? null;
+  const journal = journalFileOf(ws.store, result.id);
   if (json) {
     process.stdout.write(
       JSON.stringify({ id: result.id, status: result.status, reason: result.reason ?? null, journal, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile }) + '\n',
@@ -51,16 +53,16 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
  * as the store now shows it — a script always gets its line. Exit code 2 for a command line to
  * fix, 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
  */
-export async function printRefusal(command: string, id: string, dir: string, err: unknown, json: boolean, note?: string): Promise<number> {
+export async function printRefusal(command: string, id: string, where: string | JournalStore, err: unknown, json: boolean, note?: string): Promise<number> {
   const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
   const text = err instanceof Error ? err.message : String(err);
   const bounded = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} chars)` : text;
   const message = bounded + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
   if (!refusal && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
   if (json) {
-    const store = new FileStore(dir);
+    const store = typeof where === 'string' ? new FileStore(where) : where;
     const status = (await store.length(id).catch(() => 0)) > 0 ? await invocationStatus(store, id).catch(() => null) : null;
-    const journal = path.join(dir, 'invocations', id, 'journal.jsonl');
+    const journal = typeof where === 'string' ? path.join(where, 'invocations', id, 'journal.jsonl') : journalFileOf(store, id);
     process.stdout.write(JSON.stringify({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused: isWeftError(err) ? err.code : refusal ? 'usage' : 'error' }) + '\n');
   }
   process.stderr.write(`weft ${command}: ${message}\n`);

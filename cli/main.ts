@@ -8,6 +8,7 @@
  * Errors a user can fix are printed as one line saying what to do; exit code 2 means the command
  * line itself was wrong.
  */
+import { closeStores } from './store-choice.js';
 import '../journal/sha256-node.js';
 
 interface CommandModule {
@@ -53,12 +54,15 @@ async function main(argv: string[]): Promise<number> {
   return mod.run(rest);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`weft: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`weft: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  )
+  // Redis connections the command opened would keep the process alive.
+  .finally(() => closeStores());

@@ -6,6 +6,7 @@
  */
 import { FileStore } from '../journal/stores/file.js';
 import type { CrashHooks } from './faults.js';
+import { openStore, type StoreChoice } from './store-choice.js';
 import { modelForPin, type ModelFlags } from './model-choice.js';
 import { domainForInvocation, openWorkspace, pinnedRecord, readInvocationMeta, workspaceDir, type Workspace } from './workspace.js';
 
@@ -15,18 +16,21 @@ export interface InvocationOpenOptions {
   domain: string | undefined;
   model: ModelFlags;
   faults?: CrashHooks;
+  /** The store the flags chose (default: the workspace's FileStore). */
+  store?: StoreChoice;
 }
 
 export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<Workspace> {
   const dir = workspaceDir(options.dir);
-  const store = new FileStore(dir);
+  const store = options.store ? await openStore(options.store) : new FileStore(dir);
   const pinned = await pinnedRecord(store, options.id);
   const pin = pinned.body.pin;
+  // The workspace remembers how an invocation it started was run; another machine's may not.
   const meta = readInvocationMeta(dir, options.id);
   const loaded = await domainForInvocation(store, options.id, pin, options.domain, meta);
   const model = modelForPin(options.id, pin, options.model, meta);
   const faults = options.faults;
-  const ws = await openWorkspace({ dir, domain: loaded, model, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
+  const ws = await openWorkspace({ dir, store, redis: options.store?.redis, domain: loaded, model, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);
   return ws;
 }

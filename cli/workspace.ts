@@ -15,6 +15,8 @@ import { OpenAiModel } from '../actors/model/openai.js';
 import { assertInvocationId } from '../journal/stores/checks.js';
 import { FileStore } from '../journal/stores/file.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
+import type { JournalStore } from '../journal/store.js';
+import type { StoreChoice } from './store-choice.js';
 import { signingKeyFromSecret, type SigningKey } from '../journal/seal.js';
 import { builtinDomainForLibrary } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
@@ -26,7 +28,7 @@ import { loadSigningKey, PUBLIC_FILE, SECRET_FILE, writeKeyPair } from '../runti
 
 export interface Workspace {
   dir: string;
-  store: FileStore;
+  store: JournalStore;
   domain: Domain;
   domainRef: DomainRef;
   runtime: Runtime;
@@ -44,8 +46,18 @@ export interface InvocationMeta {
   modelUrl?: string;
 }
 
-/** The workspace's signing key, generated (and written 0600) the first time it is needed. */
+/**
+ * The signing key: `WEFT_SIGNING_KEY` (a key file made by `weft keygen`) — what several processes
+ * sharing a Redis store use so that one key seals every journal — else the workspace's own,
+ * generated (and written 0600) the first time it is needed.
+ */
 export async function workspaceKey(dir: string): Promise<{ key: SigningKey; publicKeyFile: string }> {
+  const shared = process.env.WEFT_SIGNING_KEY;
+  if (shared) {
+    const file = path.resolve(shared);
+    const publicKeyFile = file.endsWith('.key') ? `${file.slice(0, -'.key'.length)}.pub` : `${file}.pub`;
+    return { key: await loadSigningKey(file), publicKeyFile };
+  }
   const keysDir = path.join(dir, 'keys');
   const secretFile = path.join(keysDir, SECRET_FILE);
   if (!existsSync(secretFile)) await writeKeyPair(keysDir, signingKeyFromSecret(randomBytes(32)));
@@ -64,6 +76,10 @@ export function endpointModel(baseUrl: string, model: string, params: { temperat
 
 export interface OpenOptions {
   dir?: string | undefined;
+  /** The store (from store-choice.ts): default the workspace's FileStore. */
+  store?: JournalStore | undefined;
+  /** The Redis the store lives in, handed to the domain (DomainContext.redis) for its shared state. */
+  redis?: StoreChoice['redis'];
   domain: LoadedDomain & { note?: string };
   /** Replaces the domain's own model. */
   model?: Model | undefined;
@@ -76,12 +92,14 @@ export interface OpenOptions {
 export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const dir = workspaceDir(options.dir);
   const { domain, ref } = options.domain;
-  const store = new FileStore(dir);
+  const store = options.store ?? new FileStore(dir);
   const { key, publicKeyFile } = await workspaceKey(dir);
   const stateDir = path.join(dir, 'state', domain.name);
-  const actuators = domain.actuators({ stateDir });
+  const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix } : undefined;
+  const actuators = domain.actuators({ stateDir, ...(redis ? { redis } : {}) });
   const runtime = createRuntime({
     store,
+    ...(redis ? { redis: redis.url, redisPrefix: redis.prefix } : {}),
     domain,
     stateDir,
     actuators: options.wrapActuators ? options.wrapActuators(actuators) : actuators,
@@ -118,9 +136,12 @@ export function readInvocationMeta(dir: string, id: string): InvocationMeta | un
 }
 
 /** The pinned record of an invocation in a workspace, or a one-line error. */
-export async function pinnedRecord(store: FileStore, id: string): Promise<JournalRecord<'invocation.pinned'>> {
+export async function pinnedRecord(store: JournalStore, id: string): Promise<JournalRecord<'invocation.pinned'>> {
   const first = (await store.read(id, 0, 1))[0];
-  if (!first || first.kind !== 'invocation.pinned') throw new DomainLoadError(`no invocation ${id} in ${store.dir} (weft ls --dir ${store.dir} lists them)`);
+  if (!first || first.kind !== 'invocation.pinned') {
+    const where = store instanceof FileStore ? `--dir ${store.dir}` : `--redis ${store.name}`;
+    throw new DomainLoadError(`no invocation ${id} in ${store.name} (weft ls ${where} lists them)`);
+  }
   return first as JournalRecord<'invocation.pinned'>;
 }
 
@@ -130,11 +151,11 @@ export async function pinnedRecord(store: FileStore, id: string): Promise<Journa
  * to pass.
  */
 export async function domainForInvocation(
-  store: FileStore,
+  store: JournalStore,
   id: string,
   pin: Pin,
   flag: string | undefined,
-  meta: InvocationMeta | undefined = readInvocationMeta(store.dir, id),
+  meta: InvocationMeta | undefined = store instanceof FileStore ? readInvocationMeta(store.dir, id) : undefined,
 ): Promise<LoadedDomain & { note?: string }> {
   if (flag !== undefined) return loadDomain(flag);
   if (meta?.domain) {

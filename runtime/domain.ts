@@ -33,6 +33,12 @@ export const DOMAIN_BRAND: unique symbol = Symbol.for('weft.domain') as never;
 export interface DomainContext {
   /** A folder for the domain's local state (the CLI gives `<workspace>/state/<domain name>`); it may not exist yet. */
   stateDir: string;
+  /**
+   * In the distributed mode: the Redis the runtime keeps its journals in, which a domain may use for
+   * its own shared state (keys under `prefix`), so that any process — a resumed runtime, a worker —
+   * sees the same world. Absent in the embedded mode.
+   */
+  redis?: { url: string; prefix: string };
 }
 
 export type OrFactory<T> = T | ((ctx: DomainContext) => T);

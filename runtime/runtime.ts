@@ -37,6 +37,9 @@ import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '.
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
+import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../journal/stores/redis.js';
+import { relaxedDurabilityWarning } from '../journal/stores/redis-durability.js';
+import type { Redis as RedisClient } from 'ioredis';
 import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { epochActors } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
@@ -54,7 +57,17 @@ export const BEHAVIOUR_FLAGS: readonly number[] = IMPLEMENTED_FLAGS;
 
 
 export interface RuntimeOptions {
-  store: JournalStore;
+  /** Where journals, snapshots, leases and blobs live (FileStore, MemoryStore, RedisStore). */
+  store?: JournalStore;
+  /**
+   * The distributed mode: a Redis URL or an ioredis client. Without `store`, it selects a RedisStore
+   * (prefix `redisPrefix`, default `weft`), whose server's durability is checked before the first
+   * write (`durability`); a URL is also handed to the domain's factories (`DomainContext.redis`).
+   */
+  redis?: string | RedisClient;
+  redisPrefix?: string;
+  /** `strict` (default): refuse a Redis that may lose acknowledged appends; `relaxed`: warn once and go on. */
+  durability?: 'strict' | 'relaxed';
   /**
    * The domain (defineDomain) this runtime runs: it supplies libraries, actuators, observe, policy,
    * policies, evaluables and a default model; any of those given here as well overrides it.
@@ -103,6 +116,9 @@ export class Runtime {
   private readonly limits: InvocationLimits;
   /** Each library's digest, computed once: pinning and resuming look libraries up by it. */
   private readonly digests = new Map<Library, string>();
+  private readiness: Promise<void> | undefined;
+  /** True when the runtime made its store from `redis` (and closes it). */
+  private readonly ownsStore: boolean;
 
   /** The options with the domain's parts filled in: what this runtime actually runs. */
   readonly options: ResolvedOptions;
@@ -110,6 +126,7 @@ export class Runtime {
   constructor(given: RuntimeOptions) {
     const options = resolveDomain(given);
     this.options = options;
+    this.ownsStore = given.store === undefined;
     if (options.libraries.length === 0) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs at least one method library');
     for (const library of options.libraries) {
       validateLibrary(library);
@@ -124,6 +141,22 @@ export class Runtime {
     return this.options.store;
   }
 
+  /**
+   * Before the first operation of a runtime over a RedisStore it opened itself: the server must keep
+   * what it acknowledges (AOF, appendfsync always, noeviction) — or the user said `relaxed`.
+   */
+  private ready(): Promise<void> {
+    this.readiness ??= (async () => {
+      const store = this.options.store;
+      if (!(store instanceof RedisStore) || !this.ownsStore) return;
+      const verdict = await checkRedisDurability(await store.connection());
+      if (verdict.ok) return;
+      if ((this.options.durability ?? 'strict') === 'strict') throw new RedisDurabilityError(store.name, verdict.problems);
+      process.emitWarning(relaxedDurabilityWarning(store.name, verdict.problems));
+    })();
+    return this.readiness;
+  }
+
   /** The invocation id a start without `id` gets: a digest of tenant, intent, seed and asOf. */
   static defaultId(intent: string, opts: Pick<StartOptions, 'tenant' | 'seed' | 'asOf'>): string {
     // An intent that is not well-formed Unicode cannot be canonicalized: its UTF-16 digest stands in.
@@ -132,6 +165,7 @@ export class Runtime {
   }
 
   async start(intent: string, opts: StartOptions): Promise<InvocationHandle> {
+    await this.ready();
     const library = this.pickLibrary(opts.library);
     const digest = this.digests.get(library)!;
     const stored = await this.options.store.putBlob(canonicalBytes(library));
@@ -224,6 +258,7 @@ export class Runtime {
 
   async close(): Promise<void> {
     await this.dispatcher?.close();
+    if (this.ownsStore) await this.options.store.close();
   }
 
   // ── internals ──────────────────────────────────────────────────────────────────────────────
@@ -234,6 +269,7 @@ export class Runtime {
    * before the lease is taken, so a refusal changes nothing.
    */
   private async resumeAs(command: 'resume' | 'approve', id: string, options: { snapshot?: unknown; at?: { seq: number; tail: string } }): Promise<InvocationHandle> {
+    await this.ready();
     const store = this.options.store;
     const first = (await store.read(id, 0, 1))[0];
     this.checkGenesis(id, first);
@@ -378,7 +414,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 }
 
 /** RuntimeOptions with the domain's parts filled in. */
-export type ResolvedOptions = Omit<RuntimeOptions, 'libraries' | 'observe'> & { libraries: readonly Library[]; observe: string };
+export type ResolvedOptions = Omit<RuntimeOptions, 'libraries' | 'observe' | 'store'> & { store: JournalStore; libraries: readonly Library[]; observe: string };
 
 /** Fill in what the domain supplies; explicit options win. */
 function resolveDomain(options: RuntimeOptions): ResolvedOptions {
@@ -388,12 +424,16 @@ function resolveDomain(options: RuntimeOptions): ResolvedOptions {
   const observe = options.observe ?? domain?.observe;
   if (!libraries) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs a domain or at least one method library');
   if (!observe) throw new RuntimeUsageError('runtime.no_observe', 'createRuntime needs a domain or the name of the observe actuator');
+  const prefix = options.redisPrefix ?? 'weft';
+  const store = options.store ?? (options.redis !== undefined ? new RedisStore({ redis: options.redis, prefix }) : undefined);
+  if (!store) throw new RuntimeUsageError('runtime.no_store', 'createRuntime needs a store (new FileStore(dir), new MemoryStore()) or redis (a URL or an ioredis client)');
   // Asked for only when a factory reads it: a domain whose factories ignore stateDir needs none.
   const context: DomainContext = {
     get stateDir(): string {
       if (options.stateDir === undefined) throw new RuntimeUsageError('runtime.no_state_dir', `domain ${domain!.name} builds its actuators or model per state folder: pass createRuntime({ stateDir })`);
       return options.stateDir;
     },
+    ...(typeof options.redis === 'string' ? { redis: { url: options.redis, prefix } } : {}),
   };
   const actuators = options.actuators ?? (options.dispatcher === undefined && domain ? domain.actuators(context) : undefined);
   const model = options.model ?? domain?.model(context);
@@ -402,6 +442,7 @@ function resolveDomain(options: RuntimeOptions): ResolvedOptions {
   const evaluables = options.evaluables ?? domain?.evaluables;
   return {
     ...options,
+    store,
     libraries,
     observe,
     ...(actuators ? { actuators } : {}),

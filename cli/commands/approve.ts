@@ -8,9 +8,10 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
+import { storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 
 export const usage =
-  'approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] [--json]\n' +
+  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] ${storeUsage} [--json]\n` +
   '                                       decide on an epoch awaiting approval, and continue with what the invocation pinned';
 
 export async function run(argv: string[]): Promise<number> {
@@ -26,7 +27,7 @@ export async function run(argv: string[]): Promise<number> {
         domain: { type: 'string' },
         'model-url': { type: 'string' },
         model: { type: 'string' },
-        json: { type: 'boolean' },
+        json: { type: 'boolean' }, ...storeOptions,
       },
       { min: 1, max: 1 },
     );
@@ -37,10 +38,17 @@ export async function run(argv: string[]): Promise<number> {
   }
   const id = args.positionals[0]!;
   const dir = workspaceDir(args.strings.dir);
+  let choice;
+  try {
+    choice = storeChoice(dir, args.strings);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('approve', usage, err);
+    throw err;
+  }
   const json = args.flags.json === true;
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model } });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice });
     const handle = await ws.runtime.approve(id, {
       decision: args.flags.reject ? 'rejected' : 'approved',
       by: args.strings.by!,
@@ -49,6 +57,6 @@ export async function run(argv: string[]): Promise<number> {
     const result = await followRun(handle, !json);
     return printOutcome(ws, result, json);
   } catch (err) {
-    return printRefusal('approve', id, dir, err, json, ws?.domainNote);
+    return printRefusal('approve', id, ws?.store ?? dir, err, json, ws?.domainNote);
   }
 }

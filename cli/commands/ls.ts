@@ -7,28 +7,33 @@
  * Neither hides the others nor changes the exit code: 0 whenever the workspace could be listed.
  * `--json` prints the summaries array (with problem, reason and fix where there are any).
  */
-import { FileStore } from '../../journal/stores/file.js';
 import { listInvocations } from '../../runtime/list.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 
-export const usage = 'ls [--dir D] [--json]                 list the invocations in a workspace (no domain needed)';
+export const usage = `ls [--dir D] ${storeUsage} [--json]\n                                       list the invocations in a workspace or a Redis store (no domain needed)`;
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseCommandArgs(argv, { dir: { type: 'string' }, json: { type: 'boolean' } }, { min: 0, max: 0 });
+    args = parseCommandArgs(argv, { dir: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions }, { min: 0, max: 0 });
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('ls', usage, err);
     throw err;
   }
   const dir = workspaceDir(args.strings.dir);
   let rows;
+  let where = dir;
   try {
-    rows = await listInvocations(new FileStore(dir));
+    const choice = storeChoice(dir, args.strings);
+    const store = await openStore(choice);
+    where = store.name;
+    rows = await listInvocations(store);
   } catch (err) {
+    if (err instanceof UsageError) return usageFailure('ls', usage, err);
     // Only the workspace itself being unreadable gets here: each invocation's own trouble is a row.
-    process.stderr.write(`weft ls: cannot list ${dir}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`weft ls: cannot list ${where}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
   if (args.flags.json) {
@@ -36,7 +41,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (rows.length === 0) {
-    process.stdout.write(`no invocations in ${dir}\n`);
+    process.stdout.write(`no invocations in ${where}\n`);
     return 0;
   }
   for (const r of rows) {

@@ -27,15 +27,16 @@ import type { ReplayResult } from '../../runtime/replay.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain, type LoadedDomain } from '../domain-loader.js';
 import { domainForInvocation, domainForLibrary, openWorkspace, pinnedRecord, workspaceDir } from '../workspace.js';
+import { journalFileOf, openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 
 export const usage =
-  'replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] [--json]\n' +
+  `replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] ${storeUsage} [--json]\n` +
   '                                       replay a run from its journal or an exported bundle, calling nothing; report any divergence';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseCommandArgs(argv, { dir: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' } }, { min: 1, max: 1 });
+    args = parseCommandArgs(argv, { dir: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions }, { min: 1, max: 1 });
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('replay', usage, err);
     throw err;
@@ -49,7 +50,7 @@ export async function run(argv: string[]): Promise<number> {
       if (looksLikeBundle(bytes)) return await replayBundle(path.resolve(target), bytes, args.strings.domain, json);
       return await replayJournalFile(path.resolve(target), bytes, args.strings.dir, args.strings.domain, json);
     }
-    return await replayById(target, args.strings.dir, args.strings.domain, json);
+    return await replayById(target, args.strings.dir, args.strings.domain, json, storeChoice(workspaceDir(args.strings.dir), args.strings));
   } catch (err) {
     if (isWeftError(err) || err instanceof DomainLoadError) return fail(json, (err as Error).message);
     throw err;
@@ -57,14 +58,14 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** An invocation in a workspace, by id. */
-async function replayById(id: string, dirOption: string | undefined, domainFlag: string | undefined, json: boolean): Promise<number> {
+async function replayById(id: string, dirOption: string | undefined, domainFlag: string | undefined, json: boolean, choice: StoreChoice): Promise<number> {
   const dir = workspaceDir(dirOption);
-  const store = new FileStore(dir);
+  const store = await openStore(choice);
   // The pin only says where to find the domain; the runtime checks the genesis (a foreign journal) and the pin.
   const { pin } = (await pinnedRecord(store, id)).body;
-  const ws = await openWorkspace({ dir, domain: await domainForInvocation(store, id, pin, domainFlag) });
+  const ws = await openWorkspace({ dir, store, redis: choice.redis, domain: await domainForInvocation(store, id, pin, domainFlag) });
   const result = await ws.runtime.replay(id);
-  return report(json, result, ws.runtime.journalPath(id) ?? null, ws.publicKeyFile);
+  return report(json, result, journalFileOf(store, id), ws.publicKeyFile);
 }
 
 /** A journal file: in a workspace (`<dir>/invocations/<id>/journal.jsonl`) or anywhere with --domain. */

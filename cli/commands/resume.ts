@@ -19,10 +19,11 @@ import { crashHooks } from '../faults.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
+import { storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 
 export const usage =
-  'resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] [--json]\n' +
-  '                                       continue a crashed or hibernated invocation with what it pinned (--quarantine-torn:\n' +
+  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${storeUsage} [--json]\n` +
+  '                                       continue a crashed, hibernated or suspended invocation with what it pinned (--quarantine-torn:\n' +
   '                                       move a torn final record, never acknowledged, aside into journal.jsonl.torn-<seq> first)';
 
 export async function run(argv: string[]): Promise<number> {
@@ -30,7 +31,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     args = parseCommandArgs(
       argv,
-      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, 'quarantine-torn': { type: 'boolean' } },
+      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, 'quarantine-torn': { type: 'boolean' } },
       { min: 1, max: 1 },
     );
   } catch (err) {
@@ -39,6 +40,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   const id = args.positionals[0]!;
   const dir = workspaceDir(args.strings.dir);
+  let choice;
+  try {
+    choice = storeChoice(dir, args.strings);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('resume', usage, err);
+    throw err;
+  }
   const json = args.flags.json === true;
   if (args.flags['quarantine-torn']) {
     // Before anything reads the journal: a torn final record (never acknowledged) is moved aside.
@@ -53,12 +61,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, faults: crashHooks() });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, faults: crashHooks() });
     const handle = await ws.runtime.resume(id);
     if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
     const result = await followRun(handle, !json);
     return printOutcome(ws, result, json);
   } catch (err) {
-    return printRefusal('resume', id, dir, err, json, ws?.domainNote);
+    return printRefusal('resume', id, ws?.store ?? dir, err, json, ws?.domainNote);
   }
 }

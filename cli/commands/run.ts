@@ -22,16 +22,18 @@ import { modelFromFlags } from '../model-choice.js';
 import { progressLine } from '../progress.js';
 import { Runtime } from '../../runtime/runtime.js';
 import type { InvocationLimits } from '../../machines/context.js';
-import { openWorkspace, readInvocationMeta, writeInvocationMeta } from '../workspace.js';
+import { openWorkspace, readInvocationMeta, workspaceDir, writeInvocationMeta } from '../workspace.js';
+import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 
 export const usage =
   'run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
-  '    [--model-timeout-ms MS] [--model-attempts N] [--json]\n' +
+  `    [--model-timeout-ms MS] [--model-attempts N] ${storeUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --hibernate: stop at the first epoch boundary;\n' +
   '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY;\n' +
   '                                       --model-timeout-ms/--model-attempts: how long one model call may take and how many times a\n' +
-  '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3)';
+  '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3);\n' +
+  '                                       --redis URL (or WEFT_REDIS_URL): journals and snapshots in Redis instead of --dir';
 
 /** `--model-timeout-ms` / `--model-attempts`: pinned limits of the model call (positive integers). */
 function modelLimits(timeout: string | undefined, attempts: string | undefined): Partial<InvocationLimits> | undefined {
@@ -51,6 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   let domainSpec: string;
   let intentArg: string | undefined;
   let limits: Partial<InvocationLimits> | undefined;
+  let choice: StoreChoice;
   try {
     args = parseCommandArgs(
       argv,
@@ -67,6 +70,7 @@ export async function run(argv: string[]): Promise<number> {
         model: { type: 'string' },
         'model-timeout-ms': { type: 'string' },
         'model-attempts': { type: 'string' },
+        ...storeOptions,
       },
       { min: 0, max: 2 },
     );
@@ -81,13 +85,22 @@ export async function run(argv: string[]): Promise<number> {
     }
     model = modelFromFlags({ url: args.strings['model-url'], name: args.strings.model });
     limits = modelLimits(args.strings['model-timeout-ms'], args.strings['model-attempts']);
+    choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
   }
   const loaded = await loadDomain(domainSpec);
   const faults = crashHooks();
-  const ws = await openWorkspace({ dir: args.strings.dir, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, loaded.domain.observe) });
+  const json = args.flags.json === true;
+  let store;
+  try {
+    store = await openStore(choice);
+  } catch (err) {
+    // A store that cannot be used (a Redis that may lose acknowledged appends, or unreachable): nothing was written.
+    return printRefusal('run', args.strings.id ?? '-', choice.dir, err, json);
+  }
+  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, loaded.domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));
@@ -101,7 +114,6 @@ export async function run(argv: string[]): Promise<number> {
   const id = args.strings.id ?? Runtime.defaultId(intent, start);
   // Before the first record: a crash right after it must still find the domain and endpoint.
   if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef, ...(args.strings['model-url'] ? { modelUrl: args.strings['model-url'] } : {}) });
-  const json = args.flags.json === true;
   try {
     const handle = await ws.runtime.start(intent, { ...start, id });
     if (args.flags.hibernate) handle.hibernate();
@@ -112,6 +124,6 @@ export async function run(argv: string[]): Promise<number> {
     const result = await followRun(handle, !json);
     return printOutcome(ws, result, json);
   } catch (err) {
-    return printRefusal('run', id, ws.dir, err, json);
+    return printRefusal('run', id, ws.store, err, json);
   }
 }

@@ -147,6 +147,11 @@ export class RedisStore implements JournalStore {
     return store;
   }
 
+  /** The ioredis client (connected lazily): for durability checks and tools, not for the store's keys. */
+  connection(): Promise<Redis> {
+    return this.client;
+  }
+
   /** The keys of one invocation (for tools and tests; the store owns their contents). */
   keys(invocation: string): RedisKeys {
     assertInvocationId(invocation);

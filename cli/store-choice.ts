@@ -1,0 +1,59 @@
+/**
+ * Which store a command works on: the workspace's FileStore (`--dir`, the embedded default) or, in
+ * the distributed mode, Redis — `--redis URL` or `WEFT_REDIS_URL` (`--redis-prefix P`, default
+ * `weft`). A Redis store is opened only after the server's durability settings are checked
+ * (`--redis-durability relaxed` accepts a weaker server, with one loud warning). The stores a
+ * command opened are closed when it ends (`closeStores`), so the process can exit.
+ */
+import type { JournalStore } from '../journal/store.js';
+import { FileStore } from '../journal/stores/file.js';
+import { RedisStore } from '../journal/stores/redis.js';
+import { UsageError, type OptionSpec } from './args.js';
+
+export const storeOptions: OptionSpec = {
+  redis: { type: 'string' },
+  'redis-prefix': { type: 'string' },
+  'redis-durability': { type: 'string' },
+};
+
+export const storeUsage = '[--redis URL [--redis-prefix P] [--redis-durability strict|relaxed]]';
+
+export interface StoreChoice {
+  dir: string;
+  redis?: { url: string; prefix: string; durability: 'strict' | 'relaxed' };
+}
+
+/** The store the flags (and WEFT_REDIS_URL) choose; throws UsageError for a bad value. */
+export function storeChoice(dir: string, strings: Record<string, string | undefined>): StoreChoice {
+  const url = strings.redis ?? process.env.WEFT_REDIS_URL;
+  if (url === undefined || url === '') {
+    if (strings['redis-prefix'] !== undefined || strings['redis-durability'] !== undefined) throw new UsageError('--redis-prefix and --redis-durability go with --redis URL (or WEFT_REDIS_URL)');
+    return { dir };
+  }
+  if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got ${JSON.stringify(url)}`);
+  const durability = strings['redis-durability'] ?? 'strict';
+  if (durability !== 'strict' && durability !== 'relaxed') throw new UsageError(`--redis-durability is strict or relaxed, got ${JSON.stringify(durability)}`);
+  return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability } };
+}
+
+const opened: RedisStore[] = [];
+
+/** Open the chosen store (a Redis one checked for durability first). */
+export async function openStore(choice: StoreChoice): Promise<JournalStore> {
+  if (!choice.redis) return new FileStore(choice.dir);
+  const { url, prefix, durability } = choice.redis;
+  const store = await RedisStore.open({ redis: url, prefix, durability, warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
+  opened.push(store);
+  return store;
+}
+
+/** Close every store this process opened (Redis connections would keep it alive). */
+export async function closeStores(): Promise<void> {
+  await Promise.all(opened.splice(0).map((store) => store.close().catch(() => undefined)));
+}
+
+/** Where a store keeps an invocation's journal as a file, if it does. */
+export function journalFileOf(store: JournalStore, id: string): string | null {
+  const file = (store as { journalPath?: (id: string) => string }).journalPath;
+  return typeof file === 'function' ? file.call(store, id) : null;
+}
