@@ -47,7 +47,42 @@ export async function invocationStatus(store: JournalStore, id: string): Promise
   return (await restingState(store, id)).status;
 }
 
-export async function listInvocations(store: JournalStore): Promise<InvocationSummary[]> {
+/** A store with a status index (RedisStore): listing reads it instead of every journal. */
+interface IndexedStore extends JournalStore {
+  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number }>>;
+}
+
+function isIndexed(store: JournalStore): store is IndexedStore {
+  return typeof (store as Partial<IndexedStore>).indexed === 'function';
+}
+
+const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'handed_off']);
+
+/**
+ * Every invocation in the store with its status, optionally only a tenant's or only one status. A
+ * store with a status index answers from it; an invocation the index does not show as ended is
+ * looked at in full (why it is suspended, whether a live runtime holds it).
+ */
+export async function listInvocations(store: JournalStore, filter: { tenant?: string; status?: string } = {}): Promise<InvocationSummary[]> {
+  const keep = (row: InvocationSummary) => (filter.tenant === undefined || row.tenant === filter.tenant) && (filter.status === undefined || row.status === filter.status);
+  if (isIndexed(store)) {
+    const out: InvocationSummary[] = [];
+    for (const entry of await store.indexed(filter.tenant === undefined ? {} : { tenant: filter.tenant })) {
+      const row = ENDED.has(entry.status)
+        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus }
+        : await summarize(store, entry.id).catch((err: unknown) => damagedRow(entry.id, err));
+      if (keep(row)) out.push(row);
+    }
+    return out;
+  }
+  return (await listAll(store)).filter(keep);
+}
+
+function damagedRow(id: string, err: unknown): InvocationSummary {
+  return { id, tenant: '?', intent: '?', records: 0, status: 'damaged', problem: message(err), fix: verifyFix(id) };
+}
+
+async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];
   for (const id of await store.list()) {
     out.push(

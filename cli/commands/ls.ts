@@ -12,12 +12,19 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 
-export const usage = `ls [--dir D] ${storeUsage} [--json]\n                                       list the invocations in a workspace or a Redis store (no domain needed)`;
+export const usage =
+  `ls [--dir D] ${storeUsage} [--tenant T] [--status S] [--rebuild-index] [--json]\n` +
+  '                                       list the invocations in a workspace or a Redis store (no domain needed); with Redis it reads\n' +
+  '                                       the status index, which --rebuild-index recomputes from the journals first';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseCommandArgs(argv, { dir: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions }, { min: 0, max: 0 });
+    args = parseCommandArgs(
+      argv,
+      { dir: { type: 'string' }, json: { type: 'boolean' }, tenant: { type: 'string' }, status: { type: 'string' }, 'rebuild-index': { type: 'boolean' }, ...storeOptions },
+      { min: 0, max: 0 },
+    );
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('ls', usage, err);
     throw err;
@@ -29,7 +36,14 @@ export async function run(argv: string[]): Promise<number> {
     const choice = storeChoice(dir, args.strings);
     const store = await openStore(choice);
     where = store.name;
-    rows = await listInvocations(store);
+    if (args.flags['rebuild-index']) {
+      const rebuild = (store as { rebuildIndex?: () => Promise<{ added: string[]; reindexed: string[] }> }).rebuildIndex;
+      if (!rebuild) throw new UsageError('--rebuild-index is for a Redis store (--redis URL): a workspace on disk has no index to rebuild');
+      const { added, reindexed } = await rebuild.call(store);
+      process.stderr.write(`rebuilt the index of ${where}: ${reindexed.length} invocation(s), ${added.length} missing from the registry\n`);
+    }
+    const filter = { ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }), ...(args.strings.status === undefined ? {} : { status: args.strings.status }) };
+    rows = await listInvocations(store, filter);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('ls', usage, err);
     // Only the workspace itself being unreadable gets here: each invocation's own trouble is a row.

@@ -57,6 +57,7 @@ import type { JournalRecord } from '../records.js';
 import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
+import { appendPatch, endingOf, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
 export { checkRedisDurability, RedisDurabilityError, type DurabilityVerdict } from './redis-durability.js';
@@ -170,13 +171,25 @@ export class RedisStore implements JournalStore {
     return `${this.prefix}:invocations`;
   }
 
+  /** The status index (redis-index.ts): invocation id → { tenant, intent, status, epoch, records, updated, reason? }. */
+  get indexKey(): string {
+    return `${this.prefix}:index`;
+  }
+
+  /** Lease expiries (ms) by invocation id: what `weft serve` scans for work to take over. */
+  get leasesKey(): string {
+    return `${this.prefix}:leases`;
+  }
+
   async acquire(invocation: string, options: AcquireOptions): Promise<Lease> {
     const keys = this.keys(invocation);
     if (!Number.isFinite(options.ttlMs)) throw new TypeError(`ttlMs must be a finite number of milliseconds, not ${String(options.ttlMs)}`);
     const now = this.now();
     const expiresAt = now + options.ttlMs;
-    const reply = await scripts.acquire.run(await this.redis(), [keys.lease], [String(options.writer), String(now), String(expiresAt), randomUUID()]);
+    const redis = await this.redis();
+    const reply = await scripts.acquire.run(redis, [keys.lease], [String(options.writer), String(now), String(expiresAt), randomUUID()]);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, now });
+    this.after(redis.zadd(this.leasesKey, String(expiresAt), invocation));
     return { invocation, writer: options.writer, token: Number(reply[1]), expiresAt };
   }
 
@@ -184,14 +197,18 @@ export class RedisStore implements JournalStore {
     const keys = this.keys(lease.invocation);
     if (!Number.isFinite(ttlMs)) throw new TypeError(`ttlMs must be a finite number of milliseconds, not ${String(ttlMs)}`);
     const expiresAt = this.now() + ttlMs;
-    const reply = await scripts.renew.run(await this.redis(), [keys.lease], [String(lease.token), String(expiresAt)]);
+    const redis = await this.redis();
+    const reply = await scripts.renew.run(redis, [keys.lease], [String(lease.token), String(expiresAt)]);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation: lease.invocation, lease });
+    this.after(redis.zadd(this.leasesKey, String(expiresAt), lease.invocation));
     return { invocation: lease.invocation, writer: String(reply[1]), token: lease.token, expiresAt };
   }
 
   async release(lease: Lease): Promise<void> {
     const keys = this.keys(lease.invocation);
-    await scripts.release.run(await this.redis(), [keys.lease], [String(lease.token), String(this.now())]);
+    const redis = await this.redis();
+    await scripts.release.run(redis, [keys.lease], [String(lease.token), String(this.now())]);
+    this.after(redis.zrem(this.leasesKey, lease.invocation));
   }
 
   async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
@@ -218,6 +235,7 @@ export class RedisStore implements JournalStore {
     if (countable && verdict === 'ok' && records.length > 0) await this.register(redis, invocation);
     const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
+    if (records.length > 0) this.indexPatch(redis, invocation, appendPatch(records, this.now()));
   }
 
   async read(invocation: string, from = 0, to?: number): Promise<JournalRecord[]> {
@@ -276,7 +294,7 @@ export class RedisStore implements JournalStore {
    * Re-add to the registry every invocation that has a journal or a snapshot under this prefix,
    * found by SCAN (O(keyspace); for repair, not for every listing). Returns the ids that were missing.
    */
-  async rebuildIndex(): Promise<{ added: string[] }> {
+  async rebuildIndex(): Promise<{ added: string[]; reindexed: string[] }> {
     const redis = await this.redis();
     const found = new Set<string>();
     const head = `${this.prefix}:{`;
@@ -308,7 +326,7 @@ export class RedisStore implements JournalStore {
         this.registered.add(id);
       });
     }
-    return { added };
+    return { added, reindexed: await this.reindex() };
   }
 
   /** A Redis journal cannot be torn: a record is one list element, and an append pushes all of them in one script. */
@@ -343,6 +361,7 @@ export class RedisStore implements JournalStore {
     const args = [String(lease.token), verdict, verdict === 'head' ? '0' : String(snapshot.seq), verdict === 'head' ? '' : String(snapshot.hash), text];
     const reply = await scripts.putSnapshot.run(redis, [keys.lease, keys.journal, keys.snapshot], args);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, snapshot, refused, journalKey: keys.journal } satisfies RefusalContext);
+    this.indexPatch(redis, invocation, { status: snapshotStatus((snapshot.data as { value?: unknown } | null)?.value), updated: this.now() });
   }
 
   async getSnapshot(invocation: string): Promise<Snapshot | undefined> {
@@ -360,8 +379,11 @@ export class RedisStore implements JournalStore {
 
   async putStatus(invocation: string, note: StatusNote): Promise<void> {
     const keys = this.keys(invocation);
-    const text = canonicalize(normalizeStatusNote(note));
-    await (await this.redis()).set(keys.status, text);
+    const normal = normalizeStatusNote(note);
+    const text = canonicalize(normal);
+    const redis = await this.redis();
+    await redis.set(keys.status, text);
+    if (normal.status === 'suspended') this.indexPatch(redis, invocation, { status: 'suspended', updated: this.now(), ...(normal.reason === undefined ? {} : { reason: normal.reason }) });
   }
 
   async getStatus(invocation: string): Promise<StatusNote | undefined> {
@@ -404,6 +426,70 @@ export class RedisStore implements JournalStore {
   }
 
   /** Quit the client this store created (waiting for replies in flight); a client passed in stays open. */
+  /**
+   * The status index, every entry (redis-index.ts), repaired first for any invocation the registry
+   * has and the index lacks; filtered by tenant and status when asked.
+   */
+  async indexed(filter: { tenant?: string; status?: string } = {}): Promise<IndexEntry[]> {
+    const redis = await this.redis();
+    const stored = await redis.hgetall(this.indexKey);
+    const ids = await this.list();
+    const missing = ids.filter((id) => stored[id] === undefined || parseEntry(id, stored[id]!) === undefined);
+    if (missing.length > 0) await this.reindex(missing);
+    const fresh = missing.length > 0 ? await redis.hgetall(this.indexKey) : stored;
+    const entries = ids.map((id) => parseEntry(id, fresh[id] ?? '')).filter((e): e is IndexEntry => e !== undefined);
+    return entries.filter((e) => (filter.tenant === undefined || e.tenant === filter.tenant) && (filter.status === undefined || e.status === filter.status));
+  }
+
+  /**
+   * Recompute index entries from the journals, snapshots and status notes (all listed invocations
+   * when `ids` is absent) and the lease-expiry set from the leases. Returns the ids recomputed.
+   */
+  async reindex(ids?: readonly string[]): Promise<string[]> {
+    const redis = await this.redis();
+    const targets = ids ?? (await this.list());
+    for (const id of targets) {
+      const length = await this.length(id);
+      const first = length > 0 ? (await this.read(id, 0, 1).catch(() => []))[0] : undefined;
+      const tail = length > 0 ? await this.read(id, Math.max(0, length - 2)).catch(() => []) : [];
+      const snapshot = await this.getSnapshot(id).catch(() => undefined);
+      const note = await this.getStatus(id);
+      const ending = endingOf(tail.map((r) => r.kind));
+      const resting = snapshotStatus((snapshot?.data as { value?: unknown } | undefined)?.value);
+      const status = ending ?? (note?.status === 'suspended' ? 'suspended' : resting);
+      const body = first?.kind === 'invocation.pinned' ? (first.body as { tenant: string; intent: string }) : undefined;
+      const entry = {
+        tenant: body?.tenant ?? '?',
+        intent: body ? (body.intent.length > 120 ? `${body.intent.slice(0, 119)}…` : body.intent) : '?',
+        status,
+        epoch: tail.at(-1)?.epoch ?? 0,
+        records: length,
+        updated: this.now(),
+        ...(status === 'suspended' && note?.reason !== undefined ? { reason: note.reason } : {}),
+      };
+      await redis.hset(this.indexKey, id, JSON.stringify(entry));
+      const lease = await this.storedLease(id);
+      if (lease && !lease.released) await redis.zadd(this.leasesKey, String(lease.expiresAt), id);
+      else await redis.zrem(this.leasesKey, id);
+    }
+    return [...targets];
+  }
+
+  /** Invocations whose lease expired by `now` (ms), oldest first: what a `serve` process may take over. */
+  async expiredLeases(now = this.now()): Promise<string[]> {
+    return (await this.redis()).zrangebyscore(this.leasesKey, '-inf', String(now));
+  }
+
+  /** An index update after the change it describes: in order on the connection, not waited for (see redis-index.ts). */
+  private indexPatch(redis: Redis, invocation: string, patch: Record<string, unknown>): void {
+    this.after(mergeScript.run(redis, [this.indexKey], [invocation, JSON.stringify(patch)]));
+  }
+
+  /** A follow-up command whose failure only leaves the index to be repaired. */
+  private after(command: Promise<unknown>): void {
+    command.catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.closed ??= (async () => {
       if (!this.owned) return;

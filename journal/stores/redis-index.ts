@@ -1,0 +1,114 @@
+/**
+ * The Redis store's status index: one hash `<prefix>:index` (invocation id → JSON entry { tenant,
+ * intent (a short prefix), status, epoch, records, updated, reason? }) and one sorted set
+ * `<prefix>:leases` (invocation id → the lease's expiry, ms), so that `weft ls --redis URL
+ * [--tenant T] [--status S]` and `weft serve` (expired leases) need no scan of every journal.
+ *
+ * Neither is the truth — the journals, snapshots and status notes are. Both live outside the
+ * invocations' hash slots, so they are updated by separate commands after the change they describe
+ * succeeded (sent on the same connection, so in order, and not waited for); a lost update is
+ * repaired by `RedisStore.reindex()`, which recomputes entries from the journals, and which listing
+ * runs by itself for any invocation the registry has and the index lacks (`weft ls --rebuild-index`
+ * recomputes all of them).
+ *
+ * An entry is merged, never replaced blindly: the merge script keeps a sealed ending (completed,
+ * failed, handed off) against any later, stale update.
+ */
+import type { JournalRecord } from '../records.js';
+import { RedisScript } from './redis-scripts.js';
+
+export interface IndexEntry {
+  id: string;
+  tenant: string;
+  intent: string;
+  status: string;
+  epoch: number;
+  records: number;
+  /** ms since the epoch, the writer's clock. */
+  updated: number;
+  reason?: string;
+}
+
+const ENDED = new Set(['completed', 'failed', 'handed_off']);
+const INTENT_CHARS = 120;
+
+/**
+ * MERGE — KEYS[1] the index hash; ARGV[1] the invocation id, ARGV[2] a JSON patch.
+ * Merges the patch into the stored entry; a stored sealed status (completed / failed / handed_off)
+ * is kept. Returns {1}.
+ */
+const MERGE_LUA = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+local entry = {}
+if current then entry = cjson.decode(current) end
+local patch = cjson.decode(ARGV[2])
+local ended = entry.status == 'completed' or entry.status == 'failed' or entry.status == 'handed_off'
+for k, v in pairs(patch) do
+  if not (k == 'status' and ended) and not (k == 'reason' and ended) then entry[k] = v end
+end
+if patch.status and not ended and patch.status ~= 'suspended' then entry.reason = nil end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
+return {1}
+`;
+
+export const mergeScript = new RedisScript('indexMerge', MERGE_LUA);
+
+/** The patch an append implies: tenant and intent from the genesis, status from an ending record. */
+export function appendPatch(records: readonly JournalRecord[], now: number): Record<string, unknown> {
+  const patch: Record<string, unknown> = { updated: now };
+  const last = records.at(-1);
+  if (!last) return patch;
+  patch.records = last.seq + 1;
+  patch.epoch = last.epoch;
+  const first = records[0]!;
+  if (first.seq === 0 && first.kind === 'invocation.pinned') {
+    const body = first.body as { tenant: string; intent: string };
+    patch.tenant = body.tenant;
+    patch.intent = body.intent.length > INTENT_CHARS ? `${body.intent.slice(0, INTENT_CHARS - 1)}…` : body.intent;
+  }
+  const status = endingOf(records.map((r) => r.kind));
+  patch.status = status ?? 'running';
+  return patch;
+}
+
+/** The sealed ending a run of record kinds holds, if any. */
+export function endingOf(kinds: readonly string[]): string | undefined {
+  if (kinds.includes('invocation.completed')) return 'completed';
+  if (kinds.includes('invocation.failed')) return 'failed';
+  if (kinds.includes('invocation.handed_off')) return 'handed_off';
+  return undefined;
+}
+
+/** The status a snapshot's machine state says the invocation rests in. */
+export function snapshotStatus(value: unknown): string {
+  if (value === 'awaitingApproval') return 'awaiting_approval';
+  if (value === 'hibernated') return 'hibernated';
+  if (value === 'suspended') return 'suspended';
+  if (value === 'completed' || value === 'failed') return value;
+  if (value === 'handedOff') return 'handed_off';
+  return 'running';
+}
+
+export function isEnded(status: string): boolean {
+  return ENDED.has(status);
+}
+
+/** Parse a stored entry (undefined when it is not one). */
+export function parseEntry(id: string, text: string): IndexEntry | undefined {
+  try {
+    const e = JSON.parse(text) as Partial<IndexEntry>;
+    if (typeof e.status !== 'string') return undefined;
+    return {
+      id,
+      tenant: typeof e.tenant === 'string' ? e.tenant : '?',
+      intent: typeof e.intent === 'string' ? e.intent : '?',
+      status: e.status,
+      epoch: typeof e.epoch === 'number' ? e.epoch : 0,
+      records: typeof e.records === 'number' ? e.records : 0,
+      updated: typeof e.updated === 'number' ? e.updated : 0,
+      ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
