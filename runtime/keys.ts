@@ -14,7 +14,8 @@
 import { constants, promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { hexToBytes } from '../journal/digest.js';
+import { bytesToHex, hexToBytes } from '../journal/digest.js';
+import type { JournalStore } from '../journal/store.js';
 import { keyIdOf, publicKeyOf, signingKeyFromSecret, type PublicKey, type SigningKey } from '../journal/seal.js';
 
 export const SECRET_FORMAT = 'weft.ed25519.secret.v1';
@@ -159,4 +160,17 @@ export async function writeKeyPair(dir: string, key: SigningKey): Promise<{ secr
 /** A fresh ed25519 signing key from the operating system's randomness (write it with writeKeyPair). */
 export function generateSigningKey(): SigningKey {
   return signingKeyFromSecret(randomBytes(32));
+}
+
+/**
+ * The public key a store holds under `keyId` — a runtime puts its key's 32 raw bytes in the blob
+ * area when it starts, and a blob's digest is the SHA-256 of its bytes, which is exactly the key id
+ * — or undefined. Found keys are a convenience for tools, not a trust anchor: compare the id with
+ * the key you trust.
+ */
+export async function publicKeyFromStore(store: Pick<JournalStore, 'getBlob'>, keyId: string): Promise<PublicKey | undefined> {
+  const bytes = await store.getBlob(keyId).catch(() => undefined);
+  if (!bytes || bytes.length !== 32) return undefined;
+  const publicKey = bytesToHex(bytes);
+  return keyIdOf(publicKey) === keyId ? { publicKey, keyId } : undefined;
 }

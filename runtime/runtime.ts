@@ -18,7 +18,7 @@ import { createActor, type InspectionEvent, type Observer } from 'xstate';
 import type { Actuator } from '../actors/actuator.js';
 import type { Model } from '../actors/model/model.js';
 import { canonicalBytes, canonicalize } from '../journal/canonical.js';
-import { digestOf } from '../journal/digest.js';
+import { digestOf, hexToBytes } from '../journal/digest.js';
 import { WeftError } from '../journal/errors.js';
 import { verifyRecords, type JournalReport } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
@@ -170,6 +170,8 @@ export class Runtime {
     const digest = this.digests.get(library)!;
     const stored = await this.options.store.putBlob(canonicalBytes(library));
     if (stored !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store filed library ${digest} under ${stored}`);
+    // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
+    if (this.options.signingKey) await this.options.store.putBlob(hexToBytes(this.options.signingKey.publicKey));
     const model = this.options.model;
     const pin: Pin = {
       library: digest,

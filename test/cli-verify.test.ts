@@ -318,12 +318,17 @@ describe('weft export', () => {
     expect(out).toBe('');
   });
 
-  test('a journal sealed by another key than the workspace key is refused', async () => {
+  test('a journal sealed by another key than the workspace key: exported with the sealing key the store holds, refused when it holds none', async () => {
     const copy = path.join(tmp, 'ws-rekeyed');
     cpSync(ws, copy, { recursive: true });
+    const sealing = JSON.parse(readFileSync(path.join(ws, 'keys', 'weft.pub'), 'utf8')) as { keyId: string };
     cpSync(fixture('other.pub'), path.join(copy, 'keys', 'weft.pub'));
+    // The runtime that sealed the journal left its public key in the blob area, under its key id.
+    expect(await exportOf(id, '--dir', copy)).toBe(0);
+    expect(parseBundle(out).publicKey?.keyId).toBe(sealing.keyId);
+    rmSync(path.join(copy, 'blobs', sealing.keyId));
     expect(await exportOf(id, '--dir', copy)).toBe(1);
-    expect(err).toContain(`not by this workspace's key ${OTHER_KEY_ID}`);
+    expect(err).toContain(`sealed by key ${sealing.keyId}, not by this workspace's key ${OTHER_KEY_ID}`);
     expect(out).toBe('');
   });
 });

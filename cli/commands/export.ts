@@ -6,7 +6,9 @@
  * Refuses (exit 1, nothing printed on stdout) what would make a bundle that misleads: an unknown
  * id; a journal that does not pass the reader (the reader's first problem is printed); a journal
  * whose first record names another invocation (a copied file); a pinned library missing from the
- * blob area; a sealed journal whose seal the workspace key (<dir>/keys/weft.pub) did not make.
+ * blob area; a sealed journal whose seal neither the workspace key (<dir>/keys/weft.pub) nor the
+ * key the store holds under the seal's key id (put there by the runtime that sealed it) made.
+ * `--redis URL` exports from a Redis store: its journal is written out line by line, the same bytes.
  * An unsealed journal (still running, waiting for approval) is exported with `publicKey: null`.
  *
  * Exit codes: 0 bundle printed, 1 refused, 2 usage error (an id that cannot name an invocation included).
@@ -24,8 +26,12 @@ import { readLibraryBlob } from '../../runtime/library-blob.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey, PUBLIC_FILE, PUBLIC_FORMAT } from '../../runtime/keys.js';
 import { workspaceDir } from '../workspace.js';
+import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
+import type { JournalStore } from '../../journal/store.js';
+import { recordLine } from '../../journal/encode.js';
+import { publicKeyFromStore } from '../../runtime/keys.js';
 
-export const usage = 'export <id> [--dir D]                print a portable bundle (journal, pinned library, public key) to verify elsewhere';
+export const usage = `export <id> [--dir D] ${storeUsage}\n                                       print a portable bundle (journal, pinned library, public key) to verify elsewhere`;
 
 /** A reason to refuse the export: printed as one line, exit 1. */
 class Refused extends Error {}
@@ -33,15 +39,21 @@ class Refused extends Error {}
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Build the bundle of invocation `id` in the FileStore at `dir`. Throws Refused, or a WeftError from the store. */
-export async function exportBundle(dir: string, id: string): Promise<Bundle> {
-  const store = new FileStore(dir);
-  const journalPath = store.journalPath(id); // throws InvalidNameError for an id that cannot be one
+export async function exportBundle(dir: string, id: string, from?: JournalStore): Promise<Bundle> {
+  const store = from ?? new FileStore(dir);
+  const journalPath = store instanceof FileStore ? store.journalPath(id) : `${store.name} ${id}`; // throws InvalidNameError for an id that cannot be one
   let bytes: Uint8Array;
-  try {
-    bytes = await fs.readFile(journalPath);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Refused(`no invocation ${id} in ${dir}`);
-    throw new Refused(`cannot read the journal of ${id} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  if (store instanceof FileStore) {
+    try {
+      bytes = await fs.readFile(journalPath);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Refused(`no invocation ${id} in ${dir}`);
+      throw new Refused(`cannot read the journal of ${id} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  } else {
+    const records = await store.read(id);
+    if (records.length === 0) throw new Refused(`no invocation ${id} in ${store.name}`);
+    bytes = new TextEncoder().encode(records.map((r) => `${recordLine(r)}\n`).join(''));
   }
 
   const report = readJournalBytes(bytes);
@@ -64,7 +76,7 @@ export async function exportBundle(dir: string, id: string): Promise<Bundle> {
   } catch (err) {
     throw new Refused(`the blob of the pinned library ${digest} is not that library (${(err as Error).message})`);
   }
-  if (library === undefined) throw new Refused(`the pinned library ${digest} of ${id} is not in ${path.join(store.dir, 'blobs')}: the bundle could not be replayed without it`);
+  if (library === undefined) throw new Refused(`the pinned library ${digest} of ${id} is not in ${store instanceof FileStore ? path.join(store.dir, 'blobs') : store.name}: the bundle could not be replayed without it`);
 
   let publicKey: Bundle['publicKey'] = null;
   if (report.sealed) {
@@ -73,9 +85,12 @@ export async function exportBundle(dir: string, id: string): Promise<Bundle> {
     try {
       key = await loadPublicKey(keyFile);
     } catch (err) {
-      if (err instanceof KeyFileError) throw new Refused(`the journal of ${id} is sealed by key ${report.keyId}, but the workspace key cannot be loaded: ${err.message}`);
-      throw err;
+      if (!(err instanceof KeyFileError)) throw err;
+      key = undefined;
     }
+    // The key the sealing runtime left in the store, under its id, when the workspace's is another.
+    if (key?.keyId !== report.keyId) key = (await publicKeyFromStore(store, report.keyId!)) ?? key;
+    if (key === undefined) throw new Refused(`the journal of ${id} is sealed by key ${report.keyId}, which neither this workspace (${keyFile}) nor the store holds`);
     if (key.keyId !== report.keyId) {
       throw new Refused(
         `the journal of ${id} is sealed by key ${report.keyId}, not by this workspace's key ${key.keyId} (${keyFile}): ` +
@@ -94,18 +109,20 @@ export async function exportBundle(dir: string, id: string): Promise<Bundle> {
 export async function run(argv: string[]): Promise<number> {
   let id: string;
   let dir: string;
+  let choice;
   try {
-    const args = parseCommandArgs(argv, { dir: { type: 'string' } }, { min: 0, max: 1 });
+    const args = parseCommandArgs(argv, { dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 1 });
     if (args.positionals.length === 0) throw new UsageError('missing the invocation id');
     id = args.positionals[0]!;
     dir = workspaceDir(args.strings.dir);
+    choice = storeChoice(dir, args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('export', usage, err);
     throw err;
   }
   let bundle: Bundle;
   try {
-    bundle = await exportBundle(dir, id);
+    bundle = await exportBundle(dir, id, choice.redis ? await openStore(choice) : undefined);
   } catch (err) {
     if (err instanceof InvalidNameError) return usageFailure('export', usage, new UsageError(err.message));
     if (err instanceof Refused || err instanceof BundleError || err instanceof WeftError) {

@@ -1,8 +1,9 @@
 /**
- * The travel example's parts, bound to one state file: every actuator (each simulated provider
- * deduplicating on its idempotency key against the file), the observation, the spend policy and
- * the evaluables. `travelDomain` (domain.ts) is built from these; tests use `createTravelApp` to
- * get them over a state file of their own, with an injected initial world or crash hook.
+ * The travel example's parts, bound to one state backend (state.ts: a state file per invocation,
+ * or a Redis key per invocation): every actuator (each simulated provider deduplicating on its
+ * idempotency key against the invocation's world), the observation, the spend policy and the
+ * evaluables. `travelDomain` (domain.ts) is built from these; tests use `createTravelApp` to get
+ * them over a state file of their own, with an injected initial world or crash hook.
  *
  * Invariants:
  * - Actuator names are unique and every operator of the library binds one of them (a test checks).
@@ -18,7 +19,7 @@ import { travelEvaluables, travelLibrary } from './library.js';
 import { notifyActuators } from './notify.js';
 import { observeActuator } from './observe.js';
 import { searchActuators } from './search.js';
-import { seedTravelState, type ProviderOptions } from './state.js';
+import { seedTravelState, stateBackendOf, type ProviderOptions } from './state.js';
 
 /**
  * Version 1, kept so journals pinned to it resume and replay: epochs whose world-effect steps spend
@@ -57,9 +58,16 @@ export const travelPolicy: AdmissionPolicy = spendApprovalPolicy({
 
 export const TRAVEL_OBSERVE = 'travel.observe';
 
-/** Every actuator of the example, bound to one state file (seeded when an actuator first runs). */
+/**
+ * Every actuator of the example, over one state backend — `{ state: fileStateBackend(…) }`,
+ * `{ state: redisStateBackend(…) }`, or the older `{ stateFile }` form (a file backend) — each
+ * invocation's world seeded when an actuator first runs.
+ */
 export function travelActuators(options: ProviderOptions): Actuator[] {
-  return [observeActuator(options), ...searchActuators(options), ...bookingActuators(options), ...notifyActuators(options)];
+  // One backend for all of them (the stateFile form is mapped to a file backend here, once).
+  const { crashAfterEffect } = options;
+  const shared: ProviderOptions = { state: stateBackendOf(options), ...(crashAfterEffect ? { crashAfterEffect } : {}) };
+  return [observeActuator(shared), ...searchActuators(shared), ...bookingActuators(shared), ...notifyActuators(shared)];
 }
 
 /** The travel parts over one state file, for tests and apps that wire a runtime by hand. */

@@ -1,15 +1,19 @@
 /**
  * The travel domain — what `weft run travel` (and `npm start`) loads: the pinned method library,
- * the simulated providers over one state file in the domain's state folder, the spend policy, the
- * evaluables, the scripted model that plays the transcript, the default intent and the pinned
- * `asOf`, so the demo is the same on every machine. It is a domain like any user's: built with
- * `defineDomain`, the default export of examples/travel/index.ts.
+ * the simulated providers over a world per invocation (a file in the domain's state folder, or a
+ * key in the runtime's Redis), the spend policy, the evaluables, the scripted model that plays the
+ * transcript, the default intent and the pinned `asOf`, so the demo is the same on every machine.
+ * It is a domain like any user's: built with `defineDomain`, the default export of
+ * examples/travel/index.ts.
  *
  * Invariants:
- * - Each invocation's providers keep their state in `<stateDir>/<invocation>/providers.json`, seeded
- *   from the seed world the first time an actuator runs and reused afterwards, so a resumed run sees
- *   what a crashed run applied, any number of runs share a workspace, and replaying a journal
- *   elsewhere writes nothing.
+ * - Each invocation's providers keep their world in `<stateDir>/<invocation>/providers.json` (the
+ *   embedded mode), or — when the runtime keeps its journals in Redis (`DomainContext.redis`, the
+ *   distributed mode) — under `<prefix>:travel:{<invocation>}:providers` in that Redis, so a
+ *   runtime or worker in any process, on any machine, sees the same world. Either way it is seeded
+ *   from the seed world the first time an actuator runs and reused afterwards, changed only by
+ *   atomic read-modify-writes (state.ts), so a resumed run sees what a crashed run applied, any
+ *   number of runs and workers share it, and replaying a journal elsewhere writes nothing.
  * - `asOf` is before the conference (the 12th), so the check-in reminder lands on the 11th.
  * - New invocations pin `travelPolicy` (v2, with its contract envelope); `travelPolicyV1` stays in
  *   `policies`, so journals pinned to v1 still resume and replay.
@@ -18,6 +22,7 @@ import { join } from 'node:path';
 import { ScriptedModel } from '../../actors/model/scripted.js';
 import { defineDomain } from '../../runtime/domain.js';
 import { TRAVEL_OBSERVE, travelActuators, travelPolicy, travelPolicyV1 } from './app.js';
+import { fileStateBackend, redisStateBackend } from './state.js';
 import { travelEvaluables, travelLibrary } from './library.js';
 import { TRAVEL_INTENT, travelTranscript } from './transcript.js';
 
@@ -28,8 +33,15 @@ export const travelDomain = defineDomain({
   name: 'travel',
   description: 'Book a conference trip to Lisbon under a budget: search, hold, pay, confirm, then send the itinerary and set a reminder.',
   libraries: [travelLibrary],
-  // Each invocation books in a world of its own, seeded from the same initial world.
-  actuators: ({ stateDir }) => travelActuators({ stateFile: (invocation) => join(stateDir, invocation, TRAVEL_STATE_FILE) }),
+  // Each invocation books in a world of its own, seeded from the same initial world: in the
+  // runtime's Redis when it has one (read `redis` first: `stateDir` throws when the runtime has
+  // none), else in the state folder.
+  actuators: (ctx) => {
+    const redis = ctx.redis;
+    if (redis) return travelActuators({ state: redisStateBackend({ url: redis.url, prefix: redis.prefix }) });
+    const stateDir = ctx.stateDir;
+    return travelActuators({ state: fileStateBackend((invocation) => join(stateDir, invocation, TRAVEL_STATE_FILE)) });
+  },
   observe: TRAVEL_OBSERVE,
   policy: travelPolicy,
   // Older versions, so journals pinned to them still resume and replay.

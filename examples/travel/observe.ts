@@ -4,9 +4,10 @@
  * objects and ground facts — using the predicates the travel library declares.
  *
  * Invariants:
- * - Read-only and deterministic: a pure function of the state file's content (`observeTravel`),
- *   listed in a fixed order (state order, then pairings in offer order). It records nothing, so it
- *   is not in the per-key ledger; re-observing after a crash just reads again.
+ * - Read-only and deterministic: a pure function of the invocation's world (`observeTravel`), as
+ *   its backend reads it (state.ts), listed in a fixed order (state order, then pairings in offer
+ *   order). It records nothing, so it is not in the per-key ledger; re-observing after a crash just
+ *   reads again.
  * - Only what searches recorded is visible: before `find_options` there are no offers, so
  *   `book_trip` has no method — the model must search first.
  * - Prices are numbers. `trip-total` is the provider's package quote for every flight and hotel
@@ -87,7 +88,7 @@ export function observeActuator(options: ProviderOptions): Actuator<z.infer<type
     argsSchema: observeArgs,
     resultSchema: observeResult as unknown as z.ZodType<WorldState>,
     async run(_args, ctx) {
-      return observeTravel(providerState(options, ctx));
+      return observeTravel(await providerState(options, ctx));
     },
   };
 }
