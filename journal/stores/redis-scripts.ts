@@ -104,6 +104,8 @@ export const ACQUIRE_LUA = `--[[
       ARGV[2] now           the caller's clock, ms since the epoch
       ARGV[3] expiresAt     now + ttl, ms since the epoch (decimal text, stored as given)
       ARGV[4] attempt       a unique id of this acquire call
+      ARGV[5] deadToken     optional: the token of a live-looking lease whose holder the caller saw
+                            dead (same host, no such process); taken over only if still that token
 
     Output:
        {1, token}                          taken (or taken by this very call already); token is the fencing token
@@ -113,7 +115,9 @@ local lease = redis.call('HMGET', KEYS[1], 'writer', 'token', 'expiresAt', 'rele
 local expiresAt = tonumber(lease[3])
 if lease[2] and lease[4] ~= '1' and expiresAt and tonumber(ARGV[2]) < expiresAt then
   if lease[5] == ARGV[4] then return {1, tonumber(lease[2])} end
-  return {-4, lease[1] or '', lease[2], lease[3]}
+  if not (ARGV[5] and ARGV[5] ~= '' and ARGV[5] == lease[2]) then
+    return {-4, lease[1] or '', lease[2], lease[3]}
+  end
 end
 local token = redis.call('HINCRBY', KEYS[1], 'token', 1)
 redis.call('HSET', KEYS[1], 'writer', ARGV[1], 'expiresAt', ARGV[3], 'released', '0', 'attempt', ARGV[4])

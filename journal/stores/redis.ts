@@ -48,6 +48,7 @@
  *   written twice and a resent acquire does not lock out its own writer.
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
@@ -56,6 +57,7 @@ import { BlobError, InvalidNameError, JournalIntegrityError } from '../errors.js
 import type { JournalRecord } from '../records.js';
 import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
+import { processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
 import { appendPatch, endingOf, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
@@ -187,7 +189,12 @@ export class RedisStore implements JournalStore {
     const now = this.now();
     const expiresAt = now + options.ttlMs;
     const redis = await this.redis();
-    const reply = await scripts.acquire.run(redis, [keys.lease], [String(options.writer), String(now), String(expiresAt), randomUUID()]);
+    let reply = await scripts.acquire.run(redis, [keys.lease], [String(options.writer), String(now), String(expiresAt), randomUUID()]);
+    // A live-looking lease whose holder is a dead process on this host (a crash, a kill) is taken
+    // over at once, as the file store does — only if it is still that holder's token.
+    if (reply[0] === Code.LEASE_HELD && deadOnThisHost(String(reply[1]))) {
+      reply = await scripts.acquire.run(redis, [keys.lease], [String(options.writer), String(now), String(expiresAt), randomUUID(), String(reply[2])]);
+    }
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, now });
     this.after(redis.zadd(this.leasesKey, String(expiresAt), invocation));
     return { invocation, writer: options.writer, token: Number(reply[1]), expiresAt };
@@ -407,7 +414,7 @@ export class RedisStore implements JournalStore {
   async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {
     const lease = await this.storedLease(invocation);
     if (!lease || lease.released) return undefined;
-    return { writer: lease.writer, expiresAt: lease.expiresAt, live: leaseExcludes(lease, this.now(), () => true) };
+    return { writer: lease.writer, expiresAt: lease.expiresAt, live: leaseExcludes(lease, this.now(), (l) => !deadOnThisHost(l.writer)) };
   }
 
   async putBlob(bytes: Uint8Array): Promise<string> {
@@ -561,4 +568,11 @@ function nameOfClient(client: Redis): string {
 
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+/** A writer id `<host>:<pid>` (the runtime's) naming a process on this host that no longer runs. */
+function deadOnThisHost(writer: string): boolean {
+  const match = /^(.*):(\d+)$/.exec(writer);
+  if (!match || match[1] !== hostname()) return false;
+  return !processAlive(Number(match[2]));
 }
