@@ -26,6 +26,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   replay: () => import('./commands/replay.js'),
   ls: () => import('./commands/ls.js'),
   export: () => import('./commands/export.js'),
+  worker: () => import('./commands/worker.js'),
   htn: () => import('./commands/htn.js'),
 };
 

@@ -7,6 +7,7 @@
 import { FileStore } from '../journal/stores/file.js';
 import type { CrashHooks } from './faults.js';
 import { openStore, type StoreChoice } from './store-choice.js';
+import { chooseDispatch, type DispatchFlag } from './dispatch-choice.js';
 import { modelForPin, type ModelFlags } from './model-choice.js';
 import { domainForInvocation, openWorkspace, pinnedRecord, readInvocationMeta, workspaceDir, type Workspace } from './workspace.js';
 
@@ -18,6 +19,9 @@ export interface InvocationOpenOptions {
   faults?: CrashHooks;
   /** The store the flags chose (default: the workspace's FileStore). */
   store?: StoreChoice;
+  /** `--dispatch` / `--queue` (Redis mode). */
+  dispatch?: DispatchFlag;
+  queue?: string | undefined;
 }
 
 export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<Workspace> {
@@ -30,7 +34,8 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   const loaded = await domainForInvocation(store, options.id, pin, options.domain, meta);
   const model = modelForPin(options.id, pin, options.model, meta);
   const faults = options.faults;
-  const ws = await openWorkspace({ dir, store, redis: options.store?.redis, domain: loaded, model, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
+  const dispatch = options.store ? await chooseDispatch(options.dispatch ?? 'auto', options.store, options.queue, loaded.domain.name) : undefined;
+  const ws = await openWorkspace({ dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);
   return ws;
 }

@@ -36,7 +36,12 @@ export function storeChoice(dir: string, strings: Record<string, string | undefi
   return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability } };
 }
 
-const opened: RedisStore[] = [];
+const opened: Array<{ close(): Promise<void> }> = [];
+
+/** Close this too when the command ends (a runtime's BullMQ connections). */
+export function closeAtExit(closeable: { close(): Promise<void> }): void {
+  opened.push(closeable);
+}
 
 /** Open the chosen store (a Redis one checked for durability first). */
 export async function openStore(choice: StoreChoice): Promise<JournalStore> {
@@ -47,9 +52,9 @@ export async function openStore(choice: StoreChoice): Promise<JournalStore> {
   return store;
 }
 
-/** Close every store this process opened (Redis connections would keep it alive). */
+/** Close every store and runtime this command opened (Redis connections would keep the process alive); runtimes first. */
 export async function closeStores(): Promise<void> {
-  await Promise.all(opened.splice(0).map((store) => store.close().catch(() => undefined)));
+  for (const closeable of opened.splice(0).reverse()) await closeable.close().catch(() => undefined);
 }
 
 /** Where a store keeps an invocation's journal as a file, if it does. */

@@ -16,7 +16,7 @@ import { assertInvocationId } from '../journal/stores/checks.js';
 import { FileStore } from '../journal/stores/file.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
-import type { StoreChoice } from './store-choice.js';
+import { closeAtExit, type StoreChoice } from './store-choice.js';
 import { signingKeyFromSecret, type SigningKey } from '../journal/seal.js';
 import { builtinDomainForLibrary } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
@@ -80,6 +80,9 @@ export interface OpenOptions {
   store?: JournalStore | undefined;
   /** The Redis the store lives in, handed to the domain (DomainContext.redis) for its shared state. */
   redis?: StoreChoice['redis'];
+  /** Where world effects run in the Redis mode (default BullMQ workers). */
+  dispatch?: 'in-process' | 'bullmq' | undefined;
+  queue?: string | undefined;
   domain: LoadedDomain & { note?: string };
   /** Replaces the domain's own model. */
   model?: Model | undefined;
@@ -100,6 +103,8 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const runtime = createRuntime({
     store,
     ...(redis ? { redis: redis.url, redisPrefix: redis.prefix } : {}),
+    ...(options.dispatch ? { dispatch: options.dispatch } : {}),
+    ...(options.queue ? { queue: options.queue } : {}),
     domain,
     stateDir,
     actuators: options.wrapActuators ? options.wrapActuators(actuators) : actuators,
@@ -107,6 +112,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     ...(options.limits ? { limits: options.limits } : {}),
     signingKey: key,
   });
+  closeAtExit(runtime);
   return { dir, store, domain, domainRef: ref, runtime, publicKeyFile, ...(options.domain.note ? { domainNote: options.domain.note } : {}) };
 }
 

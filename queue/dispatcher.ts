@@ -21,6 +21,8 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
   result?: unknown;
   /** The pinned seed; the actuator's PRNG is derived from it and the key. */
   seed: string;
+  /** The digest of the library the invocation pinned: a worker refuses a job its domain has no such library for. */
+  library?: string;
 }
 
 export type JobOutcome =

@@ -37,6 +37,7 @@ import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '.
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
+import { BullMqDispatcher } from '../queue/bullmq.js';
 import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../journal/stores/redis.js';
 import { relaxedDurabilityWarning } from '../journal/stores/redis-durability.js';
 import type { Redis as RedisClient } from 'ioredis';
@@ -68,6 +69,13 @@ export interface RuntimeOptions {
   redisPrefix?: string;
   /** `strict` (default): refuse a Redis that may lose acknowledged appends; `relaxed`: warn once and go on. */
   durability?: 'strict' | 'relaxed';
+  /**
+   * Where world effects run. With `redis` the default is `bullmq`: jobs on the queue `queue`
+   * (default `weft-effects`) for `weft worker` processes; `in-process` keeps them here. Without
+   * Redis, always in-process. A `dispatcher` given explicitly wins over both.
+   */
+  dispatch?: 'in-process' | 'bullmq';
+  queue?: string;
   /**
    * The domain (defineDomain) this runtime runs: it supplies libraries, actuators, observe, policy,
    * policies, evaluables and a default model; any of those given here as well overrides it.
@@ -132,7 +140,7 @@ export class Runtime {
       validateLibrary(library);
       this.digests.set(library, libraryDigest(library));
     }
-    this.dispatcher = options.dispatcher ?? (options.actuators ? new InProcessDispatcher(options.actuators) : undefined);
+    this.dispatcher = options.dispatcher ?? chooseDispatcher(options);
     this.writerId = options.writer ?? `${hostname()}:${process.pid}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
   }
@@ -413,6 +421,22 @@ function parseJournalFile(path: string): JournalRecord[] {
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   return new Runtime(options);
+}
+
+/** The dispatcher the options imply: BullMQ workers in the Redis mode unless asked otherwise, else in-process. */
+function chooseDispatcher(options: ResolvedOptions): Dispatcher | undefined {
+  if (!options.actuators) return undefined;
+  if (options.redis !== undefined && options.dispatch !== 'in-process') {
+    const url = typeof options.redis === 'string' ? options.redis : undefined;
+    return new BullMqDispatcher({
+      connection: options.redis as string,
+      actuators: options.actuators,
+      prefix: `${options.redisPrefix ?? 'weft'}:bull`,
+      ...(options.queue ? { queue: options.queue } : {}),
+      workerHint: `weft worker --domain ${options.domain?.name ?? '<domain>'} --redis ${url ?? '<url>'}${options.queue ? ` --queue ${options.queue}` : ''}`,
+    });
+  }
+  return new InProcessDispatcher(options.actuators);
 }
 
 /** RuntimeOptions with the domain's parts filled in. */

@@ -9,9 +9,10 @@ import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeChoice, storeOptions, storeUsage } from '../store-choice.js';
+import { dispatchFlag, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 
 export const usage =
-  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] ${storeUsage} [--json]\n` +
+  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       decide on an epoch awaiting approval, and continue with what the invocation pinned';
 
 export async function run(argv: string[]): Promise<number> {
@@ -27,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
         domain: { type: 'string' },
         'model-url': { type: 'string' },
         model: { type: 'string' },
-        json: { type: 'boolean' }, ...storeOptions,
+        json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions,
       },
       { min: 1, max: 1 },
     );
@@ -39,8 +40,10 @@ export async function run(argv: string[]): Promise<number> {
   const id = args.positionals[0]!;
   const dir = workspaceDir(args.strings.dir);
   let choice;
+  let dispatch;
   try {
     choice = storeChoice(dir, args.strings);
+    dispatch = dispatchFlag(args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('approve', usage, err);
     throw err;
@@ -48,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
   const json = args.flags.json === true;
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue });
     const handle = await ws.runtime.approve(id, {
       decision: args.flags.reject ? 'rejected' : 'approved',
       by: args.strings.by!,

@@ -20,9 +20,10 @@ import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeChoice, storeOptions, storeUsage } from '../store-choice.js';
+import { dispatchFlag, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 
 export const usage =
-  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${storeUsage} [--json]\n` +
+  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       continue a crashed, hibernated or suspended invocation with what it pinned (--quarantine-torn:\n' +
   '                                       move a torn final record, never acknowledged, aside into journal.jsonl.torn-<seq> first)';
 
@@ -31,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     args = parseCommandArgs(
       argv,
-      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, 'quarantine-torn': { type: 'boolean' } },
+      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, 'quarantine-torn': { type: 'boolean' } },
       { min: 1, max: 1 },
     );
   } catch (err) {
@@ -41,8 +42,10 @@ export async function run(argv: string[]): Promise<number> {
   const id = args.positionals[0]!;
   const dir = workspaceDir(args.strings.dir);
   let choice;
+  let dispatch;
   try {
     choice = storeChoice(dir, args.strings);
+    dispatch = dispatchFlag(args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('resume', usage, err);
     throw err;
@@ -61,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, faults: crashHooks() });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks() });
     const handle = await ws.runtime.resume(id);
     if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
     const result = await followRun(handle, !json);

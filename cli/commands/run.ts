@@ -24,10 +24,11 @@ import { Runtime } from '../../runtime/runtime.js';
 import type { InvocationLimits } from '../../machines/context.js';
 import { openWorkspace, readInvocationMeta, workspaceDir, writeInvocationMeta } from '../workspace.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
+import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage, type DispatchFlag } from '../dispatch-choice.js';
 
 export const usage =
   'run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
-  `    [--model-timeout-ms MS] [--model-attempts N] ${storeUsage} [--json]\n` +
+  `    [--model-timeout-ms MS] [--model-attempts N] ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --hibernate: stop at the first epoch boundary;\n' +
   '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY;\n' +
@@ -54,6 +55,7 @@ export async function run(argv: string[]): Promise<number> {
   let intentArg: string | undefined;
   let limits: Partial<InvocationLimits> | undefined;
   let choice: StoreChoice;
+  let dispatch: DispatchFlag;
   try {
     args = parseCommandArgs(
       argv,
@@ -71,6 +73,7 @@ export async function run(argv: string[]): Promise<number> {
         'model-timeout-ms': { type: 'string' },
         'model-attempts': { type: 'string' },
         ...storeOptions,
+        ...dispatchOptions,
       },
       { min: 0, max: 2 },
     );
@@ -86,6 +89,7 @@ export async function run(argv: string[]): Promise<number> {
     model = modelFromFlags({ url: args.strings['model-url'], name: args.strings.model });
     limits = modelLimits(args.strings['model-timeout-ms'], args.strings['model-attempts']);
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
+    dispatch = dispatchFlag(args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
@@ -100,7 +104,8 @@ export async function run(argv: string[]): Promise<number> {
     // A store that cannot be used (a Redis that may lose acknowledged appends, or unreachable): nothing was written.
     return printRefusal('run', args.strings.id ?? '-', choice.dir, err, json);
   }
-  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, loaded.domain.observe) });
+  const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded.domain.name);
+  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, loaded.domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));

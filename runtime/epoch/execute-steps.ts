@@ -26,7 +26,7 @@ import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
 
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown }): Job {
-  return { ...j, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed };
+  return { ...j, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
 }
 
 export async function dispatch(s: EpochServices, j: Job): Promise<JobOutcome> {

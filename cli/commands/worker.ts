@@ -1,0 +1,71 @@
+/**
+ * `weft worker --domain <d> --redis URL [--concurrency N] [--queue NAME] [--redis-prefix P] [--dir D]`
+ * — a long-running process that runs a domain's actuators for the world-effect jobs runtimes put on
+ * the BullMQ queue (queue/worker.ts). It refuses a job whose invocation pinned a library its domain
+ * does not have. SIGTERM or SIGINT: stop taking jobs, finish the running ones, exit 0; SIGKILL loses
+ * nothing (the runtime records the stalled job as a transient failure and dispatches the next
+ * attempt, which the actuator dedupes on its idempotency key).
+ *
+ * `WEFT_WORKER_LOCK_MS` shortens the job lock (how soon a dead worker's job counts as stalled) —
+ * for tests; the default is 30 s.
+ */
+import path from 'node:path';
+import { startWorker } from '../../queue/worker.js';
+import { DEFAULT_QUEUE } from '../../queue/bullmq.js';
+import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { crashHooks } from '../faults.js';
+import { loadDomain } from '../domain-loader.js';
+import { storeChoice, storeOptions } from '../store-choice.js';
+import { workspaceDir } from '../workspace.js';
+
+export const usage =
+  'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--redis-prefix P] [--dir D]\n' +
+  '                                       run a domain\'s actuators for the jobs on the BullMQ queue until SIGTERM';
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  let concurrency = 1;
+  let choice;
+  try {
+    args = parseCommandArgs(argv, { domain: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 0 });
+    if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose actuators this worker runs');
+    choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
+    if (!choice.redis) throw new UsageError('--redis URL (or WEFT_REDIS_URL) is required: the Redis the runtimes queue their jobs in');
+    if (args.strings.concurrency !== undefined) {
+      if (!/^[1-9][0-9]{0,3}$/.test(args.strings.concurrency)) throw new UsageError(`--concurrency must be a positive integer, got ${JSON.stringify(args.strings.concurrency)}`);
+      concurrency = Number(args.strings.concurrency);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('worker', usage, err);
+    throw err;
+  }
+  const loaded = await loadDomain(args.strings.domain!);
+  const domain = loaded.domain;
+  const redis = { url: choice.redis!.url, prefix: choice.redis!.prefix };
+  const stateDir = path.join(choice.dir, 'state', domain.name);
+  const faults = crashHooks();
+  const actuators = faults.wrapActuators(domain.actuators({ stateDir, redis }), domain.observe);
+  const lock = Number(process.env.WEFT_WORKER_LOCK_MS ?? 0);
+  const queue = args.strings.queue ?? DEFAULT_QUEUE;
+  const running = await startWorker({
+    domain,
+    actuators,
+    connection: redis.url,
+    queue,
+    prefix: `${redis.prefix}:bull`,
+    concurrency,
+    stateDir,
+    redis,
+    ...(lock > 0 ? { lockDurationMs: lock } : {}),
+  });
+  process.stderr.write(`weft worker: domain ${domain.name}, queue ${queue}, concurrency ${concurrency}, pid ${process.pid} — ready\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.stderr.write(`weft worker: ${signal}: finishing the running jobs, then exiting\n`);
+      void running.close().finally(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}

@@ -1,0 +1,206 @@
+/**
+ * The BullMQ dispatcher — the distributed mode's default: world effects run on `weft worker`
+ * processes, with the in-process dispatcher's contract (dispatcher.ts).
+ *
+ * - **One job per attempt.** The job id is `<idempotency key>.a<attempt>` (an idempotency key is
+ *   `<invocation>.<epoch>.<step>[.undo|.observe]`, so ids never hold BullMQ's `:`). BullMQ's own
+ *   `attempts` stays 1, and workers run with `maxStalledCount: 0`: the runtime — the journal's single
+ *   writer — owns retries and records each attempt. A stalled job (its worker died holding it) ends
+ *   `failed`, which this dispatcher answers as a transient failure (`worker.stalled`); the runtime
+ *   records it, and its next attempt is a new job. The actuator dedupes on the idempotency key.
+ * - **Awaiting.** Completions come through ONE shared `QueueEvents` per dispatcher (never a
+ *   `waitUntilFinished` per job), with a time-out. A wait that times out is not an outcome of the
+ *   step: it throws (the runtime suspends, class `runtime`), and nothing is recorded for the step.
+ * - **Re-dispatch after a crash.** The job for an attempt may already exist (the runtime wrote
+ *   `step.dispatched`, added the job, and died). It is never re-added: a completed or failed job's
+ *   stored outcome is read, a waiting or active one is awaited. Finished jobs are kept for
+ *   `keepFinishedSeconds` (default 7 days) so a runtime resumed within that time reads them; after
+ *   it, the job is gone and the attempt is dispatched again under the same key, which the actuator
+ *   dedupes.
+ * - **No worker.** A job nobody takes within `noWorkerAfterMs` while the queue has no worker gets one
+ *   warning naming the command that starts one; the runtime keeps waiting.
+ *
+ * Workers answer with the job outcome as their return value (queue/worker.ts): an actuator's own
+ * failure is an outcome, never a BullMQ failure. A worker that refuses a job (another library
+ * version than the job's pin) fails it; that is answered as a transient `worker.refused`.
+ */
+import { Job as BullJob, Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
+import type { Actuator } from '../actors/actuator.js';
+import { WeftError } from '../journal/errors.js';
+import type { Dispatcher, Job, JobOutcome } from './dispatcher.js';
+
+export const DEFAULT_QUEUE = 'weft-effects';
+
+export interface BullMqDispatcherOptions {
+  /** Where BullMQ keeps the queue: a Redis URL or BullMQ connection options. */
+  connection: string | ConnectionOptions;
+  /** The queue's name (default `weft-effects`); workers of the same domain consume it. */
+  queue?: string;
+  /** BullMQ's key prefix (default `weft:bull`). */
+  prefix?: string;
+  /** The domain's actuators — their names and schemas only (certification); never run here. */
+  actuators: readonly Actuator[];
+  /** How long one job may take from dispatch to outcome before the wait gives up (default 10 min). */
+  waitTimeoutMs?: number;
+  /** Warn once when a job is still waiting this long and no worker consumes the queue (default 5 s). */
+  noWorkerAfterMs?: number;
+  /** How long finished jobs (and their outcomes) are kept (default 7 days). */
+  keepFinishedSeconds?: number;
+  /** The command a user runs to start a worker, for the warning. */
+  workerHint?: string;
+  warn?: (message: string) => void;
+}
+
+type Waiter = (outcome: JobOutcome) => void;
+
+/** A job id for one attempt of one idempotency key. */
+export function jobIdOf(job: Pick<Job, 'key' | 'attempt'>): string {
+  return `${job.key}.a${job.attempt}`;
+}
+
+export class BullMqDispatcher implements Dispatcher {
+  readonly name: string;
+  private readonly queue: Queue;
+  private readonly events: QueueEvents;
+  private readonly ready: Promise<unknown>;
+  private readonly actuators = new Map<string, Actuator>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private warned = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: BullMqDispatcherOptions) {
+    const queueName = options.queue ?? DEFAULT_QUEUE;
+    this.name = `bullmq:${queueName}`;
+    for (const actuator of options.actuators) this.actuators.set(actuator.name, actuator);
+    const connection: ConnectionOptions = typeof options.connection === 'string' ? { url: options.connection } : options.connection;
+    const prefix = options.prefix ?? 'weft:bull';
+    this.queue = new Queue(queueName, { connection, prefix });
+    this.events = new QueueEvents(queueName, { connection, prefix });
+    this.events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, outcomeOf(returnvalue)));
+    this.events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, failureOf(failedReason)));
+    this.queue.on('error', () => undefined);
+    this.events.on('error', () => undefined);
+    this.ready = Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]);
+    this.ready.catch(() => undefined);
+  }
+
+  knows(actuator: string): boolean {
+    return this.actuators.has(actuator);
+  }
+
+  canCompensate(actuator: string): boolean {
+    return typeof this.actuators.get(actuator)?.compensate === 'function';
+  }
+
+  checkArgs(actuator: string, args: unknown): string | undefined {
+    const found = this.actuators.get(actuator);
+    if (!found) return `unknown actuator ${JSON.stringify(actuator)}`;
+    const parsed = found.argsSchema.safeParse(args);
+    if (parsed.success) return undefined;
+    const issue = parsed.error.issues[0]!;
+    return `args for ${actuator} fail its schema${issue.path.length ? ` at ${issue.path.join('.')}` : ''}: ${issue.message}`;
+  }
+
+  async dispatch(job: Job): Promise<JobOutcome> {
+    if (!this.actuators.has(job.actuator)) {
+      return { ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: `no actuator named ${job.actuator} is registered with this dispatcher` } };
+    }
+    await this.ready;
+    const id = jobIdOf(job);
+    // Listen before looking, so a completion between the look and the listen is not missed.
+    const outcome = this.waitFor(id);
+    const existing = await BullJob.fromId(this.queue, id);
+    if (existing) {
+      const state = await existing.getState();
+      if (state === 'completed') this.settle(id, outcomeOf(existing.returnvalue));
+      else if (state === 'failed') this.settle(id, failureOf(existing.failedReason));
+    } else {
+      const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
+      await this.queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep } });
+    }
+    const noWorker = setTimeout(() => void this.warnIfNoWorker(id), this.options.noWorkerAfterMs ?? 5_000);
+    try {
+      return await outcome.promise;
+    } finally {
+      clearTimeout(noWorker);
+      outcome.cancel();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([this.events.close(), this.queue.close()]);
+    })();
+    return this.closing;
+  }
+
+  private waitFor(id: string): { promise: Promise<JobOutcome>; cancel(): void } {
+    let waiter!: Waiter;
+    let timer: NodeJS.Timeout | undefined;
+    const timeoutMs = this.options.waitTimeoutMs ?? 600_000;
+    const promise = new Promise<JobOutcome>((resolve, reject) => {
+      waiter = resolve;
+      timer = setTimeout(
+        () =>
+          reject(
+            new WeftError(
+              'dispatch.wait_timeout',
+              'transient',
+              `job ${id} had no outcome after ${timeoutMs} ms (nothing is recorded for it): resume the invocation once a worker runs — the job is awaited, not added again`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    const set = this.waiters.get(id) ?? new Set<Waiter>();
+    set.add(waiter);
+    this.waiters.set(id, set);
+    return {
+      promise,
+      cancel: () => {
+        clearTimeout(timer);
+        set.delete(waiter);
+        if (set.size === 0) this.waiters.delete(id);
+      },
+    };
+  }
+
+  private settle(id: string, outcome: JobOutcome): void {
+    for (const waiter of this.waiters.get(id) ?? []) waiter(outcome);
+  }
+
+  private async warnIfNoWorker(id: string): Promise<void> {
+    if (this.warned) return;
+    const job = await BullJob.fromId(this.queue, id).catch(() => undefined);
+    const state = await job?.getState().catch(() => 'unknown');
+    if (state !== 'waiting' && state !== 'prioritized') return;
+    if ((await this.queue.getWorkersCount().catch(() => 1)) > 0) return;
+    this.warned = true;
+    const hint = this.options.workerHint ?? `weft worker --domain <domain> --redis <url>`;
+    (this.options.warn ?? ((m: string) => process.stderr.write(`weft: ${m}\n`)))(
+      `no worker is consuming queue ${this.queue.name}: start one with \`${hint}\` (or run with --dispatch in-process); waiting`,
+    );
+  }
+}
+
+/** A worker's return value: the job outcome it computed (anything else is a broken worker). */
+function outcomeOf(value: unknown): JobOutcome {
+  const parsed = typeof value === 'string' ? safeJson(value) : value;
+  if (parsed && typeof parsed === 'object' && typeof (parsed as { ok?: unknown }).ok === 'boolean') return parsed as JobOutcome;
+  return { ok: false, failure: { class: 'permanent', code: 'worker.bad_outcome', message: `a worker returned ${JSON.stringify(value)?.slice(0, 200)}, not a job outcome` } };
+}
+
+/** A job BullMQ failed: stalled (its worker died) or refused by a worker — transient, the next attempt is a new job. */
+function failureOf(reason: string | undefined): JobOutcome {
+  const text = reason ?? 'unknown';
+  if (/stalled/i.test(text)) return { ok: false, failure: { class: 'transient', code: 'worker.stalled', message: `the worker running this job stopped (${text.slice(0, 200)})` } };
+  return { ok: false, failure: { class: 'transient', code: 'worker.refused', message: `a worker refused the job: ${text.slice(0, 300)}` } };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
