@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> 
   journal: () => import('./journal.js'),
   htn: () => import('./htn.js'),
   runtime: () => import('./runtime.js'),
+  redis: () => import('./redis.js'),
 };
 
 async function main(argv: string[]): Promise<void> {

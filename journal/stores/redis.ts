@@ -242,7 +242,8 @@ export class RedisStore implements JournalStore {
     if (countable && verdict === 'ok' && records.length > 0) await this.register(redis, invocation);
     const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
-    if (records.length > 0) this.indexPatch(redis, invocation, appendPatch(records, this.now()));
+    // The index follows status changes (a genesis, a sealed ending) and epoch boundaries (putSnapshot) — not every step.
+    if (records.length > 0 && (records[0]!.seq === 0 || endingOf(records.map((r) => r.kind)) !== undefined)) this.indexPatch(redis, invocation, appendPatch(records, this.now()));
   }
 
   async read(invocation: string, from = 0, to?: number): Promise<JournalRecord[]> {
@@ -368,7 +369,9 @@ export class RedisStore implements JournalStore {
     const args = [String(lease.token), verdict, verdict === 'head' ? '0' : String(snapshot.seq), verdict === 'head' ? '' : String(snapshot.hash), text];
     const reply = await scripts.putSnapshot.run(redis, [keys.lease, keys.journal, keys.snapshot], args);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, snapshot, refused, journalKey: keys.journal } satisfies RefusalContext);
-    this.indexPatch(redis, invocation, { status: snapshotStatus((snapshot.data as { value?: unknown } | null)?.value), updated: this.now() });
+    const data = snapshot.data as { value?: unknown; context?: { epoch?: unknown } } | null;
+    const epoch = typeof data?.context?.epoch === 'number' ? { epoch: data.context.epoch } : {};
+    this.indexPatch(redis, invocation, { status: snapshotStatus(data?.value), records: snapshot.seq, ...epoch, updated: this.now() });
   }
 
   async getSnapshot(invocation: string): Promise<Snapshot | undefined> {
