@@ -474,7 +474,7 @@ export async function run(argv: string[]): Promise<void> {
     out.push(`where a step's time goes (p50 / p99 per step, same run; ${perStep} records appended per step, each its own awaited EVALSHA):`);
     out.push(`  weft, RedisStore                                  ${us(w50).padStart(9)} / ${us(w99).padStart(9)}`);
     out.push(`  raw appends (the baseline)                        ${us(r50).padStart(9)} / ${us(r99).padStart(9)}`);
-    out.push(`  raw appends + the store's index merge after each  ${us(i50).padStart(9)} / ${us(i99).padStart(9)}   (redis-index.ts: one more EVALSHA + AOF write per append, not awaited)`);
+    out.push(`  raw appends + the store's index merge after each  ${us(i50).padStart(9)} / ${us(i99).padStart(9)}   (what an index merge after every append would cost; the store now merges only at status changes and epoch boundaries)`);
     out.push(`  JournalWriter → RedisStore, same records          ${us(quantile(wr.flat(), 0.5)).padStart(9)} / ${us(quantile(wr.flat(), 0.99)).padStart(9)}   (the store's whole client path: chaining, encoding, checks, script, index merge)`);
     out.push(`  the same app on a MemoryStore (no Redis)          ${us(m50).padStart(9)} / ${us(m99).padStart(9)}   (the runtime's own work: XState, planning, hashing, dispatch)`);
     const appendPerStep = mean(runs.map((r) => r.appendMs)) / steps;
