@@ -27,6 +27,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   ls: () => import('./commands/ls.js'),
   export: () => import('./commands/export.js'),
   worker: () => import('./commands/worker.js'),
+  serve: () => import('./commands/serve.js'),
   htn: () => import('./commands/htn.js'),
 };
 

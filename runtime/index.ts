@@ -10,5 +10,6 @@ export { DEFAULT_LIMITS } from './limits.js';
 export { InvocationHandle, type InvocationResult, type InvocationStatus } from './handle.js';
 export { replayJournal, type ReplayResult, type ReplayDeps } from './replay.js';
 export { Recorder } from './recorder.js';
+export { serve, servable, type ServeOptions, type ServeEvent } from './serve.js';
 export { ReplayDivergenceError, ReplayEndedError, RuntimeUsageError, PinMismatchError, ForeignJournalError } from './errors.js';
 export { generateSigningKey, loadSigningKey, loadPublicKey, writeKeyPair, KeyFileError, SECRET_FILE, PUBLIC_FILE } from './keys.js';

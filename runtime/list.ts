@@ -28,6 +28,8 @@ export interface InvocationSummary {
   problem?: string;
   /** Why a suspended invocation stopped (from its snapshot's suspension or the runtime's status note). */
   reason?: string;
+  /** For a suspended invocation: the class of what suspended it (transient, credentials, endpoint, runtime). */
+  suspendedAs?: string;
   /** The command that repairs a damaged invocation or sets it aside, or that continues a suspended one. */
   fix?: string;
 }
@@ -101,7 +103,7 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 }
 
 /** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
-async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string }> {
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string }> {
   length ??= await store.length(id);
   if (length > 0) {
     const kinds = (await store.read(id, Math.max(0, length - 2))).map((r) => r.kind);
@@ -115,11 +117,12 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   if (value === 'suspended') {
     const suspension = suspensionOf(snapshot);
     const reason = suspension?.message ?? note?.reason;
-    return { status: 'suspended', ...(reason === undefined ? {} : { reason }), fix: resumeFix(id, suspension?.class ?? note?.class) };
+    const suspendedAs = suspension?.class ?? note?.class;
+    return { status: 'suspended', ...(reason === undefined ? {} : { reason }), fix: resumeFix(id, suspendedAs), ...(suspendedAs === undefined ? {} : { suspendedAs }) };
   }
   // The note is the runtime's latest word, newer than any resting snapshot it failed to move past.
   if (note?.status === 'suspended') {
-    return { status: 'suspended', ...(note.reason === undefined ? {} : { reason: note.reason }), fix: note.fix ?? resumeFix(id, note.class) };
+    return { status: 'suspended', ...(note.reason === undefined ? {} : { reason: note.reason }), fix: note.fix ?? resumeFix(id, note.class), ...(note.class === undefined ? {} : { suspendedAs: note.class }) };
   }
   if (value === 'awaitingApproval') return { status: 'awaiting_approval' };
   if (value === 'hibernated') return { status: 'hibernated' };

@@ -51,6 +51,7 @@ import { ForeignJournalError, PinMismatchError, RuntimeUsageError } from './erro
 import { InvocationHandle } from './handle.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
+import { serve, type ServeOptions } from './serve.js';
 
 export const RUNTIME_VERSION = 'weft@0.1.0';
 /** Numbered behaviour flags this runtime applies (machines/flags.ts); recorded in the pin, and replay follows the journal's. */
@@ -253,6 +254,15 @@ export class Runtime {
   async verify(source: string | { journalPath: string }, publicKey?: PublicKey): Promise<JournalReport> {
     if (typeof source !== 'string') return readJournalBytes(readFileSync(source.journalPath), publicKey ? { publicKey } : {});
     return verifyRecords(await this.options.store.read(source), publicKey ? { publicKey } : {});
+  }
+
+  /**
+   * Keep invocations moving until `options.signal` aborts: take over interrupted ones (their
+   * runtime died) and retry transient suspensions with backoff; see serve.ts. Several processes may
+   * serve one store; the lease decides who runs each invocation.
+   */
+  serve(options: ServeOptions = {}): Promise<void> {
+    return serve(this, options);
   }
 
   /** Every invocation in the store with its status; see list.ts (damaged journals are listed and marked). */

@@ -1,0 +1,113 @@
+/**
+ * `runtime.serve()` / `weft serve`: the long-running process that keeps invocations moving without
+ * anyone typing `resume`. Each round it lists the store (the status index, with Redis) and resumes:
+ *
+ * - an **interrupted** invocation — not ended, not resting, and no live runtime holds its lease
+ *   (its process died: the lease expired, or its holder is a dead process on this host);
+ * - a **suspended** one whose suspension a retry can fix — class `transient` (the model endpoint
+ *   failed after the pinned attempts, an observation failed) or `runtime` (the store was down, a
+ *   wait for a worker timed out) — with exponential backoff per invocation (`backoffMs` doubling up
+ *   to `maxBackoffMs`), never one suspended for credentials or an endpoint, which a person fixes.
+ *
+ * Several serve processes share the work: the lease decides who runs each invocation, and one that
+ * finds it taken (LeaseHeldError) leaves it to the other. Hibernated invocations stay asleep (a
+ * person hibernated them), and those awaiting approval wait for `weft approve`.
+ */
+import type { InvocationSummary } from './list.js';
+import type { Runtime } from './runtime.js';
+
+export interface ServeOptions {
+  /** How often the store is looked at (default 1 s). */
+  pollMs?: number;
+  /** First delay before retrying a suspended invocation, doubled per failure (default 2 s), up to `maxBackoffMs` (default 5 min). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Stop taking work when this aborts; `serve` returns once the runs it started have stopped. */
+  signal?: AbortSignal;
+  /** Told of everything serve does (the CLI prints it). */
+  onEvent?: (event: ServeEvent) => void;
+  /** Wall clock for backoff (default Date.now). */
+  now?: () => number;
+}
+
+export type ServeEvent =
+  | { kind: 'resuming'; id: string; why: 'interrupted' | 'suspended'; reason?: string }
+  | { kind: 'stopped'; id: string; status: string; reason?: string }
+  | { kind: 'skipped'; id: string; reason: string }
+  | { kind: 'error'; id?: string; message: string };
+
+/** Why serve would pick this invocation up now, or undefined. */
+export function servable(row: InvocationSummary): 'interrupted' | 'suspended' | undefined {
+  if (row.status === 'interrupted') return 'interrupted';
+  if (row.status === 'suspended' && (row.suspendedAs === 'transient' || row.suspendedAs === 'runtime')) return 'suspended';
+  return undefined;
+}
+
+export async function serve(runtime: Runtime, options: ServeOptions = {}): Promise<void> {
+  const pollMs = options.pollMs ?? 1_000;
+  const base = options.backoffMs ?? 2_000;
+  const cap = options.maxBackoffMs ?? 300_000;
+  const now = options.now ?? Date.now;
+  const emit = options.onEvent ?? (() => undefined);
+  const running = new Map<string, Promise<void>>();
+  const backoff = new Map<string, { failures: number; notBefore: number }>();
+
+  const take = (row: InvocationSummary, why: 'interrupted' | 'suspended') => {
+    emit({ kind: 'resuming', id: row.id, why, ...(row.reason === undefined ? {} : { reason: row.reason }) });
+    const run = (async () => {
+      try {
+        const handle = await runtime.resume(row.id);
+        const result = await handle.done;
+        emit({ kind: 'stopped', id: row.id, status: result.status, ...(result.reason === undefined ? {} : { reason: result.reason }) });
+        if (result.status === 'suspended') delay(row.id);
+        else backoff.delete(row.id);
+      } catch (err) {
+        if ((err as { code?: unknown })?.code === 'journal.lease_held') {
+          emit({ kind: 'skipped', id: row.id, reason: 'another runtime holds it' });
+        } else {
+          emit({ kind: 'error', id: row.id, message: (err as Error)?.message ?? String(err) });
+          delay(row.id);
+        }
+      } finally {
+        running.delete(row.id);
+      }
+    })();
+    running.set(row.id, run);
+  };
+  const delay = (id: string) => {
+    const failures = (backoff.get(id)?.failures ?? 0) + 1;
+    backoff.set(id, { failures, notBefore: now() + Math.min(cap, base * 2 ** (failures - 1)) });
+  };
+
+  while (!options.signal?.aborted) {
+    let rows: InvocationSummary[] = [];
+    try {
+      rows = await runtime.list();
+    } catch (err) {
+      emit({ kind: 'error', message: `cannot list the store: ${(err as Error)?.message ?? String(err)}` });
+    }
+    for (const row of rows) {
+      if (options.signal?.aborted) break;
+      const why = servable(row);
+      if (!why || running.has(row.id)) continue;
+      const wait = backoff.get(row.id);
+      if (wait && now() < wait.notBefore) continue;
+      take(row, why);
+    }
+    await pause(pollMs, options.signal);
+  }
+  await Promise.allSettled([...running.values()]);
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
