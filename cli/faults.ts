@@ -6,6 +6,9 @@
  * - `WEFT_CRASH_IN_EFFECT=N`: SIGKILL when the N-th successful call of an actuator other than the
  *   observe actuator (a run or a compensation) returns — after its effect is done and before the
  *   runtime records its completion. It wraps the domain's actuators, so it works for any domain.
+ * - `WEFT_CRASH_BEFORE=<kind>:N`: SIGKILL right BEFORE the N-th append of a record of that kind —
+ *   e.g. `step.completed:3`: the third step's effect is done (on a worker, in the BullMQ mode) and
+ *   its outcome is in hand, but its completion was never recorded.
  * - `WEFT_COUNT_APPENDS=1`: print `appends: N` to stderr at exit (how many kill points a run has).
  *
  * SIGKILL is what a power cut or an OOM kill looks like to the process: no handlers, no flushing.
@@ -23,6 +26,9 @@ export function crashHooks(): CrashHooks {
   const afterAppend = Number(process.env.WEFT_CRASH_AFTER_APPEND ?? 0);
   const inEffect = Number(process.env.WEFT_CRASH_IN_EFFECT ?? 0);
   const count = process.env.WEFT_COUNT_APPENDS === '1';
+  const [beforeKind, beforeNth] = (process.env.WEFT_CRASH_BEFORE ?? '').split(':');
+  const beforeCount = Number(beforeNth ?? 0);
+  let seenKind = 0;
   let appends = 0;
   let effects = 0;
   const kill = () => process.kill(process.pid, 'SIGKILL');
@@ -54,9 +60,10 @@ export function crashHooks(): CrashHooks {
       });
     },
     wrapStore(store) {
-      if (afterAppend <= 0 && !count) return;
+      if (afterAppend <= 0 && !count && !(beforeKind && beforeCount > 0)) return;
       const append = store.append.bind(store);
       store.append = async (lease, expectedSeq, records) => {
+        for (const record of records) if (record.kind === beforeKind && ++seenKind === beforeCount) kill();
         await append(lease, expectedSeq, records);
         appends++;
         if (appends === afterAppend) kill();
