@@ -53,16 +53,17 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
  * as the store now shows it — a script always gets its line. Exit code 2 for a command line to
  * fix, 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
  */
-export async function printRefusal(command: string, id: string, where: string | JournalStore, err: unknown, json: boolean, note?: string): Promise<number> {
+export async function printRefusal(command: string, id: string, where: string | JournalStore | null, err: unknown, json: boolean, note?: string): Promise<number> {
   const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
   const text = err instanceof Error ? err.message : String(err);
   const bounded = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} chars)` : text;
   const message = bounded + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
   if (!refusal && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
   if (json) {
+    // `where` is null when the store itself could not be opened: nothing can be said of the invocation.
     const store = typeof where === 'string' ? new FileStore(where) : where;
-    const status = (await store.length(id).catch(() => 0)) > 0 ? await invocationStatus(store, id).catch(() => null) : null;
-    const journal = typeof where === 'string' ? path.join(where, 'invocations', id, 'journal.jsonl') : journalFileOf(store, id);
+    const status = store && (await store.length(id).catch(() => 0)) > 0 ? await invocationStatus(store, id).catch(() => null) : null;
+    const journal = typeof where === 'string' ? path.join(where, 'invocations', id, 'journal.jsonl') : store ? journalFileOf(store, id) : null;
     process.stdout.write(JSON.stringify({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused: isWeftError(err) ? err.code : refusal ? 'usage' : 'error' }) + '\n');
   }
   process.stderr.write(`weft ${command}: ${message}\n`);

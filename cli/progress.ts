@@ -44,6 +44,10 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
       return `${e}  step ${String(b.step).padEnd(6)} ${b.class} failure (attempt ${b.attempt}): ${brief(b.message, 70)}`;
     case 'compensation.completed':
       return `${e}  undo ${String(b.step).padEnd(6)} ${b.failure ? `failed: ${b.failure.message}` : `ok  ${brief(b.result, 70)}`}`;
+    case 'timer.set':
+      return `${e}  sleep       step ${b.step} until ${b.until} — the run rests until then`;
+    case 'timer.fired':
+      return `${e}  woke        step ${b.step} at ${b.at}`;
     case 'frontier.truncated':
       return `${e}  truncated   ${b.removed.length} step(s) removed from the plan: ${brief(b.reason, 70)}`;
     case 'epoch.closed':

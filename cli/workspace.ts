@@ -110,6 +110,8 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     actuators: options.wrapActuators ? options.wrapActuators(actuators) : actuators,
     ...(options.model ? { model: options.model } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    // WEFT_LEASE_TTL_MS: how soon another process may take over a run whose runtime died on another host (tests).
+    ...(Number(process.env.WEFT_LEASE_TTL_MS) > 0 ? { leaseTtlMs: Number(process.env.WEFT_LEASE_TTL_MS) } : {}),
     signingKey: key,
   });
   closeAtExit(runtime);

@@ -110,6 +110,10 @@ export const bodySchemas = {
     /** Present when this attempt of the compensation failed (it may be retried). */
     failure: z.strictObject({ class: failureClass, code: z.string().min(1), message: z.string() }).optional(),
   }),
+  /** A durable sleep step (`weft.sleep`) waits until `until` (ISO 8601): the invocation rests, no actor in memory. */
+  'timer.set': z.strictObject({ step: count, until: z.string().min(1) }),
+  /** The sleep step's time came: `at` is when the runtime saw it (the wall clock, recorded). */
+  'timer.fired': z.strictObject({ step: count, at: z.string().min(1) }),
   'frontier.truncated': z.strictObject({ epoch: count, removed: z.array(count), reason: z.string().min(1) }),
   'epoch.closed': z.strictObject({ outcome: z.enum(['completed', 'compensated', 'denied']), steps: count }),
   'invocation.completed': z.strictObject({ summary: z.string() }),

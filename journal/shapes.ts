@@ -110,6 +110,8 @@ export const bodyShapes: Record<RecordKind, Shape> = {
     result: json,
     failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })),
   }),
+  'timer.set': strict({ step: count, until: nonEmpty }),
+  'timer.fired': strict({ step: count, at: nonEmpty }),
   'frontier.truncated': strict({ epoch: count, removed: arrayOf(count), reason: nonEmpty }),
   'epoch.closed': strict({ outcome: oneOf('completed', 'compensated', 'denied'), steps: count }),
   'invocation.completed': strict({ summary: str }),

@@ -22,7 +22,8 @@ export type DecomposeOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { 
 export type AuthorOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'handoff'; reason: string } | Suspended | Failed);
 export type AdmitOutput = Position & { decision: 'allow' | 'deny' | 'require_approval'; reason?: string };
 export type ApprovalOutput = Position & { approved: boolean; reason: string };
-export type ExecuteOutput = Position & { done: StepResult[]; failure: Failure | null };
+/** `waiting`: the epoch reached a durable sleep step whose time has not come (see awaitingTimer). */
+export type ExecuteOutput = Position & { done: StepResult[]; failure: Failure | null; waiting?: { step: number; until: string; dispatches: number } };
 export type CompensateOutput = Position & { kind: 'compensated' } | (Position & { kind: 'handoff'; reason: string });
 /** `spent`: what the closed epoch spent under the policy's contract envelope (flag 1). */
 export type CloseOutput = Position & { outcome: EpochOutcome; spent?: number };

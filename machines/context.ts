@@ -109,6 +109,8 @@ export interface InvocationContext extends InvocationInput {
   suspension?: Suspension | null;
   /** Set on resuming a suspended model exchange: where it goes on (valid only at `exchange.seq`). */
   exchange?: Suspension['exchange'] | null;
+  /** A durable sleep step the invocation waits on (awaitingTimer): its step and when it is due (ISO 8601). */
+  timer?: { step: number; until: string; dispatches: number } | null;
   /** What completed epochs spent under the policy's contract envelope (flag 1). */
   spent?: number;
   replans: number;

@@ -12,4 +12,5 @@ export * from './constraints.js';
 export * from './reply.js';
 export { parseStrictJson, type StrictJsonResult } from './strict-json.js';
 export { FLAG_FAIL_CLOSED, IMPLEMENTED_FLAGS } from './flags.js';
+export { SLEEP_ACTUATOR, sleepUntil } from './sleep.js';
 export * from './epoch.js';

@@ -7,6 +7,11 @@
  *            author      awaitingApproval     compensate ─► truncate ─► boundary ─► parse (re-plan) | failing
  *            (gap path)  (hibernates)
  *
+ *   execute ─► awaitingTimer ─(resume, when due)─► execute
+ *     a durable sleep step (`weft.sleep`): the invocation rests with no actor in memory; resuming
+ *     it re-enters execute at the sleep step, which fires the timer only once its time has come —
+ *     early, it rests again.
+ *
  *   any state ─► suspended ─(resume)─► the same state
  *     a recorded model or observation failure that a person or a later attempt can fix (a
  *     transient error after the pinned attempts, bad credentials, a moved endpoint), or a
@@ -58,6 +63,7 @@ export const invocationMachine = setup({
     admitted: (_, o: AdmitOutput) => o.decision === 'allow',
     needsApproval: (_, o: AdmitOutput) => o.decision === 'require_approval',
     approved: (_, o: ApprovalOutput) => o.approved,
+    waitsForTimer: (_, o: ExecuteOutput) => o.waiting !== undefined,
     epochSucceeded: (_, o: ExecuteOutput) => o.failure === null,
     failedByPolicy: (_, o: ExecuteOutput) => o.failure?.class === 'policy',
     compensated: (_, o: CompensateOutput) => o.kind === 'compensated',
@@ -79,7 +85,9 @@ export const invocationMachine = setup({
       ...at(o),
       failure: { class: 'policy' as const, code: 'epoch.denied', message: o.reason ?? 'denied by policy' },
     })),
-    setExecution: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, failure: o.failure })),
+    setExecution: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, failure: o.failure, timer: null })),
+    // Waking re-enters execute at the sleep step, with the steps done so far and the position after `timer.set`.
+    setTimer: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, timer: o.waiting ?? null })),
     closeEpoch: assign(({ context }, o: CloseOutput) => ({
       ...at(o),
       ...(o.spent === undefined ? {} : { spent: (context.spent ?? 0) + o.spent }),
@@ -207,6 +215,7 @@ export const invocationMachine = setup({
         src: 'execute',
         input: ({ context }) => context,
         onDone: [
+          { guard: { type: 'waitsForTimer', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'awaitingTimer', actions: { type: 'setTimer', params: ({ event }) => event.output } },
           { guard: { type: 'epochSucceeded', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'boundary', actions: { type: 'setExecution', params: ({ event }) => event.output } },
           { guard: { type: 'failedByPolicy', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'failing', actions: { type: 'setExecution', params: ({ event }) => event.output } },
           { target: 'compensate', actions: { type: 'setExecution', params: ({ event }) => event.output } },
@@ -252,6 +261,9 @@ export const invocationMachine = setup({
     hibernated: {
       on: { resume: { target: 'parse', actions: 'clearHibernation' } },
     },
+    awaitingTimer: {
+      on: { resume: { target: 'execute' } },
+    },
     suspended: {
       on: {
         resume: (['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff'] as const).map((state) => ({
@@ -294,5 +306,5 @@ export const invocationMachine = setup({
 export type InvocationMachine = typeof invocationMachine;
 
 /** States in which the machine waits for the outside world with no actor running. */
-export const restingStates = ['awaitingApproval', 'hibernated', 'suspended'] as const;
+export const restingStates = ['awaitingApproval', 'awaitingTimer', 'hibernated', 'suspended'] as const;
 export const finalStates = ['completed', 'failed', 'handedOff'] as const;

@@ -20,7 +20,7 @@ import type { JournalWriter } from '../journal/writer.js';
 import type { InvocationContext, InvocationEvent, Suspension } from '../machines/context.js';
 import type { InvocationMachine } from '../machines/invocation-machine.js';
 
-export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'hibernated' | 'suspended';
+export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended';
 
 export interface InvocationResult {
   id: string;
@@ -30,6 +30,8 @@ export interface InvocationResult {
   reason?: string;
   /** For a suspended invocation: the class of its suspension and the command that continues it. */
   suspension?: { class: Suspension['class']; code: string; state: string; fix: string };
+  /** For an invocation waiting on a durable sleep step: when it is due (ISO 8601). */
+  wakeAt?: string;
   /** For a runtime-side suspension: the error itself (not serialized anywhere). */
   error?: unknown;
   journal?: string;
@@ -41,6 +43,7 @@ const STOPPING: Record<string, InvocationStatus> = {
   failed: 'failed',
   handedOff: 'handed_off',
   awaitingApproval: 'awaiting_approval',
+  awaitingTimer: 'waiting_timer',
   hibernated: 'hibernated',
   suspended: 'suspended',
 };
@@ -56,6 +59,7 @@ export class InvocationHandle extends EventEmitter {
   private persisting: Promise<void> = Promise.resolve();
   private settled = false;
   private actorError: unknown;
+  private renewal: NodeJS.Timeout | undefined;
 
   constructor(
     readonly id: string,
@@ -101,6 +105,7 @@ export class InvocationHandle extends EventEmitter {
   /** Stop without persisting anything more (a simulated crash; the journal stays as it is). */
   async abandon(): Promise<void> {
     this.settled = true;
+    clearInterval(this.renewal);
     this.actor?.stop();
     await this.writer?.close().catch(() => undefined);
   }
@@ -109,14 +114,18 @@ export class InvocationHandle extends EventEmitter {
     this.emit('record', record, replayed);
   }
 
-  attach(actor: Actor<InvocationMachine>, store: JournalStore, writer: JournalWriter): void {
+  attach(actor: Actor<InvocationMachine>, store: JournalStore, writer: JournalWriter, leaseTtlMs = 30_000): void {
     this.actor = actor;
     this.store = store;
     this.writer = writer;
+    // Hold the lease while the run lives (a slow model or worker must not look like a dead runtime).
+    // A failed renewal is not acted on here: if the lease was lost, the next append is fenced.
+    this.renewal = setInterval(() => void writer.renew(leaseTtlMs).catch(() => undefined), Math.max(50, Math.floor(leaseTtlMs / 3)));
+    this.renewal.unref();
     // A run resumed in a resting state (awaiting approval, hibernated) waits there for its event;
     // only a transition INTO a resting state stops the run.
     const initial = String(actor.getSnapshot().value);
-    if (initial === 'awaitingApproval' || initial === 'hibernated' || initial === 'suspended') this.lastValue = initial;
+    if (initial === 'awaitingApproval' || initial === 'awaitingTimer' || initial === 'hibernated' || initial === 'suspended') this.lastValue = initial;
     // Running again: an earlier note (a suspension) no longer says where the invocation stands.
     this.persisting = this.persisting.then(() => store.clearStatus(this.id)).catch(() => undefined);
     actor.subscribe({
@@ -148,6 +157,7 @@ export class InvocationHandle extends EventEmitter {
 
   private async stop(status: InvocationStatus, context: InvocationContext): Promise<void> {
     this.settled = true;
+    clearInterval(this.renewal);
     const suspension = status === 'suspended' ? (context.suspension ?? undefined) : undefined;
     let trouble: string | undefined;
     try {
@@ -175,6 +185,7 @@ export class InvocationHandle extends EventEmitter {
       ...(reason ? { reason: trouble ? `${reason}; ${trouble}` : reason } : trouble ? { reason: trouble } : {}),
       ...(suspension ? { suspension: { class: suspension.class, code: suspension.code, state: suspension.state, fix: suspensionFix(this.id, suspension) } } : {}),
       ...(suspension?.class === 'runtime' && this.actorError !== undefined ? { error: this.actorError } : {}),
+      ...(status === 'waiting_timer' && context.timer ? { wakeAt: context.timer.until } : {}),
       ...(this.journal ? { journal: this.journal } : {}),
     });
   }
@@ -182,6 +193,7 @@ export class InvocationHandle extends EventEmitter {
   private async fail(err: unknown): Promise<void> {
     if (this.settled) return;
     this.settled = true;
+    clearInterval(this.renewal);
     await this.persisting.catch(() => undefined);
     await this.writer?.close().catch(() => undefined);
     this.rejectDone(err);

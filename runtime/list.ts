@@ -28,6 +28,8 @@ export interface InvocationSummary {
   problem?: string;
   /** Why a suspended invocation stopped (from its snapshot's suspension or the runtime's status note). */
   reason?: string;
+  /** For an invocation waiting on a durable sleep step: when it is due (ISO 8601). */
+  wakeAt?: string;
   /** For a suspended invocation: the class of what suspended it (transient, credentials, endpoint, runtime). */
   suspendedAs?: string;
   /** The command that repairs a damaged invocation or sets it aside, or that continues a suspended one. */
@@ -103,7 +105,7 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 }
 
 /** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
-async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string }> {
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string }> {
   length ??= await store.length(id);
   if (length > 0) {
     const kinds = (await store.read(id, Math.max(0, length - 2))).map((r) => r.kind);
@@ -126,6 +128,10 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   }
   if (value === 'awaitingApproval') return { status: 'awaiting_approval' };
   if (value === 'hibernated') return { status: 'hibernated' };
+  if (value === 'awaitingTimer') {
+    const until = (snapshot?.data as { context?: { timer?: { until?: unknown } } } | undefined)?.context?.timer?.until;
+    return { status: 'waiting_timer', ...(typeof until === 'string' ? { wakeAt: until, reason: `sleeping until ${until}` } : {}), fix: `weft serve wakes it when it is due (or weft resume ${id} then)` };
+  }
   if (note?.status === 'running' && note.reason !== undefined) return { status: 'running', reason: note.reason, ...(note.fix === undefined ? {} : { fix: note.fix }) };
   const holder = await store.holder(id).catch(() => undefined);
   if (holder?.live) return { status: 'running' };

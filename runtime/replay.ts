@@ -36,7 +36,7 @@ export interface ReplayDeps {
 export interface ReplayResult {
   id: string;
   /** Where the replayed machine stopped: a final state, or a resting state the journal ends in. */
-  status: 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'hibernated' | 'suspended' | 'unfinished';
+  status: 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended' | 'unfinished';
   records: number;
   sealed: boolean;
   /** The fingerprint replay computed (the hash before the seal; the last hash if unsealed). */
@@ -65,6 +65,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     evaluables: deps.evaluables,
     dispatcher: deps.dispatcher,
     sleep: async () => undefined,
+    now: () => 0, // never asked: replay reads every recorded timer firing
   });
   const input = inputFromPinned(first);
   const actor = createActor(invocationMachine.provide({ actors }), {
@@ -82,6 +83,9 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
           if (next?.kind !== 'approval.decided') return resolve('awaiting_approval');
           const body = (next as JournalRecord<'approval.decided'>).body;
           queueMicrotask(() => actor.send({ type: 'approval.decided', decision: body.decision, by: body.by, ...(body.note === undefined ? {} : { note: body.note }) }));
+        } else if (value === 'awaitingTimer') {
+          if (!next) return resolve('waiting_timer');
+          queueMicrotask(() => actor.send({ type: 'resume' }));
         } else if (value === 'hibernated') {
           if (!next) return resolve('hibernated');
           queueMicrotask(() => actor.send({ type: 'resume' }));

@@ -103,6 +103,8 @@ export interface RuntimeOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Identifies this process in leases and record envelopes. */
   writer?: string;
+  /** How long an invocation's lease lasts without renewal (default 30 s; renewed every third of it while the run lives). */
+  leaseTtlMs?: number;
   /** Wall clock for envelopes only (never hashed). */
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
@@ -158,6 +160,7 @@ export class Runtime {
     this.readiness ??= (async () => {
       const store = this.options.store;
       if (!(store instanceof RedisStore) || !this.ownsStore) return;
+      await store.reachable();
       const verdict = await checkRedisDurability(await store.connection());
       if (verdict.ok) return;
       if ((this.options.durability ?? 'strict') === 'strict') throw new RedisDurabilityError(store.name, verdict.problems);
@@ -317,7 +320,8 @@ export class Runtime {
       const input = inputFromPinned(pinnedRecord);
       const handle = this.run(writer, library, input, existing, snapshot ?? undefined);
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
-      if (command === 'resume' && handle.state?.value === 'suspended') handle.send({ type: 'resume' });
+      // So is one waiting on a durable sleep: its execute fires the timer if the time has come, else it rests again.
+      if (command === 'resume' && (handle.state?.value === 'suspended' || handle.state?.value === 'awaitingTimer')) handle.send({ type: 'resume' });
       return handle;
     } catch (err) {
       await writer.close().catch(() => undefined);
@@ -393,6 +397,7 @@ export class Runtime {
       signingKey: this.options.signingKey,
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       onActorError: (err) => handle.noteActorError(err),
+      now: () => (this.options.now ? this.options.now().getTime() : Date.now()),
     });
     const machine = invocationMachine.provide({ actors });
     const actor = createActor(machine, {
@@ -400,13 +405,13 @@ export class Runtime {
       ...(snapshot ? { snapshot: snapshot.data as never } : {}),
       ...(this.options.inspect ? { inspect: this.options.inspect as Observer<InspectionEvent> } : {}),
     });
-    handle.attach(actor, this.options.store, writer);
+    handle.attach(actor, this.options.store, writer, this.options.leaseTtlMs ?? 30_000);
     actor.start();
     return handle;
   }
 
   private writerOptions() {
-    return { writer: this.writerId, ...(this.options.now ? { now: this.options.now } : { now: () => new Date() }) };
+    return { writer: this.writerId, ttlMs: this.options.leaseTtlMs ?? 30_000, ...(this.options.now ? { now: this.options.now } : { now: () => new Date() }) };
   }
 
   private pickLibrary(name?: string): Library {

@@ -9,6 +9,9 @@
  *   wait for a worker timed out) — with exponential backoff per invocation (`backoffMs` doubling up
  *   to `maxBackoffMs`), never one suspended for credentials or an endpoint, which a person fixes.
  *
+ * - a **sleeping** one (`waiting_timer`, a durable `weft.sleep` step) whose time has come — never
+ *   before: a resume before its time would only rest it again.
+ *
  * Several serve processes share the work: the lease decides who runs each invocation, and one that
  * finds it taken (LeaseHeldError) leaves it to the other. Hibernated invocations stay asleep (a
  * person hibernated them), and those awaiting approval wait for `weft approve`.
@@ -31,14 +34,15 @@ export interface ServeOptions {
 }
 
 export type ServeEvent =
-  | { kind: 'resuming'; id: string; why: 'interrupted' | 'suspended'; reason?: string }
+  | { kind: 'resuming'; id: string; why: 'interrupted' | 'suspended' | 'timer'; reason?: string }
   | { kind: 'stopped'; id: string; status: string; reason?: string }
   | { kind: 'skipped'; id: string; reason: string }
   | { kind: 'error'; id?: string; message: string };
 
 /** Why serve would pick this invocation up now, or undefined. */
-export function servable(row: InvocationSummary): 'interrupted' | 'suspended' | undefined {
+export function servable(row: InvocationSummary, now: number = Date.now()): 'interrupted' | 'suspended' | 'timer' | undefined {
   if (row.status === 'interrupted') return 'interrupted';
+  if (row.status === 'waiting_timer') return row.wakeAt !== undefined && Date.parse(row.wakeAt) <= now ? 'timer' : undefined;
   if (row.status === 'suspended' && (row.suspendedAs === 'transient' || row.suspendedAs === 'runtime')) return 'suspended';
   return undefined;
 }
@@ -52,7 +56,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   const running = new Map<string, Promise<void>>();
   const backoff = new Map<string, { failures: number; notBefore: number }>();
 
-  const take = (row: InvocationSummary, why: 'interrupted' | 'suspended') => {
+  const take = (row: InvocationSummary, why: 'interrupted' | 'suspended' | 'timer') => {
     emit({ kind: 'resuming', id: row.id, why, ...(row.reason === undefined ? {} : { reason: row.reason }) });
     const run = (async () => {
       try {
@@ -88,7 +92,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
     }
     for (const row of rows) {
       if (options.signal?.aborted) break;
-      const why = servable(row);
+      const why = servable(row, now());
       if (!why || running.has(row.id)) continue;
       const wait = backoff.get(row.id);
       if (wait && now() < wait.notBefore) continue;

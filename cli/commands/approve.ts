@@ -60,6 +60,6 @@ export async function run(argv: string[]): Promise<number> {
     const result = await followRun(handle, !json);
     return printOutcome(ws, result, json);
   } catch (err) {
-    return printRefusal('approve', id, ws?.store ?? dir, err, json, ws?.domainNote);
+    return printRefusal('approve', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote);
   }
 }

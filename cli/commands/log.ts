@@ -64,6 +64,8 @@ const summaries: Summaries = {
   'step.failed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} ${b.class} ${b.code}: ${b.message}`,
   'compensation.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
   'compensation.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,
+  'timer.set': (b) => `step ${b.step} sleeps until ${b.until}`,
+  'timer.fired': (b) => `step ${b.step} woke at ${b.at}`,
   'frontier.truncated': (b) => `epoch ${b.epoch} removed ${b.removed.map((s) => `#${s}`).join(',') || 'nothing'}: ${b.reason}`,
   'epoch.closed': (b) => `${b.outcome}, ${b.steps} step${b.steps === 1 ? '' : 's'}`,
   'invocation.completed': (b) => j(b.summary),

@@ -70,6 +70,6 @@ export async function run(argv: string[]): Promise<number> {
     const result = await followRun(handle, !json);
     return printOutcome(ws, result, json);
   } catch (err) {
-    return printRefusal('resume', id, ws?.store ?? dir, err, json, ws?.domainNote);
+    return printRefusal('resume', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote);
   }
 }

@@ -97,26 +97,27 @@ export async function run(argv: string[]): Promise<number> {
   const loaded = await loadDomain(domainSpec);
   const faults = crashHooks();
   const json = args.flags.json === true;
+  const domain = loaded.domain;
+  const intent = intentArg ?? domain.intent;
+  if (intent === undefined) return usageFailure('run', usage, new UsageError(`domain ${domain.name} has no default intent: pass the intent after the domain`));
+  const asOf = args.strings['as-of'] ?? domain.asOf;
+  if (asOf === undefined) return usageFailure('run', usage, new UsageError(`domain ${domain.name} has no default asOf: pass --as-of ISO-TIME (the invocation's pinned "now")`));
+  if (Number.isNaN(Date.parse(asOf))) return usageFailure('run', usage, new UsageError(`--as-of ${asOf} is not an ISO 8601 time`));
+  const start = { tenant: args.strings.tenant ?? 'default', seed: args.strings.seed ?? '1', asOf };
+  const id = args.strings.id ?? Runtime.defaultId(intent, start);
   let store;
   try {
     store = await openStore(choice);
   } catch (err) {
     // A store that cannot be used (a Redis that may lose acknowledged appends, or unreachable): nothing was written.
-    return printRefusal('run', args.strings.id ?? '-', choice.dir, err, json);
+    return printRefusal('run', id, choice.redis ? null : choice.dir, err, json);
   }
-  const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded.domain.name);
-  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, loaded.domain.observe) });
+  const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, domain.name);
+  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));
   }
-  const intent = intentArg ?? ws.domain.intent;
-  if (intent === undefined) return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} has no default intent: pass the intent after the domain`));
-  const asOf = args.strings['as-of'] ?? ws.domain.asOf;
-  if (asOf === undefined) return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} has no default asOf: pass --as-of ISO-TIME (the invocation's pinned "now")`));
-  if (Number.isNaN(Date.parse(asOf))) return usageFailure('run', usage, new UsageError(`--as-of ${asOf} is not an ISO 8601 time`));
-  const start = { tenant: args.strings.tenant ?? 'default', seed: args.strings.seed ?? '1', asOf };
-  const id = args.strings.id ?? Runtime.defaultId(intent, start);
   // Before the first record: a crash right after it must still find the domain and endpoint.
   if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef, ...(args.strings['model-url'] ? { modelUrl: args.strings['model-url'] } : {}) });
   try {

@@ -87,6 +87,7 @@ export function endingOf(kinds: readonly string[]): string | undefined {
 export function snapshotStatus(value: unknown): string {
   if (value === 'awaitingApproval') return 'awaiting_approval';
   if (value === 'hibernated') return 'hibernated';
+  if (value === 'awaitingTimer') return 'waiting_timer';
   if (value === 'suspended') return 'suspended';
   if (value === 'completed' || value === 'failed') return value;
   if (value === 'handedOff') return 'handed_off';

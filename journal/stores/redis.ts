@@ -53,7 +53,7 @@ import type { Redis } from 'ioredis';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
-import { BlobError, InvalidNameError, JournalIntegrityError } from '../errors.js';
+import { BlobError, InvalidNameError, JournalIntegrityError, WeftError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
 import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
@@ -138,6 +138,7 @@ export class RedisStore implements JournalStore {
     if (durability !== 'strict' && durability !== 'relaxed') throw new TypeError(`durability must be 'strict' or 'relaxed', not ${JSON.stringify(durability)}`);
     const store = new RedisStore(options);
     try {
+      await store.reachable();
       const verdict = await checkRedisDurability(await store.client);
       if (!verdict.ok) {
         if (durability === 'strict') throw new RedisDurabilityError(store.name, verdict.problems);
@@ -148,6 +149,27 @@ export class RedisStore implements JournalStore {
       throw err;
     }
     return store;
+  }
+
+  /**
+   * Throws `store.unreachable` (transient) when the server does not answer a PING within
+   * `timeoutMs` — so a command against a Redis that is down fails in seconds, saying so, instead of
+   * waiting out the client's retries and being mistaken for a durability problem.
+   */
+  async reachable(timeoutMs = 5_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        (async () => (await this.client).ping())(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer to PING within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } catch (err) {
+      throw new WeftError('store.unreachable', 'transient', `cannot reach Redis at ${this.name} (${(err as Error).message}): start it, or check the URL`);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The ioredis client (connected lazily): for durability checks and tools, not for the store's keys. */
@@ -507,6 +529,11 @@ export class RedisStore implements JournalStore {
       try {
         client = await this.client;
       } catch {
+        return;
+      }
+      // QUIT waits for a connection; a client that has none (the server is down) is just dropped.
+      if (client.status !== 'ready') {
+        client.disconnect();
         return;
       }
       try {

@@ -13,6 +13,7 @@
 import type { ApprovalInput } from '../../machines/actors.js';
 import type { EpochPlan, InvocationContext } from '../../machines/context.js';
 import { checkTaskConstraints } from '../../machines/constraints.js';
+import { SLEEP_ACTUATOR, sleepArgsProblem } from '../../machines/sleep.js';
 import { checkEnvelopeEpoch } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
@@ -23,6 +24,11 @@ function certify(s: EpochServices, plan: EpochPlan): string | undefined {
   for (let i = 0; i < plan.steps.length; i++) {
     const step = plan.steps[i]!;
     if (!step.actuator) return `step ${i} (${step.operator}) has no actuator binding in the library`;
+    if (step.actuator === SLEEP_ACTUATOR) {
+      const problem = sleepArgsProblem(step.actuatorArgs);
+      if (problem) return `step ${i} (${step.operator}): ${problem}`;
+      continue;
+    }
     if (!s.dispatcher) continue; // replay without actuators: the recorded decision is compared instead
     if (!s.dispatcher.knows(step.actuator)) return `step ${i} (${step.operator}) names the unknown actuator ${step.actuator}`;
     const bad = s.dispatcher.checkArgs(step.actuator, step.actuatorArgs ?? {});

@@ -17,7 +17,8 @@ import { createRandom } from '../../actors/random.js';
 import { canonicalize } from '../../journal/canonical.js';
 import { WeftError } from '../../journal/errors.js';
 import type { JournalRecord } from '../../journal/records.js';
-import type { InvocationContext, Json, StepResult } from '../../machines/context.js';
+import type { EpochStep, InvocationContext, Json, StepResult } from '../../machines/context.js';
+import { SLEEP_ACTUATOR, sleepUntil } from '../../machines/sleep.js';
 import { backoffMs } from '../../machines/epoch.js';
 import { checkEnvelopeStep, envelopeSpend } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
@@ -58,10 +59,12 @@ async function pause(s: EpochServices, ctx: InvocationContext, key: string, atte
 export async function execute(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
   const plan = ctx.plan!;
-  const done: StepResult[] = [];
+  // Waking from a durable sleep: go on at the sleep step, with what the epoch did before it.
+  const waking = ctx.timer ?? undefined;
+  const done: StepResult[] = waking ? [...ctx.done] : [];
   const failClosed = hasFlag(ctx.pin, FLAG_FAIL_CLOSED);
   const envelope = failClosed ? s.policy.envelope : undefined;
-  let dispatches = 0;
+  let dispatches = waking?.dispatches ?? 0;
   /** Admission at dispatch: the envelope (flag 1), then the policy's own step rule. */
   const admitAttempt = (i: number, attempt: number): Admission => {
     const step = plan.steps[i]!;
@@ -73,8 +76,14 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
     if (attempt > 1) return { decision: 'allow' };
     return s.policy.admitStep?.({ tenant: ctx.tenant, epoch: ctx.epoch, index: i, step }) ?? { decision: 'allow' };
   };
-  for (let i = 0; i < plan.steps.length; i++) {
+  for (let i = waking?.step ?? 0; i < plan.steps.length; i++) {
     const step = plan.steps[i]!;
+    if (step.actuator === SLEEP_ACTUATOR) {
+      const slept = await sleepStep(s, ctx, i, step, waking?.step === i);
+      if (slept.kind === 'waiting') return { ...rec.at(), done, failure: null, waiting: { step: i, until: slept.until, dispatches } };
+      done.push({ step: i, operator: step.operator, result: { woke: slept.at } });
+      continue;
+    }
     const key = idempotencyKey(ctx.invocation, ctx.epoch, i);
     const args = (step.actuatorArgs ?? {}) as Json;
     for (let attempt = 1; ; attempt++) {
@@ -117,12 +126,31 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
   return { ...rec.at(), done, failure: null };
 }
 
+/**
+ * A durable sleep step: `timer.set` (derived), then — once its time has come, on the runtime's wall
+ * clock — `timer.fired`, recorded. Before that the epoch waits (awaitingTimer); replay reads the
+ * recorded firing and never looks at a clock.
+ */
+async function sleepStep(s: EpochServices, ctx: InvocationContext, i: number, step: EpochStep, resumed: boolean): Promise<{ kind: 'waiting'; until: string } | { kind: 'fired'; at: string }> {
+  const rec = s.recorder();
+  const until = sleepUntil(step.actuatorArgs);
+  if (!resumed) await rec.derive({ kind: 'timer.set', epoch: ctx.epoch, body: { step: i, until } });
+  const next = rec.peek();
+  const due = next !== undefined || (rec.live && s.now() >= Date.parse(until));
+  if (!due) return { kind: 'waiting', until };
+  const fired = await rec.complete(
+    { kinds: ['timer.fired'] as const, epoch: ctx.epoch, describe: `the firing of step ${i}'s timer`, accepts: (r) => r.body.step === i },
+    async () => ({ kind: 'timer.fired' as const, epoch: ctx.epoch, body: { step: i, at: new Date(s.now()).toISOString() } }),
+  );
+  return { kind: 'fired', at: fired.body.at };
+}
+
 export async function compensate(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
   const plan = ctx.plan!;
   for (const done of [...ctx.done].reverse()) {
     const step = plan.steps[done.step]!;
-    if (step.readOnly) continue;
+    if (step.readOnly || step.actuator === SLEEP_ACTUATOR) continue;
     const declared = step.compensate;
     const own = !declared && step.actuator !== undefined && (s.dispatcher ? s.dispatcher.canCompensate(step.actuator) : true);
     if (!declared && !own) continue;

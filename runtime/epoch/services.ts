@@ -25,6 +25,8 @@ export interface EpochServices {
   dispatcher?: Dispatcher;
   signingKey?: SigningKey;
   sleep(ms: number): Promise<void>;
+  /** The wall clock (ms): when a durable sleep step is due — live only; replay reads the recorded firing. */
+  now(): number;
   /** Told of every error an actor throws (the machine then suspends with its message). */
   onActorError?(err: unknown): void;
 }

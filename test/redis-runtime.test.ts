@@ -1,0 +1,459 @@
+/**
+ * The distributed mode through the `weft` command (issue 12, "Tests that must exist"): every call
+ * is a separate process with its own --dir (a fresh temp folder), so nothing is shared but Redis —
+ * and one signing key (WEFT_SIGNING_KEY, made by `weft keygen`), so seals compare across processes.
+ *
+ * 1. The travel example and the README's user domain (examples/helpdesk) on Redis give the
+ *    embedded (file store) fingerprint.
+ * 2. Hibernated in one process and cwd, resumed in another: the uninterrupted fingerprint; ls shows it.
+ * 3. A runtime SIGKILLed mid-epoch (after its N-th durable append, or inside a world effect) and
+ *    resumed by ANOTHER process at once: the dead holder's lease is taken over (same host), the
+ *    journal is the uninterrupted one and every effect is applied once (the ledger in Redis). A
+ *    holder on another host cannot be seen dead: its lease is refused until it expires.
+ * 4. Two runtimes resume one hibernated invocation at once: one completes, the other is refused
+ *    (lease held, no stack trace), and the journal exports and verifies.
+ * 5. Redis SIGKILLed: mid-run and restarted (the run goes on), and before a resume and left down
+ *    (a clear error), then restarted: nothing acknowledged is lost and the resume completes.
+ * 6. A server that may lose acknowledged appends (appendonly no; maxmemory-policy allkeys-lru) is
+ *    refused, naming the setting; --redis-durability relaxed runs with one WARNING line.
+ *
+ * One private redis-server (AOF, appendfsync always) serves the file, each test under its own
+ * --redis-prefix; the tests that kill a server (5) or need a misconfigured one (6) start their own,
+ * so killing it cannot disturb the tests running alongside. Needs `redis-server` on PATH: under CI
+ * (CI=true) its absence fails the file; elsewhere the file is skipped with a loud notice.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { effectCounts, parseTravelState, type TravelState } from '../examples/travel/state.js';
+import { assertBuilt, pool, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
+import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+
+const available = requireRedis();
+if (!available && process.env.CI === 'true') {
+  test('redis-server is installed (required under CI)', () => {
+    throw new Error(NO_REDIS_MESSAGE);
+  });
+}
+
+const SEED = '7';
+const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
+const SLOW_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-travel-domain.mjs');
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-redis-runtime-'));
+let folders = 0;
+/** A fresh, empty folder: each CLI process gets its own --dir (and cwd where it matters). */
+const fresh = (name: string) => mkdtempSync(path.join(root, `${name}-${++folders}-`));
+
+let server: RedisServer;
+let keyFile = '';
+/** The uninterrupted run of travel on Redis (prefix `ref`). */
+const ref = { id: '', fingerprint: '', hashes: [] as string[], applied: [] as string[], appends: 0 };
+
+interface RunJson {
+  id: string;
+  status: string | null;
+  reason: string | null;
+  journal: string | null;
+  fingerprint: string | null;
+  publicKey: string | null;
+  refused?: string;
+}
+
+/** Every process: the shared signing key, and no Redis unless the arguments name one. */
+const env = (extra: Record<string, string> = {}) => ({ WEFT_SIGNING_KEY: keyFile, WEFT_REDIS_URL: '', WEFT_DEBUG: '', ...extra });
+const onRedis = (s: RedisServer, prefix: string) => ['--redis', s.url, '--redis-prefix', prefix];
+const lastJson = (r: CliResult): RunJson => {
+  const line = r.stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    return JSON.parse(line) as RunJson;
+  } catch {
+    throw new Error(`no JSON line on stdout (exit ${r.code}, signal ${r.signal}):\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  }
+};
+const show = (r: CliResult) => `exit ${r.code} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+/** A stack trace line ("    at f (file:1:2)") anywhere on stderr. */
+const STACK = /^\s+at .+/m;
+
+/** One short-lived client for a look at a server (never left open across a kill). */
+async function peek<T>(s: RedisServer, fn: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(s.url, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  try {
+    return await fn(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+const journalKey = (prefix: string, id: string) => `${prefix}:{${id}}:journal`;
+const hashesIn = (s: RedisServer, prefix: string, id = ref.id) =>
+  peek(s, async (r) => (await r.lrange(journalKey(prefix, id), 0, -1)).map((line) => (JSON.parse(line) as { hash: string }).hash));
+/** The travel providers' world of one invocation under a prefix (examples/travel/state.ts). */
+async function worldIn(s: RedisServer, prefix: string, id = ref.id): Promise<TravelState> {
+  const text = await peek(s, (r) => r.get(`${prefix}:travel:{${id}}:providers`));
+  if (text === null) throw new Error(`no travel world under ${prefix} for ${id}`);
+  return parseTravelState(text);
+}
+const appliedKeys = (state: TravelState) =>
+  Object.entries(effectCounts(state).byKey)
+    .filter(([, e]) => e.applied > 0)
+    .map(([k]) => k)
+    .sort();
+
+/** Every effect of the uninterrupted run applied exactly once, and no other; returns the ledger. */
+async function expectEffectsOnce(s: RedisServer, prefix: string, ex: typeof expect) {
+  const counts = effectCounts(await worldIn(s, prefix));
+  for (const [key, e] of Object.entries(counts.byKey)) ex(e.applied, `effect ${key} (${e.actuator}) applied ${e.applied} times`).toBe(1);
+  ex(Object.keys(counts.byKey).sort()).toEqual(ref.applied);
+  return counts;
+}
+
+/** Like weft(), but SIGKILLs the process after `ms` (timedOut says so): a CLI must not hang a suite. */
+function weftWithin(ms: number, args: string[], extra: Record<string, string>, cwd = repoRoot): Promise<CliResult & { timedOut: boolean; elapsedMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [weftBin, ...args], { cwd, env: { ...process.env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, ms);
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', (err) => (clearTimeout(timer), reject(err)));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut, elapsedMs: Date.now() - started });
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A hibernated travel invocation under `prefix` (run in its own folder); its id. */
+async function hibernated(s: RedisServer, prefix: string): Promise<string> {
+  const dir = fresh(`hibernate-${prefix}`);
+  const r = await weft(['run', 'travel', '--seed', SEED, '--hibernate', ...onRedis(s, prefix), '--dir', dir, '--json'], env(), dir);
+  if (r.code !== 0) throw new Error(`hibernating under ${prefix}: ${show(r)}`);
+  const out = lastJson(r);
+  if (out.status !== 'hibernated' || out.id !== ref.id) throw new Error(`hibernating under ${prefix}: ${show(r)}`);
+  return out.id;
+}
+
+beforeAll(async () => {
+  if (!available) return;
+  assertBuilt();
+  server = await startRedis();
+  const keys = fresh('key');
+  const keygen = await weft(['keygen', '--out', keys]);
+  if (keygen.code !== 0) throw new Error(`weft keygen: ${show(keygen)}`);
+  keyFile = path.join(keys, 'weft.key');
+  const dir = fresh('reference');
+  const r = await weft(['run', 'travel', '--seed', SEED, ...onRedis(server, 'ref'), '--dir', dir, '--json'], env({ WEFT_COUNT_APPENDS: '1' }), dir);
+  if (r.code !== 0) throw new Error(`the reference run on Redis: ${show(r)}`);
+  const out = lastJson(r);
+  if (out.status !== 'completed' || !out.fingerprint) throw new Error(`the reference run on Redis: ${show(r)}`);
+  ref.id = out.id;
+  ref.fingerprint = out.fingerprint;
+  ref.hashes = await hashesIn(server, 'ref');
+  ref.applied = appliedKeys(await worldIn(server, 'ref'));
+  ref.appends = Number(/appends: (\d+)/.exec(r.stderr)?.[1]);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe.skipIf(!available).concurrent('weft on Redis', () => {
+  test('the reference run: one durable append per record, nine world effects each applied once', ({ expect }) => {
+    expect(ref.hashes.length).toBeGreaterThan(20);
+    expect(ref.appends).toBe(ref.hashes.length);
+    expect(ref.hashes.at(-1)).not.toBe(ref.fingerprint); // the seal follows the fingerprinted record
+    expect(ref.applied.length).toBe(9);
+  });
+
+  // ── 1 ─────────────────────────────────────────────────────────────────────────────────────
+  test('1. travel on Redis gives the embedded fingerprint and the same record hashes', async ({ expect }) => {
+    const dir = fresh('embedded-travel');
+    const embedded = await weft(['run', 'travel', '--seed', SEED, '--dir', dir, '--json'], env(), dir);
+    expect(embedded.code, show(embedded)).toBe(0);
+    const out = lastJson(embedded);
+    expect(out).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+    const fileHashes = readFileSync(out.journal!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { hash: string }).hash);
+    expect(fileHashes).toEqual(ref.hashes);
+    // And the Redis journal replays (calling nothing) from a third process and folder.
+    const replay = await weft(['replay', ref.id, ...onRedis(server, 'ref'), '--dir', fresh('replay-ref'), '--json'], env());
+    expect(replay.code, show(replay)).toBe(0);
+    expect(lastJson(replay)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+  });
+
+  test('1. the README user domain (examples/helpdesk) on Redis gives the embedded fingerprint', async ({ expect }) => {
+    const a = fresh('helpdesk-redis');
+    const b = fresh('helpdesk-file');
+    const [onR, onF] = await Promise.all([
+      weft(['run', HELPDESK, '--seed', SEED, ...onRedis(server, 't1-helpdesk'), '--dir', a, '--json'], env(), a),
+      weft(['run', HELPDESK, '--seed', SEED, '--dir', b, '--json'], env(), b),
+    ]);
+    expect(onR.code, show(onR)).toBe(0);
+    expect(onF.code, show(onF)).toBe(0);
+    const r = lastJson(onR);
+    const f = lastJson(onF);
+    expect(r.status).toBe('completed');
+    expect(f.status).toBe('completed');
+    expect(r.id).toBe(f.id);
+    expect(r.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.fingerprint).toBe(f.fingerprint);
+  });
+
+  // ── 2 ─────────────────────────────────────────────────────────────────────────────────────
+  test('2. hibernated in one process, resumed in another (another cwd and --dir): the uninterrupted fingerprint; ls shows it completed', async ({ expect }) => {
+    const prefix = 't2';
+    const id = await hibernated(server, prefix);
+    const before = JSON.parse((await weft(['ls', ...onRedis(server, prefix), '--json'], env())).stdout) as Array<{ id: string; status: string }>;
+    expect(before).toEqual([expect.objectContaining({ id, status: 'hibernated' })]);
+    const b = fresh('resume-b');
+    const resumed = await weft(['resume', id, ...onRedis(server, prefix), '--dir', b, '--json'], env(), b);
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(lastJson(resumed)).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
+    expect(await hashesIn(server, prefix)).toEqual(ref.hashes);
+    const ls = await weft(['ls', ...onRedis(server, prefix), '--json'], env(), fresh('ls'));
+    expect(ls.code, show(ls)).toBe(0);
+    expect(JSON.parse(ls.stdout)).toEqual([expect.objectContaining({ id, status: 'completed', records: ref.hashes.length })]);
+    await expectEffectsOnce(server, prefix, expect);
+  });
+
+  // ── 3 ─────────────────────────────────────────────────────────────────────────────────────
+  /** Kill a run under `prefix` with `crash` (env), then resume it at once from another process and folder. */
+  async function killThenResume(prefix: string, crash: Record<string, string>, ex: typeof expect) {
+    const a = fresh(`crash-${prefix}`);
+    const crashed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(server, prefix), '--dir', a, '--json'], env(crash), a);
+    ex(crashed.signal, `expected a SIGKILL with ${JSON.stringify(crash)}; ${show(crashed)}`).toBe('SIGKILL');
+    const before = await hashesIn(server, prefix);
+    ex(before, 'what the killed run acknowledged is the start of the uninterrupted journal').toEqual(ref.hashes.slice(0, before.length));
+    // Right after the kill the dead runtime's lease is still live (30 s TTL). Its holder id is
+    // <host>:<pid> on this host and that pid is gone, so the store takes the lease over at once.
+    const b = fresh(`resume-${prefix}`);
+    const resumed = await weft(['resume', ref.id, ...onRedis(server, prefix), '--dir', b, '--json'], env(), b);
+    ex(resumed.code, `resume right after the kill (${JSON.stringify(crash)}): ${show(resumed)}`).toBe(0);
+    ex(resumed.stderr).not.toMatch(STACK);
+    ex(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+    ex(await hashesIn(server, prefix)).toEqual(ref.hashes);
+    return expectEffectsOnce(server, prefix, ex);
+  }
+
+  test('3. SIGKILLed after its N-th durable append (5 points over the run), resumed by another process at once: the uninterrupted journal, every effect once', async ({ expect }) => {
+    const n = ref.appends;
+    const points = [...new Set([1, Math.round(n / 4), Math.round(n / 2), Math.round((3 * n) / 4), n - 1])];
+    expect(points.length).toBe(5);
+    await pool(
+      2,
+      points.map((k) => () => killThenResume(`t3-append-${k}`, { WEFT_CRASH_AFTER_APPEND: String(k) }, expect)),
+    );
+  }, 90_000);
+
+  test('3. SIGKILLed inside a world effect (applied, completion not recorded), resumed by another process: re-dispatched under its key, applied once', async ({ expect }) => {
+    // Effect 3 is airline.hold (epoch 2), effect 5 is card.charge: the money.
+    await pool(
+      2,
+      [3, 5].map((k) => async () => {
+        const counts = await killThenResume(`t3-effect-${k}`, { WEFT_CRASH_IN_EFFECT: String(k) }, expect);
+        const twice = Object.entries(counts.byKey).filter(([, e]) => e.attempts === 2 && e.applied === 1);
+        expect(twice.map(([key]) => key), 'the interrupted effect was dispatched again and deduplicated').toEqual([ref.applied[k - 1]]);
+      }),
+    );
+  }, 90_000);
+
+  test('3. a killed holder on another host cannot be seen dead: resume is refused, naming when the lease expires; after it expires another process takes over', async ({ expect }) => {
+    const prefix = 't3-foreign';
+    const a = fresh('crash-foreign');
+    const k = Math.round(ref.appends / 2);
+    const crashed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(server, prefix), '--dir', a, '--json'], env({ WEFT_CRASH_AFTER_APPEND: String(k) }), a);
+    expect(crashed.signal, show(crashed)).toBe('SIGKILL');
+    // Make the dead holder look like a runtime on another machine (only its host name changes).
+    const leaseKey = `${prefix}:{${ref.id}}:lease`;
+    await peek(server, (r) => r.hset(leaseKey, 'writer', 'another-host.example:4242'));
+    const refused = await weft(['resume', ref.id, ...onRedis(server, prefix), '--dir', fresh('resume-foreign'), '--json'], env());
+    expect(refused.code, show(refused)).toBe(1);
+    expect(refused.stderr).not.toMatch(STACK);
+    expect(refused.stderr).toMatch(/being written by another-host\.example:4242 \(lease token \d+, expires in \d+(\.\d+)? s\)/);
+    expect(lastJson(refused)).toMatchObject({ id: ref.id, refused: 'journal.lease_held', fingerprint: null });
+    expect(await hashesIn(server, prefix), 'a refused resume writes nothing').toEqual(ref.hashes.slice(0, k));
+    // The TTL elapsing, without waiting 30 s: the lease's expiry moved into the past (the script
+    // compares it with the caller's clock, exactly as it would once the time had passed).
+    await peek(server, (r) => r.hset(leaseKey, 'expiresAt', String(Date.now() - 1)));
+    const resumed = await weft(['resume', ref.id, ...onRedis(server, prefix), '--dir', fresh('resume-foreign-2'), '--json'], env());
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+    expect(await hashesIn(server, prefix)).toEqual(ref.hashes);
+    await expectEffectsOnce(server, prefix, expect);
+  });
+
+  // Waiting out the real lease TTL would take 30 s per kill: the runtime acquires with the
+  // JournalWriter default ttlMs 30_000 (journal/writer.ts, JournalWriter.create/open), and
+  // The lease time is now a setting (createRuntime({ leaseTtlMs }), WEFT_LEASE_TTL_MS for the CLI),
+  // renewed every third of it while a run lives; the test above moves a foreign holder's expiry
+  // into the past, which is what waiting out that time amounts to.
+
+  // ── 4 ─────────────────────────────────────────────────────────────────────────────────────
+  test('4. two runtimes resume one hibernated invocation at once: one completes, the other is refused (lease held, no stack trace); the journal exports and verifies', async ({ expect }) => {
+    const prefix = 't4';
+    const id = await hibernated(server, prefix);
+    // The slow-observer travel domain (same pin) holds the winner's lease for 3 s, so the two
+    // resumes overlap whichever starts first.
+    const both = await Promise.all(
+      ['a', 'b'].map((name) => {
+        const dir = fresh(`race-${name}`);
+        return weft(['resume', id, ...onRedis(server, prefix), '--domain', SLOW_TRAVEL, '--dir', dir, '--json'], env({ WEFT_TEST_OBSERVE_DELAY_MS: '3000' }), dir);
+      }),
+    );
+    const winners = both.filter((r) => r.code === 0);
+    const losers = both.filter((r) => r.code !== 0);
+    expect(winners.length, both.map(show).join('\n---\n')).toBe(1);
+    expect(losers.length).toBe(1);
+    expect(lastJson(winners[0]!)).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
+    const loser = losers[0]!;
+    expect(loser.code, show(loser)).toBe(1);
+    expect(loser.signal).toBeNull();
+    expect(loser.stderr).not.toMatch(STACK);
+    expect(loser.stderr).toMatch(/^weft resume: invocation \S+ is being written by \S+ \(lease token \d+, expires in [\d.]+ s\); only one writer per invocation/m);
+    expect(lastJson(loser)).toMatchObject({ id, refused: 'journal.lease_held', fingerprint: null });
+    // The journal is intact: the uninterrupted one, exported as a bundle that verifies offline.
+    expect(await hashesIn(server, prefix)).toEqual(ref.hashes);
+    const out = fresh('export');
+    const exported = await weft(['export', id, ...onRedis(server, prefix), '--dir', out], env());
+    expect(exported.code, show(exported)).toBe(0);
+    const bundle = path.join(out, 'b.json');
+    writeFileSync(bundle, exported.stdout);
+    const verify = await weft(['verify', bundle, '--public-key', keyFile.replace(/\.key$/, '.pub')], env());
+    expect(verify.code, show(verify)).toBe(0);
+    expect(verify.stdout).toContain(ref.fingerprint);
+    const replay = await weft(['replay', id, ...onRedis(server, prefix), '--dir', fresh('replay-race'), '--json'], env());
+    expect(replay.code, show(replay)).toBe(0);
+    expect(lastJson(replay)).toMatchObject({ status: 'completed', fingerprint: ref.fingerprint });
+    await expectEffectsOnce(server, prefix, expect);
+  });
+
+  // ── 5 ─────────────────────────────────────────────────────────────────────────────────────
+  test('5. Redis SIGKILLed mid-run and restarted a second later: the run goes on to the uninterrupted fingerprint, nothing acknowledged is lost, every effect once', async ({ expect }) => {
+    const own = await startRedis();
+    try {
+      const prefix = 't5-midrun';
+      const dir = fresh('midrun');
+      // The slow observer keeps the run in flight (its first observation waits 1.5 s).
+      const running = weftWithin(60_000, ['run', '--domain', SLOW_TRAVEL, '--seed', SEED, ...onRedis(own, prefix), '--dir', dir, '--json'], env({ WEFT_TEST_OBSERVE_DELAY_MS: '1500' }), dir);
+      let acknowledged: string[] = [];
+      const deadline = Date.now() + 20_000;
+      while (acknowledged.length === 0 && Date.now() < deadline) {
+        acknowledged = await hashesIn(own, prefix).catch(() => []);
+        if (acknowledged.length === 0) await sleep(20);
+      }
+      expect(acknowledged.length, 'the run appended its first records').toBeGreaterThan(0);
+      expect(acknowledged.length, 'and is still in flight').toBeLessThan(ref.hashes.length);
+      await own.kill();
+      await sleep(1000);
+      await own.restart();
+      const r = await running;
+      expect(r.timedOut, show(r)).toBe(false);
+      expect(r.code, show(r)).toBe(0);
+      expect(r.stderr).not.toMatch(STACK);
+      expect(lastJson(r)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+      const after = await hashesIn(own, prefix);
+      expect(after.slice(0, acknowledged.length), 'every record acknowledged before the kill is still there').toEqual(acknowledged);
+      expect(after).toEqual(ref.hashes);
+      await expectEffectsOnce(own, prefix, expect);
+    } finally {
+      await own.stop();
+    }
+  }, 90_000);
+
+  test('5. Redis SIGKILLed before a resume and left down: a clear error (no stack trace), a --json line with the reason; after a restart the resume completes and nothing acknowledged is lost', async ({ expect }) => {
+    const own = await startRedis();
+    try {
+      const prefix = 't5-down';
+      const id = await hibernated(own, prefix);
+      const acknowledged = await hashesIn(own, prefix);
+      expect(acknowledged.length).toBeGreaterThan(0);
+      await own.kill();
+      // A refused connection is known at once; the command should say so within seconds, not
+      // retry for a minute (ioredis' defaults: 20 reconnects per command, backing off to 5 s).
+      const down = await weftWithin(20_000, ['resume', id, ...onRedis(own, prefix), '--dir', fresh('resume-down'), '--json'], env());
+      expect.soft(down.timedOut, `weft resume against a dead Redis did not finish within 20 s (killed after ${down.elapsedMs} ms); ${show(down)}`).toBe(false);
+      if (!down.timedOut) {
+        expect.soft(down.code, show(down)).toBe(1);
+        expect.soft(down.stderr).not.toMatch(STACK);
+        expect.soft(down.stderr, 'the error names the server').toContain(`127.0.0.1:${own.port}`);
+        expect.soft(down.stderr, 'the error says the server cannot be reached').toMatch(/unreachable|cannot (reach|connect)|connection refused|ECONNREFUSED|is down|not reachable/i);
+        expect.soft(down.stderr, 'an unreachable server is not a durability problem').not.toMatch(/may lose acknowledged|durability: 'relaxed'|--redis-durability relaxed/);
+        const out = lastJson(down);
+        expect.soft([null, 'suspended', 'hibernated']).toContain(out.status);
+        expect.soft(out.reason ?? '').not.toBe('');
+        expect.soft(out.refused, 'refused as an unreachable store, not a durability refusal').not.toBe('store.durability');
+        expect.soft(out.journal, 'a Redis invocation has no journal file').toBeNull();
+      }
+      await own.restart();
+      expect(await hashesIn(own, prefix), 'every record acknowledged before the kill is still there').toEqual(acknowledged);
+      const resumed = await weft(['resume', id, ...onRedis(own, prefix), '--dir', fresh('resume-up'), '--json'], env());
+      expect(resumed.code, show(resumed)).toBe(0);
+      expect(lastJson(resumed)).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
+      const after = await hashesIn(own, prefix);
+      expect(after.slice(0, acknowledged.length)).toEqual(acknowledged);
+      expect(after).toEqual(ref.hashes);
+      await expectEffectsOnce(own, prefix, expect);
+    } finally {
+      await own.stop();
+    }
+  }, 90_000);
+
+  // ── 6 ─────────────────────────────────────────────────────────────────────────────────────
+  for (const { name, options, setting } of [
+    { name: 'appendonly no', options: { aof: false }, setting: /appendonly is no\b.*set appendonly yes/ },
+    { name: 'maxmemory-policy allkeys-lru', options: { args: ['--maxmemory-policy', 'allkeys-lru'] }, setting: /maxmemory-policy is allkeys-lru\b.*set maxmemory-policy noeviction/ },
+  ]) {
+    test(`6. a server with ${name} is refused, naming the setting; --redis-durability relaxed runs with one WARNING line`, async ({ expect }) => {
+      const weak = await startRedis(options);
+      try {
+        const dir = fresh('weak');
+        const strict = await weft(['run', 'travel', '--seed', SEED, ...onRedis(weak, 't6'), '--dir', dir, '--json'], env(), dir);
+        expect(strict.code, show(strict)).not.toBe(0);
+        expect(strict.signal).toBeNull();
+        expect(strict.stderr).not.toMatch(STACK);
+        expect(strict.stderr).toMatch(setting);
+        expect(strict.stderr).toContain('--redis-durability relaxed');
+        expect(lastJson(strict)).toMatchObject({ status: null, fingerprint: null, refused: 'store.durability' });
+        expect(await peek(weak, (r) => r.keys('t6:*')), 'a refused store is written nothing').toEqual([]);
+        const relaxed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(weak, 't6'), '--redis-durability', 'relaxed', '--dir', fresh('relaxed'), '--json'], env());
+        expect(relaxed.code, show(relaxed)).toBe(0);
+        expect(lastJson(relaxed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+        const warnings = relaxed.stderr.split('\n').filter((line) => /WARNING/.test(line));
+        expect(warnings, relaxed.stderr).toHaveLength(1);
+        expect(warnings[0]).toMatch(setting);
+      } finally {
+        await weak.stop();
+      }
+    });
+  }
+
+  test('6. the --json line of a refused Redis run names the invocation and no journal file (a Redis invocation has none)', async ({ expect }) => {
+    const weak = await startRedis({ aof: false });
+    try {
+      const dir = fresh('weak-json');
+      const strict = await weft(['run', 'travel', '--seed', SEED, ...onRedis(weak, 't6-json'), '--dir', dir, '--json'], env(), dir);
+      expect(strict.code, show(strict)).toBe(1);
+      const out = lastJson(strict);
+      expect(out.refused).toBe('store.durability');
+      expect.soft(out.journal, 'not a file under --dir: the journal would have been in Redis').toBeNull();
+      expect.soft(out.id, 'the id the run would have had (derived from intent, tenant, seed, asOf), as a refused resume prints it').toBe(ref.id);
+    } finally {
+      await weak.stop();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Durable sleep (`weft.sleep`): a step that waits until a time rests the invocation in
+ * awaitingTimer (status waiting_timer) with nothing in memory; resuming it early rests it again
+ * without firing; once due, resuming (or `serve`) fires the timer — recorded — and the epoch goes on
+ * to the same fingerprint on replay. Distinct from a world effect: no actuator, no worker.
+ */
+import { describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import { ScriptedModel } from '../actors/model/scripted.js';
+import { LibraryBuilder, add, atom, not } from '../htn/library/builder.js';
+import { MemoryStore } from '../journal/stores/memory.js';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { createRuntime } from '../runtime/index.js';
+import { newLedger, notifyActuators } from './support/notify-app.js';
+
+const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
+const intent = 'Remind Alice tomorrow morning';
+const WAKE = '2026-12-02T08:00:00.000Z';
+
+const library = new LibraryBuilder('remind')
+  .type('person')
+  .predicate('reachable', { '?p': 'person' })
+  .predicate('waited', { '?p': 'person' })
+  .predicate('notified', { '?p': 'person' })
+  .task('remind_later', { '?p': 'person', '?when': 'number' })
+  .operator('wait_until', {
+    params: { '?p': 'person', '?when': 'number' },
+    precondition: not(atom('waited', '?p')),
+    effect: add('waited', '?p'),
+    actuator: { actuator: 'weft.sleep', args: { until: '?when' } },
+    readOnly: true,
+  })
+  .operator('send', {
+    params: { '?p': 'person' },
+    precondition: atom('reachable', '?p'),
+    effect: add('notified', '?p'),
+    actuator: { actuator: 'msg.send', args: { to: '?p' } },
+  })
+  .method('wait-then-send', { task: ['remind_later', '?p', '?when'], params: { '?p': 'person', '?when': 'number' }, subtasks: [['wait_until', '?p', '?when'], ['send', '?p']] })
+  .build();
+
+function setup(clock: { now: number }) {
+  const store = new MemoryStore();
+  const ledger = newLedger();
+  const model = new ScriptedModel({
+    model: 'remind',
+    entries: [
+      { match: { intent, epoch: 1 }, reply: { goal: { task: 'remind_later', args: ['alice', Date.parse(WAKE)] } } },
+      { match: { intent, epoch: 2 }, reply: { done: true, summary: 'reminded' } },
+    ],
+  });
+  const runtime = createRuntime({
+    store,
+    libraries: [library],
+    actuators: notifyActuators(ledger),
+    observe: 'world.observe',
+    model,
+    signingKey: key,
+    now: () => new Date(clock.now),
+    sleep: async () => undefined,
+  });
+  return { store, ledger, runtime };
+}
+
+describe('durable sleep (weft.sleep)', () => {
+  test('rests until due, an early resume does not fire it, a due resume finishes; replay matches', async () => {
+    const clock = { now: Date.parse('2026-12-01T20:00:00Z') };
+    const { store, ledger, runtime } = setup(clock);
+    const first = await (await runtime.start(intent, { tenant: 't', seed: 1, asOf: '2026-12-01T20:00:00Z' })).done;
+    expect(first).toMatchObject({ status: 'waiting_timer', wakeAt: WAKE });
+    const kinds = (await store.read(first.id)).map((r) => r.kind);
+    expect(kinds.at(-1)).toBe('timer.set');
+    expect(Object.keys(ledger.applied)).toEqual([]);
+    expect((await runtime.list())[0]).toMatchObject({ status: 'waiting_timer', wakeAt: WAKE });
+
+    clock.now = Date.parse('2026-12-02T07:59:00Z'); // a minute early
+    expect((await (await runtime.resume(first.id)).done).status).toBe('waiting_timer');
+    expect((await store.read(first.id)).map((r) => r.kind)).not.toContain('timer.fired');
+
+    clock.now = Date.parse('2026-12-02T08:00:01Z');
+    const done = await (await runtime.resume(first.id)).done;
+    expect(done.status).toBe('completed');
+    const records = await store.read(first.id);
+    expect(records.find((r) => r.kind === 'timer.fired')?.body).toEqual({ step: 0, at: '2026-12-02T08:00:01.000Z' });
+    expect(Object.keys(ledger.applied)).toEqual([`${first.id}.1.1`]);
+    expect(await runtime.replay(first.id)).toMatchObject({ status: 'completed', fingerprint: done.fingerprint });
+  });
+
+  test('serve wakes it when it is due, not before', async () => {
+    const clock = { now: Date.parse('2026-12-02T07:00:00Z') };
+    const { runtime } = setup(clock);
+    const first = await (await runtime.start(intent, { tenant: 't', seed: 2, asOf: '2026-12-01T20:00:00Z' })).done;
+    expect(first.status).toBe('waiting_timer');
+    const events: string[] = [];
+    const stop = new AbortController();
+    const serving = runtime.serve({ pollMs: 5, signal: stop.signal, now: () => clock.now, onEvent: (e) => events.push(`${e.kind}:${'status' in e ? e.status : ''}`) });
+    await new Promise((r) => setTimeout(r, 60));
+    expect(events).toEqual([]); // not due: serve leaves it asleep
+    clock.now = Date.parse(WAKE) + 1;
+    for (let i = 0; i < 100 && !events.includes('stopped:completed'); i++) await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    await serving;
+    expect(events).toEqual(['resuming:', 'stopped:completed']);
+  });
+});
