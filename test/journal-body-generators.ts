@@ -63,6 +63,8 @@ export const valid: { [K in RecordKind]: fc.Arbitrary<unknown> } = {
     { step: count, key: name, attempt: count, result: json, failure: fc.record({ class: cls, code: name, message: str }) },
     { requiredKeys: ['step', 'key', 'attempt', 'result'] },
   ),
+  'timer.set': fc.record({ step: count, until: name }),
+  'timer.fired': fc.record({ step: count, at: name }),
   'frontier.truncated': fc.record({ epoch: count, removed: fc.array(count, { maxLength: 4 }), reason: name }),
   'epoch.closed': fc.record({ outcome: fc.constantFrom('completed', 'compensated', 'denied'), steps: count }),
   'invocation.completed': fc.record({ summary: str }),

@@ -50,6 +50,8 @@ const bodies: { [K in Exclude<RecordKind, 'invocation.pinned' | 'invocation.seal
   'step.failed': fc.record({ step: count, key: name, attempt: count, class: failureClass, code: name, message: str }),
   'compensation.dispatched': step,
   'compensation.completed': done,
+  'timer.set': fc.record({ step: count, until: name }),
+  'timer.fired': fc.record({ step: count, at: name }),
   'frontier.truncated': fc.record({ epoch: count, removed: fc.array(count, { maxLength: 4 }), reason: name }),
   'epoch.closed': fc.record({ outcome: fc.constantFrom('completed' as const, 'compensated' as const, 'denied' as const), steps: count }),
   'invocation.completed': fc.record({ summary: str }),
