@@ -44,6 +44,24 @@ export interface AcquireOptions {
   ttlMs: number;
 }
 
+/** A decision waiting in an invocation's inbox. */
+export interface InboxMessage {
+  type: 'approval';
+  decision: 'approved' | 'rejected';
+  by: string;
+  note?: string;
+  /** ms since the epoch, the writer's clock (observability). */
+  at: number;
+}
+
+export function isInboxMessage(value: unknown): value is InboxMessage {
+  const m = value as Partial<InboxMessage> | null;
+  return (
+    typeof m === 'object' && m !== null && m.type === 'approval' && (m.decision === 'approved' || m.decision === 'rejected') &&
+    typeof m.by === 'string' && m.by.length > 0 && (m.note === undefined || typeof m.note === 'string') && typeof m.at === 'number'
+  );
+}
+
 export interface Snapshot {
   /** Number of journal records the snapshot covers (the next seq to append). */
   seq: number;
@@ -122,6 +140,17 @@ export interface JournalStore {
    * never taken, or released.
    */
   holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined>;
+
+  /**
+   * The invocation's inbox: a person's decision on an epoch awaiting approval, written by any
+   * process (`weft approve`), consumed by whichever runtime resumes it — which records it in the
+   * journal as `approval.decided`. One message; a later one replaces it. Needs no lease.
+   */
+  putInbox(invocation: string, message: InboxMessage): Promise<void>;
+  /** The message, if any, without consuming it. */
+  peekInbox(invocation: string): Promise<InboxMessage | undefined>;
+  /** Remove the message (after its decision was recorded). */
+  clearInbox(invocation: string): Promise<void>;
 
   /** Store bytes under their SHA-256 digest; returns the digest. Idempotent. */
   putBlob(bytes: Uint8Array): Promise<string>;

@@ -30,6 +30,8 @@ export interface InvocationSummary {
   reason?: string;
   /** For an invocation waiting on a durable sleep step: when it is due (ISO 8601). */
   wakeAt?: string;
+  /** For one awaiting approval: a person's decision waits in its inbox (serve records it). */
+  decided?: boolean;
   /** For a suspended invocation: the class of what suspended it (transient, credentials, endpoint, runtime). */
   suspendedAs?: string;
   /** The command that repairs a damaged invocation or sets it aside, or that continues a suspended one. */
@@ -105,7 +107,7 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 }
 
 /** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
-async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string }> {
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean }> {
   length ??= await store.length(id);
   if (length > 0) {
     const kinds = (await store.read(id, Math.max(0, length - 2))).map((r) => r.kind);
@@ -126,7 +128,12 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   if (note?.status === 'suspended') {
     return { status: 'suspended', ...(note.reason === undefined ? {} : { reason: note.reason }), fix: note.fix ?? resumeFix(id, note.class), ...(note.class === undefined ? {} : { suspendedAs: note.class }) };
   }
-  if (value === 'awaitingApproval') return { status: 'awaiting_approval' };
+  if (value === 'awaitingApproval') {
+    const decided = await store.peekInbox(id).catch(() => undefined);
+    return decided
+      ? { status: 'awaiting_approval', decided: true, reason: `${decided.decision} by ${decided.by}, waiting in its inbox to be recorded`, fix: `weft resume ${id} (or leave it to weft serve)` }
+      : { status: 'awaiting_approval' };
+  }
   if (value === 'hibernated') return { status: 'hibernated' };
   if (value === 'awaitingTimer') {
     const until = (snapshot?.data as { context?: { timer?: { until?: unknown } } } | undefined)?.context?.timer?.until;

@@ -215,16 +215,21 @@ export class Runtime {
     return this.resumeAs('resume', id, options);
   }
 
-  /** Record a person's decision on an epoch awaiting approval, and continue the invocation. */
-  async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }): Promise<InvocationHandle> {
+  /**
+   * A person's decision on an epoch awaiting approval: written to the invocation's inbox in the
+   * store (any process may write it), then — unless `{ run: false }`, which leaves it to `serve` or
+   * a later `resume` — consumed here: the invocation continues and its journal records the decision.
+   * Without `run`, the handle returned is a finished one reporting `awaiting_approval`.
+   */
+  async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }, options: { run?: boolean } = {}): Promise<InvocationHandle> {
     const snapshot = await this.options.store.getSnapshot(id);
     const value = (snapshot?.data as { value?: unknown } | undefined)?.value;
     if (value !== 'awaitingApproval') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
     }
-    const handle = await this.resumeAs('approve', id, {});
-    handle.send({ type: 'approval.decided', ...decision });
-    return handle;
+    await this.options.store.putInbox(id, { type: 'approval', ...decision, at: (this.options.now?.() ?? new Date()).getTime() });
+    if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.journalPath(id) });
+    return this.resumeAs('approve', id, {});
   }
 
   /**
@@ -319,6 +324,8 @@ export class Runtime {
       const existing = await store.read(id, from);
       const input = inputFromPinned(pinnedRecord);
       const handle = this.run(writer, library, input, existing, snapshot ?? undefined);
+      // A decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
+      if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
       // So is one waiting on a durable sleep: its execute fires the timer if the time has come, else it rests again.
       if (command === 'resume' && (handle.state?.value === 'suspended' || handle.state?.value === 'awaitingTimer')) handle.send({ type: 'resume' });
@@ -327,6 +334,15 @@ export class Runtime {
       await writer.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  private async deliverInbox(handle: InvocationHandle): Promise<void> {
+    const message = await this.options.store.peekInbox(handle.id);
+    if (!message) return;
+    handle.on('record', (record: JournalRecord) => {
+      if (record.kind === 'approval.decided') void this.options.store.clearInbox(handle.id).catch(() => undefined);
+    });
+    handle.send({ type: 'approval.decided', decision: message.decision, by: message.by, ...(message.note === undefined ? {} : { note: message.note }) });
   }
 
   /** The first record filed under `id` must be an intact `invocation.pinned` of `id` itself. */

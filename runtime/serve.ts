@@ -9,6 +9,8 @@
  *   wait for a worker timed out) — with exponential backoff per invocation (`backoffMs` doubling up
  *   to `maxBackoffMs`), never one suspended for credentials or an endpoint, which a person fixes.
  *
+ * - one **awaiting approval** whose decision is in its inbox (`weft approve … --leave-to-serve`,
+ *   written from any process): resuming it records the decision and goes on;
  * - a **sleeping** one (`waiting_timer`, a durable `weft.sleep` step) whose time has come — never
  *   before: a resume before its time would only rest it again.
  *
@@ -34,14 +36,15 @@ export interface ServeOptions {
 }
 
 export type ServeEvent =
-  | { kind: 'resuming'; id: string; why: 'interrupted' | 'suspended' | 'timer'; reason?: string }
+  | { kind: 'resuming'; id: string; why: 'interrupted' | 'suspended' | 'timer' | 'approval'; reason?: string }
   | { kind: 'stopped'; id: string; status: string; reason?: string }
   | { kind: 'skipped'; id: string; reason: string }
   | { kind: 'error'; id?: string; message: string };
 
 /** Why serve would pick this invocation up now, or undefined. */
-export function servable(row: InvocationSummary, now: number = Date.now()): 'interrupted' | 'suspended' | 'timer' | undefined {
+export function servable(row: InvocationSummary, now: number = Date.now()): 'interrupted' | 'suspended' | 'timer' | 'approval' | undefined {
   if (row.status === 'interrupted') return 'interrupted';
+  if (row.status === 'awaiting_approval') return row.decided ? 'approval' : undefined;
   if (row.status === 'waiting_timer') return row.wakeAt !== undefined && Date.parse(row.wakeAt) <= now ? 'timer' : undefined;
   if (row.status === 'suspended' && (row.suspendedAs === 'transient' || row.suspendedAs === 'runtime')) return 'suspended';
   return undefined;
@@ -56,7 +59,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   const running = new Map<string, Promise<void>>();
   const backoff = new Map<string, { failures: number; notBefore: number }>();
 
-  const take = (row: InvocationSummary, why: 'interrupted' | 'suspended' | 'timer') => {
+  const take = (row: InvocationSummary, why: 'interrupted' | 'suspended' | 'timer' | 'approval') => {
     emit({ kind: 'resuming', id: row.id, why, ...(row.reason === undefined ? {} : { reason: row.reason }) });
     const run = (async () => {
       try {

@@ -1,8 +1,10 @@
 /**
  * `weft approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] [--json]`
- * — record a person's decision on an epoch that awaits approval (`approval.decided`), then continue
- * the run with what the invocation pinned (as `weft resume` does): approved epochs execute;
- * rejected ones close as denied and the model is asked for another goal.
+ * — write a person's decision on an epoch that awaits approval to the invocation's inbox in the
+ * store, then continue the run with what the invocation pinned (as `weft resume` does), which
+ * records it (`approval.decided`): approved epochs execute; rejected ones close as denied and the
+ * model is asked for another goal. `--leave-to-serve` only writes the inbox: a `weft serve`
+ * process (or a later `weft resume`) records it and goes on.
  */
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
@@ -12,7 +14,7 @@ import { storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { dispatchFlag, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 
 export const usage =
-  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] [--leave-to-serve] ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       decide on an epoch awaiting approval, and continue with what the invocation pinned';
 
 export async function run(argv: string[]): Promise<number> {
@@ -23,6 +25,7 @@ export async function run(argv: string[]): Promise<number> {
       {
         by: { type: 'string' },
         reject: { type: 'boolean' },
+        'leave-to-serve': { type: 'boolean' },
         note: { type: 'string' },
         dir: { type: 'string' },
         domain: { type: 'string' },
@@ -56,7 +59,7 @@ export async function run(argv: string[]): Promise<number> {
       decision: args.flags.reject ? 'rejected' : 'approved',
       by: args.strings.by!,
       ...(args.strings.note ? { note: args.strings.note } : {}),
-    });
+    }, { run: args.flags['leave-to-serve'] !== true });
     const result = await followRun(handle, !json);
     return printOutcome(ws, result, json);
   } catch (err) {

@@ -51,7 +51,7 @@ import { recordLine } from '../encode.js';
 import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
 import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
-import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
+import { isInboxMessage, isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
@@ -84,6 +84,7 @@ interface OpenJournal {
 const JOURNAL = 'journal.jsonl';
 const SNAPSHOT = 'snapshot.json';
 const STATUS = 'status.json';
+const INBOX = 'inbox.json';
 const NEWLINE = 0x0a;
 
 export class FileStore implements JournalStore {
@@ -345,6 +346,33 @@ export class FileStore implements JournalStore {
   async clearStatus(invocation: string): Promise<void> {
     try {
       unlinkSync(join(this.invocationDir(invocation), STATUS));
+    } catch (err) {
+      if (errno(err) !== 'ENOENT') throw err;
+    }
+  }
+
+  async putInbox(invocation: string, message: InboxMessage): Promise<void> {
+    assertInvocationId(invocation);
+    if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at }');
+    atomicWrite(join(this.invocationDir(invocation), INBOX), new TextEncoder().encode(JSON.stringify(message) + '\n'));
+  }
+
+  async peekInbox(invocation: string): Promise<InboxMessage | undefined> {
+    assertInvocationId(invocation);
+    const bytes = readIfExists(join(this.invocationDir(invocation), INBOX));
+    if (bytes === undefined) return undefined;
+    try {
+      const message: unknown = JSON.parse(new TextDecoder().decode(bytes));
+      return isInboxMessage(message) ? message : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async clearInbox(invocation: string): Promise<void> {
+    assertInvocationId(invocation);
+    try {
+      unlinkSync(join(this.invocationDir(invocation), INBOX));
     } catch (err) {
       if (errno(err) !== 'ENOENT') throw err;
     }

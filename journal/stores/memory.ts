@@ -20,7 +20,7 @@ import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
 import { BlobError, LeaseHeldError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
-import { isStatusNote, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
+import { isInboxMessage, isStatusNote, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
 
 export interface MemoryStoreOptions {
@@ -40,6 +40,7 @@ export class MemoryStore implements JournalStore {
   private readonly entries = new Map<string, Entry>();
   private readonly blobs = new Map<string, Uint8Array>();
   private readonly statuses = new Map<string, string>();
+  private readonly inboxes = new Map<string, string>();
   private readonly now: () => number;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -146,6 +147,23 @@ export class MemoryStore implements JournalStore {
   async clearStatus(invocation: string): Promise<void> {
     assertInvocationId(invocation);
     this.statuses.delete(invocation);
+  }
+
+  async putInbox(invocation: string, message: InboxMessage): Promise<void> {
+    assertInvocationId(invocation);
+    if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at }');
+    this.inboxes.set(invocation, JSON.stringify(message));
+  }
+
+  async peekInbox(invocation: string): Promise<InboxMessage | undefined> {
+    assertInvocationId(invocation);
+    const text = this.inboxes.get(invocation);
+    return text === undefined ? undefined : (JSON.parse(text) as InboxMessage);
+  }
+
+  async clearInbox(invocation: string): Promise<void> {
+    assertInvocationId(invocation);
+    this.inboxes.delete(invocation);
   }
 
   async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {

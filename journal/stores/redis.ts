@@ -55,7 +55,7 @@ import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
 import { BlobError, InvalidNameError, JournalIntegrityError, WeftError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
-import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote } from '../store.js';
+import { isInboxMessage, isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
@@ -434,6 +434,29 @@ export class RedisStore implements JournalStore {
   async clearStatus(invocation: string): Promise<void> {
     const keys = this.keys(invocation);
     await (await this.redis()).del(keys.status);
+  }
+
+  async putInbox(invocation: string, message: InboxMessage): Promise<void> {
+    if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at }');
+    await (await this.redis()).set(`${this.prefix}:{${invocation}}:inbox`, JSON.stringify(message));
+    this.keys(invocation); // validates the id
+  }
+
+  async peekInbox(invocation: string): Promise<InboxMessage | undefined> {
+    this.keys(invocation);
+    const text = await (await this.redis()).get(`${this.prefix}:{${invocation}}:inbox`);
+    if (text === null) return undefined;
+    try {
+      const message: unknown = JSON.parse(text);
+      return isInboxMessage(message) ? message : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async clearInbox(invocation: string): Promise<void> {
+    this.keys(invocation);
+    await (await this.redis()).del(`${this.prefix}:{${invocation}}:inbox`);
   }
 
   async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {

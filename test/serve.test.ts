@@ -1,0 +1,104 @@
+/**
+ * `runtime.serve()`: a long-running runtime that keeps invocations moving — it takes over one whose
+ * runtime died (its lease expired), retries a transiently suspended one with backoff (never one
+ * suspended for credentials), and records a decision left in an invocation's inbox by
+ * `approve(…, { run: false })` from any process. Several serve loops share a store.
+ */
+import { describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import type { Model, ModelRequest } from '../actors/model/model.js';
+import { ModelRequestError, ModelUnavailableError } from '../actors/model/model.js';
+import { ScriptedModel } from '../actors/model/scripted.js';
+import { MemoryStore } from '../journal/stores/memory.js';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { spendApprovalPolicy } from '../machines/policy.js';
+import { createRuntime, type ServeEvent } from '../runtime/index.js';
+import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';
+
+const key = signingKeyFromSecret(new Uint8Array(32).fill(21));
+const intent = 'Charge Alice and tell her';
+const entries = [
+  { match: { intent, epoch: 1 }, reply: { goal: { task: 'charge_and_notify', args: ['alice'] } } },
+  { match: { intent, epoch: 2 }, reply: { done: true, summary: 'done' } },
+];
+
+/** A model that fails the first `failures` calls with `error`, then answers from the transcript. */
+function flaky(failures: number, error: () => Error): Model {
+  const scripted = new ScriptedModel({ model: 'notify', entries });
+  let calls = 0;
+  return {
+    id: scripted.id,
+    params: scripted.params,
+    async complete(request: ModelRequest) {
+      if (calls++ < failures) throw error();
+      return scripted.complete(request);
+    },
+  };
+}
+
+function runtimeOver(store: MemoryStore, model: Model, extra: Record<string, unknown> = {}) {
+  return createRuntime({ store, libraries: [notifyLibrary], actuators: notifyActuators(newLedger()), observe: 'world.observe', model, signingKey: key, sleep: async () => undefined, ...extra });
+}
+
+async function serveUntil(runtime: ReturnType<typeof runtimeOver>, done: (events: ServeEvent[]) => boolean, options: Record<string, unknown> = {}): Promise<ServeEvent[]> {
+  const events: ServeEvent[] = [];
+  const stop = new AbortController();
+  const serving = runtime.serve({ pollMs: 5, backoffMs: 5, signal: stop.signal, onEvent: (e) => events.push(e), ...options });
+  for (let i = 0; i < 400 && !done(events); i++) await new Promise((r) => setTimeout(r, 5));
+  stop.abort();
+  await serving;
+  return events;
+}
+
+describe('serve', () => {
+  test('retries a transient suspension with backoff until it completes; leaves a credentials one alone', async () => {
+    const store = new MemoryStore();
+    const down = runtimeOver(store, flaky(3, () => new ModelUnavailableError('m', 'HTTP 503')), { limits: { modelAttempts: 1 } });
+    const first = await (await down.start(intent, { tenant: 't', seed: 1, asOf: '2026-12-01T09:00:00Z' })).done;
+    expect(first).toMatchObject({ status: 'suspended', suspension: { class: 'transient' } });
+    const events = await serveUntil(down, (e) => e.some((x) => x.kind === 'stopped' && x.status === 'completed'));
+    const stops = events.filter((e) => e.kind === 'stopped').map((e) => (e as { status: string }).status);
+    expect(stops).toEqual(['suspended', 'suspended', 'completed']);
+
+    const denied = runtimeOver(store, flaky(99, () => new ModelRequestError('m', 401, 'bad key')));
+    const locked = await (await denied.start(intent, { tenant: 't', seed: 2, asOf: '2026-12-01T09:00:00Z' })).done;
+    expect(locked).toMatchObject({ status: 'suspended', suspension: { class: 'credentials' } });
+    const none = await serveUntil(denied, () => false, { pollMs: 5 });
+    expect(none.filter((e) => e.kind === 'resuming')).toEqual([]);
+  });
+
+  test('takes over an invocation whose runtime died (its lease expired) and finishes it', async () => {
+    let now = 1_000_000;
+    const store = new MemoryStore({ now: () => now });
+    const runtime = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }), { leaseTtlMs: 1_000 });
+    const handle = await runtime.start(intent, { tenant: 't', seed: 3, asOf: '2026-12-01T09:00:00Z' });
+    await new Promise<void>((resolve) => handle.on('record', (r: { kind: string }) => r.kind === 'step.completed' && resolve()));
+    await handle.abandon();
+    // The process that held it "dies" holding its lease (a ghost on another host), which stays until it expires.
+    await store.acquire(handle.id, { writer: 'elsewhere:1', ttlMs: 1_000 });
+    expect((await runtime.list())[0]!.status).toBe('running');
+    expect((await serveUntil(runtime, () => false)).filter((e) => e.kind === 'resuming')).toEqual([]);
+    now += 5_000;
+    expect((await runtime.list())[0]!.status).toBe('interrupted');
+    const events = await serveUntil(runtime, (e) => e.some((x) => x.kind === 'stopped'));
+    expect(events.map((e) => e.kind)).toEqual(['resuming', 'stopped']);
+    expect(events[1]).toMatchObject({ status: 'completed' });
+    expect((await runtime.replay(handle.id)).status).toBe('completed');
+  });
+
+  test('a decision left in the inbox from another process is recorded by serve, which goes on', async () => {
+    const store = new MemoryStore();
+    const policy = spendApprovalPolicy({ version: 't', limit: 1, amountArg: 'amount' });
+    const runtime = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }), { policy });
+    const first = await (await runtime.start(intent, { tenant: 't', seed: 4, asOf: '2026-12-01T09:00:00Z' })).done;
+    expect(first.status).toBe('awaiting_approval');
+    const approver = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }), { policy });
+    expect((await (await approver.approve(first.id, { decision: 'approved', by: 'ana' }, { run: false })).done).status).toBe('awaiting_approval');
+    expect((await runtime.list())[0]).toMatchObject({ status: 'awaiting_approval', decided: true });
+    const events = await serveUntil(runtime, (e) => e.some((x) => x.kind === 'stopped'));
+    expect(events.map((e) => `${e.kind}:${'why' in e ? e.why : (e as { status?: string }).status}`)).toEqual(['resuming:approval', 'stopped:completed']);
+    const records = await store.read(first.id);
+    expect(records.find((r) => r.kind === 'approval.decided')?.body).toEqual({ decision: 'approved', by: 'ana' });
+    expect(await store.peekInbox(first.id)).toBeUndefined();
+  });
+});
