@@ -14,7 +14,7 @@
  *
  * Every case runs through the library API over a fresh file store, with `modelAttempts: 2`, an
  * injected no-op sleep, and every travel actuator wrapped to count its calls; a case whose subject
- * is the time-out pins `modelTimeoutMs: 300`, the others a patient one (see LIMITS).
+ * is the time-out pins `modelTimeoutMs: 1500`, the others a patient one (see LIMITS).
  *
  * Content cases: the server answers the first parse with the bad reply and, unless the case says
  * otherwise, every request after it (so re-prompts are bad too → handed_off). Authored cases: the
@@ -77,9 +77,9 @@ interface Case {
   parse?: Handler;
   author?: Handler;
   expect: Expect;
-  /** Megabyte replies: run one at a time after the others, so a 300 ms time-out measures the endpoint, not a busy event loop. */
+  /** Megabyte replies: run one at a time after the others, so a short time-out measures the endpoint, not a busy event loop. */
   heavy?: boolean;
-  /** The time-out is the subject: the run pins modelTimeoutMs 300 (see LIMITS). */
+  /** The time-out is the subject: the run pins modelTimeoutMs 1500 (see LIMITS). */
   slow?: boolean;
 }
 
@@ -271,13 +271,13 @@ const cases: Case[] = [
 const key = signingKeyFromSecret(new Uint8Array(32).fill(41));
 const publicKey = publicKeyOf(key);
 /**
- * Cases whose subject is the time-out (a slow reply, no reply) pin a 300 ms model time-out. Every
- * other case answers at once, so it pins a patient one: a 300 ms deadline there would measure a
+ * Cases whose subject is the time-out (a slow reply, no reply) pin a 1.5 s model time-out. Every
+ * other case answers at once, so it pins a patient one: a short deadline there would measure a
  * busy machine (a parallel test file, a synchronous fsync), not the endpoint, and turn a rejected
  * reply into a spurious transient failure. The adapter's own time-out is longer than either, so
  * the pinned one always fires first.
  */
-const LIMITS = { modelAttempts: 2, modelTimeoutMs: 300 };
+const LIMITS = { modelAttempts: 2, modelTimeoutMs: 1_500 };
 const PATIENT_LIMITS = { modelAttempts: 2, modelTimeoutMs: 15_000 };
 const CLIENT_TIMEOUT_MS = 30_000;
 
