@@ -44,6 +44,8 @@ export interface BullMqDispatcherOptions {
   waitTimeoutMs?: number;
   /** Warn once when a job is still waiting this long and no worker consumes the queue (default 5 s). */
   noWorkerAfterMs?: number;
+  /** How often a waiting dispatch looks at its job directly, besides the event stream (default 1 s). */
+  recheckMs?: number;
   /** How long finished jobs (and their outcomes) are kept (default 7 days). */
   keepFinishedSeconds?: number;
   /** The command a user runs to start a worker, for the warning. */
@@ -109,22 +111,31 @@ export class BullMqDispatcher implements Dispatcher {
     const id = jobIdOf(job);
     // Listen before looking, so a completion between the look and the listen is not missed.
     const outcome = this.waitFor(id);
-    const existing = await BullJob.fromId(this.queue, id);
-    if (existing) {
-      const state = await existing.getState();
-      if (state === 'completed') this.settle(id, outcomeOf(existing.returnvalue));
-      else if (state === 'failed') this.settle(id, failureOf(existing.failedReason));
-    } else {
+    if (!(await this.lookUp(id))) {
       const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
       await this.queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep } });
     }
     const noWorker = setTimeout(() => void this.warnIfNoWorker(id), this.options.noWorkerAfterMs ?? 5_000);
+    // The event stream is the fast path; a completion it missed (its reader had not started yet, a
+    // reconnect) is found by looking at the job itself now and then.
+    const recheck = setInterval(() => void this.lookUp(id).catch(() => undefined), this.options.recheckMs ?? 1_000);
     try {
       return await outcome.promise;
     } finally {
       clearTimeout(noWorker);
+      clearInterval(recheck);
       outcome.cancel();
     }
+  }
+
+  /** Whether the job exists; a finished one settles its waiters with its stored outcome. */
+  private async lookUp(id: string): Promise<boolean> {
+    const existing = await BullJob.fromId(this.queue, id);
+    if (!existing) return false;
+    const state = await existing.getState();
+    if (state === 'completed') this.settle(id, outcomeOf(existing.returnvalue));
+    else if (state === 'failed') this.settle(id, failureOf(existing.failedReason));
+    return true;
   }
 
   async close(): Promise<void> {
@@ -171,11 +182,13 @@ export class BullMqDispatcher implements Dispatcher {
 
   private async warnIfNoWorker(id: string): Promise<void> {
     if (this.warned) return;
+    this.warned = true; // before any await: several waiting dispatches give one warning
     const job = await BullJob.fromId(this.queue, id).catch(() => undefined);
     const state = await job?.getState().catch(() => 'unknown');
-    if (state !== 'waiting' && state !== 'prioritized') return;
-    if ((await this.queue.getWorkersCount().catch(() => 1)) > 0) return;
-    this.warned = true;
+    if ((state !== 'waiting' && state !== 'prioritized') || (await this.queue.getWorkersCount().catch(() => 1)) > 0) {
+      this.warned = false; // not this time: a later wait may still need the warning
+      return;
+    }
     const hint = this.options.workerHint ?? `weft worker --domain <domain> --redis <url>`;
     (this.options.warn ?? ((m: string) => process.stderr.write(`weft: ${m}\n`)))(
       `no worker is consuming queue ${this.queue.name}: start one with \`${hint}\` (or run with --dispatch in-process); waiting`,

@@ -1,0 +1,310 @@
+/**
+ * The distributed mode with real processes: a private redis-server, `weft worker` processes, and
+ * `weft run|resume --redis URL --dispatch bullmq` — every one a separate process, each scenario
+ * under its own `--redis-prefix` (journals, the travel providers' world and the BullMQ queue).
+ *
+ * - One and two workers run travel, and one runs the README's own domain (helpdesk), to the
+ *   embedded run's fingerprint — and the jobs really ran on the workers.
+ * - A worker SIGKILLed in the middle of a job (after its effect, before its outcome reached BullMQ):
+ *   the runtime records `step.failed` worker.stalled (transient), attempt 2 runs on a healthy
+ *   worker, the provider applies every effect once.
+ * - The runtime SIGKILLed right after `step.dispatched` was durable (job not yet added), and
+ *   frozen-then-killed after the worker finished the job but before `step.completed` was appended:
+ *   a resume from another process and folder ends with the uninterrupted fingerprint, every effect
+ *   applied once — and in the second case the actuator is not run again (the stored outcome is read).
+ * - `weft worker`: SIGTERM while idle exits 0 promptly; a missing --domain or --redis exits 2 with usage.
+ *
+ * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the
+ * build (`npm run build`).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
+import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
+
+const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
+const SLOW_EFFECT_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-effect-travel-domain.mjs');
+const QUEUE = 'weft-effects';
+
+interface RunJson {
+  id: string;
+  status: string;
+  fingerprint: string | null;
+  journal: string | null;
+}
+interface Rec {
+  seq: number;
+  kind: string;
+  epoch?: number;
+  hash: string;
+  body: Record<string, unknown> & { key?: string; attempt?: number; code?: string; class?: string; actuator?: string };
+}
+interface Ledger {
+  [key: string]: { actuator: string; attempts: number; applied: number; result?: unknown };
+}
+interface Reference {
+  id: string;
+  fingerprint: string;
+  records: Rec[];
+  appends: number;
+}
+
+const redisOk = requireRedis();
+const root = mkdtempSync(path.join(tmpdir(), 'weft-workers-'));
+let server: RedisServer;
+let admin: Redis;
+let travel: Reference;
+let helpdesk: Reference;
+let travelApplied: string[];
+const workers: WorkerProcess[] = [];
+
+const dir = (name: string) => path.join(root, name);
+const readJsonl = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
+
+async function reference(domain: string, name: string): Promise<Reference> {
+  const r = await weft(['run', domain, '--dir', dir(name), '--json'], { WEFT_COUNT_APPENDS: '1' });
+  expect(r.code, r.stderr).toBe(0);
+  const out = JSON.parse(r.stdout) as RunJson;
+  expect(out.status).toBe('completed');
+  return { id: out.id, fingerprint: out.fingerprint!, records: readJsonl(out.journal!), appends: Number(/appends: (\d+)/.exec(r.stderr)?.[1]) };
+}
+
+beforeAll(async () => {
+  if (!redisOk) return;
+  assertBuilt();
+  server = await startRedis(); // AOF + fsync always: the strict durability the Redis store demands
+  admin = new Redis(server.url);
+  // Both settle before either failure is reported, so no run still writes into `root` at afterAll.
+  const refs = await Promise.allSettled([reference('travel', 'ref-travel'), reference(HELPDESK, 'ref-helpdesk')]);
+  for (const r of refs) if (r.status === 'rejected') throw r.reason;
+  [travel, helpdesk] = refs.map((r) => (r as PromiseFulfilledResult<Reference>).value) as [Reference, Reference];
+  const embeddedWorld = JSON.parse(readFileSync(path.join(dir('ref-travel'), 'state', 'travel', travel.id, 'providers.json'), 'utf8')) as { ledger: Ledger };
+  travelApplied = Object.keys(embeddedWorld.ledger).sort();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.kill()));
+  admin?.disconnect();
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+if (!redisOk && process.env.CI === 'true') {
+  test('redis-server is installed (required under CI)', () => {
+    throw new Error(NO_REDIS_MESSAGE);
+  });
+}
+
+// ── helpers ─────────────────────────────────────────────────────────────────────────────────
+
+async function worker(prefix: string, name: string, options: { domain?: string; env?: Record<string, string> } = {}): Promise<WorkerProcess> {
+  const w = await startWeftWorker(['--domain', options.domain ?? 'travel', '--redis', server.url, '--redis-prefix', prefix, '--dir', dir(name)], options.env ?? {});
+  workers.push(w);
+  return w;
+}
+
+const runArgs = (prefix: string, name: string, domain = 'travel') => ['run', domain, '--redis', server.url, '--redis-prefix', prefix, '--dispatch', 'bullmq', '--dir', dir(name), '--json'];
+
+function parsed(r: CliResult): RunJson {
+  expect(r.code, `exit ${r.code} / ${r.signal}; stderr:\n${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout) as RunJson;
+}
+
+const journalOf = async (prefix: string, id: string) => (await admin.lrange(`${prefix}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
+const ledgerOf = async (prefix: string, id: string): Promise<Ledger> => {
+  const text = await admin.get(`${prefix}:travel:{${id}}:providers`);
+  expect(text, `the providers' world at ${prefix}:travel:{${id}}:providers`).not.toBeNull();
+  return (JSON.parse(text!) as { ledger: Ledger }).ledger;
+};
+const completedJobs = async (prefix: string) => new Set(await admin.zrange(`${prefix}:bull:${QUEUE}:completed`, '0', '-1'));
+const failedJobs = async (prefix: string) => new Set(await admin.zrange(`${prefix}:bull:${QUEUE}:failed`, '0', '-1'));
+
+/** The job ids a journal's dispatches and observations imply: `<key>.a<attempt>`. */
+function jobIdsOf(records: Rec[]): string[] {
+  return records
+    .filter((r) => r.kind === 'step.dispatched' || r.kind === 'compensation.dispatched' || r.kind === 'state.observed')
+    .map((r) => `${r.body.key}.a${r.body.attempt ?? 1}`);
+}
+
+/** Every effect of the travel run applied exactly once, and the same effects as the embedded run. */
+function expectAppliedOnce(ledger: Ledger): void {
+  for (const [key, e] of Object.entries(ledger)) expect(e.applied, `effect ${key} (${e.actuator}) applied ${e.applied} times`).toBe(1);
+  expect(Object.keys(ledger).sort()).toEqual(travelApplied);
+}
+
+/** The hashes of every record but the seal (signed with each workspace's own key; the fingerprint it signs is the hash before it). */
+const hashed = (records: Rec[]) => records.filter((r) => r.kind !== 'invocation.sealed').map((r) => r.hash);
+
+/** Whether the job for `id` is in `state` (via BullMQ itself). */
+async function jobState(prefix: string, id: string): Promise<string> {
+  const queue = new Queue(QUEUE, { connection: { url: server.url }, prefix: `${prefix}:bull` });
+  try {
+    return await queue.getJobState(id);
+  } finally {
+    await queue.close();
+  }
+}
+
+// ── the tests ───────────────────────────────────────────────────────────────────────────────
+
+describe.skipIf(!redisOk)('weft worker processes', () => {
+  test('travel on ONE worker: the embedded fingerprint, every job completed on the worker, effects applied once in Redis', async () => {
+    await worker('one', 'one-worker');
+    const r = await weft(runArgs('one', 'one-runtime'), { WEFT_COUNT_APPENDS: '1' });
+    const out = parsed(r);
+    expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint, journal: null });
+    expect(r.stderr, 'one durable append per record in the Redis store too: the kill points the crash tests use').toContain(`appends: ${travel.records.length}`);
+    const records = await journalOf('one', travel.id);
+    expect(hashed(records)).toEqual(hashed(travel.records));
+    const completed = await completedJobs('one');
+    const expected = jobIdsOf(records);
+    expect(expected.length).toBeGreaterThan(5);
+    for (const id of expected) expect(completed.has(id), `job ${id} completed on a worker`).toBe(true);
+    expect(completed.size).toBe(expected.length);
+    expectAppliedOnce(await ledgerOf('one', travel.id));
+    expect(existsSync(path.join(dir('one-runtime'), 'state')), 'the runtime kept no world of its own').toBe(false);
+  });
+
+  test('travel on TWO workers: the embedded fingerprint, every job completed, effects applied once', async () => {
+    await Promise.all([worker('two', 'two-worker-a'), worker('two', 'two-worker-b')]);
+    const probe = new Queue(QUEUE, { connection: { url: server.url }, prefix: 'two:bull' });
+    try {
+      expect(await probe.getWorkersCount()).toBe(2);
+    } finally {
+      await probe.close();
+    }
+    const out = parsed(await weft(runArgs('two', 'two-runtime')));
+    expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
+    const records = await journalOf('two', travel.id);
+    expect(hashed(records)).toEqual(hashed(travel.records));
+    const completed = await completedJobs('two');
+    for (const id of jobIdsOf(records)) expect(completed.has(id), `job ${id} completed on a worker`).toBe(true);
+    expectAppliedOnce(await ledgerOf('two', travel.id));
+  });
+
+  test('the README’s own domain (helpdesk) on one worker: the embedded fingerprint; its desk is written by the worker only', async () => {
+    await worker('hd', 'hd-worker', { domain: HELPDESK });
+    const out = parsed(await weft(runArgs('hd', 'hd-runtime', HELPDESK)));
+    expect(out).toMatchObject({ id: helpdesk.id, status: 'completed', fingerprint: helpdesk.fingerprint });
+    const records = await journalOf('hd', helpdesk.id);
+    const completed = await completedJobs('hd');
+    const expected = jobIdsOf(records);
+    expect(expected.length).toBeGreaterThanOrEqual(3);
+    for (const id of expected) expect(completed.has(id), `job ${id} completed on the worker`).toBe(true);
+    const deskFile = path.join(dir('hd-worker'), 'state', 'helpdesk', 'desk.json');
+    const desk = JSON.parse(readFileSync(deskFile, 'utf8')) as { effects: Record<string, { ticket?: string; message?: string }> };
+    const embeddedDesk = JSON.parse(readFileSync(path.join(dir('ref-helpdesk'), 'state', 'helpdesk', 'desk.json'), 'utf8')) as unknown;
+    expect(desk).toEqual(embeddedDesk);
+    expect(Object.keys(desk.effects)).toHaveLength(2);
+    expect(existsSync(path.join(dir('hd-runtime'), 'state', 'helpdesk', 'desk.json')), 'the runtime ran no actuator itself').toBe(false);
+  });
+
+  test('a worker SIGKILLed mid-job: step.failed worker.stalled (transient), attempt 2 on a healthy worker, every effect applied once', async () => {
+    const lock = { WEFT_WORKER_LOCK_MS: '1000' };
+    // The 3rd effect this worker runs is airline.hold (epoch 2, step 0): it is applied, then the
+    // worker dies before the outcome reaches BullMQ — mid-job, from BullMQ's point of view.
+    const doomed = await worker('stall', 'stall-worker-a', { env: { ...lock, WEFT_CRASH_IN_EFFECT: '3' } });
+    const run = spawnWeft(runArgs('stall', 'stall-runtime'));
+    const died = await doomed.done;
+    expect(died.signal, `the first worker should die by SIGKILL; stderr:\n${died.stderr}`).toBe('SIGKILL');
+    await worker('stall', 'stall-worker-b', { env: lock });
+    const out = parsed(await run.done);
+    expect(out).toMatchObject({ id: travel.id, status: 'completed' });
+
+    const records = await journalOf('stall', travel.id);
+    const stalled = records.findIndex((r) => r.kind === 'step.failed' && r.body.code === 'worker.stalled');
+    expect(stalled, 'a step.failed worker.stalled record').toBeGreaterThan(0);
+    const failed = records[stalled]!;
+    const key = failed.body.key!;
+    expect(failed.body).toMatchObject({ class: 'transient', attempt: 1, key: `${travel.id}.2.0` });
+    expect(records[stalled - 1]).toMatchObject({ kind: 'step.dispatched', body: { key, attempt: 1, actuator: 'airline.hold' } });
+    expect(records[stalled + 1]).toMatchObject({ kind: 'step.dispatched', body: { key, attempt: 2, actuator: 'airline.hold' } });
+    expect(records[stalled + 2]).toMatchObject({ kind: 'step.completed', body: { key, attempt: 2 } });
+    expect(records.filter((r) => r.kind === 'step.failed')).toHaveLength(1);
+    expect(await failedJobs('stall')).toEqual(new Set([`${key}.a1`]));
+    expect((await completedJobs('stall')).has(`${key}.a2`)).toBe(true);
+
+    const ledger = await ledgerOf('stall', travel.id);
+    expectAppliedOnce(ledger);
+    expect(ledger[key], 'dispatched twice, applied once').toMatchObject({ attempts: 2, applied: 1 });
+
+    // The journal is the embedded run's plus the recorded stall: drop the stalled attempt, renumber
+    // attempt 2 as 1, and every record's kind, epoch and body match (the seal aside).
+    const normalized = records
+      .filter((_, i) => i !== stalled && i !== stalled - 1)
+      .map((r) => (r.body.key === key && r.body.attempt === 2 ? { ...r, body: { ...r.body, attempt: 1 } } : r));
+    const shape = (rs: Rec[]) => rs.filter((r) => r.kind !== 'invocation.sealed').map((r) => ({ kind: r.kind, epoch: r.epoch, body: r.body }));
+    expect(shape(normalized)).toEqual(shape(travel.records));
+    // Its fingerprint cannot be the embedded one: the stall is part of the hashed history.
+    expect(out.fingerprint).not.toBe(travel.fingerprint);
+  }, 60_000);
+
+  test('the runtime SIGKILLed right after step.dispatched is durable (job not added yet); a resume elsewhere gives the uninterrupted fingerprint', async () => {
+    expect(travel.appends, 'one kill point per record').toBe(travel.records.length);
+    const target = travel.records.find((r) => r.kind === 'step.dispatched' && r.body.actuator === 'card.charge')!;
+    const key = target.body.key!;
+    const killAt = target.seq + 1; // the N-th append writes the record of seq N-1
+    await worker('crash-dispatched', 'crash-dispatched-worker');
+    const crashed = await weft(runArgs('crash-dispatched', 'crash-dispatched-a'), { WEFT_CRASH_AFTER_APPEND: String(killAt) });
+    expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
+    const before = await journalOf('crash-dispatched', travel.id);
+    expect(before.at(-1)).toMatchObject({ kind: 'step.dispatched', body: { key, attempt: 1 } });
+    expect(await jobState('crash-dispatched', `${key}.a1`), 'the job was not added before the kill').toBe('unknown');
+
+    const resumed = parsed(await weft(['resume', travel.id, '--redis', server.url, '--redis-prefix', 'crash-dispatched', '--dispatch', 'bullmq', '--dir', dir('crash-dispatched-b'), '--json']));
+    expect(resumed).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
+    expect(hashed(await journalOf('crash-dispatched', travel.id))).toEqual(hashed(travel.records));
+    const ledger = await ledgerOf('crash-dispatched', travel.id);
+    expectAppliedOnce(ledger);
+    expect(ledger[key]).toMatchObject({ attempts: 1, applied: 1 });
+  }, 60_000);
+
+  test('the runtime frozen while a worker runs the job, and SIGKILLed after the job completed but before step.completed: the resume reads the stored outcome and runs nothing again', async () => {
+    const target = travel.records.find((r) => r.kind === 'step.dispatched' && r.body.actuator === 'airline.hold')!;
+    const key = target.body.key!;
+    const jobId = `${key}.a1`;
+    await worker('crash-completed', 'crash-completed-worker', { domain: SLOW_EFFECT_TRAVEL, env: { WEFT_TEST_SLOW_ACTUATOR: 'airline.hold', WEFT_TEST_SLOW_MS: '1500' } });
+    const run = spawnWeft(runArgs('crash-completed', 'crash-completed-a'));
+    await waitFor(`job ${jobId} to be active on the worker`, async () => (await jobState('crash-completed', jobId)) === 'active', 20_000);
+    run.signal('SIGSTOP'); // the runtime can append nothing from here on
+    await waitFor(`job ${jobId} to complete`, async () => (await jobState('crash-completed', jobId)) === 'completed', 20_000);
+    const frozen = await journalOf('crash-completed', travel.id);
+    expect(frozen.at(-1), 'the worker finished; step.completed was never appended').toMatchObject({ kind: 'step.dispatched', body: { key, attempt: 1 } });
+    run.signal('SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+
+    const resumed = parsed(await weft(['resume', travel.id, '--redis', server.url, '--redis-prefix', 'crash-completed', '--dispatch', 'bullmq', '--dir', dir('crash-completed-b'), '--json']));
+    expect(resumed).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
+    expect(hashed(await journalOf('crash-completed', travel.id))).toEqual(hashed(travel.records));
+    const ledger = await ledgerOf('crash-completed', travel.id);
+    expectAppliedOnce(ledger);
+    expect(ledger[key], 'the actuator ran once: the resumed runtime read the job’s stored outcome').toMatchObject({ attempts: 1, applied: 1 });
+  }, 60_000);
+
+  test('weft worker: SIGTERM while idle exits 0 promptly', async () => {
+    const w = await worker('idle', 'idle-worker');
+    const started = Date.now();
+    const r = await w.stop();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.signal).toBeNull();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(r.stderr).toContain('weft worker: SIGTERM: finishing the running jobs, then exiting');
+  });
+
+  test('weft worker without --domain or without --redis exits 2 with the usage', async () => {
+    const usage = /usage: weft worker --domain D --redis URL \[--concurrency N\] \[--queue NAME\] \[--redis-prefix P\] \[--dir D\]/;
+    const noDomain = await weft(['worker', '--redis', server.url]);
+    expect(noDomain.code).toBe(2);
+    expect(noDomain.stderr).toContain('--domain is required');
+    expect(noDomain.stderr).toMatch(usage);
+    const noRedis = await weft(['worker', '--domain', 'travel'], { WEFT_REDIS_URL: '' });
+    expect(noRedis.code).toBe(2);
+    expect(noRedis.stderr).toContain('--redis URL (or WEFT_REDIS_URL) is required');
+    expect(noRedis.stderr).toMatch(usage);
+  });
+});
