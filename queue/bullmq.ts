@@ -17,6 +17,8 @@
  *   `keepFinishedSeconds` (default 7 days) so a runtime resumed within that time reads them; after
  *   it, the job is gone and the attempt is dispatched again under the same key, which the actuator
  *   dedupes.
+ * - **Backoff is a delayed job**: the runtime does not sleep before a retry; the next attempt's job
+ *   is added with the backoff as its delay (`delaysJobs`).
  * - **No worker.** A job nobody takes within `noWorkerAfterMs` while the queue has no worker gets one
  *   warning naming the command that starts one; the runtime keeps waiting.
  *
@@ -24,7 +26,7 @@
  * failure is an outcome, never a BullMQ failure. A worker that refuses a job (another library
  * version than the job's pin) fails it; that is answered as a transient `worker.refused`.
  */
-import { Job as BullJob, Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
+import { Job as BullJob, Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { WeftError } from '../journal/errors.js';
 import type { Dispatcher, Job, JobOutcome } from './dispatcher.js';
@@ -62,6 +64,8 @@ export function jobIdOf(job: Pick<Job, 'key' | 'attempt'>): string {
 
 export class BullMqDispatcher implements Dispatcher {
   readonly name: string;
+  /** A retry's backoff is a delayed job: the runtime does not sleep, BullMQ holds the job back. */
+  readonly delaysJobs = true;
   private readonly queue: Queue;
   private readonly events: QueueEvents;
   private readonly ready: Promise<unknown>;
@@ -69,6 +73,9 @@ export class BullMqDispatcher implements Dispatcher {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private warned = false;
   private closing: Promise<void> | undefined;
+  private wakeQueue: Queue | undefined;
+  private readonly connection: ConnectionOptions;
+  private readonly prefix: string;
 
   constructor(private readonly options: BullMqDispatcherOptions) {
     const queueName = options.queue ?? DEFAULT_QUEUE;
@@ -76,6 +83,8 @@ export class BullMqDispatcher implements Dispatcher {
     for (const actuator of options.actuators) this.actuators.set(actuator.name, actuator);
     const connection: ConnectionOptions = typeof options.connection === 'string' ? { url: options.connection } : options.connection;
     const prefix = options.prefix ?? 'weft:bull';
+    this.connection = connection;
+    this.prefix = prefix;
     this.queue = new Queue(queueName, { connection, prefix });
     this.events = new QueueEvents(queueName, { connection, prefix });
     this.events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, outcomeOf(returnvalue)));
@@ -113,7 +122,8 @@ export class BullMqDispatcher implements Dispatcher {
     const outcome = this.waitFor(id);
     if (!(await this.lookUp(id))) {
       const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
-      await this.queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep } });
+      const delay = job.delayMs !== undefined && job.delayMs > 0 ? { delay: job.delayMs } : {};
+      await this.queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });
     }
     const noWorker = setTimeout(() => void this.warnIfNoWorker(id), this.options.noWorkerAfterMs ?? 5_000);
     // The event stream is the fast path; a completion it missed (its reader had not started yet, a
@@ -138,9 +148,33 @@ export class BullMqDispatcher implements Dispatcher {
     return true;
   }
 
+  /** The queue of wake-ups for durable sleeps: `<queue>-timers`. */
+  get wakeQueueName(): string {
+    return `${this.queue.name}-timers`;
+  }
+
+  /**
+   * A delayed job that wakes `invocation` at `at` (ISO 8601): a `serve` process consumes the
+   * wake-up queue and resumes it (`onWake`). One job per invocation and wake time.
+   */
+  async scheduleWake(invocation: string, at: string): Promise<void> {
+    await this.ready;
+    this.wakeQueue ??= new Queue(this.wakeQueueName, { connection: this.connection, prefix: this.prefix });
+    const when = Date.parse(at);
+    await this.wakeQueue.add('wake', { invocation, at }, { jobId: `${invocation}.wake.${when}`, delay: Math.max(0, when - Date.now()), attempts: 1, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } });
+  }
+
+  /** Consume the wake-up queue: `wake(invocation)` when a durable sleep's delayed job fires. */
+  async onWake(wake: (invocation: string) => void): Promise<{ close(): Promise<void> }> {
+    const worker = new Worker(this.wakeQueueName, async (job) => wake((job.data as { invocation: string }).invocation), { connection: this.connection, prefix: this.prefix });
+    worker.on('error', () => undefined);
+    await worker.waitUntilReady();
+    return { close: () => worker.close() };
+  }
+
   async close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.allSettled([this.events.close(), this.queue.close()]);
+      await Promise.allSettled([this.events.close(), this.queue.close(), ...(this.wakeQueue ? [this.wakeQueue.close()] : [])]);
     })();
     return this.closing;
   }

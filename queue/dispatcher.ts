@@ -23,6 +23,8 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
   seed: string;
   /** The digest of the library the invocation pinned: a worker refuses a job its domain has no such library for. */
   library?: string;
+  /** Backoff before this attempt, for a dispatcher that delays jobs itself (`delaysJobs`). */
+  delayMs?: number;
 }
 
 export type JobOutcome =
@@ -31,6 +33,8 @@ export type JobOutcome =
 
 export interface Dispatcher {
   readonly name: string;
+  /** True when a retry's backoff is the job's own delay (a delayed job) rather than a sleep in the runtime. */
+  readonly delaysJobs?: boolean;
   /** True when an actuator of this name can be dispatched (fail closed before writing ahead). */
   knows(actuator: string): boolean;
   /** True when the actuator can undo its own effect (it has a `compensate`). */

@@ -150,6 +150,9 @@ export class InvocationHandle extends EventEmitter {
     this.persisting = this.persisting.then(() => this.store!.putSnapshot(this.writer!.currentLease, snapshot));
   }
 
+  /** Called with the result before `done` resolves (the runtime schedules a durable sleep's wake-up). */
+  beforeSettle?: (result: InvocationResult) => Promise<void>;
+
   /** The error behind a runtime-side suspension (set by the runtime's actors). */
   noteActorError(err: unknown): void {
     this.actorError = err;
@@ -176,7 +179,7 @@ export class InvocationHandle extends EventEmitter {
       if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
     });
     const reason = suspension ? suspension.message : context.failure?.message;
-    this.resolveDone({
+    const result: InvocationResult = {
       id: this.id,
       status,
       records: context.seq,
@@ -187,7 +190,9 @@ export class InvocationHandle extends EventEmitter {
       ...(suspension?.class === 'runtime' && this.actorError !== undefined ? { error: this.actorError } : {}),
       ...(status === 'waiting_timer' && context.timer ? { wakeAt: context.timer.until } : {}),
       ...(this.journal ? { journal: this.journal } : {}),
-    });
+    };
+    await this.beforeSettle?.(result).catch(() => undefined);
+    this.resolveDone(result);
   }
 
   private async fail(err: unknown): Promise<void> {

@@ -273,6 +273,11 @@ export class Runtime {
     return serve(this, options);
   }
 
+  /** With BullMQ dispatch: consume durable sleeps' wake-up jobs (serve does); undefined otherwise. */
+  onWake(wake: (invocation: string) => void): Promise<{ close(): Promise<void> }> | undefined {
+    return this.dispatcher instanceof BullMqDispatcher ? this.dispatcher.onWake(wake) : undefined;
+  }
+
   /** Every invocation in the store with its status; see list.ts (damaged journals are listed and marked). */
   async list(): Promise<InvocationSummary[]> {
     return listInvocations(this.options.store);
@@ -421,6 +426,13 @@ export class Runtime {
       ...(snapshot ? { snapshot: snapshot.data as never } : {}),
       ...(this.options.inspect ? { inspect: this.options.inspect as Observer<InspectionEvent> } : {}),
     });
+    // A durable sleep in the distributed mode: a delayed job wakes it through `serve`.
+    const dispatcher = this.dispatcher;
+    if (dispatcher instanceof BullMqDispatcher) {
+      handle.beforeSettle = async (result) => {
+        if (result.status === 'waiting_timer' && result.wakeAt) await dispatcher.scheduleWake(result.id, result.wakeAt);
+      };
+    }
     handle.attach(actor, this.options.store, writer, this.options.leaseTtlMs ?? 30_000);
     actor.start();
     return handle;

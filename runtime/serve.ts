@@ -12,7 +12,9 @@
  * - one **awaiting approval** whose decision is in its inbox (`weft approve … --leave-to-serve`,
  *   written from any process): resuming it records the decision and goes on;
  * - a **sleeping** one (`waiting_timer`, a durable `weft.sleep` step) whose time has come — never
- *   before: a resume before its time would only rest it again.
+ *   before: a resume before its time would only rest it again. With BullMQ dispatch the runtime
+ *   that put it to sleep added a delayed job, which wakes it here the moment it fires; the listing
+ *   finds it too, if that job was lost.
  *
  * Several serve processes share the work: the lease decides who runs each invocation, and one that
  * finds it taken (LeaseHeldError) leaves it to the other. Hibernated invocations stay asleep (a
@@ -86,6 +88,15 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
     backoff.set(id, { failures, notBefore: now() + Math.min(cap, base * 2 ** (failures - 1)) });
   };
 
+  // With BullMQ, a durable sleep's delayed job wakes it at once; the listing below is the fallback.
+  const wakeups = await runtime.onWake((id) => {
+    if (running.has(id) || options.signal?.aborted) return;
+    take({ id, tenant: '?', intent: '?', records: 0, status: 'waiting_timer' }, 'timer');
+  })?.catch((err: unknown) => {
+    emit({ kind: 'error', message: `cannot consume wake-ups: ${(err as Error)?.message ?? String(err)}` });
+    return undefined;
+  });
+
   while (!options.signal?.aborted) {
     let rows: InvocationSummary[] = [];
     try {
@@ -103,6 +114,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
     }
     await pause(pollMs, options.signal);
   }
+  await wakeups?.close().catch(() => undefined);
   await Promise.allSettled([...running.values()]);
 }
 

@@ -10,7 +10,9 @@ import { ScriptedModel } from '../actors/model/scripted.js';
 import { LibraryBuilder, add, atom, not } from '../htn/library/builder.js';
 import { MemoryStore } from '../journal/stores/memory.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { createRuntime } from '../runtime/index.js';
+import { createRuntime, defineDomain } from '../runtime/index.js';
+import { startWorker } from '../queue/worker.js';
+import { redisAvailable, startRedis } from './support/redis-server.js';
 import { newLedger, notifyActuators } from './support/notify-app.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
@@ -102,4 +104,48 @@ describe('durable sleep (weft.sleep)', () => {
     await serving;
     expect(events).toEqual(['resuming:', 'stopped:completed']);
   });
+});
+
+describe('durable sleep with BullMQ: a delayed job wakes it through serve', () => {
+  const available = redisAvailable();
+  if (!available && process.env.CI !== 'true') console.warn('\n*** redis-server is not installed: the delayed-wake sleep test is SKIPPED ***\n');
+  (available || process.env.CI === 'true' ? test : test.skip)('serve (polling only every minute) resumes it when the delayed job fires, not before', async () => {
+    const server = await startRedis({ aof: true });
+    const ledger = newLedger();
+    const wake = Date.now() + 1_500;
+    const domain = defineDomain({
+      name: 'remind',
+      libraries: [library],
+      actuators: notifyActuators(ledger),
+      observe: 'world.observe',
+      model: new ScriptedModel({
+        model: 'remind',
+        entries: [
+          { match: { intent, epoch: 1 }, reply: { goal: { task: 'remind_later', args: ['alice', wake] } } },
+          { match: { intent, epoch: 2 }, reply: { done: true, summary: 'reminded' } },
+        ],
+      }),
+    });
+    const worker = await startWorker({ domain, connection: server.url, prefix: 'w:bull' });
+    const runtime = createRuntime({ redis: server.url, redisPrefix: 'w', dispatch: 'bullmq', domain, signingKey: key, sleep: async () => undefined });
+    const stop = new AbortController();
+    try {
+      const first = await (await runtime.start(intent, { tenant: 't', seed: 3, asOf: '2026-12-01T20:00:00Z' })).done;
+      expect(first.status).toBe('waiting_timer');
+      const events: Array<{ kind: string; at: number }> = [];
+      const serving = runtime.serve({ pollMs: 60_000, signal: stop.signal, onEvent: (e) => events.push({ kind: `${e.kind}:${'status' in e ? e.status : ''}`, at: Date.now() }) });
+      for (let i = 0; i < 100 && !events.some((e) => e.kind === 'stopped:completed'); i++) await new Promise((r) => setTimeout(r, 100));
+      stop.abort();
+      await serving;
+      // The first listing (at start) found it asleep and not due; only the delayed job can have woken it.
+      expect(events.map((e) => e.kind)).toEqual(['resuming:', 'stopped:completed']);
+      expect(events[0]!.at).toBeGreaterThanOrEqual(wake - 50);
+      expect(Object.keys(ledger.applied)).toHaveLength(1);
+    } finally {
+      stop.abort();
+      await runtime.close();
+      await worker.close();
+      await server.stop();
+    }
+  }, 30_000);
 });

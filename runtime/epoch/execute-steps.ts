@@ -26,7 +26,7 @@ import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
 
-export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown }): Job {
+export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number }): Job {
   return { ...j, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
 }
 
@@ -50,10 +50,17 @@ function unrecordable(value: unknown): string | undefined {
   }
 }
 
-async function pause(s: EpochServices, ctx: InvocationContext, key: string, attempt: number): Promise<void> {
-  if (s.recorder().replaying || !s.recorder().live) return; // the journal already holds what came next
+/**
+ * Backoff before the next attempt, derived from the seed: slept here, or — for a dispatcher that
+ * delays jobs itself (BullMQ) — returned, to go with the next job as its delay. Live only.
+ */
+async function pause(s: EpochServices, ctx: InvocationContext, key: string, attempt: number): Promise<number> {
+  if (s.recorder().replaying || !s.recorder().live) return 0; // the journal already holds what came next
   const unit = createRandom(ctx.pin.seed, key).stream(`backoff.${attempt}`).next();
-  await s.sleep(backoffMs(attempt, unit));
+  const ms = backoffMs(attempt, unit);
+  if (s.dispatcher?.delaysJobs) return ms;
+  await s.sleep(ms);
+  return 0;
 }
 
 export async function execute(s: EpochServices, ctx: InvocationContext) {
@@ -86,6 +93,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
     }
     const key = idempotencyKey(ctx.invocation, ctx.epoch, i);
     const args = (step.actuatorArgs ?? {}) as Json;
+    let delayMs = 0;
     for (let attempt = 1; ; attempt++) {
       const admission = admitAttempt(i, attempt);
       if (admission.decision !== 'allow') {
@@ -105,7 +113,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
           accepts: (r) => r.body.step === i && r.body.attempt === attempt && r.body.key === key,
         },
         async () => {
-          const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i }));
+          const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, ...(delayMs > 0 ? { delayMs } : {}) }));
           return outcome.ok
             ? { kind: 'step.completed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, result: outcome.result as Json } }
             : { kind: 'step.failed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, ...outcome.failure } };
@@ -117,7 +125,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
       }
       const failed = completion.body as JournalRecord<'step.failed'>['body'];
       if (failed.class === 'transient' && attempt < ctx.limits.maxAttempts) {
-        await pause(s, ctx, key, attempt);
+        delayMs = await pause(s, ctx, key, attempt);
         continue;
       }
       return { ...rec.at(), done, failure: { step: i, class: failed.class, code: failed.code, message: failed.message } };
@@ -157,6 +165,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
     const actuator = declared ? declared.actuator : step.actuator!;
     const args = (declared ? declared.args : step.actuatorArgs ?? {}) as Json;
     const key = idempotencyKey(ctx.invocation, ctx.epoch, done.step, 'undo');
+    let delayMs = 0;
     for (let attempt = 1; ; attempt++) {
       await rec.derive({ kind: 'compensation.dispatched', epoch: ctx.epoch, body: { step: done.step, actuator, args, key, attempt } });
       const completion = await rec.complete(
@@ -167,7 +176,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
           accepts: (r) => r.body.step === done.step && r.body.attempt === attempt && r.body.key === key,
         },
         async () => {
-          const outcome = await dispatch(s, job(ctx, { op: declared ? 'run' : 'compensate', actuator, args, result: done.result, key, attempt, step: done.step }));
+          const outcome = await dispatch(s, job(ctx, { op: declared ? 'run' : 'compensate', actuator, args, result: done.result, key, attempt, step: done.step, ...(delayMs > 0 ? { delayMs } : {}) }));
           return {
             kind: 'compensation.completed' as const,
             epoch: ctx.epoch,
@@ -178,7 +187,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
       const failure = completion.body.failure;
       if (!failure) break;
       if (failure.class === 'transient' && attempt < ctx.limits.maxAttempts) {
-        await pause(s, ctx, key, attempt);
+        delayMs = await pause(s, ctx, key, attempt);
         continue;
       }
       return { ...rec.at(), kind: 'handoff' as const, reason: `compensating step ${done.step} (${step.operator}) failed: ${failure.message}; a person must undo it` };
