@@ -101,4 +101,35 @@ describe('serve', () => {
     expect(records.find((r) => r.kind === 'approval.decided')?.body).toEqual({ decision: 'approved', by: 'ana' });
     expect(await store.peekInbox(first.id)).toBeUndefined();
   });
+
+  test('two serve loops over one store: each interrupted invocation is finished exactly once', async () => {
+    let now = 2_000_000;
+    const store = new MemoryStore({ now: () => now });
+    const ids: string[] = [];
+    for (let seed = 10; seed < 14; seed++) {
+      const runtime = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }), { leaseTtlMs: 1_000 });
+      const handle = await runtime.start(intent, { tenant: 't', seed, asOf: '2026-12-01T09:00:00Z' });
+      await new Promise<void>((resolve) => handle.on('record', (r: { kind: string }) => r.kind === 'step.dispatched' && resolve()));
+      await handle.abandon();
+      await store.acquire(handle.id, { writer: 'elsewhere:1', ttlMs: 1_000 });
+      ids.push(handle.id);
+    }
+    now += 5_000;
+    const a = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }), { leaseTtlMs: 1_000 });
+    const b = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }), { leaseTtlMs: 1_000 });
+    const allDone = async () => (await a.list()).every((row) => row.status === 'completed');
+    const stop = new AbortController();
+    const events: ServeEvent[] = [];
+    const serving = [a, b].map((r) => r.serve({ pollMs: 3, signal: stop.signal, onEvent: (e) => events.push(e) }));
+    for (let i = 0; i < 400 && !(await allDone()); i++) await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    await Promise.all(serving);
+    expect(await allDone()).toBe(true);
+    const finished = events.filter((e) => e.kind === 'stopped' && e.status === 'completed').map((e) => e.id).sort();
+    expect(finished).toEqual([...ids].sort()); // each once, by one loop or the other
+    for (const id of ids) {
+      const kinds = (await store.read(id)).map((r) => r.kind);
+      expect(kinds.filter((k) => k === 'invocation.sealed')).toHaveLength(1);
+    }
+  });
 });
