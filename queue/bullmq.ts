@@ -29,6 +29,7 @@
 import { Job as BullJob, Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { WeftError } from '../journal/errors.js';
+import { ActuatorCatalogue } from './catalogue.js';
 import type { Dispatcher, Job, JobOutcome } from './dispatcher.js';
 
 export const DEFAULT_QUEUE = 'weft-effects';
@@ -69,7 +70,7 @@ export class BullMqDispatcher implements Dispatcher {
   private readonly queue: Queue;
   private readonly events: QueueEvents;
   private readonly ready: Promise<unknown>;
-  private readonly actuators = new Map<string, Actuator>();
+  private readonly catalogue: ActuatorCatalogue;
   private readonly waiters = new Map<string, Set<Waiter>>();
   private warned = false;
   private closing: Promise<void> | undefined;
@@ -80,7 +81,7 @@ export class BullMqDispatcher implements Dispatcher {
   constructor(private readonly options: BullMqDispatcherOptions) {
     const queueName = options.queue ?? DEFAULT_QUEUE;
     this.name = `bullmq:${queueName}`;
-    for (const actuator of options.actuators) this.actuators.set(actuator.name, actuator);
+    this.catalogue = new ActuatorCatalogue(options.actuators);
     const connection: ConnectionOptions = typeof options.connection === 'string' ? { url: options.connection } : options.connection;
     const prefix = options.prefix ?? 'weft:bull';
     this.connection = connection;
@@ -96,24 +97,19 @@ export class BullMqDispatcher implements Dispatcher {
   }
 
   knows(actuator: string): boolean {
-    return this.actuators.has(actuator);
+    return this.catalogue.knows(actuator);
   }
 
   canCompensate(actuator: string): boolean {
-    return typeof this.actuators.get(actuator)?.compensate === 'function';
+    return this.catalogue.canCompensate(actuator);
   }
 
   checkArgs(actuator: string, args: unknown): string | undefined {
-    const found = this.actuators.get(actuator);
-    if (!found) return `unknown actuator ${JSON.stringify(actuator)}`;
-    const parsed = found.argsSchema.safeParse(args);
-    if (parsed.success) return undefined;
-    const issue = parsed.error.issues[0]!;
-    return `args for ${actuator} fail its schema${issue.path.length ? ` at ${issue.path.join('.')}` : ''}: ${issue.message}`;
+    return this.catalogue.checkArgs(actuator, args);
   }
 
   async dispatch(job: Job): Promise<JobOutcome> {
-    if (!this.actuators.has(job.actuator)) {
+    if (!this.catalogue.knows(job.actuator)) {
       return { ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: `no actuator named ${job.actuator} is registered with this dispatcher` } };
     }
     await this.ready;

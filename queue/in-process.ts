@@ -6,38 +6,31 @@
  */
 import { classifyFailure, type Actuator, type ActuatorContext } from '../actors/actuator.js';
 import { createRandom } from '../actors/random.js';
+import { ActuatorCatalogue } from './catalogue.js';
 import type { Dispatcher, Job, JobOutcome } from './dispatcher.js';
 
 export class InProcessDispatcher implements Dispatcher {
   readonly name = 'in-process';
-  private readonly actuators = new Map<string, Actuator>();
+  private readonly catalogue: ActuatorCatalogue;
 
   constructor(actuators: readonly Actuator[]) {
-    for (const actuator of actuators) {
-      if (this.actuators.has(actuator.name)) throw new Error(`two actuators are named ${actuator.name}; names must be unique`);
-      this.actuators.set(actuator.name, actuator);
-    }
+    this.catalogue = new ActuatorCatalogue(actuators);
   }
 
   knows(actuator: string): boolean {
-    return this.actuators.has(actuator);
+    return this.catalogue.knows(actuator);
   }
 
   canCompensate(actuator: string): boolean {
-    return typeof this.actuators.get(actuator)?.compensate === 'function';
+    return this.catalogue.canCompensate(actuator);
   }
 
   checkArgs(actuator: string, args: unknown): string | undefined {
-    const found = this.actuators.get(actuator);
-    if (!found) return `unknown actuator ${JSON.stringify(actuator)}`;
-    const parsed = found.argsSchema.safeParse(args);
-    if (parsed.success) return undefined;
-    const issue = parsed.error.issues[0]!;
-    return `args for ${actuator} fail its schema${issue.path.length ? ` at ${issue.path.join('.')}` : ''}: ${issue.message}`;
+    return this.catalogue.checkArgs(actuator, args);
   }
 
   async dispatch(job: Job): Promise<JobOutcome> {
-    const actuator = this.actuators.get(job.actuator);
+    const actuator = this.catalogue.get(job.actuator);
     if (!actuator) {
       return { ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: `no actuator named ${job.actuator} is registered with this dispatcher` } };
     }
