@@ -136,11 +136,16 @@ export class BullMqDispatcher implements Dispatcher {
 
   /** Whether the job exists; a finished one settles its waiters with its stored outcome. */
   private async lookUp(id: string): Promise<boolean> {
+    // The state first, then the data: BullMQ stores a job's return value (or failure reason) in the
+    // same step that moves it to completed (failed), so data read after such a state is final —
+    // read before it, a job finishing in between would show its empty return value.
+    const state = await this.queue.getJobState(id);
+    if (state === 'unknown') return false;
+    if (state !== 'completed' && state !== 'failed') return true;
     const existing = await BullJob.fromId(this.queue, id);
-    if (!existing) return false;
-    const state = await existing.getState();
+    if (!existing) return true; // removed meanwhile: its outcome comes as an event, or the wait times out
     if (state === 'completed') this.settle(id, outcomeOf(existing.returnvalue));
-    else if (state === 'failed') this.settle(id, failureOf(existing.failedReason));
+    else this.settle(id, failureOf(existing.failedReason));
     return true;
   }
 
