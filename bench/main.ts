@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> 
   htn: () => import('./htn.js'),
   runtime: () => import('./runtime.js'),
   redis: () => import('./redis.js'),
+  workers: () => import('./workers.js'),
 };
 
 async function main(argv: string[]): Promise<void> {
