@@ -116,7 +116,8 @@ export class BullMqDispatcher implements Dispatcher {
     const id = jobIdOf(job);
     // Listen before looking, so a completion between the look and the listen is not missed.
     const outcome = this.waitFor(id);
-    if (!(await this.lookUp(id))) {
+    // A dispatch written ahead just now has no job yet; one read back on a resume may (see the header).
+    if (job.fresh || !(await this.lookUp(id))) {
       const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
       const delay = job.delayMs !== undefined && job.delayMs > 0 ? { delay: job.delayMs } : {};
       await this.queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });

@@ -25,6 +25,8 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
   library?: string;
   /** Backoff before this attempt, for a dispatcher that delays jobs itself (`delaysJobs`). */
   delayMs?: number;
+  /** Its write-ahead record was written just now (not read back on a resume): no job for it can exist yet. */
+  fresh?: boolean;
 }
 
 export type JobOutcome =

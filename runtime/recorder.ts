@@ -32,6 +32,7 @@ export class Recorder {
   private position: number;
   private tailHash: string;
   private index = 0;
+  private wroteLast = false;
 
   constructor(private readonly options: RecorderOptions) {
     this.position = options.seq;
@@ -50,6 +51,14 @@ export class Recorder {
   /** True while records already in the journal remain to be read back. */
   get replaying(): boolean {
     return this.index < this.options.existing.length;
+  }
+
+  /**
+   * True when the last record this recorder passed was written now, not read back: a dispatch
+   * written ahead this moment has no job anywhere yet (a dispatcher need not look for one).
+   */
+  get lastWritten(): boolean {
+    return this.wroteLast;
   }
 
   /** The next record already in the journal, if any (replay drives resting states from it). */
@@ -105,6 +114,7 @@ export class Recorder {
     this.index++;
     this.position++;
     this.tailHash = recorded.hash;
+    this.wroteLast = false;
     this.options.onRecord?.(recorded, true);
     return recorded;
   }
@@ -118,6 +128,7 @@ export class Recorder {
     const record = await writer.append(draft);
     this.position = record.seq + 1;
     this.tailHash = record.hash;
+    this.wroteLast = true;
     this.options.onRecord?.(record, false);
     return record;
   }

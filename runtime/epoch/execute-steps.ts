@@ -26,7 +26,7 @@ import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
 
-export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number }): Job {
+export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean }): Job {
   return { ...j, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
 }
 
@@ -105,6 +105,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
       }
       dispatches++;
       await rec.derive({ kind: 'step.dispatched', epoch: ctx.epoch, body: { step: i, actuator: step.actuator!, args, key, attempt } });
+      const fresh = rec.lastWritten;
       const completion = await rec.complete(
         {
           kinds: ['step.completed', 'step.failed'] as const,
@@ -113,7 +114,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
           accepts: (r) => r.body.step === i && r.body.attempt === attempt && r.body.key === key,
         },
         async () => {
-          const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, ...(delayMs > 0 ? { delayMs } : {}) }));
+          const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, fresh, ...(delayMs > 0 ? { delayMs } : {}) }));
           return outcome.ok
             ? { kind: 'step.completed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, result: outcome.result as Json } }
             : { kind: 'step.failed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, ...outcome.failure } };
@@ -168,6 +169,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
     let delayMs = 0;
     for (let attempt = 1; ; attempt++) {
       await rec.derive({ kind: 'compensation.dispatched', epoch: ctx.epoch, body: { step: done.step, actuator, args, key, attempt } });
+      const fresh = rec.lastWritten;
       const completion = await rec.complete(
         {
           kinds: ['compensation.completed'] as const,
@@ -176,7 +178,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
           accepts: (r) => r.body.step === done.step && r.body.attempt === attempt && r.body.key === key,
         },
         async () => {
-          const outcome = await dispatch(s, job(ctx, { op: declared ? 'run' : 'compensate', actuator, args, result: done.result, key, attempt, step: done.step, ...(delayMs > 0 ? { delayMs } : {}) }));
+          const outcome = await dispatch(s, job(ctx, { op: declared ? 'run' : 'compensate', actuator, args, result: done.result, key, attempt, step: done.step, fresh, ...(delayMs > 0 ? { delayMs } : {}) }));
           return {
             kind: 'compensation.completed' as const,
             epoch: ctx.epoch,
