@@ -4,6 +4,7 @@
  * plus the machine it ran on: these machines are shared and noisy, so only ratios travel.
  */
 import '../journal/sha256-node.js';
+import '../journal/ed25519-node.js';
 import { machineLine } from './machine.js';
 
 const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> }>> = {

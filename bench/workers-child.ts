@@ -12,6 +12,7 @@
  * its Worker and exits (after 5 s it exits regardless).
  */
 import '../journal/sha256-node.js';
+import '../journal/ed25519-node.js';
 import { createInterface } from 'node:readline';
 import { Worker } from 'bullmq';
 import { startWorker } from '../queue/worker.js';

@@ -10,6 +10,7 @@
  */
 import { closeStores } from './store-choice.js';
 import '../journal/sha256-node.js';
+import '../journal/ed25519-node.js';
 
 interface CommandModule {
   run(argv: string[]): Promise<number>;

@@ -6,6 +6,7 @@
  * from its journal instead — calling nothing — and must reproduce the same fingerprint.
  */
 import '../journal/sha256-node.js';
+import '../journal/ed25519-node.js';
 import { loadPublicKey } from '../runtime/keys.js';
 import { followRun, printOutcome } from '../cli/follow.js';
 import { progressLine } from '../cli/progress.js';

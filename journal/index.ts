@@ -6,6 +6,7 @@
  * @noble/hashes reference). Browser code imports the pure modules directly.
  */
 import './sha256-node.js';
+import './ed25519-node.js';
 
 export * from './canonical.js';
 export * from './digest.js';

@@ -46,9 +46,22 @@ export function publicKeyOf(key: SigningKey): PublicKey {
   return { publicKey: key.publicKey, keyId: key.keyId };
 }
 
+/** An ed25519 signer: (message, 32-byte secret) → 64-byte signature. Ed25519 is deterministic, so every correct one gives the same bytes. */
+export type Ed25519Signer = (message: Uint8Array, secret: Uint8Array) => Uint8Array;
+
+let signer: Ed25519Signer = (message, secret) => ed25519.sign(message, secret);
+
+/** Replace the reference signer (@noble/curves) by a faster one (ed25519-node.ts: node:crypto). */
+export function installEd25519Signer(impl: Ed25519Signer): void {
+  signer = impl;
+}
+
+/** The reference signer, for tests that prove an installed one gives the same bytes. */
+export const referenceEd25519Signer: Ed25519Signer = (message, secret) => ed25519.sign(message, secret);
+
 /** Sign a fingerprint; returns the 64-byte signature as hex. */
 export function signFingerprint(key: SigningKey, fingerprint: string): string {
-  return bytesToHex(ed25519.sign(sealMessage(fingerprint), hexToBytes(key.secretKey)));
+  return bytesToHex(signer(sealMessage(fingerprint), hexToBytes(key.secretKey)));
 }
 
 /** True when `signature` is `key`'s signature over `fingerprint`. Never throws on malformed input. */
