@@ -9,6 +9,8 @@
  * - `WEFT_CRASH_BEFORE=<kind>:N`: SIGKILL right BEFORE the N-th append of a record of that kind —
  *   e.g. `step.completed:3`: the third step's effect is done (on a worker, in the BullMQ mode) and
  *   its outcome is in hand, but its completion was never recorded.
+ * - `WEFT_CRASH_AFTER=<kind>:N`: SIGKILL right AFTER the durable append that holds the N-th record
+ *   of that kind (e.g. `step.dispatched:5`: written ahead, the job not yet dispatched).
  * - `WEFT_COUNT_APPENDS=1`: print `appends: N` to stderr at exit (how many kill points a run has).
  *
  * SIGKILL is what a power cut or an OOM kill looks like to the process: no handlers, no flushing.
@@ -29,6 +31,9 @@ export function crashHooks(): CrashHooks {
   const [beforeKind, beforeNth] = (process.env.WEFT_CRASH_BEFORE ?? '').split(':');
   const beforeCount = Number(beforeNth ?? 0);
   let seenKind = 0;
+  const [afterKind, afterNth] = (process.env.WEFT_CRASH_AFTER ?? '').split(':');
+  const afterCount = Number(afterNth ?? 0);
+  let seenAfter = 0;
   let appends = 0;
   let effects = 0;
   const kill = () => process.kill(process.pid, 'SIGKILL');
@@ -60,12 +65,13 @@ export function crashHooks(): CrashHooks {
       });
     },
     wrapStore(store) {
-      if (afterAppend <= 0 && !count && !(beforeKind && beforeCount > 0)) return;
+      if (afterAppend <= 0 && !count && !(beforeKind && beforeCount > 0) && !(afterKind && afterCount > 0)) return;
       const append = store.append.bind(store);
       store.append = async (lease, expectedSeq, records) => {
         for (const record of records) if (record.kind === beforeKind && ++seenKind === beforeCount) kill();
         await append(lease, expectedSeq, records);
         appends++;
+        for (const record of records) if (record.kind === afterKind && ++seenAfter === afterCount) kill();
         if (appends === afterAppend) kill();
       };
     },

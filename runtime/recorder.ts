@@ -84,6 +84,7 @@ export class Recorder {
   async complete<K extends RecordKind>(
     expected: { kinds: readonly K[]; epoch: number; describe: string; accepts: (record: JournalRecord<K>) => boolean },
     live: () => Promise<RecordDraft<K>>,
+    options: { defer?: boolean } = {},
   ): Promise<JournalRecord<K>> {
     const recorded = this.options.existing[this.index];
     if (recorded) {
@@ -92,7 +93,12 @@ export class Recorder {
       return this.readBack(recorded, recorded) as JournalRecord<K>;
     }
     if (!this.options.writer) throw new ReplayEndedError(this.position);
-    return this.write(await live());
+    return this.write(await live(), options.defer === true);
+  }
+
+  /** Make durable what a deferred completion left staged (the actor's last word before it returns). */
+  async flush(): Promise<void> {
+    await this.options.writer?.flush();
   }
 
   /**
@@ -119,13 +125,17 @@ export class Recorder {
     return recorded;
   }
 
-  private async write<K extends RecordKind>(draft: RecordDraft<K>): Promise<JournalRecord<K>> {
+  /**
+   * Write a record: appended now, or — `defer` — chained now and written with the next record
+   * (a completion whose durability may wait for the same actor's next write-ahead record).
+   */
+  private async write<K extends RecordKind>(draft: RecordDraft<K>, defer = false): Promise<JournalRecord<K>> {
     const writer = this.options.writer;
     if (!writer) throw new ReplayEndedError(this.position);
     if (writer.seq !== this.position) {
       throw new Error(`recorder at seq ${this.position} but the journal ends at seq ${writer.seq - 1}: resume must read back every record after its snapshot`);
     }
-    const record = await writer.append(draft);
+    const record = defer ? writer.stage(draft) : await writer.append(draft);
     this.position = record.seq + 1;
     this.tailHash = record.hash;
     this.wroteLast = true;

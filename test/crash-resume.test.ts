@@ -1,6 +1,7 @@
 /**
  * Invariant 4, by real crashes: the travel example runs in a child process that is SIGKILLed —
- * after each durable journal append in turn (one kill point per record), and inside each
+ * after each durable journal append in turn (a step's completion is written with the next step's
+ * write-ahead record, so a kill point may cover two records), and inside each
  * world-effect actuator after its effect and before its completion is recorded — then resumed by a
  * new process. Every run must end with the uninterrupted run's journal (same hashes, same
  * fingerprint) and every effect applied exactly once, though some were dispatched twice.
@@ -67,9 +68,10 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('crash and resume', () => {
-  test('there is one kill point per record: every record is its own durable append', () => {
+  test('there is one kill point per durable append: a step completion travels with the next write-ahead record', () => {
     expect(refHashes.length).toBeGreaterThan(20);
-    expect(appends).toBe(refHashes.length);
+    expect(appends).toBeLessThan(refHashes.length);
+    expect(appends).toBeGreaterThan(20);
     expect(refApplied.length).toBeGreaterThan(5);
   });
 

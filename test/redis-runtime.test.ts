@@ -171,9 +171,10 @@ afterAll(async () => {
 });
 
 describe.skipIf(!available).concurrent('weft on Redis', () => {
-  test('the reference run: one durable append per record, nine world effects each applied once', ({ expect }) => {
+  test('the reference run: fewer durable appends than records (a step completion travels with the next write-ahead record), nine world effects each applied once', ({ expect }) => {
     expect(ref.hashes.length).toBeGreaterThan(20);
-    expect(ref.appends).toBe(ref.hashes.length);
+    expect(ref.appends).toBeLessThan(ref.hashes.length);
+    expect(ref.appends).toBeGreaterThan(20);
     expect(ref.hashes.at(-1)).not.toBe(ref.fingerprint); // the seal follows the fingerprinted record
     expect(ref.applied.length).toBe(9);
   });
@@ -278,6 +279,8 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     const k = Math.round(ref.appends / 2);
     const crashed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(server, prefix), '--dir', a, '--json'], env({ WEFT_CRASH_AFTER_APPEND: String(k) }), a);
     expect(crashed.signal, show(crashed)).toBe('SIGKILL');
+    const acknowledged = await hashesIn(server, prefix);
+    expect(acknowledged).toEqual(ref.hashes.slice(0, acknowledged.length));
     // Make the dead holder look like a runtime on another machine (only its host name changes).
     const leaseKey = `${prefix}:{${ref.id}}:lease`;
     await peek(server, (r) => r.hset(leaseKey, 'writer', 'another-host.example:4242'));
@@ -286,7 +289,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     expect(refused.stderr).not.toMatch(STACK);
     expect(refused.stderr).toMatch(/being written by another-host\.example:4242 \(lease token \d+, expires in \d+(\.\d+)? s\)/);
     expect(lastJson(refused)).toMatchObject({ id: ref.id, refused: 'journal.lease_held', fingerprint: null });
-    expect(await hashesIn(server, prefix), 'a refused resume writes nothing').toEqual(ref.hashes.slice(0, k));
+    expect(await hashesIn(server, prefix), 'a refused resume writes nothing').toEqual(acknowledged);
     // The TTL elapsing, without waiting 30 s: the lease's expiry moved into the past (the script
     // compares it with the caller's clock, exactly as it would once the time had passed).
     await peek(server, (r) => r.hset(leaseKey, 'expiresAt', String(Date.now() - 1)));

@@ -63,7 +63,18 @@ async function pause(s: EpochServices, ctx: InvocationContext, key: string, atte
   return 0;
 }
 
+/**
+ * The epoch's steps. A step's completion is written with the next step's write-ahead record (one
+ * durable write per step); everything is durable before the actor returns. A crash in between
+ * loses only a completion that was never acknowledged: the step is dispatched again under its key.
+ */
 export async function execute(s: EpochServices, ctx: InvocationContext) {
+  const output = await executeSteps(s, ctx);
+  await s.recorder().flush();
+  return output;
+}
+
+async function executeSteps(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
   const plan = ctx.plan!;
   // Waking from a durable sleep: go on at the sleep step, with what the epoch did before it.
@@ -119,6 +130,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
             ? { kind: 'step.completed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, result: outcome.result as Json } }
             : { kind: 'step.failed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, ...outcome.failure } };
         },
+        { defer: true },
       );
       if (completion.kind === 'step.completed') {
         done.push({ step: i, operator: step.operator, result: (completion.body as { result: Json }).result });
