@@ -9,7 +9,7 @@
 import { Queue } from 'bullmq';
 import { DEFAULT_QUEUE } from '../queue/bullmq.js';
 import { UsageError, type OptionSpec } from './args.js';
-import type { StoreChoice } from './store-choice.js';
+import { storeChoice, type StoreChoice } from './store-choice.js';
 
 export const dispatchOptions: OptionSpec = { dispatch: { type: 'string' }, queue: { type: 'string' } };
 export const dispatchUsage = '[--dispatch auto|bullmq|in-process] [--queue NAME]';
@@ -20,6 +20,11 @@ export function dispatchFlag(strings: Record<string, string | undefined>): Dispa
   const value = strings.dispatch ?? 'auto';
   if (value !== 'auto' && value !== 'bullmq' && value !== 'in-process') throw new UsageError(`--dispatch is auto, bullmq or in-process, got ${JSON.stringify(value)}`);
   return value;
+}
+
+/** The store and dispatch flags of a command that continues an invocation (resume, approve); throws UsageError. */
+export function continueFlags(dir: string, strings: Record<string, string | undefined>): { choice: StoreChoice; dispatch: DispatchFlag } {
+  return { choice: storeChoice(dir, strings), dispatch: dispatchFlag(strings) };
 }
 
 /** Resolve `auto` against the queue (one question to Redis); undefined without Redis. */

@@ -7,8 +7,9 @@
 import path from 'node:path';
 import { isWeftError } from '../journal/errors.js';
 import { FileStore } from '../journal/stores/file.js';
-import type { JournalStore } from '../journal/store.js';
-import { journalFileOf } from './store-choice.js';
+import { bounded } from '../machines/untrusted-text.js';
+import { journalFileOf, type JournalStore } from '../journal/store.js';
+
 import type { InvocationHandle, InvocationResult } from '../runtime/handle.js';
 import { invocationStatus } from '../runtime/list.js';
 import { UsageError } from './args.js';
@@ -27,7 +28,7 @@ export async function followRun(handle: InvocationHandle, print: boolean): Promi
 }
 
 export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean): number {
-  const journal = journalFileOf(ws.store, result.id);
+  const journal = journalFileOf(ws.store, result.id) ?? null;
   if (json) {
     process.stdout.write(
       JSON.stringify({ id: result.id, status: result.status, reason: result.reason ?? null, journal, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile }) + '\n',
@@ -56,14 +57,13 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
 export async function printRefusal(command: string, id: string, where: string | JournalStore | null, err: unknown, json: boolean, note?: string): Promise<number> {
   const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
   const text = err instanceof Error ? err.message : String(err);
-  const bounded = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} chars)` : text;
-  const message = bounded + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
+  const message = bounded(text, 2000) + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
   if (!refusal && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
   if (json) {
     // `where` is null when the store itself could not be opened: nothing can be said of the invocation.
     const store = typeof where === 'string' ? new FileStore(where) : where;
     const status = store && (await store.length(id).catch(() => 0)) > 0 ? await invocationStatus(store, id).catch(() => null) : null;
-    const journal = typeof where === 'string' ? path.join(where, 'invocations', id, 'journal.jsonl') : store ? journalFileOf(store, id) : null;
+    const journal = typeof where === 'string' ? path.join(where, 'invocations', id, 'journal.jsonl') : store ? (journalFileOf(store, id) ?? null) : null;
     process.stdout.write(JSON.stringify({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused: isWeftError(err) ? err.code : refusal ? 'usage' : 'error' }) + '\n');
   }
   process.stderr.write(`weft ${command}: ${message}\n`);

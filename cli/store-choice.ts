@@ -56,9 +56,3 @@ export async function openStore(choice: StoreChoice): Promise<JournalStore> {
 export async function closeStores(): Promise<void> {
   for (const closeable of opened.splice(0).reverse()) await closeable.close().catch(() => undefined);
 }
-
-/** Where a store keeps an invocation's journal as a file, if it does. */
-export function journalFileOf(store: JournalStore, id: string): string | null {
-  const file = (store as { journalPath?: (id: string) => string }).journalPath;
-  return typeof file === 'function' ? file.call(store, id) : null;
-}

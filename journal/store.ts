@@ -160,6 +160,12 @@ export interface JournalStore {
   close(): Promise<void>;
 }
 
+/** Where a store keeps an invocation's journal as a file, when it does (a file store); else undefined. */
+export function journalFileOf(store: JournalStore, invocation: string): string | undefined {
+  const file = (store as { journalPath?: (id: string) => string }).journalPath;
+  return typeof file === 'function' ? file.call(store, invocation) : undefined;
+}
+
 const INVOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /** Invocation ids become file names and Redis keys: letters, digits, `.`, `_`, `-`; ≤ 200 chars. */

@@ -26,6 +26,7 @@ import { assign, setup } from 'xstate';
 import { placeholderActors, type AdmitOutput, type ApprovalOutput, type AuthorOutput, type CloseOutput, type CompensateOutput, type DecomposeOutput, type ExecuteOutput, type FinishOutput, type ParseOutput } from './actors.js';
 import type { InvocationContext, InvocationEvent, InvocationInput, Position, SuspendableState, Suspension } from './context.js';
 import { compactOutcomes } from './epoch.js';
+import { bounded } from './untrusted-text.js';
 
 type Done<T> = { output: T };
 type Suspending = Position & { kind: 'suspended'; suspension: Suspension };
@@ -35,7 +36,7 @@ type Failing = Position & { kind: 'failed'; failure: NonNullable<InvocationConte
 function errorSuspension(state: SuspendableState, error: unknown): Suspension {
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'runtime.error';
   const text = error instanceof Error ? error.message : String(error);
-  return { state, class: 'runtime', code, message: text.length > 500 ? `${text.slice(0, 500)}…` : text };
+  return { state, class: 'runtime', code, message: bounded(text, 500) };
 }
 
 /** Every invoking state rests in `suspended` when its actor throws, and resumes there. */

@@ -74,6 +74,11 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/** `text` cut to at most `max` characters, saying how long it was when cut (for error messages). */
+export function bounded(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`;
+}
+
 /** A value as a reason shows it: numbers as they are, anything else JSON-quoted and clipped. */
 export function quoteValue(value: unknown, max = QUOTE_CHARS): string {
   if (typeof value === 'number') return String(value);

@@ -29,8 +29,8 @@
 import { Job as BullJob, Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { WeftError } from '../journal/errors.js';
-import { ActuatorCatalogue } from './catalogue.js';
-import type { Dispatcher, Job, JobOutcome } from './dispatcher.js';
+import { CatalogueDispatcher } from './catalogue.js';
+import type { Job, JobOutcome } from './dispatcher.js';
 
 export const DEFAULT_QUEUE = 'weft-effects';
 
@@ -63,14 +63,13 @@ export function jobIdOf(job: Pick<Job, 'key' | 'attempt'>): string {
   return `${job.key}.a${job.attempt}`;
 }
 
-export class BullMqDispatcher implements Dispatcher {
+export class BullMqDispatcher extends CatalogueDispatcher {
   readonly name: string;
   /** A retry's backoff is a delayed job: the runtime does not sleep, BullMQ holds the job back. */
   readonly delaysJobs = true;
   private readonly queue: Queue;
   private readonly events: QueueEvents;
   private readonly ready: Promise<unknown>;
-  private readonly catalogue: ActuatorCatalogue;
   private readonly waiters = new Map<string, Set<Waiter>>();
   private warned = false;
   private closing: Promise<void> | undefined;
@@ -79,9 +78,9 @@ export class BullMqDispatcher implements Dispatcher {
   private readonly prefix: string;
 
   constructor(private readonly options: BullMqDispatcherOptions) {
+    super(options.actuators);
     const queueName = options.queue ?? DEFAULT_QUEUE;
     this.name = `bullmq:${queueName}`;
-    this.catalogue = new ActuatorCatalogue(options.actuators);
     const connection: ConnectionOptions = typeof options.connection === 'string' ? { url: options.connection } : options.connection;
     const prefix = options.prefix ?? 'weft:bull';
     this.connection = connection;
@@ -94,18 +93,6 @@ export class BullMqDispatcher implements Dispatcher {
     this.events.on('error', () => undefined);
     this.ready = Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]);
     this.ready.catch(() => undefined);
-  }
-
-  knows(actuator: string): boolean {
-    return this.catalogue.knows(actuator);
-  }
-
-  canCompensate(actuator: string): boolean {
-    return this.catalogue.canCompensate(actuator);
-  }
-
-  checkArgs(actuator: string, args: unknown): string | undefined {
-    return this.catalogue.checkArgs(actuator, args);
   }
 
   async dispatch(job: Job): Promise<JobOutcome> {

@@ -4,6 +4,7 @@
  * an epoch needs (fail closed) whether the actuators run in this process or on workers.
  */
 import type { Actuator } from '../actors/actuator.js';
+import type { Dispatcher, Job, JobOutcome } from './dispatcher.js';
 
 export class ActuatorCatalogue {
   private readonly byName = new Map<string, Actuator>();
@@ -35,4 +36,29 @@ export class ActuatorCatalogue {
     const issue = parsed.error.issues[0]!;
     return `args for ${actuator} fail its schema${issue.path.length ? ` at ${issue.path.join('.')}` : ''}: ${issue.message}`;
   }
+}
+
+/** A dispatcher's certification side, answered from its catalogue; subclasses say how jobs run. */
+export abstract class CatalogueDispatcher implements Dispatcher {
+  abstract readonly name: string;
+  protected readonly catalogue: ActuatorCatalogue;
+
+  constructor(actuators: readonly Actuator[]) {
+    this.catalogue = new ActuatorCatalogue(actuators);
+  }
+
+  knows(actuator: string): boolean {
+    return this.catalogue.knows(actuator);
+  }
+
+  canCompensate(actuator: string): boolean {
+    return this.catalogue.canCompensate(actuator);
+  }
+
+  checkArgs(actuator: string, args: unknown): string | undefined {
+    return this.catalogue.checkArgs(actuator, args);
+  }
+
+  abstract dispatch(job: Job): Promise<JobOutcome>;
+  abstract close(): Promise<void>;
 }

@@ -6,28 +6,11 @@
  */
 import { classifyFailure, type Actuator, type ActuatorContext } from '../actors/actuator.js';
 import { createRandom } from '../actors/random.js';
-import { ActuatorCatalogue } from './catalogue.js';
-import type { Dispatcher, Job, JobOutcome } from './dispatcher.js';
+import { CatalogueDispatcher } from './catalogue.js';
+import type { Job, JobOutcome } from './dispatcher.js';
 
-export class InProcessDispatcher implements Dispatcher {
+export class InProcessDispatcher extends CatalogueDispatcher {
   readonly name = 'in-process';
-  private readonly catalogue: ActuatorCatalogue;
-
-  constructor(actuators: readonly Actuator[]) {
-    this.catalogue = new ActuatorCatalogue(actuators);
-  }
-
-  knows(actuator: string): boolean {
-    return this.catalogue.knows(actuator);
-  }
-
-  canCompensate(actuator: string): boolean {
-    return this.catalogue.canCompensate(actuator);
-  }
-
-  checkArgs(actuator: string, args: unknown): string | undefined {
-    return this.catalogue.checkArgs(actuator, args);
-  }
 
   async dispatch(job: Job): Promise<JobOutcome> {
     const actuator = this.catalogue.get(job.actuator);

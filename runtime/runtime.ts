@@ -24,7 +24,7 @@ import { verifyRecords, type JournalReport } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { PublicKey, SigningKey } from '../journal/seal.js';
-import type { JournalStore } from '../journal/store.js';
+import { journalFileOf, type JournalStore } from '../journal/store.js';
 import { JournalWriter } from '../journal/writer.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import { libraryDigest } from '../htn/library/digest.js';
@@ -128,6 +128,8 @@ export class Runtime {
   /** Each library's digest, computed once: pinning and resuming look libraries up by it. */
   private readonly digests = new Map<Library, string>();
   private readiness: Promise<void> | undefined;
+  /** The signing key's public half, put in the store's blob area once (by its key id) for any process to find. */
+  private publicKeyStored: Promise<string> | undefined;
   /** True when the runtime made its store from `redis` (and closes it). */
   private readonly ownsStore: boolean;
 
@@ -183,7 +185,8 @@ export class Runtime {
     const stored = await this.options.store.putBlob(canonicalBytes(library));
     if (stored !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store filed library ${digest} under ${stored}`);
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
-    if (this.options.signingKey) await this.options.store.putBlob(hexToBytes(this.options.signingKey.publicKey));
+    const key = this.options.signingKey;
+    if (key) await (this.publicKeyStored ??= this.options.store.putBlob(hexToBytes(key.publicKey)));
     const model = this.options.model;
     const pin: Pin = {
       library: digest,
@@ -285,8 +288,7 @@ export class Runtime {
 
   /** Where the store keeps this invocation's journal file, when it is a file store. */
   journalPath(id: string): string | undefined {
-    const store = this.options.store as { journalPath?: (id: string) => string };
-    return typeof store.journalPath === 'function' ? store.journalPath(id) : undefined;
+    return journalFileOf(this.options.store, id);
   }
 
   async close(): Promise<void> {

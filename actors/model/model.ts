@@ -8,6 +8,7 @@
  * asks the model again. Model output is data; it is never evaluated as code.
  */
 import { isWeftError, WeftError } from '../../journal/errors.js';
+import { bounded } from '../../machines/untrusted-text.js';
 
 export interface TaskSignature {
   name: string;
@@ -101,7 +102,7 @@ const MESSAGE_CHARS = 500;
  */
 export function classifyModelFailure(err: unknown, beforeAnyReply: boolean, timeoutMs?: number): ModelFailure {
   const raw = err instanceof Error ? err.message : String(err);
-  const message = raw.length > MESSAGE_CHARS ? `${raw.slice(0, MESSAGE_CHARS)}… (${raw.length} chars)` : raw;
+  const message = bounded(raw, MESSAGE_CHARS);
   const name = (err as { name?: unknown })?.name;
   if (name === 'TimeoutError' || name === 'AbortError') {
     return { class: 'transient', code: 'model.timeout', message: `no reply within ${timeoutMs ?? '?'} ms` };

@@ -10,8 +10,8 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
-import { storeChoice, storeOptions, storeUsage } from '../store-choice.js';
-import { dispatchFlag, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
+import { storeOptions, storeUsage } from '../store-choice.js';
+import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 
 export const usage =
   `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] [--leave-to-serve] ${storeUsage} ${dispatchUsage} [--json]\n` +
@@ -19,6 +19,7 @@ export const usage =
 
 export async function run(argv: string[]): Promise<number> {
   let args;
+  let flags;
   try {
     args = parseCommandArgs(
       argv,
@@ -36,21 +37,14 @@ export async function run(argv: string[]): Promise<number> {
       { min: 1, max: 1 },
     );
     if (!args.strings.by) throw new UsageError('--by NAME is required: an approval records who decided');
+    flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('approve', usage, err);
     throw err;
   }
   const id = args.positionals[0]!;
   const dir = workspaceDir(args.strings.dir);
-  let choice;
-  let dispatch;
-  try {
-    choice = storeChoice(dir, args.strings);
-    dispatch = dispatchFlag(args.strings);
-  } catch (err) {
-    if (err instanceof UsageError) return usageFailure('approve', usage, err);
-    throw err;
-  }
+  const { choice, dispatch } = flags;
   const json = args.flags.json === true;
   let ws: Workspace | undefined;
   try {

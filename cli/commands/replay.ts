@@ -27,7 +27,7 @@ import type { ReplayResult } from '../../runtime/replay.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain, type LoadedDomain } from '../domain-loader.js';
 import { domainForInvocation, domainForLibrary, openWorkspace, pinnedRecord, workspaceDir } from '../workspace.js';
-import { journalFileOf, openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
+import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 
 export const usage =
   `replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] ${storeUsage} [--json]\n` +
@@ -65,7 +65,7 @@ async function replayById(id: string, dirOption: string | undefined, domainFlag:
   const { pin } = (await pinnedRecord(store, id)).body;
   const ws = await openWorkspace({ dir, store, redis: choice.redis, domain: await domainForInvocation(store, id, pin, domainFlag) });
   const result = await ws.runtime.replay(id);
-  return report(json, result, journalFileOf(store, id), ws.publicKeyFile);
+  return report(json, result, ws.runtime.journalPath(id) ?? null, ws.publicKeyFile);
 }
 
 /** A journal file: in a workspace (`<dir>/invocations/<id>/journal.jsonl`) or anywhere with --domain. */

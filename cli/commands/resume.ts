@@ -19,8 +19,8 @@ import { crashHooks } from '../faults.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
-import { storeChoice, storeOptions, storeUsage } from '../store-choice.js';
-import { dispatchFlag, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
+import { storeOptions, storeUsage } from '../store-choice.js';
+import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 
 export const usage =
   `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${storeUsage} ${dispatchUsage} [--json]\n` +
@@ -29,27 +29,21 @@ export const usage =
 
 export async function run(argv: string[]): Promise<number> {
   let args;
+  let flags;
   try {
     args = parseCommandArgs(
       argv,
       { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, 'quarantine-torn': { type: 'boolean' } },
       { min: 1, max: 1 },
     );
+    flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('resume', usage, err);
     throw err;
   }
   const id = args.positionals[0]!;
   const dir = workspaceDir(args.strings.dir);
-  let choice;
-  let dispatch;
-  try {
-    choice = storeChoice(dir, args.strings);
-    dispatch = dispatchFlag(args.strings);
-  } catch (err) {
-    if (err instanceof UsageError) return usageFailure('resume', usage, err);
-    throw err;
-  }
+  const { choice, dispatch } = flags;
   const json = args.flags.json === true;
   if (args.flags['quarantine-torn']) {
     // Before anything reads the journal: a torn final record (never acknowledged) is moved aside.

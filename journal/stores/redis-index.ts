@@ -33,7 +33,6 @@ export interface IndexEntry {
   reason?: string;
 }
 
-const ENDED = new Set(['completed', 'failed', 'handed_off']);
 const INTENT_CHARS = 120;
 
 /**
@@ -94,9 +93,6 @@ export function snapshotStatus(value: unknown): string {
   return 'running';
 }
 
-export function isEnded(status: string): boolean {
-  return ENDED.has(status);
-}
 
 /** Parse a stored entry (undefined when it is not one). */
 export function parseEntry(id: string, text: string): IndexEntry | undefined {

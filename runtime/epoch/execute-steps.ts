@@ -19,6 +19,7 @@ import { WeftError } from '../../journal/errors.js';
 import type { JournalRecord } from '../../journal/records.js';
 import type { EpochStep, InvocationContext, Json, StepResult } from '../../machines/context.js';
 import { SLEEP_ACTUATOR, sleepUntil } from '../../machines/sleep.js';
+import { bounded } from '../../machines/untrusted-text.js';
 import { backoffMs } from '../../machines/epoch.js';
 import { checkEnvelopeStep, envelopeSpend } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
@@ -45,8 +46,7 @@ function unrecordable(value: unknown): string | undefined {
     canonicalize(value);
     return undefined;
   } catch (err) {
-    const message = (err as Error).message;
-    return message.length > 200 ? `${message.slice(0, 200)}…` : message;
+    return bounded((err as Error).message, 200);
   }
 }
 
