@@ -4,8 +4,9 @@
  * written (fail closed), chains records and appends them through the store.
  *
  * `append` writes one record durably; `appendAll` writes records that belong together in one
- * durable append (one fsync in the file store). `seal` writes `invocation.sealed` with the
- * signature over the fingerprint; nothing may follow it.
+ * durable append (one fsync in the file store); `stage` chains a record now and writes it with the
+ * next of those (or `flush`). `seal` writes `invocation.sealed` with the signature over the
+ * fingerprint; nothing may follow it. Writes reach the store one at a time, in seq order.
  */
 import { chainRecordForAppend, genesisHash } from './chain.js';
 import { forgetContentText } from './encode.js';
@@ -47,9 +48,14 @@ export class JournalWriter {
 
   /** Start a new journal: takes the lease and writes `invocation.pinned` as seq 0. */
   static async create(store: JournalStore, genesis: Genesis, options: WriterOptions): Promise<JournalWriter> {
-    const lease = await store.acquire(genesis.invocation, { writer: options.writer, ttlMs: options.ttlMs ?? 30_000 });
+    // The lease and the length together (one round trip on a networked store). The length is for a
+    // clear error only: the store refuses a genesis at seq 0 of a journal that has records anyway.
+    const [acquired, length] = await Promise.allSettled([store.acquire(genesis.invocation, { writer: options.writer, ttlMs: options.ttlMs ?? 30_000 }), store.length(genesis.invocation)]);
+    if (acquired.status === 'rejected') throw acquired.reason;
+    const lease = acquired.value;
     try {
-      const existing = await store.length(genesis.invocation);
+      if (length.status === 'rejected') throw length.reason;
+      const existing = length.value;
       if (existing > 0) {
         throw new WeftError('journal.exists', 'permanent', `invocation ${genesis.invocation} already has a journal (${existing} records); resume it instead of creating it`);
       }
@@ -84,6 +90,11 @@ export class JournalWriter {
 
   /** Records chained by `stage` and not yet written. */
   private staged: JournalRecord[] = [];
+  /**
+   * The last write handed to the store. Writes go to the store one at a time, in seq order: the
+   * runtime's actors append while the handle may make the journal durable before a snapshot.
+   */
+  private writing: Promise<void> = Promise.resolve();
 
   get invocation(): string {
     return this.lease.invocation;
@@ -103,9 +114,10 @@ export class JournalWriter {
   }
 
   /**
-   * Chain a record now and write it with the next append (or `flush`): a completion whose
-   * durability can wait for the next write-ahead record of the same actor, so a step costs one
-   * durable write instead of two. Returns the record as it will be stored. Not durable until then.
+   * Chain a record now and write it with the next append (or `flush`): a record whose durability
+   * can wait for the next write-ahead record, so that records which announce no call out of the
+   * process cost no durable write of their own. Returns the record as it will be stored. Not
+   * durable until then.
    */
   stage<K extends RecordKind>(draft: RecordDraft<K>): JournalRecord<K> {
     const record = this.chain([draft], this.tailHash, this.nextSeq)[0] as JournalRecord<K>;
@@ -115,17 +127,15 @@ export class JournalWriter {
     return record;
   }
 
-  /** Write what `stage` holds, if anything. */
+  /** Write what `stage` holds, if anything, and wait until every record chained so far is durable. */
   async flush(): Promise<void> {
-    if (this.staged.length === 0) return;
-    const records = this.staged;
-    const from = this.nextSeq - records.length;
-    try {
-      await this.store.append(this.lease, from, records);
-    } finally {
-      forgetContentText(records);
+    if (this.staged.length > 0) {
+      const records = this.staged;
+      this.staged = [];
+      await this.write(this.nextSeq - records.length, records);
+    } else {
+      await this.writing;
     }
-    this.staged = [];
   }
 
   /** Append records that belong together in one durable write (after any staged ones). All or none. */
@@ -133,15 +143,21 @@ export class JournalWriter {
     const records = this.chain(drafts, this.tailHash, this.nextSeq);
     const batch = this.staged.length ? [...this.staged, ...records] : records;
     const from = this.nextSeq - this.staged.length;
-    try {
-      await this.store.append(this.lease, from, batch);
-    } finally {
-      forgetContentText(batch);
-    }
     this.staged = [];
     this.nextSeq += records.length;
     this.tailHash = records.length ? records.at(-1)!.hash : this.tailHash;
+    await this.write(from, batch);
     return records;
+  }
+
+  /**
+   * Hand `records` (seq `from` on) to the store after the writes before them. A failed write fails
+   * every later one too: the store refuses an append that does not continue its journal.
+   */
+  private write(from: number, records: readonly JournalRecord[]): Promise<void> {
+    const done = this.writing.then(() => this.store.append(this.lease, from, records)).finally(() => forgetContentText(records));
+    this.writing = done;
+    return done;
   }
 
   private chain(drafts: readonly RecordDraft[], tail: string, first: number): JournalRecord[] {
@@ -164,9 +180,8 @@ export class JournalWriter {
     return records;
   }
 
-  /** Seal the journal: the fingerprint is the current tail hash. Returns it. */
+  /** Seal the journal (with whatever is staged, in one write): the fingerprint is the current tail hash. Returns it. */
   async seal(key: SigningKey, epoch: number): Promise<string> {
-    await this.flush();
     const fingerprint = this.tailHash;
     const body: BodyOf<'invocation.sealed'> = {
       algorithm: 'ed25519',
@@ -175,13 +190,12 @@ export class JournalWriter {
       signature: signFingerprint(key, fingerprint),
     };
     const record = chainRecordForAppend(fingerprint, { seq: this.nextSeq, kind: 'invocation.sealed' as const, epoch, body }, this.envelope()) as JournalRecord;
-    try {
-      await this.store.append(this.lease, this.nextSeq, [record]);
-    } finally {
-      forgetContentText([record]);
-    }
+    const batch = [...this.staged, record];
+    const from = this.nextSeq - this.staged.length;
+    this.staged = [];
     this.nextSeq++;
     this.tailHash = record.hash;
+    await this.write(from, batch);
     return fingerprint;
   }
 

@@ -17,6 +17,9 @@
  *   `keepFinishedSeconds` (default 7 days) so a runtime resumed within that time reads them; after
  *   it, the job is gone and the attempt is dispatched again under the same key, which the actuator
  *   dedupes.
+ * - **Observations are asked again.** A read-only job (`readOnly`: an epoch's observation) gets a job
+ *   id of its own per dispatch (`<key>.a<attempt>.r<dispatcher>-<n>`): a resumed runtime observes
+ *   the world afresh rather than awaiting what an earlier process saw, so it needs no look-up.
  * - **Backoff is a delayed job**: the runtime does not sleep before a retry; the next attempt's job
  *   is added with the backoff as its delay (`delaysJobs`).
  * - **No worker.** A job nobody takes within `noWorkerAfterMs` while the queue has no worker gets one
@@ -26,6 +29,7 @@
  * failure is an outcome, never a BullMQ failure. A worker that refuses a job (another library
  * version than the job's pin) fails it; that is answered as a transient `worker.refused`.
  */
+import { randomUUID } from 'node:crypto';
 import { Job as BullJob, Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { WeftError } from '../journal/errors.js';
@@ -76,6 +80,9 @@ export class BullMqDispatcher extends CatalogueDispatcher {
   private wakeQueue: Queue | undefined;
   private readonly connection: ConnectionOptions;
   private readonly prefix: string;
+  /** This dispatcher's part of a read-only job's id, and how many such jobs it has added. */
+  private readonly instance = randomUUID().replaceAll('-', '').slice(0, 12);
+  private readOnlyJobs = 0;
 
   constructor(private readonly options: BullMqDispatcherOptions) {
     super(options.actuators);
@@ -100,11 +107,11 @@ export class BullMqDispatcher extends CatalogueDispatcher {
       return { ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: `no actuator named ${job.actuator} is registered with this dispatcher` } };
     }
     await this.ready;
-    const id = jobIdOf(job);
+    const id = job.readOnly ? `${jobIdOf(job)}.r${this.instance}-${++this.readOnlyJobs}` : jobIdOf(job);
     // Listen before looking, so a completion between the look and the listen is not missed.
     const outcome = this.waitFor(id);
     // A dispatch written ahead just now has no job yet; one read back on a resume may (see the header).
-    if (job.fresh || !(await this.lookUp(id))) {
+    if (job.fresh || job.readOnly || !(await this.lookUp(id))) {
       const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
       const delay = job.delayMs !== undefined && job.delayMs > 0 ? { delay: job.delayMs } : {};
       await this.queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });

@@ -27,6 +27,8 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
   delayMs?: number;
   /** Its write-ahead record was written just now (not read back on a resume): no job for it can exist yet. */
   fresh?: boolean;
+  /** It only reads (an epoch's observation): run again on a resume, never awaited from an earlier process. */
+  readOnly?: boolean;
 }
 
 export type JobOutcome =

@@ -7,10 +7,17 @@
  * Write-ahead order (invariant 1): `model.requested` / `step.dispatched` /
  * `compensation.dispatched` are durable before the call; the completion is durable before the
  * actor returns and the machine moves on.
+ *
+ * The machine is provided with these actors ONCE per process (`servicedMachine`): building a
+ * machine formats every transition of the chart, which costs more than a short invocation's own
+ * work. What differs per invocation — its recorder, pinned library and policy — is bound to the
+ * invocation's actor system by `createInvocationActor`, and each actor looks it up there.
  */
-import { fromPromise } from 'xstate';
+/* eslint-disable @typescript-eslint/no-explicit-any -- an actor system's type is not needed to key the map */
+import { createActor, fromPromise, type ActorOptions, type ActorSystem } from 'xstate';
 import type { ApprovalInput, FinishInput, InvocationActors } from '../machines/actors.js';
-import type { InvocationContext } from '../machines/context.js';
+import type { InvocationContext, InvocationInput } from '../machines/context.js';
+import { invocationMachine, type InvocationMachine } from '../machines/invocation-machine.js';
 import { admit, recordApproval } from './epoch/admit-steps.js';
 import { closeEpoch, finish, truncate } from './epoch/close-steps.js';
 import { compensate, execute } from './epoch/execute-steps.js';
@@ -20,27 +27,47 @@ import type { EpochServices } from './epoch/services.js';
 
 export { AUTHORED_TASK, type EpochServices } from './epoch/services.js';
 
-export function epochActors(s: EpochServices): Partial<InvocationActors> {
-  /** An actor over the services; its errors are reported before the machine suspends on them. */
-  const actor = <I, O>(step: (s: EpochServices, input: I) => Promise<O>) =>
-    fromPromise(async ({ input }: { input: I }) => {
-      try {
-        return await step(s, input);
-      } catch (err) {
-        s.onActorError?.(err);
-        throw err;
-      }
-    });
-  return {
-    parseGoal: actor<InvocationContext, unknown>(parseGoal),
-    decompose: actor<InvocationContext, unknown>(decompose),
-    author: actor<InvocationContext, unknown>(author),
-    admit: actor<InvocationContext, unknown>(admit),
-    recordApproval: actor<ApprovalInput, unknown>(recordApproval),
-    execute: actor<InvocationContext, unknown>(execute),
-    compensate: actor<InvocationContext, unknown>(compensate),
-    truncate: actor<InvocationContext, unknown>(truncate),
-    closeEpoch: actor<InvocationContext, unknown>(closeEpoch),
-    finish: actor<FinishInput, unknown>(finish),
-  } as Partial<InvocationActors>;
+/** Each invocation's services, by the actor system its machine runs in (one system per invocation). */
+const servicesBySystem = new WeakMap<ActorSystem<any>, EpochServices>();
+
+function servicesOf(system: ActorSystem<any>): EpochServices {
+  const services = servicesBySystem.get(system);
+  if (!services) throw new Error('weft: an epoch actor ran in a machine not created by createInvocationActor (no services bound to its system)');
+  return services;
+}
+
+/** An actor over the invocation's services; its errors are reported before the machine suspends on them. */
+function serviced<I, O>(step: (s: EpochServices, input: I) => Promise<O>) {
+  return fromPromise(async ({ input, system }: { input: I; system: ActorSystem<any> }) => {
+    const s = servicesOf(system);
+    try {
+      return await step(s, input);
+    } catch (err) {
+      s.onActorError?.(err);
+      throw err;
+    }
+  });
+}
+
+const servicedActors = {
+  parseGoal: serviced<InvocationContext, unknown>(parseGoal),
+  decompose: serviced<InvocationContext, unknown>(decompose),
+  author: serviced<InvocationContext, unknown>(author),
+  admit: serviced<InvocationContext, unknown>(admit),
+  recordApproval: serviced<ApprovalInput, unknown>(recordApproval),
+  execute: serviced<InvocationContext, unknown>(execute),
+  compensate: serviced<InvocationContext, unknown>(compensate),
+  truncate: serviced<InvocationContext, unknown>(truncate),
+  closeEpoch: serviced<InvocationContext, unknown>(closeEpoch),
+  finish: serviced<FinishInput, unknown>(finish),
+} as Partial<InvocationActors>;
+
+/** The invocation machine with the real actors, built once. */
+export const servicedMachine: InvocationMachine = invocationMachine.provide({ actors: servicedActors }) as InvocationMachine;
+
+/** An actor of the serviced machine whose epoch actors use `services` (not started). */
+export function createInvocationActor(services: EpochServices, options: ActorOptions<InvocationMachine> & { input: InvocationInput }) {
+  const actor = createActor(servicedMachine, options);
+  servicesBySystem.set(actor.system, services);
+  return actor;
 }

@@ -1,7 +1,9 @@
 /**
  * The handle of a running invocation: progress events, the `done` promise, and the hibernation
- * image. It persists a snapshot whenever the machine reaches an epoch boundary (entering `parse`),
- * waits for a person (`awaitingApproval`), hibernates, or ends — never per step — and releases
+ * image. It persists a snapshot whenever the machine reaches an epoch boundary after the first
+ * (entering `parse`), waits for a person (`awaitingApproval`), for a timer, hibernates or suspends —
+ * never per step, and not when the run ends sealed — after making the journal durable up to it
+ * (the recorder stages records that announce no call; see recorder.ts), and releases
  * the invocation's lease when the run stops, so another process can resume it.
  *
  * `done` resolves with the status the run stopped in: completed, failed, handed_off (sealed), or
@@ -47,6 +49,9 @@ const STOPPING: Record<string, InvocationStatus> = {
   hibernated: 'hibernated',
   suspended: 'suspended',
 };
+
+/** The statuses of a sealed journal: nothing resumes them, so no snapshot is kept for them. */
+const ENDED: ReadonlySet<InvocationStatus> = new Set<InvocationStatus>(['completed', 'failed', 'handed_off']);
 
 export class InvocationHandle extends EventEmitter {
   readonly done: Promise<InvocationResult>;
@@ -139,15 +144,21 @@ export class InvocationHandle extends EventEmitter {
     this.lastValue = value;
     this.emit('state', value, context);
     const stopping = STOPPING[value];
-    if (value === 'parse' || stopping) this.persist(context);
+    // A snapshot at every epoch boundary after the first (the first would hold only the pin and
+    // the request) and at every resting state; an ended run is resumed from its sealed journal.
+    if ((value === 'parse' && context.epoch > 1) || (stopping && !ENDED.has(stopping))) this.persist(context);
     if (stopping) void this.stop(stopping, context);
   }
 
+  /** Save the hibernation image, after the records it stands on are durable (staged ones are written first). */
   private persist(context: InvocationContext): void {
     const actor = this.actor!;
     const data = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
     const snapshot = { seq: context.seq, hash: context.tail, data };
-    this.persisting = this.persisting.then(() => this.store!.putSnapshot(this.writer!.currentLease, snapshot));
+    this.persisting = this.persisting.then(async () => {
+      await this.writer!.flush();
+      await this.store!.putSnapshot(this.writer!.currentLease, snapshot);
+    });
   }
 
   /** Called with the result before `done` resolves (the runtime schedules a durable sleep's wake-up). */
@@ -165,15 +176,15 @@ export class InvocationHandle extends EventEmitter {
     let trouble: string | undefined;
     try {
       await this.persisting;
+      await this.writer!.flush();
     } catch (err) {
       // The journal is the truth: a resume starts from the previous snapshot and reads the rest back.
-      trouble = `the snapshot could not be saved (${(err as Error).message})`;
+      trouble = `the journal or its snapshot could not be saved (${(err as Error).message})`;
     }
     this.actor!.stop();
+    // An earlier note was cleared when the run started (attach); only a suspension leaves one.
     if (suspension) {
       await this.store!.putStatus(this.id, { status: 'suspended', reason: suspension.message, class: suspension.class, code: suspension.code, fix: suspensionFix(this.id, suspension), at: Date.now() }).catch(() => undefined);
-    } else {
-      await this.store!.clearStatus(this.id).catch(() => undefined);
     }
     await this.writer!.close().catch((err: unknown) => {
       if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;

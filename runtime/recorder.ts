@@ -11,11 +11,23 @@
  *
  * Every record read back is re-chained from the recorder's own tail, so a replay that gets to
  * the end has proved the journal byte for byte (same hashes, same fingerprint).
+ *
+ * Durability (invariant 1, write-ahead): a record that announces a call out of the process — a
+ * model request, a dispatch, a compensation, a timer — is appended at once, with whatever is staged
+ * before it, and is durable before the call. So is a person's decision (its inbox is cleared once
+ * it is recorded). Every other record — a completion, an observation, a plan, an admission — is
+ * staged: chained at once, written with the next of those, with the seal, or when the run comes to
+ * rest (the handle makes the journal durable before it snapshots or stops). A crash loses only
+ * staged records, each of which the run re-derives or re-obtains: a lost completion is asked for
+ * again under the request's attempt or the step's idempotency key.
  */
 import { recordHash } from '../journal/chain.js';
 import type { BodyOf, JournalRecord, RecordKind } from '../journal/records.js';
 import type { JournalWriter, RecordDraft } from '../journal/writer.js';
 import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
+
+/** The records appended at once (see the header); every other kind is staged. */
+const APPENDED_AT_ONCE: ReadonlySet<RecordKind> = new Set<RecordKind>(['model.requested', 'step.dispatched', 'compensation.dispatched', 'timer.set', 'approval.decided']);
 
 export interface RecorderOptions {
   seq: number;
@@ -84,7 +96,6 @@ export class Recorder {
   async complete<K extends RecordKind>(
     expected: { kinds: readonly K[]; epoch: number; describe: string; accepts: (record: JournalRecord<K>) => boolean },
     live: () => Promise<RecordDraft<K>>,
-    options: { defer?: boolean } = {},
   ): Promise<JournalRecord<K>> {
     const recorded = this.options.existing[this.index];
     if (recorded) {
@@ -93,12 +104,7 @@ export class Recorder {
       return this.readBack(recorded, recorded) as JournalRecord<K>;
     }
     if (!this.options.writer) throw new ReplayEndedError(this.position);
-    return this.write(await live(), options.defer === true);
-  }
-
-  /** Make durable what a deferred completion left staged (the actor's last word before it returns). */
-  async flush(): Promise<void> {
-    await this.options.writer?.flush();
+    return this.write(await live());
   }
 
   /**
@@ -125,17 +131,14 @@ export class Recorder {
     return recorded;
   }
 
-  /**
-   * Write a record: appended now, or — `defer` — chained now and written with the next record
-   * (a completion whose durability may wait for the same actor's next write-ahead record).
-   */
-  private async write<K extends RecordKind>(draft: RecordDraft<K>, defer = false): Promise<JournalRecord<K>> {
+  /** Write a record: appended now, or staged (see the header). */
+  private async write<K extends RecordKind>(draft: RecordDraft<K>): Promise<JournalRecord<K>> {
     const writer = this.options.writer;
     if (!writer) throw new ReplayEndedError(this.position);
     if (writer.seq !== this.position) {
       throw new Error(`recorder at seq ${this.position} but the journal ends at seq ${writer.seq - 1}: resume must read back every record after its snapshot`);
     }
-    const record = defer ? writer.stage(draft) : await writer.append(draft);
+    const record = APPENDED_AT_ONCE.has(draft.kind) ? await writer.append(draft) : writer.stage(draft);
     this.position = record.seq + 1;
     this.tailHash = record.hash;
     this.wroteLast = true;

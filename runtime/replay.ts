@@ -10,15 +10,14 @@
  * resumed if the journal goes on. An actor's error during replay (a divergence) is the replay's
  * error, not a suspension.
  */
-import { createActor, type InspectionEvent, type Observer } from 'xstate';
+import type { InspectionEvent, Observer } from 'xstate';
 import { verifyRecords } from '../journal/reader.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import type { Library } from '../htn/library/schema.js';
-import { invocationMachine } from '../machines/invocation-machine.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
-import { epochActors } from './epoch-actors.js';
+import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
 import { Recorder } from './recorder.js';
 import { inputFromPinned } from './limits.js';
@@ -53,7 +52,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   const library = await deps.loadLibrary(pin.library);
   const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1) });
   let actorError: unknown;
-  const actors = epochActors({
+  const services: EpochServices = {
     onActorError: (err) => {
       actorError = err;
     },
@@ -66,9 +65,9 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     dispatcher: deps.dispatcher,
     sleep: async () => undefined,
     now: () => 0, // never asked: replay reads every recorded timer firing
-  });
+  };
   const input = inputFromPinned(first);
-  const actor = createActor(invocationMachine.provide({ actors }), {
+  const actor = createInvocationActor(services, {
     input,
     ...(deps.inspect ? { inspect: deps.inspect as Observer<InspectionEvent> } : {}),
   });

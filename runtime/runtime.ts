@@ -14,7 +14,7 @@
  */
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { createActor, type InspectionEvent, type Observer } from 'xstate';
+import type { InspectionEvent, Observer } from 'xstate';
 import type { Actuator } from '../actors/actuator.js';
 import type { Model } from '../actors/model/model.js';
 import { canonicalBytes, canonicalize } from '../journal/canonical.js';
@@ -31,7 +31,6 @@ import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
-import { invocationMachine } from '../machines/invocation-machine.js';
 import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
@@ -42,7 +41,7 @@ import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../journ
 import { relaxedDurabilityWarning } from '../journal/stores/redis-durability.js';
 import type { Redis as RedisClient } from 'ioredis';
 import { isDomain, type Domain, type DomainContext } from './domain.js';
-import { epochActors } from './epoch-actors.js';
+import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
 import { invocationStatus, listInvocations, type InvocationSummary } from './list.js';
 import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
@@ -128,6 +127,8 @@ export class Runtime {
   /** Each library's digest, computed once: pinning and resuming look libraries up by it. */
   private readonly digests = new Map<Library, string>();
   private readiness: Promise<void> | undefined;
+  /** Each pinned library put in the store's blob area, once per runtime (by digest). */
+  private readonly librariesStored = new Map<string, Promise<void>>();
   /** The signing key's public half, put in the store's blob area once (by its key id) for any process to find. */
   private publicKeyStored: Promise<string> | undefined;
   /** True when the runtime made its store from `redis` (and closes it). */
@@ -182,8 +183,7 @@ export class Runtime {
     await this.ready();
     const library = this.pickLibrary(opts.library);
     const digest = this.digests.get(library)!;
-    const stored = await this.options.store.putBlob(canonicalBytes(library));
-    if (stored !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store filed library ${digest} under ${stored}`);
+    await this.storeLibrary(library, digest);
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
     const key = this.options.signingKey;
     if (key) await (this.publicKeyStored ??= this.options.store.putBlob(hexToBytes(key.publicKey)));
@@ -203,8 +203,15 @@ export class Runtime {
     const cut = intent.length > this.limits.maxIntentChars || !isWellFormed(intent);
     const recordedIntent = cut ? toWellFormed(intent.slice(0, Math.min(REFUSED_PREFIX_CHARS, this.limits.maxIntentChars))) : intent;
     const intentCut = cut ? { chars: intent.length, digest: utf16Digest(intent) } : undefined;
-    if ((await this.options.store.length(id)) > 0) return this.attach(id, recordedIntent, opts.tenant, pin);
-    const writer = await JournalWriter.create(this.options.store, { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions());
+    let writer: JournalWriter;
+    try {
+      writer = await JournalWriter.create(this.options.store, { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions());
+    } catch (err) {
+      // An id that exists (created, or being run by another process) is attached to — or refused
+      // clearly when its intent or pin differ; anything else is this start's own failure.
+      if ((await this.options.store.length(id).catch(() => 0)) > 0) return this.attach(id, recordedIntent, opts.tenant, pin);
+      throw err;
+    }
     const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
     return this.run(writer, library, input, [], undefined);
   }
@@ -408,7 +415,7 @@ export class Runtime {
     const handle = new InvocationHandle(input.invocation, this.journalPath(input.invocation));
     const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed) });
     const policy = this.policyById(input.pin.policy);
-    const actors = epochActors({
+    const services: EpochServices = {
       recorder: () => recorder,
       library,
       libraryDigest: input.pin.library,
@@ -421,9 +428,8 @@ export class Runtime {
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       onActorError: (err) => handle.noteActorError(err),
       now: () => (this.options.now ? this.options.now().getTime() : Date.now()),
-    });
-    const machine = invocationMachine.provide({ actors });
-    const actor = createActor(machine, {
+    };
+    const actor = createInvocationActor(services, {
       input,
       ...(snapshot ? { snapshot: snapshot.data as never } : {}),
       ...(this.options.inspect ? { inspect: this.options.inspect as Observer<InspectionEvent> } : {}),
@@ -442,6 +448,20 @@ export class Runtime {
 
   private writerOptions() {
     return { writer: this.writerId, ttlMs: this.options.leaseTtlMs ?? 30_000, ...(this.options.now ? { now: this.options.now } : { now: () => new Date() }) };
+  }
+
+  /** Put `library` in the store's blob area (content-addressed, so once per runtime is enough); a failure is retried by the next start. */
+  private storeLibrary(library: Library, digest: string): Promise<void> {
+    let stored = this.librariesStored.get(digest);
+    if (!stored) {
+      stored = (async () => {
+        const filed = await this.options.store.putBlob(canonicalBytes(library));
+        if (filed !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store filed library ${digest} under ${filed}`);
+      })();
+      stored.catch(() => this.librariesStored.delete(digest));
+      this.librariesStored.set(digest, stored);
+    }
+    return stored;
   }
 
   private pickLibrary(name?: string): Library {

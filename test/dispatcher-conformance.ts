@@ -149,6 +149,15 @@ export function dispatcherConformance(harness: DispatcherHarness): void {
       expect(calls[0]!.draw, 'the PRNG depends on seed and key, never on the attempt').toBe(calls[1]!.draw);
     });
 
+    test('a read-only job (an observation) dispatched again with the same key and attempt runs again: a resumed runtime looks at the world afresh', async () => {
+      const job = newJob(CONF.echo, { text: 'look', n: 1 }, { readOnly: true });
+      const first = await rig.dispatcher.dispatch(job);
+      const second = await rig.dispatcher.dispatch({ ...job });
+      expect(first).toEqual({ ok: true, result: { echoed: 'look', n: 1, key: job.key, attempt: 1 } });
+      expect(second).toEqual(first);
+      expect(callsOf(job)).toEqual([expectedCall(job), expectedCall(job)]);
+    });
+
     test('an unknown actuator is a policy failure (actuator.unknown), and nothing runs', async () => {
       const job = newJob('conf.nope', {});
       expect(await rig.dispatcher.dispatch(job)).toEqual(failure('policy', 'actuator.unknown', 'conf.nope'));

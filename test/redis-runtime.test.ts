@@ -171,10 +171,10 @@ afterAll(async () => {
 });
 
 describe.skipIf(!available).concurrent('weft on Redis', () => {
-  test('the reference run: fewer durable appends than records (a step completion travels with the next write-ahead record), nine world effects each applied once', ({ expect }) => {
+  test('the reference run: fewer durable appends than records (records that announce no call travel with the next write-ahead record), nine world effects each applied once', ({ expect }) => {
     expect(ref.hashes.length).toBeGreaterThan(20);
     expect(ref.appends).toBeLessThan(ref.hashes.length);
-    expect(ref.appends).toBeGreaterThan(20);
+    expect(ref.appends).toBeGreaterThan(ref.applied.length); // a durable write ahead of every world effect
     expect(ref.hashes.at(-1)).not.toBe(ref.fingerprint); // the seal follows the fingerprinted record
     expect(ref.applied.length).toBe(9);
   });

@@ -54,7 +54,7 @@ suite('weft serve (processes)', () => {
     const serve = spawnWeft(['serve', '--domain', 'travel', ...onRedis(prefix), '--dir', fresh(), '--poll-ms', '200']);
     running.push(serve);
     const started = Date.now();
-    const killed = await weft(['run', 'travel', '--seed', '11', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER_APPEND: '20' });
+    const killed = await weft(['run', 'travel', '--seed', '11', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:4' });
     expect(killed.signal).toBe('SIGKILL');
     const redis = new Redis(server.url);
     try {

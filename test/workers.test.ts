@@ -121,7 +121,8 @@ const ledgerOf = async (prefix: string, id: string): Promise<Ledger> => {
   expect(text, `the providers' world at ${prefix}:travel:{${id}}:providers`).not.toBeNull();
   return (JSON.parse(text!) as { ledger: Ledger }).ledger;
 };
-const completedJobs = async (prefix: string) => new Set(await admin.zrange(`${prefix}:bull:${QUEUE}:completed`, '0', '-1'));
+/** The completed jobs' ids, an observation's per-dispatch suffix (`.r<dispatcher>-<n>`) cut off: one per recorded attempt. */
+const completedJobs = async (prefix: string) => new Set((await admin.zrange(`${prefix}:bull:${QUEUE}:completed`, '0', '-1')).map((id) => id.replace(/\.r[0-9a-f]+-\d+$/, '')));
 const failedJobs = async (prefix: string) => new Set(await admin.zrange(`${prefix}:bull:${QUEUE}:failed`, '0', '-1'));
 
 /** The job ids a journal's dispatches and observations imply: `<key>.a<attempt>`. */

@@ -27,9 +27,10 @@
  *   reads as JournalIntegrityError naming its seq.
  * - Registry: list() reads the `<prefix>:invocations` ZSET instead of scanning the keyspace. It
  *   lives in another slot, so it cannot be updated inside the append script. An id is added
- *   (ZADD, idempotent) BEFORE this handle first appends to, or snapshots, an invocation, so the
- *   registry is always a superset of the invocations that exist: a crash between the ZADD and the
- *   write leaves an entry with no journal, never a journal with no entry. list() keeps only the
+ *   (ZADD, idempotent) BEFORE this handle first appends to, or snapshots, an invocation — sent
+ *   ahead of the write on the same connection, which runs commands in order, so it costs no round
+ *   trip of its own — so the registry is a superset of the invocations that exist: a crash between
+ *   the ZADD and the write leaves an entry with no journal, never a journal with no entry. list() keeps only the
  *   entries whose journal or snapshot key exists. Should the registry still lose an entry (it was
  *   deleted, restored from an older backup, or keys were written by other tools),
  *   `rebuildIndex()` re-adds every invocation found by SCAN over `<prefix>:{*}:journal` and
@@ -261,7 +262,9 @@ export class RedisStore implements JournalStore {
     }
     const firstPrev = countable && verdict !== 'head' && records.length > 0 ? String(records[0]!.prev) : '';
     const redis = await this.redis();
-    if (countable && verdict === 'ok' && records.length > 0) await this.register(redis, invocation);
+    // Registered before the append on the same connection (commands run in order), without waiting
+    // for the reply in between; a failed registration is repaired by listing (see the header).
+    if (countable && verdict === 'ok' && records.length > 0) void this.register(redis, invocation).catch(() => undefined);
     const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
     // The index follows status changes (a genesis, a sealed ending) and epoch boundaries (putSnapshot) — not every step.
@@ -387,7 +390,7 @@ export class RedisStore implements JournalStore {
       }
     }
     const redis = await this.redis();
-    if (verdict === 'ok') await this.register(redis, invocation);
+    if (verdict === 'ok') void this.register(redis, invocation).catch(() => undefined);
     const args = [String(lease.token), verdict, verdict === 'head' ? '0' : String(snapshot.seq), verdict === 'head' ? '' : String(snapshot.hash), text];
     const reply = await scripts.putSnapshot.run(redis, [keys.lease, keys.journal, keys.snapshot], args);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, snapshot, refused, journalKey: keys.journal } satisfies RefusalContext);
@@ -574,6 +577,7 @@ export class RedisStore implements JournalStore {
   }
 
   /** Put `invocation` in the registry before its first write through this handle (idempotent). */
+  /** Put an invocation in the registry; the ZADD is sent at once (before any command issued after this call). */
   private async register(redis: Redis, invocation: string): Promise<void> {
     if (this.registered.has(invocation)) return;
     await redis.zadd(this.registryKey, 'NX', '0', invocation);

@@ -27,8 +27,15 @@ import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
 
-export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean }): Job {
-  return { ...j, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
+// Record bodies are written with their keys in canonical (sorted) order where it is cheap to: the
+// canonicalizer then serializes them in one native call instead of sorting a copy first.
+export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
+  const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
+  if (j.result !== undefined) out.result = j.result;
+  if (j.delayMs !== undefined) out.delayMs = j.delayMs;
+  if (j.fresh !== undefined) out.fresh = j.fresh;
+  if (j.readOnly !== undefined) out.readOnly = j.readOnly;
+  return out;
 }
 
 export async function dispatch(s: EpochServices, j: Job): Promise<JobOutcome> {
@@ -64,17 +71,11 @@ async function pause(s: EpochServices, ctx: InvocationContext, key: string, atte
 }
 
 /**
- * The epoch's steps. A step's completion is written with the next step's write-ahead record (one
- * durable write per step); everything is durable before the actor returns. A crash in between
- * loses only a completion that was never acknowledged: the step is dispatched again under its key.
+ * The epoch's steps. A step's completion is staged and written with the next step's write-ahead
+ * record (one durable write per step; see recorder.ts). A crash in between loses only a completion
+ * that was never acknowledged: the step is dispatched again under its key.
  */
 export async function execute(s: EpochServices, ctx: InvocationContext) {
-  const output = await executeSteps(s, ctx);
-  await s.recorder().flush();
-  return output;
-}
-
-async function executeSteps(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
   const plan = ctx.plan!;
   // Waking from a durable sleep: go on at the sleep step, with what the epoch did before it.
@@ -115,7 +116,7 @@ async function executeSteps(s: EpochServices, ctx: InvocationContext) {
         await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id } });
       }
       dispatches++;
-      await rec.derive({ kind: 'step.dispatched', epoch: ctx.epoch, body: { step: i, actuator: step.actuator!, args, key, attempt } });
+      await rec.derive({ kind: 'step.dispatched', epoch: ctx.epoch, body: { actuator: step.actuator!, args, attempt, key, step: i } });
       const fresh = rec.lastWritten;
       const completion = await rec.complete(
         {
@@ -127,10 +128,9 @@ async function executeSteps(s: EpochServices, ctx: InvocationContext) {
         async () => {
           const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, fresh, ...(delayMs > 0 ? { delayMs } : {}) }));
           return outcome.ok
-            ? { kind: 'step.completed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, result: outcome.result as Json } }
+            ? { kind: 'step.completed' as const, epoch: ctx.epoch, body: { attempt, key, result: outcome.result as Json, step: i } }
             : { kind: 'step.failed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, ...outcome.failure } };
         },
-        { defer: true },
       );
       if (completion.kind === 'step.completed') {
         done.push({ step: i, operator: step.operator, result: (completion.body as { result: Json }).result });

@@ -23,7 +23,7 @@ async function observe(s: EpochServices, ctx: InvocationContext, goal: Goal): Pr
       accepts: (r) => r.body.actuator === s.observe && r.body.key === key,
     },
     async () => {
-      const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: s.observe, args: { goal }, key, attempt: 1, step: 0 }));
+      const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: s.observe, args: { goal }, key, attempt: 1, step: 0, readOnly: true }));
       if (!outcome.ok) return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: null, failure: outcome.failure } };
       return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: outcome.result as Json } };
     },
