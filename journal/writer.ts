@@ -201,9 +201,15 @@ export class JournalWriter {
 
   /** The unhashed envelope of the next append: this writer, and the wall time when a clock is given. */
   private envelope(): RecordMeta {
-    const at = this.options.now?.().toISOString();
-    return at === undefined ? { writer: this.options.writer } : { at, writer: this.options.writer };
+    const now = this.options.now?.();
+    if (now === undefined) return { writer: this.options.writer };
+    // Records chained within the same millisecond share one envelope (formatting the time is not free).
+    const ms = now.getTime();
+    if (this.lastEnvelope?.ms !== ms) this.lastEnvelope = { ms, meta: { at: now.toISOString(), writer: this.options.writer } };
+    return this.lastEnvelope.meta;
   }
+
+  private lastEnvelope: { ms: number; meta: RecordMeta } | undefined;
 
   async renew(ttlMs = this.options.ttlMs ?? 30_000): Promise<void> {
     this.lease = await this.store.renew(this.lease, ttlMs);

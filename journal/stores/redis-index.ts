@@ -5,8 +5,8 @@
  * [--tenant T] [--status S]` and `weft serve` (expired leases) need no scan of every journal.
  *
  * The index follows status changes — a genesis, a sealed ending, a snapshot (every epoch boundary
- * and resting state), a suspension note — not every step, so a step costs no extra write; its
- * `records` and `epoch` are as of the last of those.
+ * after the first, every resting state), a suspension note — not every step, so a step costs no
+ * extra write; its `records` and `epoch` are as of the last of those.
  *
  * Neither is the truth — the journals, snapshots and status notes are. Both live outside the
  * invocations' hash slots, so they are updated by separate commands after the change they describe
