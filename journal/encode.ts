@@ -14,9 +14,10 @@
  * to `canonicalize`.
  *
  * The line is the text the hash was computed over, and it is what the store writes: the writer
- * chains and hands the records to the store in one synchronous step and forgets the lines when the
- * append returns. (A store may queue the append behind another operation on the same journal; a
- * body changed meanwhile is still written as it was hashed.) Records chained by the
+ * chains the records (at once, or staged for a later append) and forgets the lines when the append
+ * that carries them returns. (The append may wait behind earlier writes, and a store may queue it
+ * behind another operation on the same journal; a body changed meanwhile is still written as it
+ * was hashed.) Records chained by the
  * public `chainRecord` never have a line here — a caller may edit a body after chaining (a test
  * makes an unencodable record that way), and the store must then write, or refuse, the body as it is.
  *

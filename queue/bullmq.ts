@@ -109,7 +109,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     await this.ready;
     const id = job.readOnly ? `${jobIdOf(job)}.r${this.instance}-${++this.readOnlyJobs}` : jobIdOf(job);
     // Listen before looking, so a completion between the look and the listen is not missed.
-    const outcome = this.waitFor(id);
+    const outcome = this.waitFor(id, job.readOnly === true);
     // A dispatch written ahead just now has no job yet; one read back on a resume may (see the header).
     if (job.fresh || job.readOnly || !(await this.lookUp(id))) {
       const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
@@ -175,7 +175,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     return this.closing;
   }
 
-  private waitFor(id: string): { promise: Promise<JobOutcome>; cancel(): void } {
+  private waitFor(id: string, readOnly: boolean): { promise: Promise<JobOutcome>; cancel(): void } {
     let waiter!: Waiter;
     let timer: NodeJS.Timeout | undefined;
     const timeoutMs = this.options.waitTimeoutMs ?? 600_000;
@@ -187,7 +187,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
             new WeftError(
               'dispatch.wait_timeout',
               'transient',
-              `job ${id} had no outcome after ${timeoutMs} ms (nothing is recorded for it): resume the invocation once a worker runs — the job is awaited, not added again`,
+              `job ${id} had no outcome after ${timeoutMs} ms (nothing is recorded for it): resume the invocation once a worker runs — ${readOnly ? 'the observation is asked again' : 'the job is awaited, not added again'}`,
             ),
           ),
         timeoutMs,

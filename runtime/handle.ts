@@ -132,7 +132,10 @@ export class InvocationHandle extends EventEmitter {
     const initial = String(actor.getSnapshot().value);
     if (initial === 'awaitingApproval' || initial === 'awaitingTimer' || initial === 'hibernated' || initial === 'suspended') this.lastValue = initial;
     // Running again: an earlier note (a suspension) no longer says where the invocation stands.
-    this.persisting = this.persisting.then(() => store.clearStatus(this.id)).catch(() => undefined);
+    this.persisting = this.persisting.then(() => store.clearStatus(this.id)).then(
+      () => void (this.noteCleared = true),
+      () => undefined,
+    );
     actor.subscribe({
       next: (snapshot) => this.onSnapshot(String(snapshot.value), snapshot.context),
       error: (err) => void this.fail(err),
@@ -150,16 +153,28 @@ export class InvocationHandle extends EventEmitter {
     if (stopping) void this.stop(stopping, context);
   }
 
-  /** Save the hibernation image, after the records it stands on are durable (staged ones are written first). */
+  /**
+   * Save the hibernation image, after the records it stands on are durable (staged ones are written
+   * first). A failure is kept for `stop` to report, and never stops a later link of the chain.
+   */
   private persist(context: InvocationContext): void {
     const actor = this.actor!;
     const data = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
     const snapshot = { seq: context.seq, hash: context.tail, data };
-    this.persisting = this.persisting.then(async () => {
-      await this.writer!.flush();
-      await this.store!.putSnapshot(this.writer!.currentLease, snapshot);
-    });
+    this.persisting = this.persisting
+      .then(async () => {
+        await this.writer!.flush();
+        await this.store!.putSnapshot(this.writer!.currentLease, snapshot);
+      })
+      .catch((err: unknown) => {
+        this.snapshotError = err;
+      });
   }
+
+  /** Why the latest snapshot could not be saved, if it could not. */
+  private snapshotError: unknown;
+  /** Whether an earlier status note is known to be gone (cleared when the run started). */
+  private noteCleared = false;
 
   /** Called with the result before `done` resolves (the runtime schedules a durable sleep's wake-up). */
   beforeSettle?: (result: InvocationResult) => Promise<void>;
@@ -169,36 +184,51 @@ export class InvocationHandle extends EventEmitter {
     this.actorError = err;
   }
 
-  private async stop(status: InvocationStatus, context: InvocationContext): Promise<void> {
+  private async stop(reached: InvocationStatus, context: InvocationContext): Promise<void> {
     this.settled = true;
     clearInterval(this.renewal);
-    const suspension = status === 'suspended' ? (context.suspension ?? undefined) : undefined;
+    let status = reached;
+    let suspension: Pick<Suspension, 'class' | 'code' | 'message'> & { state: string } | undefined = status === 'suspended' ? (context.suspension ?? undefined) : undefined;
     let trouble: string | undefined;
+    await this.persisting;
+    if (this.snapshotError !== undefined) {
+      // The journal is the truth: a resume starts from the previous snapshot and reads the rest back.
+      trouble = `the snapshot could not be saved (${message(this.snapshotError)})`;
+    }
     try {
-      await this.persisting;
       await this.writer!.flush();
     } catch (err) {
-      // The journal is the truth: a resume starts from the previous snapshot and reads the rest back.
-      trouble = `the journal or its snapshot could not be saved (${(err as Error).message})`;
+      // Records the run went on from are not durable: as far as the store knows it has not reached
+      // `reached`. It is suspended (runtime), resumable from what is durable — never reported done.
+      if (reached === 'suspended') {
+        trouble = `the journal could not be saved (${message(err)})`;
+      } else {
+        status = 'suspended';
+        suspension = { state: String(this.actor!.getSnapshot().value), class: 'runtime', code: 'journal.unsaved', message: `the journal could not be saved (${message(err)}); it resumes from what is durable once the store is back` };
+        trouble = undefined;
+      }
     }
     this.actor!.stop();
-    // An earlier note was cleared when the run started (attach); only a suspension leaves one.
     if (suspension) {
       await this.store!.putStatus(this.id, { status: 'suspended', reason: suspension.message, class: suspension.class, code: suspension.code, fix: suspensionFix(this.id, suspension), at: Date.now() }).catch(() => undefined);
+    } else if (!this.noteCleared) {
+      // The note the start meant to clear may still be there: it must not outlive this run.
+      await this.store!.clearStatus(this.id).catch(() => undefined);
     }
     await this.writer!.close().catch((err: unknown) => {
       if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
     });
     const reason = suspension ? suspension.message : context.failure?.message;
+    const saved = status === reached;
     const result: InvocationResult = {
       id: this.id,
       status,
-      records: context.seq,
-      ...(context.fingerprint ? { fingerprint: context.fingerprint } : {}),
+      ...(saved ? { records: context.seq } : {}),
+      ...(context.fingerprint && saved ? { fingerprint: context.fingerprint } : {}),
       ...(context.summary ? { summary: context.summary } : {}),
       ...(reason ? { reason: trouble ? `${reason}; ${trouble}` : reason } : trouble ? { reason: trouble } : {}),
       ...(suspension ? { suspension: { class: suspension.class, code: suspension.code, state: suspension.state, fix: suspensionFix(this.id, suspension) } } : {}),
-      ...(suspension?.class === 'runtime' && this.actorError !== undefined ? { error: this.actorError } : {}),
+      ...(suspension?.class === 'runtime' && this.actorError !== undefined && saved ? { error: this.actorError } : {}),
       ...(status === 'waiting_timer' && context.timer ? { wakeAt: context.timer.until } : {}),
       ...(this.journal ? { journal: this.journal } : {}),
     };
@@ -214,6 +244,10 @@ export class InvocationHandle extends EventEmitter {
     await this.writer?.close().catch(() => undefined);
     this.rejectDone(err);
   }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** The command that continues a suspended invocation, by what suspended it. */

@@ -186,7 +186,14 @@ export class Runtime {
     await this.storeLibrary(library, digest);
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
     const key = this.options.signingKey;
-    if (key) await (this.publicKeyStored ??= this.options.store.putBlob(hexToBytes(key.publicKey)));
+    if (key) {
+      if (!this.publicKeyStored) {
+        const storing = this.options.store.putBlob(hexToBytes(key.publicKey));
+        storing.catch(() => (this.publicKeyStored = undefined)); // retried by the next start
+        this.publicKeyStored = storing;
+      }
+      await this.publicKeyStored;
+    }
     const model = this.options.model;
     const pin: Pin = {
       library: digest,
@@ -232,6 +239,10 @@ export class Runtime {
    * Without `run`, the handle returned is a finished one reporting `awaiting_approval`.
    */
   async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }, options: { run?: boolean } = {}): Promise<InvocationHandle> {
+    // An ended run keeps the snapshot of its last rest (none is taken of a sealed run): its journal says it ended.
+    if ((await this.options.store.tail(id))?.kind === 'invocation.sealed') {
+      throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval: it has ended (${await invocationStatus(this.options.store, id)}, sealed)`);
+    }
     const snapshot = await this.options.store.getSnapshot(id);
     const value = (snapshot?.data as { value?: unknown } | undefined)?.value;
     if (value !== 'awaitingApproval') {

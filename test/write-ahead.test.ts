@@ -44,8 +44,8 @@ interface CallCheck {
 }
 
 /** A runtime whose model and actuators note, at each call, how much of the journal is durable. */
-function rig(ledger: Ledger, extra: Partial<RuntimeOptions> = {}) {
-  const store = new MemoryStore();
+function rig(ledger: Ledger, extra: Partial<RuntimeOptions> & { store?: MemoryStore } = {}) {
+  const store = extra.store ?? new MemoryStore();
   const appends = { count: 0 };
   const append = store.append.bind(store);
   store.append = (...args: Parameters<MemoryStore['append']>) => (appends.count++, append(...args));
@@ -126,5 +126,130 @@ describe('write-ahead at every call out', () => {
     const resumed = first.track(await first.runtime.approve(handle.id, { decision: 'approved', by: 'ana@example.com' }));
     expect((await resumed.done).status).toBe('completed');
     expectEveryCallWrittenAhead(first.checks);
+  });
+});
+
+describe('when the store fails around a rest', () => {
+  const tellIntent = 'Tell Alice the report is ready';
+  const tellStart = { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' };
+  const tell = (store: MemoryStore, ledger: Ledger, extra: Partial<RuntimeOptions> = {}, entries?: object[]) =>
+    createRuntime({
+      store,
+      libraries: [notifyLibrary],
+      actuators: notifyActuators(ledger),
+      observe: 'world.observe',
+      model: new ScriptedModel({
+        model: 'notify',
+        entries: entries ?? [
+          { match: { intent: tellIntent, epoch: 1 }, reply: { goal: { task: 'notify', args: ['alice'] } } },
+          { match: { intent: tellIntent, epoch: 2 }, reply: { done: true, summary: 'Alice was told' } },
+        ],
+      }),
+      signingKey: key,
+      sleep: async () => undefined,
+      ...extra,
+    });
+
+  test('the seal cannot be written: the run is suspended, never reported completed with a fingerprint; resumed, it seals to the reference', async () => {
+    const reference = await (await tell(new MemoryStore(), newLedger()).start(tellIntent, tellStart)).done;
+    class SealRefused extends MemoryStore {
+      refuse = 1;
+      override async append(...args: Parameters<MemoryStore['append']>) {
+        if (args[2].some((r) => r.kind === 'invocation.sealed') && this.refuse-- > 0) throw new Error('the store is down');
+        return super.append(...args);
+      }
+    }
+    const store = new SealRefused();
+    const ledger = newLedger();
+    const handle = await tell(store, ledger).start(tellIntent, tellStart);
+    const result = await handle.done;
+    expect(result.status).toBe('suspended');
+    expect(result.suspension).toMatchObject({ class: 'runtime' });
+    expect(result.fingerprint).toBeUndefined();
+    expect(result.reason).toMatch(/the store is down/);
+    expect((await store.read(handle.id)).some((r) => r.kind === 'invocation.sealed')).toBe(false);
+    expect((await tell(store, ledger).list())[0]).toMatchObject({ id: handle.id, status: 'suspended' });
+
+    const resumed = await (await tell(store, ledger).resume(handle.id)).done;
+    expect(resumed.status).toBe('completed');
+    expect(resumed.fingerprint).toBe(reference.fingerprint);
+  });
+
+  test('the records a rest stands on cannot be written: the run is suspended (journal.unsaved), not reported resting; resumed, it rests for real', async () => {
+    class RestRefused extends MemoryStore {
+      refuse = 1;
+      override async append(...args: Parameters<MemoryStore['append']>) {
+        if (args[2].some((r) => r.kind === 'approval.requested') && this.refuse-- > 0) throw new Error('the store is down');
+        return super.append(...args);
+      }
+    }
+    const store = new RestRefused();
+    const ledger = newLedger();
+    const policy = spendApprovalPolicy({ version: '1', limit: 5, amountArg: 'amount' });
+    const first = rig(ledger, { policy, store });
+    const handle = first.track(await first.runtime.start(intent, start));
+    const result = await handle.done;
+    expect(result.status).toBe('suspended');
+    expect(result.suspension).toMatchObject({ class: 'runtime', code: 'journal.unsaved' });
+    expect(result.reason).toMatch(/the journal could not be saved \(the store is down\)/);
+    expect((await store.read(handle.id)).some((r) => r.kind === 'approval.requested')).toBe(false);
+    expect((await first.runtime.list())[0]).toMatchObject({ id: handle.id, status: 'suspended' });
+
+    const resumed = await (await first.runtime.resume(handle.id)).done;
+    expect(resumed.status).toBe('awaiting_approval');
+    expect((await store.read(handle.id)).at(-1)!.kind).toBe('approval.requested');
+  });
+
+  test('a snapshot that cannot be saved at a boundary does not keep a later rest from making everything durable', async () => {
+    class SnapshotOnceRefused extends MemoryStore {
+      refuse = 1;
+      override async putSnapshot(...args: Parameters<MemoryStore['putSnapshot']>) {
+        if (this.refuse-- > 0) throw new Error('snapshot hiccup');
+        return super.putSnapshot(...args);
+      }
+    }
+    const unhandled: unknown[] = [];
+    const onUnhandled = (err: unknown) => unhandled.push(err);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const store = new SnapshotOnceRefused();
+      // Epoch 2 has no method (bob is not reachable): the model authors a fragment, whose world effect needs approval.
+      const entries = [
+        { match: { intent: tellIntent, epoch: 1, purpose: 'parse' }, reply: { goal: { task: 'notify', args: ['alice'] } } },
+        { match: { intent: tellIntent, epoch: 2, purpose: 'parse' }, reply: { goal: { task: 'notify', args: ['bob'] } } },
+        { match: { intent: tellIntent, epoch: 2, purpose: 'author' }, reply: { steps: [{ operator: 'send', args: ['bob'] }] } },
+        { match: { intent: tellIntent, epoch: 2, purpose: 'author', feedback: 'does not apply' }, reply: { steps: [{ operator: 'charge', args: ['bob'] }] } },
+      ];
+      const chained = new Map<string, number>();
+      const handle = await tell(store, newLedger(), {}, entries).start(tellIntent, tellStart);
+      handle.on('record', (record: JournalRecord) => chained.set(handle.id, record.seq + 1));
+      const result = await handle.done;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(result.status).toBe('awaiting_approval');
+      const durable = await store.read(handle.id);
+      expect(durable.length).toBe(chained.get(handle.id));
+      expect(durable.at(-1)!.kind).toBe('approval.requested');
+      expect((await store.getSnapshot(handle.id))!.seq).toBe(durable.length);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  test('approve on a run that has ended is refused, even when its last snapshot was taken awaiting approval', async () => {
+    const store = new MemoryStore();
+    const entries = [
+      { match: { intent: tellIntent, epoch: 1, purpose: 'parse' }, reply: { goal: { task: 'notify', args: ['bob'] } } },
+      { match: { intent: tellIntent, epoch: 1, purpose: 'author' }, reply: { steps: [{ operator: 'send', args: ['bob'] }] } },
+      { match: { intent: tellIntent, epoch: 1, purpose: 'author', feedback: 'does not apply' }, reply: { steps: [{ operator: 'charge', args: ['bob'] }] } },
+    ];
+    const runtime = tell(store, newLedger(), { limits: { maxEpochs: 1 } }, entries);
+    const handle = await runtime.start(tellIntent, tellStart);
+    expect((await handle.done).status).toBe('awaiting_approval');
+    const ended = await (await runtime.approve(handle.id, { decision: 'approved', by: 'ops' })).done;
+    expect(['completed', 'failed', 'handed_off']).toContain(ended.status);
+    expect(((await store.getSnapshot(handle.id))!.data as { value: string }).value).toBe('awaitingApproval');
+    await expect(runtime.approve(handle.id, { decision: 'rejected', by: 'eve' }, { run: false })).rejects.toThrow(/not awaiting approval: it has ended/);
+    expect(await store.peekInbox(handle.id)).toBeUndefined();
   });
 });

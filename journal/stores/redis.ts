@@ -29,7 +29,7 @@
  *   lives in another slot, so it cannot be updated inside the append script. An id is added
  *   (ZADD, idempotent) BEFORE this handle first appends to, or snapshots, an invocation — sent
  *   ahead of the write on the same connection, which runs commands in order, so it costs no round
- *   trip of its own — so the registry is a superset of the invocations that exist: a crash between
+ *   trip of its own (a refused ZADD fails the write's call, after the write) — so the registry is a superset of the invocations that exist: a crash between
  *   the ZADD and the write leaves an entry with no journal, never a journal with no entry. list() keeps only the
  *   entries whose journal or snapshot key exists. Should the registry still lose an entry (it was
  *   deleted, restored from an older backup, or keys were written by other tools),
@@ -263,10 +263,12 @@ export class RedisStore implements JournalStore {
     const firstPrev = countable && verdict !== 'head' && records.length > 0 ? String(records[0]!.prev) : '';
     const redis = await this.redis();
     // Registered before the append on the same connection (commands run in order), without waiting
-    // for the reply in between; a failed registration is repaired by listing (see the header).
-    if (countable && verdict === 'ok' && records.length > 0) void this.register(redis, invocation).catch(() => undefined);
+    // for the reply in between (see register).
+    const registering = countable && verdict === 'ok' && records.length > 0 ? this.register(redis, invocation) : undefined;
+    registering?.catch(() => undefined); // awaited below; handled now so a refusal is never unhandled meanwhile
     const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
+    await registering;
     // The index follows status changes (a genesis, a sealed ending) and epoch boundaries (putSnapshot) — not every step.
     if (records.length > 0 && (records[0]!.seq === 0 || endingOf(records.map((r) => r.kind)) !== undefined)) this.indexPatch(redis, invocation, appendPatch(records, this.now()));
   }
@@ -390,10 +392,12 @@ export class RedisStore implements JournalStore {
       }
     }
     const redis = await this.redis();
-    if (verdict === 'ok') void this.register(redis, invocation).catch(() => undefined);
+    const registering = verdict === 'ok' ? this.register(redis, invocation) : undefined;
+    registering?.catch(() => undefined); // awaited below (see register)
     const args = [String(lease.token), verdict, verdict === 'head' ? '0' : String(snapshot.seq), verdict === 'head' ? '' : String(snapshot.hash), text];
     const reply = await scripts.putSnapshot.run(redis, [keys.lease, keys.journal, keys.snapshot], args);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, snapshot, refused, journalKey: keys.journal } satisfies RefusalContext);
+    await registering;
     const data = snapshot.data as { value?: unknown; context?: { epoch?: unknown } } | null;
     const epoch = typeof data?.context?.epoch === 'number' ? { epoch: data.context.epoch } : {};
     this.indexPatch(redis, invocation, { status: snapshotStatus(data?.value), records: snapshot.seq, ...epoch, updated: this.now() });
@@ -576,8 +580,11 @@ export class RedisStore implements JournalStore {
     return this.client;
   }
 
-  /** Put `invocation` in the registry before its first write through this handle (idempotent). */
-  /** Put an invocation in the registry; the ZADD is sent at once (before any command issued after this call). */
+  /**
+   * Put `invocation` in the registry before its first write through this handle (idempotent). The
+   * ZADD is sent at once, ahead of any command issued after this call; the caller awaits it after
+   * its write, so a refused registration is reported (and retried by the next write).
+   */
   private async register(redis: Redis, invocation: string): Promise<void> {
     if (this.registered.has(invocation)) return;
     await redis.zadd(this.registryKey, 'NX', '0', invocation);

@@ -27,8 +27,6 @@ import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
 
-// Record bodies are written with their keys in canonical (sorted) order where it is cheap to: the
-// canonicalizer then serializes them in one native call instead of sorting a copy first.
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
   const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
   if (j.result !== undefined) out.result = j.result;
@@ -116,6 +114,8 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
         await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id } });
       }
       dispatches++;
+      // Per-step bodies are written with their keys in canonical (sorted) order: the canonicalizer
+      // then serializes them in one native call instead of sorting a copy first.
       await rec.derive({ kind: 'step.dispatched', epoch: ctx.epoch, body: { actuator: step.actuator!, args, attempt, key, step: i } });
       const fresh = rec.lastWritten;
       const completion = await rec.complete(
