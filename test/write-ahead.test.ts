@@ -129,6 +129,18 @@ describe('write-ahead at every call out', () => {
   });
 });
 
+/** A MemoryStore that refuses, once, the append carrying a record of `kind` ("the store is down"). */
+function refusingOnce(kind: string): MemoryStore {
+  const store = new MemoryStore();
+  const append = store.append.bind(store);
+  let refuse = 1;
+  store.append = async (...args: Parameters<MemoryStore['append']>) => {
+    if (args[2].some((r) => r.kind === kind) && refuse-- > 0) throw new Error('the store is down');
+    return append(...args);
+  };
+  return store;
+}
+
 describe('when the store fails around a rest', () => {
   const tellIntent = 'Tell Alice the report is ready';
   const tellStart = { tenant: 't1', seed: 1, asOf: '2026-12-01T09:00:00Z' };
@@ -152,14 +164,7 @@ describe('when the store fails around a rest', () => {
 
   test('the seal cannot be written: the run is suspended, never reported completed with a fingerprint; resumed, it seals to the reference', async () => {
     const reference = await (await tell(new MemoryStore(), newLedger()).start(tellIntent, tellStart)).done;
-    class SealRefused extends MemoryStore {
-      refuse = 1;
-      override async append(...args: Parameters<MemoryStore['append']>) {
-        if (args[2].some((r) => r.kind === 'invocation.sealed') && this.refuse-- > 0) throw new Error('the store is down');
-        return super.append(...args);
-      }
-    }
-    const store = new SealRefused();
+    const store = refusingOnce('invocation.sealed');
     const ledger = newLedger();
     const handle = await tell(store, ledger).start(tellIntent, tellStart);
     const result = await handle.done;
@@ -176,14 +181,7 @@ describe('when the store fails around a rest', () => {
   });
 
   test('the records a rest stands on cannot be written: the run is suspended (journal.unsaved), not reported resting; resumed, it rests for real', async () => {
-    class RestRefused extends MemoryStore {
-      refuse = 1;
-      override async append(...args: Parameters<MemoryStore['append']>) {
-        if (args[2].some((r) => r.kind === 'approval.requested') && this.refuse-- > 0) throw new Error('the store is down');
-        return super.append(...args);
-      }
-    }
-    const store = new RestRefused();
+    const store = refusingOnce('approval.requested');
     const ledger = newLedger();
     const policy = spendApprovalPolicy({ version: '1', limit: 5, amountArg: 'amount' });
     const first = rig(ledger, { policy, store });
