@@ -215,9 +215,15 @@ export class InvocationHandle extends EventEmitter {
       // The note the start meant to clear may still be there: it must not outlive this run.
       await this.store!.clearStatus(this.id).catch(() => undefined);
     }
-    await this.writer!.close().catch((err: unknown) => {
-      if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
-    });
+    if (status === reached && ENDED.has(status)) {
+      // A sealed journal takes no more records and is never resumed (a resume reads its seal without
+      // taking the lease), so nobody waits for this lease: released without holding up `done`.
+      void this.writer!.close().catch(() => undefined);
+    } else {
+      await this.writer!.close().catch((err: unknown) => {
+        if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
+      });
+    }
     const reason = suspension ? suspension.message : context.failure?.message;
     const saved = status === reached;
     const result: InvocationResult = {
