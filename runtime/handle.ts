@@ -93,9 +93,25 @@ export class InvocationHandle extends EventEmitter {
     return snap ? { value: String(snap.value), context: snap.context } : undefined;
   }
 
-  /** The hibernation image right now (JSON-safe). */
+  /**
+   * The hibernation image right now (JSON-safe). Mid-epoch, some records the run has chained may not
+   * be durable yet (see recorder.ts); to keep an image to resume from, use `durableSnapshot()`.
+   */
   persistedSnapshot(): unknown {
     return this.actor ? JSON.parse(JSON.stringify(this.actor.getPersistedSnapshot())) : undefined;
+  }
+
+  /**
+   * The hibernation image right now and the journal position it stands on (`runtime.resume(id,
+   * { snapshot: data, at: { seq, tail } })`), returned once every record up to that position is
+   * durable. Undefined when the run is not live.
+   */
+  async durableSnapshot(): Promise<{ data: unknown; seq: number; tail: string } | undefined> {
+    const snap = this.actor?.getSnapshot();
+    if (!snap || !this.writer) return undefined;
+    const image = { data: this.persistedSnapshot(), seq: snap.context.seq, tail: snap.context.tail };
+    await this.writer.flush();
+    return image;
   }
 
   send(event: InvocationEvent): void {

@@ -73,8 +73,11 @@ describe('rehydration', () => {
     const first = await runtime(store, ledger, {}, actuators).start(intent, start);
     await atSend;
     expect(first.state?.value).toBe('execute');
-    const image = JSON.parse(JSON.stringify(first.persistedSnapshot()));
-    const at = { seq: first.state!.context.seq, tail: first.state!.context.tail };
+    const kept = (await first.durableSnapshot())!;
+    expect(kept.seq).toBe(first.state!.context.seq);
+    expect(await store.length(first.id)).toBeGreaterThanOrEqual(kept.seq); // the records it stands on are durable
+    const image = JSON.parse(JSON.stringify(kept.data));
+    const at = { seq: kept.seq, tail: kept.tail };
     await first.abandon(); // the process "dies" with step 1 dispatched and not completed
     release();
 
