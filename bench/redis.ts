@@ -192,7 +192,7 @@ async function rawRun(client: Redis, prefix: string, run: WeftRun, tag: string, 
     }),
   );
   const lanes = [keys.lease, keys.journal];
-  const indexLanes = [keyStore.indexKey];
+  const indexLanes = [keyStore.indexKey, keyStore.openKey];
   const out: number[] = [];
   const cpu0 = process.cpuUsage();
   for (const group of prepared) {

@@ -84,6 +84,34 @@ export async function listInvocations(store: JournalStore, filter: { tenant?: st
   return (await listAll(store)).filter(keep);
 }
 
+/** A store with an open set (RedisStore): the entries of the invocations that have not ended. */
+interface OpenIndexedStore extends JournalStore {
+  openIndexed(options?: { repair?: boolean }): Promise<Array<{ id: string }>>;
+  reindex(ids?: readonly string[]): Promise<string[]>;
+}
+
+function hasOpenIndex(store: JournalStore): store is OpenIndexedStore {
+  return typeof (store as Partial<OpenIndexedStore>).openIndexed === 'function' && typeof (store as Partial<OpenIndexedStore>).reindex === 'function';
+}
+
+/**
+ * The invocations that have not ended, each looked at in full as `listInvocations` does — what
+ * `weft serve` reads every poll. A store with an open set answers from it, so the cost does not
+ * grow with the ended invocations (`repair`: bring the set in line with the index first); an entry
+ * the set still holds for a run that has ended meanwhile is re-indexed, which drops it. Any other
+ * store is listed in full.
+ */
+export async function listOpenInvocations(store: JournalStore, options: { repair?: boolean } = {}): Promise<InvocationSummary[]> {
+  if (!hasOpenIndex(store)) return (await listAll(store)).filter((row) => !ENDED.has(row.status));
+  const out: InvocationSummary[] = [];
+  for (const entry of await store.openIndexed(options)) {
+    const row = await summarize(store, entry.id).catch((err: unknown) => damagedRow(entry.id, err));
+    if (ENDED.has(row.status)) await store.reindex([entry.id]).catch(() => undefined);
+    else out.push(row);
+  }
+  return out;
+}
+
 function damagedRow(id: string, err: unknown): InvocationSummary {
   return { id, tenant: '?', intent: '?', records: 0, status: 'damaged', problem: message(err), fix: verifyFix(id) };
 }

@@ -43,7 +43,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
-import { invocationStatus, listInvocations, type InvocationSummary } from './list.js';
+import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
 import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError } from './errors.js';
@@ -302,6 +302,11 @@ export class Runtime {
   /** Every invocation in the store with its status; see list.ts (damaged journals are listed and marked). */
   async list(): Promise<InvocationSummary[]> {
     return listInvocations(this.options.store);
+  }
+
+  /** The invocations that have not ended (what `serve` polls); with Redis, at a cost that does not grow with the ended ones. */
+  async listOpen(options: { repair?: boolean } = {}): Promise<InvocationSummary[]> {
+    return listOpenInvocations(this.options.store, options);
   }
 
   /** Where the store keeps this invocation's journal file, when it is a file store. */

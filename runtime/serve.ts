@@ -1,6 +1,7 @@
 /**
  * `runtime.serve()` / `weft serve`: the long-running process that keeps invocations moving without
- * anyone typing `resume`. Each round it lists the store (the status index, with Redis) and resumes:
+ * anyone typing `resume`. Each round it lists the invocations that have not ended (with Redis, from
+ * the status index's open set, so a poll costs nothing per ended invocation) and resumes:
  *
  * - an **interrupted** invocation — not ended, not resting, and no live runtime holds its lease
  *   (its process died: the lease expired, or its holder is a dead process on this host);
@@ -35,6 +36,12 @@ export interface ServeOptions {
   onEvent?: (event: ServeEvent) => void;
   /** Wall clock for backoff (default Date.now). */
   now?: () => number;
+  /**
+   * How often the listing first repairs what it reads (default 30 s; always on the first poll):
+   * with Redis each poll reads only the invocations that have not ended (the open set), and a
+   * repair brings that set in line with the whole index.
+   */
+  repairMs?: number;
 }
 
 export type ServeEvent =
@@ -97,10 +104,14 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
     return undefined;
   });
 
+  const repairMs = options.repairMs ?? 30_000;
+  let repairedAt: number | undefined;
   while (!options.signal?.aborted) {
     let rows: InvocationSummary[] = [];
     try {
-      rows = await runtime.list();
+      const repair = repairedAt === undefined || now() - repairedAt >= repairMs;
+      rows = await runtime.listOpen({ repair });
+      if (repair) repairedAt = now();
     } catch (err) {
       emit({ kind: 'error', message: `cannot list the store: ${(err as Error)?.message ?? String(err)}` });
     }

@@ -14,6 +14,8 @@ import { canonicalize } from '../journal/canonical.js';
 import { FencedError, JournalIntegrityError, LeaseHeldError, SeqConflictError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../journal/stores/redis.js';
+import { chainRecord } from '../journal/chain.js';
+import { listOpenInvocations } from '../runtime/list.js';
 import { chain, storeConformance } from './store-conformance.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
@@ -202,6 +204,58 @@ describe.skipIf(!available)('RedisStore', () => {
       expect(await writer.list()).toEqual(['inv-a', 'inv-b', 'inv-c', 'inv-s']);
       expect((await reader.rebuildIndex()).added).toEqual([]); // idempotent
       await Promise.all([writer.close(), reader.close(), neighbour.close()]);
+    });
+  });
+
+  describe('the open set (what weft serve polls)', () => {
+    /** Start `id`'s journal, and — `ended` — seal it with an ending record. */
+    async function invocation(store: RedisStore, id: string, ended: boolean): Promise<void> {
+      const lease = await store.acquire(id, { writer: 'w', ttlMs: 60_000 });
+      const start = chain(id, 2);
+      await store.append(lease, 0, start);
+      if (ended) {
+        const done = chainRecord(start[1]!.hash, { seq: 2, kind: 'invocation.completed', epoch: 1, body: { summary: 'done' } }) as JournalRecord;
+        await store.append(lease, 2, [done]);
+      }
+      await store.release(lease);
+    }
+    const settle = async (store: RedisStore) => (await store.connection()).ping(); // the index merges were sent, not awaited
+
+    test('holds exactly the invocations that have not ended; serve reads only those entries, and repairs the set from the index', async () => {
+      const store = open();
+      for (let i = 0; i < 30; i++) await invocation(store, `done-${String(i).padStart(2, '0')}`, true);
+      await invocation(store, 'open-a', false);
+      await invocation(store, 'open-b', false);
+      await settle(store);
+      expect((await raw.smembers(store.openKey)).sort()).toEqual(['open-a', 'open-b']);
+      expect((await store.openIndexed()).map((e) => e.id)).toEqual(['open-a', 'open-b']);
+      expect((await listOpenInvocations(store)).map((r) => r.id)).toEqual(['open-a', 'open-b']);
+
+      // The set lost (or never built, e.g. an index from before it existed): a repair rebuilds it from the index.
+      await raw.del(store.openKey);
+      expect(await store.openIndexed()).toEqual([]);
+      expect((await store.openIndexed({ repair: true })).map((e) => e.id)).toEqual(['open-a', 'open-b']);
+      expect((await raw.smembers(store.openKey)).sort()).toEqual(['open-a', 'open-b']);
+
+      // A stale member (its ending's index update was lost) is summarized, found ended, and dropped.
+      await raw.sadd(store.openKey, 'done-07');
+      await raw.hset(store.indexKey, 'done-07', JSON.stringify({ tenant: 'acme', intent: 'x', status: 'running', epoch: 1, records: 2, updated: 1 }));
+      expect((await listOpenInvocations(store)).map((r) => r.id)).toEqual(['open-a', 'open-b']);
+      expect(await raw.sismember(store.openKey, 'done-07')).toBe(0);
+      expect(JSON.parse((await raw.hget(store.indexKey, 'done-07'))!).status).toBe('completed');
+
+      // A poll reads the open entries by id: no HGETALL of the index, no EXISTS per registered id.
+      const monitor = await raw.duplicate().monitor();
+      const seen: string[] = [];
+      monitor.on('monitor', (_time: unknown, args: string[]) => seen.push(String(args[0]).toLowerCase()));
+      await listOpenInvocations(store);
+      await settle(store);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      monitor.disconnect();
+      expect(seen).toContain('smembers');
+      expect(seen).not.toContain('hgetall');
+      expect(seen.filter((c) => c === 'exists')).toHaveLength(0);
+      await store.close();
     });
   });
 

@@ -4,11 +4,15 @@
  * `<prefix>:leases` (invocation id → the lease's expiry, ms), so that `weft ls --redis URL
  * [--tenant T] [--status S]` and `weft serve` (expired leases) need no scan of every journal.
  *
+ * A third key, the set `<prefix>:open`, holds the ids whose entry has not ended, kept by the same
+ * merge script: `weft serve` reads it (and only those entries) on every poll instead of the whole
+ * index, and repairs it with the index now and then (`RedisStore.openIndexed({ repair: true })`).
+ *
  * The index follows status changes — a genesis, a sealed ending, a snapshot (every epoch boundary
  * after the first, every resting state), a suspension note — not every step, so a step costs no
  * extra write; its `records` and `epoch` are as of the last of those.
  *
- * Neither is the truth — the journals, snapshots and status notes are. Both live outside the
+ * None of them is the truth — the journals, snapshots and status notes are. They live outside the
  * invocations' hash slots, so they are updated by separate commands after the change they describe
  * succeeded (sent on the same connection, so in order, and not waited for); a lost update is
  * repaired by `RedisStore.reindex()`, which recomputes entries from the journals, and which listing
@@ -36,9 +40,10 @@ export interface IndexEntry {
 const INTENT_CHARS = 120;
 
 /**
- * MERGE — KEYS[1] the index hash; ARGV[1] the invocation id, ARGV[2] a JSON patch.
- * Merges the patch into the stored entry; a stored sealed status (completed / failed / handed_off)
- * is kept. Returns {1}.
+ * MERGE — KEYS[1] the index hash, KEYS[2] the open set; ARGV[1] the invocation id, ARGV[2] a JSON
+ * patch. Merges the patch into the stored entry; a stored sealed status (completed / failed /
+ * handed_off) is kept. The id is in the open set while its entry's status is not a sealed one.
+ * Returns {1}.
  */
 const MERGE_LUA = `
 local current = redis.call('HGET', KEYS[1], ARGV[1])
@@ -51,6 +56,11 @@ for k, v in pairs(patch) do
 end
 if patch.status and not ended and patch.status ~= 'suspended' then entry.reason = nil end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
+if entry.status == 'completed' or entry.status == 'failed' or entry.status == 'handed_off' then
+  redis.call('SREM', KEYS[2], ARGV[1])
+else
+  redis.call('SADD', KEYS[2], ARGV[1])
+end
 return {1}
 `;
 
@@ -73,6 +83,9 @@ export function appendPatch(records: readonly JournalRecord[], now: number): Rec
   patch.status = status ?? 'running';
   return patch;
 }
+
+/** The statuses of a sealed journal: never in the open set. */
+export const SEALED_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'handed_off']);
 
 /** The sealed ending a run of record kinds holds, if any. */
 export function endingOf(kinds: readonly string[]): string | undefined {

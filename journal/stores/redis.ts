@@ -60,7 +60,7 @@ import { isInboxMessage, isStatusNote, isValidInvocationId, normalizeStatusNote,
 import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
-import { appendPatch, endingOf, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
+import { appendPatch, endingOf, mergeScript, parseEntry, SEALED_STATUSES, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
 export { checkRedisDurability, RedisDurabilityError, type DurabilityVerdict } from './redis-durability.js';
@@ -199,6 +199,11 @@ export class RedisStore implements JournalStore {
   /** The status index (redis-index.ts): invocation id → { tenant, intent, status, epoch, records, updated, reason? }. */
   get indexKey(): string {
     return `${this.prefix}:index`;
+  }
+
+  /** The ids whose index entry has not ended (redis-index.ts): what `weft serve` looks at each poll. */
+  get openKey(): string {
+    return `${this.prefix}:open`;
   }
 
   /** Lease expiries (ms) by invocation id: what `weft serve` scans for work to take over. */
@@ -504,8 +509,37 @@ export class RedisStore implements JournalStore {
   }
 
   /**
+   * The index entries of the invocations that have not ended, read from the open set (redis-index.ts)
+   * — what `weft serve` needs each poll, at a cost that does not grow with the ended ones. With
+   * `repair`, the whole index is read first (and repaired for any invocation it lacks, as `indexed`
+   * does) and the open set brought in line with it: a process's first look, then now and then.
+   */
+  async openIndexed(options: { repair?: boolean } = {}): Promise<IndexEntry[]> {
+    const redis = await this.redis();
+    if (options.repair) {
+      const all = await this.indexed();
+      const open = all.filter((e) => !SEALED_STATUSES.has(e.status)).map((e) => e.id);
+      const ended = all.filter((e) => SEALED_STATUSES.has(e.status)).map((e) => e.id);
+      for (let i = 0; i < open.length; i += PIPELINE_CHUNK) await redis.sadd(this.openKey, ...open.slice(i, i + PIPELINE_CHUNK));
+      for (let i = 0; i < ended.length; i += PIPELINE_CHUNK) await redis.srem(this.openKey, ...ended.slice(i, i + PIPELINE_CHUNK));
+    }
+    const ids = (await redis.smembers(this.openKey)).filter(isValidInvocationId).sort();
+    const out: IndexEntry[] = [];
+    for (let i = 0; i < ids.length; i += PIPELINE_CHUNK) {
+      const chunk = ids.slice(i, i + PIPELINE_CHUNK);
+      const texts = await redis.hmget(this.indexKey, ...chunk);
+      chunk.forEach((id, j) => {
+        const entry = texts[j] == null ? undefined : parseEntry(id, texts[j]!);
+        if (entry && !SEALED_STATUSES.has(entry.status)) out.push(entry);
+      });
+    }
+    return out;
+  }
+
+  /**
    * Recompute index entries from the journals, snapshots and status notes (all listed invocations
-   * when `ids` is absent) and the lease-expiry set from the leases. Returns the ids recomputed.
+   * when `ids` is absent), the open set, and the lease-expiry set from the leases. Returns the ids
+   * recomputed.
    */
   async reindex(ids?: readonly string[]): Promise<string[]> {
     const redis = await this.redis();
@@ -530,6 +564,8 @@ export class RedisStore implements JournalStore {
         ...(status === 'suspended' && note?.reason !== undefined ? { reason: note.reason } : {}),
       };
       await redis.hset(this.indexKey, id, JSON.stringify(entry));
+      if (SEALED_STATUSES.has(status)) await redis.srem(this.openKey, id);
+      else await redis.sadd(this.openKey, id);
       const lease = await this.storedLease(id);
       if (lease && !lease.released) await redis.zadd(this.leasesKey, String(lease.expiresAt), id);
       else await redis.zrem(this.leasesKey, id);
@@ -544,7 +580,7 @@ export class RedisStore implements JournalStore {
 
   /** An index update after the change it describes: in order on the connection, not waited for (see redis-index.ts). */
   private indexPatch(redis: Redis, invocation: string, patch: Record<string, unknown>): void {
-    this.after(mergeScript.run(redis, [this.indexKey], [invocation, JSON.stringify(patch)]));
+    this.after(mergeScript.run(redis, [this.indexKey, this.openKey], [invocation, JSON.stringify(patch)]));
   }
 
   /** A follow-up command whose failure only leaves the index to be repaired. */
