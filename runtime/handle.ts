@@ -16,6 +16,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Actor } from 'xstate';
+import { FencedError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
 import type { JournalWriter } from '../journal/writer.js';
@@ -206,6 +207,7 @@ export class InvocationHandle extends EventEmitter {
     let status = reached;
     let suspension: Pick<Suspension, 'class' | 'code' | 'message'> & { state: string } | undefined = status === 'suspended' ? (context.suspension ?? undefined) : undefined;
     let trouble: string | undefined;
+    let fenced = false;
     await this.persisting;
     if (this.snapshotError !== undefined) {
       // The journal is the truth: a resume starts from the previous snapshot and reads the rest back.
@@ -216,30 +218,31 @@ export class InvocationHandle extends EventEmitter {
     } catch (err) {
       // Records the run went on from are not durable: as far as the store knows it has not reached
       // `reached`. It is suspended (runtime), resumable from what is durable — never reported done.
+      // A writer whose lease was taken over (fenced) no longer owns the invocation: the new holder
+      // goes on from what is durable, and writes its notes; this one says so and writes nothing.
+      fenced = err instanceof FencedError;
       if (reached === 'suspended') {
         trouble = `the journal could not be saved (${message(err)})`;
       } else {
         status = 'suspended';
-        suspension = { state: String(this.actor!.getSnapshot().value), class: 'runtime', code: 'journal.unsaved', message: `the journal could not be saved (${message(err)}); it resumes from what is durable once the store is back` };
+        suspension = fenced
+          ? { state: String(this.actor!.getSnapshot().value), class: 'runtime', code: 'journal.fenced', message: `another runtime took this invocation over (${message(err)}); it goes on there from what is durable` }
+          : { state: String(this.actor!.getSnapshot().value), class: 'runtime', code: 'journal.unsaved', message: `the journal could not be saved (${message(err)}); it resumes from what is durable once the store is back` };
         trouble = undefined;
       }
     }
     this.actor!.stop();
-    if (suspension) {
+    if (fenced) {
+      // nothing: the status note is the new holder's
+    } else if (suspension) {
       await this.store!.putStatus(this.id, { status: 'suspended', reason: suspension.message, class: suspension.class, code: suspension.code, fix: suspensionFix(this.id, suspension), at: Date.now() }).catch(() => undefined);
     } else if (!this.noteCleared) {
       // The note the start meant to clear may still be there: it must not outlive this run.
       await this.store!.clearStatus(this.id).catch(() => undefined);
     }
-    if (status === reached && ENDED.has(status)) {
-      // A sealed journal takes no more records and is never resumed (a resume reads its seal without
-      // taking the lease), so nobody waits for this lease: released without holding up `done`.
-      void this.writer!.close().catch(() => undefined);
-    } else {
-      await this.writer!.close().catch((err: unknown) => {
-        if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
-      });
-    }
+    await this.writer!.close().catch((err: unknown) => {
+      if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
+    });
     const reason = suspension ? suspension.message : context.failure?.message;
     const saved = status === reached;
     const result: InvocationResult = {

@@ -109,9 +109,10 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   while (!options.signal?.aborted) {
     let rows: InvocationSummary[] = [];
     try {
-      const repair = repairedAt === undefined || now() - repairedAt >= repairMs;
+      // Repairs keep to the real clock (an injected `now` may be frozen or virtual, for backoff).
+      const repair = repairedAt === undefined || Date.now() - repairedAt >= repairMs;
       rows = await runtime.listOpen({ repair });
-      if (repair) repairedAt = now();
+      if (repair) repairedAt = Date.now();
     } catch (err) {
       emit({ kind: 'error', message: `cannot list the store: ${(err as Error)?.message ?? String(err)}` });
     }

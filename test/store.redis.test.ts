@@ -237,6 +237,11 @@ describe.skipIf(!available)('RedisStore', () => {
       expect((await store.openIndexed({ repair: true })).map((e) => e.id)).toEqual(['open-a', 'open-b']);
       expect((await raw.smembers(store.openKey)).sort()).toEqual(['open-a', 'open-b']);
 
+      // A member nothing accounts for any more (its journal deleted or moved aside) is dropped by a repair.
+      await raw.sadd(store.openKey, 'inv-deleted');
+      expect((await store.openIndexed({ repair: true })).map((e) => e.id)).toEqual(['open-a', 'open-b']);
+      expect(await raw.sismember(store.openKey, 'inv-deleted')).toBe(0);
+
       // A stale member (its ending's index update was lost) is summarized, found ended, and dropped.
       await raw.sadd(store.openKey, 'done-07');
       await raw.hset(store.indexKey, 'done-07', JSON.stringify({ tenant: 'acme', intent: 'x', status: 'running', epoch: 1, records: 2, updated: 1 }));

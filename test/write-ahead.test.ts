@@ -14,6 +14,7 @@ import '../journal/sha256-node.js';
 import type { Actuator } from '../actors/actuator.js';
 import type { Model, ModelRequest } from '../actors/model/model.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
+import { FencedError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { MemoryStore } from '../journal/stores/memory.js';
@@ -129,13 +130,13 @@ describe('write-ahead at every call out', () => {
   });
 });
 
-/** A MemoryStore that refuses, once, the append carrying a record of `kind` ("the store is down"). */
-function refusingOnce(kind: string): MemoryStore {
+/** A MemoryStore that refuses, once, the append carrying a record of `kind` (by default: "the store is down"). */
+function refusingOnce(kind: string, refusal: (lease: { invocation: string; token: number }) => Error = () => new Error('the store is down')): MemoryStore {
   const store = new MemoryStore();
   const append = store.append.bind(store);
   let refuse = 1;
   store.append = async (...args: Parameters<MemoryStore['append']>) => {
-    if (args[2].some((r) => r.kind === kind) && refuse-- > 0) throw new Error('the store is down');
+    if (args[2].some((r) => r.kind === kind) && refuse-- > 0) throw refusal(args[0]);
     return append(...args);
   };
   return store;
@@ -196,6 +197,18 @@ describe('when the store fails around a rest', () => {
     const resumed = await (await first.runtime.resume(handle.id)).done;
     expect(resumed.status).toBe('awaiting_approval');
     expect((await store.read(handle.id)).at(-1)!.kind).toBe('approval.requested');
+  });
+
+  test('a writer whose lease was taken over at the rest says so (journal.fenced) and leaves the status note to the new holder', async () => {
+    const store = refusingOnce('approval.requested', (lease) => new FencedError(lease.invocation, lease.token, lease.token + 1));
+    const policy = spendApprovalPolicy({ version: '1', limit: 5, amountArg: 'amount' });
+    const first = rig(newLedger(), { policy, store });
+    const handle = first.track(await first.runtime.start(intent, start));
+    const result = await handle.done;
+    expect(result.status).toBe('suspended');
+    expect(result.suspension).toMatchObject({ class: 'runtime', code: 'journal.fenced' });
+    expect(result.reason).toMatch(/another runtime took this invocation over/);
+    expect(await store.getStatus(handle.id)).toBeUndefined();
   });
 
   test('a snapshot that cannot be saved at a boundary does not keep a later rest from making everything durable', async () => {

@@ -273,7 +273,9 @@ export class RedisStore implements JournalStore {
     registering?.catch(() => undefined); // awaited below; handled now so a refusal is never unhandled meanwhile
     const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
-    await registering;
+    await registering?.catch((err: unknown) => {
+      throw new Error(`the records of ${invocation} are appended, but the invocation could not be put in the registry ${this.registryKey} (${(err as Error)?.message ?? String(err)}); weft ls --rebuild-index repairs it`);
+    });
     // The index follows status changes (a genesis, a sealed ending) and epoch boundaries (putSnapshot) — not every step.
     if (records.length > 0 && (records[0]!.seq === 0 || endingOf(records.map((r) => r.kind)) !== undefined)) this.indexPatch(redis, invocation, appendPatch(records, this.now()));
   }
@@ -402,7 +404,9 @@ export class RedisStore implements JournalStore {
     const args = [String(lease.token), verdict, verdict === 'head' ? '0' : String(snapshot.seq), verdict === 'head' ? '' : String(snapshot.hash), text];
     const reply = await scripts.putSnapshot.run(redis, [keys.lease, keys.journal, keys.snapshot], args);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, snapshot, refused, journalKey: keys.journal } satisfies RefusalContext);
-    await registering;
+    await registering?.catch((err: unknown) => {
+      throw new Error(`the snapshot of ${invocation} is saved, but the invocation could not be put in the registry ${this.registryKey} (${(err as Error)?.message ?? String(err)}); weft ls --rebuild-index repairs it`);
+    });
     const data = snapshot.data as { value?: unknown; context?: { epoch?: unknown } } | null;
     const epoch = typeof data?.context?.epoch === 'number' ? { epoch: data.context.epoch } : {};
     this.indexPatch(redis, invocation, { status: snapshotStatus(data?.value), records: snapshot.seq, ...epoch, updated: this.now() });
@@ -520,8 +524,24 @@ export class RedisStore implements JournalStore {
       const all = await this.indexed();
       const open = all.filter((e) => !SEALED_STATUSES.has(e.status)).map((e) => e.id);
       const ended = all.filter((e) => SEALED_STATUSES.has(e.status)).map((e) => e.id);
+      // Members no listed invocation accounts for: dropped once neither journal nor snapshot exists
+      // (deleted or moved aside; checked now, so one created since the listing is kept).
+      const known = new Set(all.map((e) => e.id));
+      const unknown = (await redis.smembers(this.openKey)).filter((id) => !known.has(id) && isValidInvocationId(id));
+      const gone: string[] = [];
+      for (let i = 0; i < unknown.length; i += PIPELINE_CHUNK) {
+        const chunk = unknown.slice(i, i + PIPELINE_CHUNK);
+        const pipeline = redis.pipeline();
+        for (const id of chunk) pipeline.exists(this.keys(id).journal, this.keys(id).snapshot);
+        const replies = (await pipeline.exec()) ?? [];
+        chunk.forEach((id, j) => {
+          const [err, count] = replies[j] ?? [new Error('no reply'), 1];
+          if (!err && Number(count) === 0) gone.push(id);
+        });
+      }
       for (let i = 0; i < open.length; i += PIPELINE_CHUNK) await redis.sadd(this.openKey, ...open.slice(i, i + PIPELINE_CHUNK));
-      for (let i = 0; i < ended.length; i += PIPELINE_CHUNK) await redis.srem(this.openKey, ...ended.slice(i, i + PIPELINE_CHUNK));
+      const dropped = [...ended, ...gone];
+      for (let i = 0; i < dropped.length; i += PIPELINE_CHUNK) await redis.srem(this.openKey, ...dropped.slice(i, i + PIPELINE_CHUNK));
     }
     const ids = (await redis.smembers(this.openKey)).filter(isValidInvocationId).sort();
     const out: IndexEntry[] = [];
