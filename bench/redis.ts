@@ -11,7 +11,7 @@
  *      1–19). Goal: ≤ 1.1×.
  *   3. bytes in Redis per hibernated invocation (hibernated at its first epoch boundary) beyond
  *      its journal: MEMORY USAGE … SAMPLES 0 of its snapshot, lease and status keys plus what its
- *      entries in the shared index / registry / lease-expiry set cost, beside the journal list's.
+ *      entries in the shared index / registry / open set cost, beside the journal list's.
  *      Goal: ≤ 4 KB. Every key under the invocation's prefix is listed with its payload bytes.
  *
  * To say where a step's time goes, the same run also times the raw appends plus the store's
@@ -34,9 +34,9 @@ import { RedisStore } from '../journal/stores/redis.js';
 import { appendPatch, mergeScript } from '../journal/stores/redis-index.js';
 import { scripts } from '../journal/stores/redis-scripts.js';
 import { JournalWriter } from '../journal/writer.js';
-import { createRuntime, type Runtime } from '../runtime/index.js';
+import { createRuntime, type InvocationHandle, type Runtime } from '../runtime/index.js';
 import { BENCH_INTENT, noopActuators, noopLibrary, noopModel } from './noop-app.js';
-import { startBenchRedis, type BenchRedisServer } from './redis-server.js';
+import { aofSettings, serverCpuMs, startBenchRedis, type BenchRedisServer } from './redis-server.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
 const ASOF = '2026-01-01T00:00:00Z';
@@ -66,11 +66,6 @@ async function commandStats(client: Redis): Promise<Map<string, { calls: number;
   return out;
 }
 
-async function serverCpu(client: Redis): Promise<number> {
-  const text = await client.info('cpu');
-  const get = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(text)?.[1] ?? 0);
-  return get('used_cpu_sys') + get('used_cpu_user');
-}
 
 /** A RedisStore that adds up the wall time its callers wait in append() (call to settlement). */
 class TimedRedisStore extends RedisStore {
@@ -105,6 +100,25 @@ interface WeftRun {
   appends: number;
 }
 
+/**
+ * Times a run's steps as its records are chained: each step.completed after the one before (the
+ * first after epoch.certified). `times(n)` checks that n steps completed.
+ */
+function stepClock(handle: InvocationHandle): { times(expected: number): number[] } {
+  let certified = 0;
+  const completed: number[] = [];
+  handle.on('record', (record: JournalRecord) => {
+    if (record.kind === 'step.completed') completed.push(performance.now());
+    else if (record.kind === 'epoch.certified') certified = performance.now();
+  });
+  return {
+    times(expected) {
+      if (completed.length !== expected || !certified) throw new Error(`saw ${completed.length} step.completed records of ${expected}`);
+      return completed.map((t, i) => t - (i === 0 ? certified : completed[i - 1]!));
+    },
+  };
+}
+
 /** One invocation of `steps` no-op steps through the runtime with a RedisStore under `prefix`. */
 async function weftRun(url: string, client: Redis, prefix: string, steps: number, seed: string): Promise<WeftRun> {
   const store = new TimedRedisStore({ redis: url, prefix });
@@ -112,31 +126,25 @@ async function weftRun(url: string, client: Redis, prefix: string, steps: number
     await (await store.connection()).ping(); // connect outside the timing
     const rt = runtimeOver(store, steps);
     const before = await commandStats(client);
-    const cpuBefore = await serverCpu(client);
+    const cpuBefore = await serverCpuMs(client);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const handle = await rt.start(BENCH_INTENT, { tenant: 'bench', seed, asOf: ASOF });
-    let certified = 0;
-    const completed: number[] = [];
-    handle.on('record', (record: JournalRecord) => {
-      if (record.kind === 'step.completed') completed.push(performance.now());
-      else if (record.kind === 'epoch.certified') certified = performance.now();
-    });
+    const clock = stepClock(handle);
     const result = await handle.done;
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
-    const cpuAfter = await serverCpu(client);
+    const cpuAfter = await serverCpuMs(client);
     const after = await commandStats(client);
     if (result.status !== 'completed') throw new Error(`bench invocation ended ${result.status}: ${result.reason}`);
-    if (completed.length !== steps || !certified) throw new Error(`saw ${completed.length} step.completed records of ${steps}`);
-    const stepMs = completed.map((t, i) => t - (i === 0 ? certified : completed[i - 1]!));
+    const stepMs = clock.times(steps);
     const commands = new Map<string, { calls: number; usec: number }>();
     for (const [name, a] of after) {
       const b = before.get(name) ?? { calls: 0, usec: 0 };
       if (a.calls > b.calls) commands.set(name, { calls: a.calls - b.calls, usec: a.usec - b.usec });
     }
     const lines = await client.lrange(store.keys(result.id).journal, 0, -1);
-    return { id: result.id, stepMs, lines, records: lines.map((l) => JSON.parse(l) as JournalRecord), commands, clientCpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs: (cpuAfter - cpuBefore) * 1000, wallMs, appendMs: store.appendMs, appends: store.appends };
+    return { id: result.id, stepMs, lines, records: lines.map((l) => JSON.parse(l) as JournalRecord), commands, clientCpuMs: (cpu.user + cpu.system) / 1000, serverCpuMs: cpuAfter - cpuBefore, wallMs, appendMs: store.appendMs, appends: store.appends };
   } finally {
     await store.close();
   }
@@ -250,16 +258,11 @@ async function writerRun(url: string, prefix: string, run: WeftRun, tag: string)
 async function memoryStepMs(steps: number, seed: string): Promise<{ stepMs: number[]; clientCpuMs: number }> {
   const cpu0 = process.cpuUsage();
   const handle = await runtimeOver(new MemoryStore(), steps).start(BENCH_INTENT, { tenant: 'bench', seed, asOf: ASOF });
-  let certified = 0;
-  const completed: number[] = [];
-  handle.on('record', (record: JournalRecord) => {
-    if (record.kind === 'step.completed') completed.push(performance.now());
-    else if (record.kind === 'epoch.certified') certified = performance.now();
-  });
+  const clock = stepClock(handle);
   const result = await handle.done;
   const cpu = process.cpuUsage(cpu0);
   if (result.status !== 'completed') throw new Error(`bench invocation ended ${result.status}: ${result.reason}`);
-  return { stepMs: completed.map((t, i) => t - (i === 0 ? certified : completed[i - 1]!)), clientCpuMs: (cpu.user + cpu.system) / 1000 };
+  return { stepMs: clock.times(steps), clientCpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 interface KeyBytes {
@@ -299,7 +302,7 @@ async function scanKeys(client: Redis, pattern: string): Promise<string[]> {
  * scratch key filled with 1,000 then 2,000 entries of the same sizes, (MEMORY USAGE at 2,000 −
  * at 1,000) / 1,000 — the key's own overhead cancels out; the hash table's growth is included.
  */
-async function entryBytes(client: Redis, type: 'hash' | 'zset', source: string, id: string, scratch: string): Promise<number> {
+async function entryBytes(client: Redis, type: 'hash' | 'zset' | 'set', source: string, id: string, scratch: string): Promise<number> {
   const value = type === 'hash' ? await client.hget(source, id) : null;
   if (type === 'hash' && value === null) return 0;
   const name = (k: number) => `${id.slice(0, Math.max(0, id.length - 7))}-${String(k).padStart(6, '0')}`;
@@ -307,7 +310,8 @@ async function entryBytes(client: Redis, type: 'hash' | 'zset', source: string, 
     const pipeline = client.pipeline();
     for (let k = from; k < to; k++) {
       if (type === 'hash') pipeline.hset(scratch, name(k), value!);
-      else pipeline.zadd(scratch, '0', name(k));
+      else if (type === 'zset') pipeline.zadd(scratch, '0', name(k));
+      else pipeline.sadd(scratch, name(k));
     }
     await pipeline.exec();
   };
@@ -338,7 +342,7 @@ async function hibernatedBytes(url: string, client: Redis, prefix: string, steps
       [keys.status, 'status'],
       [store.registryKey, 'registry'],
       [store.indexKey, 'index'],
-      [store.leasesKey, 'leases'],
+      [store.openKey, 'open'],
     ]);
     const all = await scanKeys(client, `${prefix}:*`);
     const weighed: KeyBytes[] = [];
@@ -346,25 +350,14 @@ async function hibernatedBytes(url: string, client: Redis, prefix: string, steps
     for (const [k, role] of roles) if (!all.includes(k)) weighed.push({ role, key: k, type: 'none', memory: 0, payload: 0 });
     const inIndex = await entryBytes(client, 'hash', store.indexKey, result.id, `${prefix}:scratch-index`);
     const inRegistry = (await client.zscore(store.registryKey, result.id)) === null ? 0 : await entryBytes(client, 'zset', store.registryKey, result.id, `${prefix}:scratch-registry`);
-    const leaseInSet = (await client.zscore(store.leasesKey, result.id)) === null ? 0 : await entryBytes(client, 'zset', store.leasesKey, result.id, `${prefix}:scratch-leases`);
+    const inOpenSet = (await client.sismember(store.openKey, result.id)) === 0 ? 0 : await entryBytes(client, 'set', store.openKey, result.id, `${prefix}:scratch-open`);
     const own = weighed.filter((k) => k.role === 'snapshot' || k.role === 'lease' || k.role === 'status').reduce((a, k) => a + k.memory, 0);
-    return { id: result.id, records: result.records ?? 0, weighed, inIndex, inRegistry, leaseInSet, perInvocation: own + inIndex + inRegistry + leaseInSet };
+    return { id: result.id, records: result.records ?? 0, weighed, inIndex, inRegistry, inOpenSet, perInvocation: own + inIndex + inRegistry + inOpenSet };
   } finally {
     await store.close();
   }
 }
 
-async function aofSettings(client: Redis): Promise<string> {
-  try {
-    const reply = (await client.call('CONFIG', 'GET', 'append*')) as string[];
-    const conf = new Map<string, string>();
-    for (let i = 0; i + 1 < reply.length; i += 2) conf.set(reply[i]!, reply[i + 1]!);
-    const version = /redis_version:(\S+)/.exec(await client.info('server'))?.[1] ?? '?';
-    return `redis ${version}: appendonly ${conf.get('appendonly') ?? '?'}, appendfsync ${conf.get('appendfsync') ?? '?'}`;
-  } catch (err) {
-    return `CONFIG GET refused (${(err as Error).message}): AOF settings unknown`;
-  }
-}
 
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { steps: { type: 'string' }, reps: { type: 'string' }, url: { type: 'string' } } });
@@ -495,8 +488,8 @@ export async function run(argv: string[]): Promise<void> {
     for (const h of [hibSmall, hibLarge]) {
       out.push(`hibernated invocation ${h.id} (${fmt(h.records)} records), MEMORY USAGE … SAMPLES 0 [payload: STRLEN / Σ HGETALL field+value / Σ LRANGE / Σ ZRANGE member bytes]:`);
       for (const k of h.weighed) out.push(`  ${k.role.padEnd(9)} ${k.type.padEnd(6)} ${fmt(k.memory).padStart(9)} B  [payload ${fmt(k.payload).padStart(9)} B]  ${k.key}`);
-      out.push(`  per invocation beyond the journal: snapshot + lease + status keys + one entry in a shared index (${fmt(h.inIndex)} B), registry (${fmt(h.inRegistry)} B) and lease-expiry set (${fmt(h.leaseInSet)} B) = ${fmt(h.perInvocation)} B`);
-      out.push(`    (an entry's cost measured in a 1,000–2,000-entry scratch copy; alone, with their keys' own overhead, index + registry + leases weigh ${fmt(sum(h.weighed.filter((k) => k.role === 'index' || k.role === 'registry' || k.role === 'leases'), 'memory'))} B → ${fmt(sum(beyond(h), 'memory'))} B in all [payload ${fmt(sum(beyond(h), 'payload'))} B]; the blobs are the pinned library and the signing public key, shared by every invocation using them)`);
+      out.push(`  per invocation beyond the journal: snapshot + lease + status keys + one entry in a shared index (${fmt(h.inIndex)} B), registry (${fmt(h.inRegistry)} B) and open set (${fmt(h.inOpenSet)} B) = ${fmt(h.perInvocation)} B`);
+      out.push(`    (an entry's cost measured in a 1,000–2,000-entry scratch copy; alone, with their keys' own overhead, index + registry + open set weigh ${fmt(sum(h.weighed.filter((k) => k.role === 'index' || k.role === 'registry' || k.role === 'open'), 'memory'))} B → ${fmt(sum(beyond(h), 'memory'))} B in all [payload ${fmt(sum(beyond(h), 'payload'))} B]; the blobs are the pinned library and the signing public key, shared by every invocation using them)`);
     }
     out.push('');
     out.push(`load at end: ${loadLine()}; suite took ${fmt((performance.now() - suiteStart) / 1000, 1)} s`);

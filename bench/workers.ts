@@ -46,7 +46,7 @@ import { BullMqDispatcher } from '../queue/bullmq.js';
 import type { Dispatcher, Job, JobOutcome } from '../queue/dispatcher.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { BENCH_INTENT } from './noop-app.js';
-import { startBenchRedis, type BenchRedisServer } from './redis-server.js';
+import { aofSettings, serverCpuMs, startBenchRedis, type BenchRedisServer } from './redis-server.js';
 import { benchDomain, rawJobData, tenantFor } from './workers-domain.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
@@ -182,23 +182,7 @@ const perStepCommands = (s: CommandStats, steps: number) =>
     .map(([name, c]) => `${name} ${fmt(c.calls / steps, 2)}`)
     .join(', ');
 
-async function serverCpuMs(client: Redis): Promise<number> {
-  const text = await client.info('cpu');
-  const get = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(text)?.[1] ?? 0);
-  return (get('used_cpu_sys') + get('used_cpu_user')) * 1000;
-}
 
-async function aofSettings(client: Redis): Promise<string> {
-  try {
-    const reply = (await client.call('CONFIG', 'GET', 'append*')) as string[];
-    const conf = new Map<string, string>();
-    for (let i = 0; i + 1 < reply.length; i += 2) conf.set(reply[i]!, reply[i + 1]!);
-    const version = /redis_version:(\S+)/.exec(await client.info('server'))?.[1] ?? '?';
-    return `redis ${version}: appendonly ${conf.get('appendonly') ?? '?'}, appendfsync ${conf.get('appendfsync') ?? '?'}`;
-  } catch (err) {
-    return `CONFIG GET refused (${(err as Error).message}): AOF settings unknown`;
-  }
-}
 
 /** CPU (ms) of this process, the workers and redis-server over one measured stretch. */
 interface Cpu {
@@ -449,6 +433,11 @@ async function medianRtt(n: number, op: (i: number) => Promise<unknown>): Promis
 
 // ── the suite ───────────────────────────────────────────────────────────────────────────────────
 
+/** Run a weft/raw pair back to back, the order alternating with `r` (neither always runs on the other's leftovers). */
+async function alternately(r: number, weft: () => Promise<unknown>, raw: () => Promise<unknown>): Promise<void> {
+  for (const run of r % 2 === 0 ? [weft, raw] : [raw, weft]) await run();
+}
+
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -535,15 +524,11 @@ export async function run(argv: string[]): Promise<void> {
     const rawLatRuns: LatencyRun[] = [];
     for (let r = 0; r < reps; r++) {
       // Alternate the order so that neither always runs on the other's leftovers.
-      const weft = async () => weftLat.push(await weftLatencyRun(rtLat, client!, [weftLatWorker], steps, `lat-${r}`));
-      const raw = async () => rawLatRuns.push(await rawLatencyRun(rawLat, client!, [rawLatWorker], steps, `lat-${r}`));
-      if (r % 2 === 0) {
-        await weft();
-        await raw();
-      } else {
-        await raw();
-        await weft();
-      }
+      await alternately(
+        r,
+        async () => weftLat.push(await weftLatencyRun(rtLat, client!, [weftLatWorker], steps, `lat-${r}`)),
+        async () => rawLatRuns.push(await rawLatencyRun(rawLat, client!, [rawLatWorker], steps, `lat-${r}`)),
+      );
     }
 
     // ── diagnosis: the same steps with timed store and dispatcher; round trips alone; MemoryStore ──
@@ -625,15 +610,11 @@ export async function run(argv: string[]): Promise<void> {
     const weftThr: ThroughputRun[] = [];
     const rawThrRuns: ThroughputRun[] = [];
     for (let r = 0; r < pairs; r++) {
-      const weft = async () => weftThr.push(await weftThroughputRun(rtThr, counter, client!, weftThrWorkers, lanes, rounds, epochSteps, `thr-${r}`));
-      const raw = async () => rawThrRuns.push(await rawThroughputRun(rawThr, client!, rawThrWorkers, lanes, rounds * epochSteps, `thr-${r}`));
-      if (r % 2 === 0) {
-        await weft();
-        await raw();
-      } else {
-        await raw();
-        await weft();
-      }
+      await alternately(
+        r,
+        async () => weftThr.push(await weftThroughputRun(rtThr, counter, client!, weftThrWorkers, lanes, rounds, epochSteps, `thr-${r}`)),
+        async () => rawThrRuns.push(await rawThroughputRun(rawThr, client!, rawThrWorkers, lanes, rounds * epochSteps, `thr-${r}`)),
+      );
     }
     await stopWorkers();
 

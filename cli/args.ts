@@ -45,6 +45,12 @@ export function parseCommandArgs(argv: string[], options: OptionSpec, positional
 }
 
 /** Print a usage error the way every command does, and return exit code 2. */
+/** A flag's value as a positive integer of at most `maxDigits` digits, or a UsageError naming the flag. */
+export function positiveInt(flag: string, value: string, maxDigits = 9): number {
+  if (!new RegExp(`^[1-9][0-9]{0,${maxDigits - 1}}$`).test(value)) throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
 export function usageFailure(command: string, usage: string, err: UsageError): number {
   process.stderr.write(`weft ${command}: ${err.message}\nusage: weft ${usage}\n`);
   return 2;

@@ -92,12 +92,17 @@ export interface OpenOptions {
   limits?: Partial<InvocationLimits> | undefined;
 }
 
+/** Where a domain keeps its local state in a workspace (handed to its factories as `stateDir`). */
+export function domainStateDir(workspace: string, domain: { name: string }): string {
+  return path.join(workspace, 'state', domain.name);
+}
+
 export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const dir = workspaceDir(options.dir);
   const { domain, ref } = options.domain;
   const store = options.store ?? new FileStore(dir);
   const { key, publicKeyFile } = await workspaceKey(dir);
-  const stateDir = path.join(dir, 'state', domain.name);
+  const stateDir = domainStateDir(dir, domain);
   const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix } : undefined;
   const actuators = domain.actuators({ stateDir, ...(redis ? { redis } : {}) });
   const runtime = createRuntime({

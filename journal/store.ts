@@ -105,6 +105,18 @@ export function normalizeStatusNote(note: StatusNote): StatusNote {
   return out;
 }
 
+/** The statuses of a sealed journal: completed, failed or handed off. */
+export type SealedStatus = 'completed' | 'failed' | 'handed_off';
+export const SEALED_STATUSES: ReadonlySet<string> = new Set<SealedStatus>(['completed', 'failed', 'handed_off']);
+
+/** The sealed ending a run of record kinds (a journal's last ones) holds, if any. */
+export function endingOf(kinds: readonly string[]): SealedStatus | undefined {
+  if (kinds.includes('invocation.completed')) return 'completed';
+  if (kinds.includes('invocation.failed')) return 'failed';
+  if (kinds.includes('invocation.handed_off')) return 'handed_off';
+  return undefined;
+}
+
 export interface JournalStore {
   /** A short name for diagnostics ("memory", "file:/path/.weft", "redis://…"). */
   readonly name: string;

@@ -38,6 +38,16 @@ import type { Job, JobOutcome } from './dispatcher.js';
 
 export const DEFAULT_QUEUE = 'weft-effects';
 
+/** BullMQ's key prefix under a Weft Redis prefix (`weft` → `weft:bull`): runtimes and workers must agree on it. */
+export function bullPrefix(redisPrefix = 'weft'): string {
+  return `${redisPrefix}:bull`;
+}
+
+/** BullMQ connection options from a Redis URL or options. */
+export function connectionOf(connection: string | ConnectionOptions): ConnectionOptions {
+  return typeof connection === 'string' ? { url: connection } : connection;
+}
+
 export interface BullMqDispatcherOptions {
   /** Where BullMQ keeps the queue: a Redis URL or BullMQ connection options. */
   connection: string | ConnectionOptions;
@@ -88,8 +98,8 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     super(options.actuators);
     const queueName = options.queue ?? DEFAULT_QUEUE;
     this.name = `bullmq:${queueName}`;
-    const connection: ConnectionOptions = typeof options.connection === 'string' ? { url: options.connection } : options.connection;
-    const prefix = options.prefix ?? 'weft:bull';
+    const connection = connectionOf(options.connection);
+    const prefix = options.prefix ?? bullPrefix();
     this.connection = connection;
     this.prefix = prefix;
     this.queue = new Queue(queueName, { connection, prefix });

@@ -46,5 +46,12 @@ export interface Dispatcher {
   /** Validate args against the actuator's schema; returns the reason they fail, if they do. */
   checkArgs(actuator: string, args: unknown): string | undefined;
   dispatch(job: Job): Promise<JobOutcome>;
+  /**
+   * A dispatcher that can wake sleepers itself (BullMQ: a delayed job): `scheduleWake` is called when
+   * an invocation rests on a durable sleep, and `serve` consumes the wake-ups with `onWake`. Without
+   * them, serve's listing finds sleepers that are due.
+   */
+  scheduleWake?(invocation: string, at: string): Promise<void>;
+  onWake?(wake: (invocation: string) => void): Promise<{ close(): Promise<void> }>;
   close(): Promise<void>;
 }

@@ -17,9 +17,9 @@ import { Worker, type ConnectionOptions } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Domain } from '../runtime/domain.js';
-import { DEFAULT_QUEUE } from './bullmq.js';
+import { bullPrefix, connectionOf, DEFAULT_QUEUE } from './bullmq.js';
 import type { Job, JobOutcome } from './dispatcher.js';
-import { runJob } from './in-process.js';
+import { InProcessDispatcher } from './in-process.js';
 
 export interface WorkerOptions {
   domain: Domain;
@@ -51,9 +51,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     },
     ...(options.redis ? { redis: options.redis } : {}),
   });
-  const byName = new Map(actuators.map((a) => [a.name, a]));
+  const local = new InProcessDispatcher(actuators);
   const digests = new Set(domain.libraries.map((l) => libraryDigest(l)));
-  const connection: ConnectionOptions = typeof options.connection === 'string' ? { url: options.connection } : options.connection;
+  const connection = connectionOf(options.connection);
   const worker = new Worker<Job, JobOutcome>(
     options.queue ?? DEFAULT_QUEUE,
     async (bullJob) => {
@@ -61,13 +61,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (job.library !== undefined && !digests.has(job.library)) {
         throw new Error(`this worker's domain ${domain.name} has no library ${job.library} (the job's invocation pinned it): run a worker of that version`);
       }
-      const actuator = byName.get(job.actuator);
-      if (!actuator) return { ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: `no actuator named ${job.actuator} in domain ${domain.name}` } };
-      return runJob(actuator, job);
+      return local.dispatch(job);
     },
     {
       connection,
-      prefix: options.prefix ?? 'weft:bull',
+      prefix: options.prefix ?? bullPrefix(),
       concurrency: options.concurrency ?? 1,
       maxStalledCount: 0,
       lockDuration: options.lockDurationMs ?? 30_000,

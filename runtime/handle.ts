@@ -18,7 +18,7 @@ import { EventEmitter } from 'node:events';
 import type { Actor } from 'xstate';
 import { FencedError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
-import type { JournalStore } from '../journal/store.js';
+import { SEALED_STATUSES, type JournalStore } from '../journal/store.js';
 import type { JournalWriter } from '../journal/writer.js';
 import type { InvocationContext, InvocationEvent, Suspension } from '../machines/context.js';
 import type { InvocationMachine } from '../machines/invocation-machine.js';
@@ -50,9 +50,6 @@ const STOPPING: Record<string, InvocationStatus> = {
   hibernated: 'hibernated',
   suspended: 'suspended',
 };
-
-/** The statuses of a sealed journal: nothing resumes them, so no snapshot is kept for them. */
-const ENDED: ReadonlySet<InvocationStatus> = new Set<InvocationStatus>(['completed', 'failed', 'handed_off']);
 
 export class InvocationHandle extends EventEmitter {
   readonly done: Promise<InvocationResult>;
@@ -165,8 +162,8 @@ export class InvocationHandle extends EventEmitter {
     this.emit('state', value, context);
     const stopping = STOPPING[value];
     // A snapshot at every epoch boundary after the first (the first would hold only the pin and
-    // the request) and at every resting state; an ended run is resumed from its sealed journal.
-    if ((value === 'parse' && context.epoch > 1) || (stopping && !ENDED.has(stopping))) this.persist(context);
+    // the request) and at every resting state; a sealed run is never resumed, so it gets none.
+    if ((value === 'parse' && context.epoch > 1) || (stopping && !SEALED_STATUSES.has(stopping))) this.persist(context);
     if (stopping) void this.stop(stopping, context);
   }
 

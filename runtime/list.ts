@@ -9,7 +9,7 @@
 import { dirname, join } from 'node:path';
 import { isWeftError, TornTailError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
-import type { JournalStore, Snapshot, StatusNote } from '../journal/store.js';
+import { endingOf, SEALED_STATUSES, type JournalStore, type Snapshot, type StatusNote } from '../journal/store.js';
 import type { InvocationStatus } from './handle.js';
 
 /** `interrupted`: not ended, not resting, and no live runtime holds it — its process stopped (a crash, a kill). */
@@ -62,7 +62,6 @@ function isIndexed(store: JournalStore): store is IndexedStore {
   return typeof (store as Partial<IndexedStore>).indexed === 'function';
 }
 
-const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'handed_off']);
 
 /**
  * Every invocation in the store with its status, optionally only a tenant's or only one status. A
@@ -74,7 +73,7 @@ export async function listInvocations(store: JournalStore, filter: { tenant?: st
   if (isIndexed(store)) {
     const out: InvocationSummary[] = [];
     for (const entry of await store.indexed(filter.tenant === undefined ? {} : { tenant: filter.tenant })) {
-      const row = ENDED.has(entry.status)
+      const row = SEALED_STATUSES.has(entry.status)
         ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus }
         : await summarize(store, entry.id).catch((err: unknown) => damagedRow(entry.id, err));
       if (keep(row)) out.push(row);
@@ -102,11 +101,11 @@ function hasOpenIndex(store: JournalStore): store is OpenIndexedStore {
  * store is listed in full.
  */
 export async function listOpenInvocations(store: JournalStore, options: { repair?: boolean } = {}): Promise<InvocationSummary[]> {
-  if (!hasOpenIndex(store)) return (await listAll(store)).filter((row) => !ENDED.has(row.status));
+  if (!hasOpenIndex(store)) return (await listAll(store)).filter((row) => !SEALED_STATUSES.has(row.status));
   const out: InvocationSummary[] = [];
   for (const entry of await store.openIndexed(options)) {
     const row = await summarize(store, entry.id).catch((err: unknown) => damagedRow(entry.id, err));
-    if (ENDED.has(row.status)) await store.reindex([entry.id]).catch(() => undefined);
+    if (SEALED_STATUSES.has(row.status)) await store.reindex([entry.id]).catch(() => undefined);
     else out.push(row);
   }
   return out;
@@ -138,10 +137,8 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean }> {
   length ??= await store.length(id);
   if (length > 0) {
-    const kinds = (await store.read(id, Math.max(0, length - 2))).map((r) => r.kind);
-    if (kinds.includes('invocation.completed')) return { status: 'completed' };
-    if (kinds.includes('invocation.failed')) return { status: 'failed' };
-    if (kinds.includes('invocation.handed_off')) return { status: 'handed_off' };
+    const ending = endingOf((await store.read(id, Math.max(0, length - 2))).map((r) => r.kind));
+    if (ending) return { status: ending };
   }
   const snapshot = await store.getSnapshot(id);
   const value = (snapshot?.data as { value?: unknown } | undefined)?.value;

@@ -36,7 +36,7 @@ import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '.
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
-import { BullMqDispatcher } from '../queue/bullmq.js';
+import { BullMqDispatcher, bullPrefix } from '../queue/bullmq.js';
 import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../journal/stores/redis.js';
 import { relaxedDurabilityWarning } from '../journal/stores/redis-durability.js';
 import type { Redis as RedisClient } from 'ioredis';
@@ -127,10 +127,8 @@ export class Runtime {
   /** Each library's digest, computed once: pinning and resuming look libraries up by it. */
   private readonly digests = new Map<Library, string>();
   private readiness: Promise<void> | undefined;
-  /** Each pinned library put in the store's blob area, once per runtime (by digest). */
-  private readonly librariesStored = new Map<string, Promise<void>>();
-  /** The signing key's public half, put in the store's blob area once (by its key id) for any process to find. */
-  private publicKeyStored: Promise<string> | undefined;
+  /** Blobs this runtime has put in the store (pinned libraries; the signing key's public half, by its key id), by digest. */
+  private readonly blobsStored = new Map<string, Promise<void>>();
   /** True when the runtime made its store from `redis` (and closes it). */
   private readonly ownsStore: boolean;
 
@@ -183,17 +181,10 @@ export class Runtime {
     await this.ready();
     const library = this.pickLibrary(opts.library);
     const digest = this.digests.get(library)!;
-    await this.storeLibrary(library, digest);
+    await this.putBlobOnce(digest, () => canonicalBytes(library));
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
     const key = this.options.signingKey;
-    if (key) {
-      if (!this.publicKeyStored) {
-        const storing = this.options.store.putBlob(hexToBytes(key.publicKey));
-        storing.catch(() => (this.publicKeyStored = undefined)); // retried by the next start
-        this.publicKeyStored = storing;
-      }
-      await this.publicKeyStored;
-    }
+    if (key) await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
     const model = this.options.model;
     const pin: Pin = {
       library: digest,
@@ -294,9 +285,9 @@ export class Runtime {
     return serve(this, options);
   }
 
-  /** With BullMQ dispatch: consume durable sleeps' wake-up jobs (serve does); undefined otherwise. */
+  /** With a dispatcher that wakes sleepers (BullMQ): consume durable sleeps' wake-ups (serve does); undefined otherwise. */
   onWake(wake: (invocation: string) => void): Promise<{ close(): Promise<void> }> | undefined {
-    return this.dispatcher instanceof BullMqDispatcher ? this.dispatcher.onWake(wake) : undefined;
+    return this.dispatcher?.onWake?.(wake);
   }
 
   /** Every invocation in the store with its status; see list.ts (damaged journals are listed and marked). */
@@ -450,11 +441,11 @@ export class Runtime {
       ...(snapshot ? { snapshot: snapshot.data as never } : {}),
       ...(this.options.inspect ? { inspect: this.options.inspect as Observer<InspectionEvent> } : {}),
     });
-    // A durable sleep in the distributed mode: a delayed job wakes it through `serve`.
+    // A durable sleep with a dispatcher that wakes sleepers (BullMQ: a delayed job) is woken through `serve`.
     const dispatcher = this.dispatcher;
-    if (dispatcher instanceof BullMqDispatcher) {
+    if (dispatcher?.scheduleWake) {
       handle.beforeSettle = async (result) => {
-        if (result.status === 'waiting_timer' && result.wakeAt) await dispatcher.scheduleWake(result.id, result.wakeAt);
+        if (result.status === 'waiting_timer' && result.wakeAt) await dispatcher.scheduleWake!(result.id, result.wakeAt);
       };
     }
     handle.attach(actor, this.options.store, writer, this.options.leaseTtlMs ?? 30_000);
@@ -466,16 +457,16 @@ export class Runtime {
     return { writer: this.writerId, ttlMs: this.options.leaseTtlMs ?? 30_000, ...(this.options.now ? { now: this.options.now } : { now: () => new Date() }) };
   }
 
-  /** Put `library` in the store's blob area (content-addressed, so once per runtime is enough); a failure is retried by the next start. */
-  private storeLibrary(library: Library, digest: string): Promise<void> {
-    let stored = this.librariesStored.get(digest);
+  /** Put a blob whose digest is `digest` in the store (content-addressed, so once per runtime is enough); a failure is retried by the next start. */
+  private putBlobOnce(digest: string, bytes: () => Uint8Array): Promise<void> {
+    let stored = this.blobsStored.get(digest);
     if (!stored) {
       stored = (async () => {
-        const filed = await this.options.store.putBlob(canonicalBytes(library));
-        if (filed !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store filed library ${digest} under ${filed}`);
+        const filed = await this.options.store.putBlob(bytes());
+        if (filed !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store filed blob ${digest} under ${filed}`);
       })();
-      stored.catch(() => this.librariesStored.delete(digest));
-      this.librariesStored.set(digest, stored);
+      stored.catch(() => this.blobsStored.delete(digest));
+      this.blobsStored.set(digest, stored);
     }
     return stored;
   }
@@ -512,7 +503,7 @@ function chooseDispatcher(options: ResolvedOptions): Dispatcher | undefined {
     return new BullMqDispatcher({
       connection: options.redis as string,
       actuators: options.actuators,
-      prefix: `${options.redisPrefix ?? 'weft'}:bull`,
+      prefix: bullPrefix(options.redisPrefix),
       ...(options.queue ? { queue: options.queue } : {}),
       workerHint: `weft worker --domain ${options.domain?.name ?? '<domain>'} --redis ${url ?? '<url>'}${options.queue ? ` --queue ${options.queue}` : ''}`,
     });

@@ -21,6 +21,7 @@
  * finds it taken (LeaseHeldError) leaves it to the other. Hibernated invocations stay asleep (a
  * person hibernated them), and those awaiting approval wait for `weft approve`.
  */
+import { LeaseHeldError } from '../journal/errors.js';
 import type { InvocationSummary } from './list.js';
 import type { Runtime } from './runtime.js';
 
@@ -78,7 +79,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
         if (result.status === 'suspended') delay(row.id);
         else backoff.delete(row.id);
       } catch (err) {
-        if ((err as { code?: unknown })?.code === 'journal.lease_held') {
+        if (err instanceof LeaseHeldError) {
           emit({ kind: 'skipped', id: row.id, reason: 'another runtime holds it' });
         } else {
           emit({ kind: 'error', id: row.id, message: (err as Error)?.message ?? String(err) });

@@ -24,12 +24,11 @@ import { readJournalBytes } from '../../journal/verify-bytes.js';
 import type { Library } from '../../htn/library/schema.js';
 import { readLibraryBlob } from '../../runtime/library-blob.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { KeyFileError, loadPublicKey, PUBLIC_FILE, PUBLIC_FORMAT } from '../../runtime/keys.js';
+import { KeyFileError, loadPublicKey, PUBLIC_FILE, PUBLIC_FORMAT, publicKeyFromStore } from '../../runtime/keys.js';
 import { workspaceDir } from '../workspace.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import type { JournalStore } from '../../journal/store.js';
 import { recordLine } from '../../journal/encode.js';
-import { publicKeyFromStore } from '../../runtime/keys.js';
 
 export const usage = `export <id> [--dir D] ${storeUsage}\n                                       print a portable bundle (journal, pinned library, public key) to verify elsewhere`;
 

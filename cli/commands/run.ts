@@ -14,7 +14,7 @@
  * `--json`, one object `{ id, status, journal, fingerprint, publicKey }` (absolute paths) for
  * scripts and auditors to chain with `weft verify`.
  */
-import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { crashHooks } from '../faults.js';
 import { loadDomain } from '../domain-loader.js';
@@ -38,13 +38,9 @@ export const usage =
 
 /** `--model-timeout-ms` / `--model-attempts`: pinned limits of the model call (positive integers). */
 function modelLimits(timeout: string | undefined, attempts: string | undefined): Partial<InvocationLimits> | undefined {
-  const positive = (flag: string, value: string) => {
-    if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
-    return Number(value);
-  };
   const limits: Partial<InvocationLimits> = {};
-  if (timeout !== undefined) limits.modelTimeoutMs = positive('--model-timeout-ms', timeout);
-  if (attempts !== undefined) limits.modelAttempts = positive('--model-attempts', attempts);
+  if (timeout !== undefined) limits.modelTimeoutMs = positiveInt('--model-timeout-ms', timeout);
+  if (attempts !== undefined) limits.modelAttempts = positiveInt('--model-attempts', attempts);
   return Object.keys(limits).length ? limits : undefined;
 }
 

@@ -8,7 +8,7 @@
  * JSON object per event).
  */
 import { serve } from '../../runtime/serve.js';
-import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { loadDomain } from '../domain-loader.js';
 import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
@@ -28,10 +28,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose invocations this process runs');
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
     dispatch = dispatchFlag(args.strings);
-    if (args.strings['poll-ms'] !== undefined) {
-      if (!/^[1-9][0-9]{0,6}$/.test(args.strings['poll-ms'])) throw new UsageError(`--poll-ms must be a positive integer, got ${JSON.stringify(args.strings['poll-ms'])}`);
-      pollMs = Number(args.strings['poll-ms']);
-    }
+    if (args.strings['poll-ms'] !== undefined) pollMs = positiveInt('--poll-ms', args.strings['poll-ms'], 7);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('serve', usage, err);
     throw err;

@@ -9,14 +9,13 @@
  * `WEFT_WORKER_LOCK_MS` shortens the job lock (how soon a dead worker's job counts as stalled) —
  * for tests; the default is 30 s.
  */
-import path from 'node:path';
 import { startWorker } from '../../queue/worker.js';
-import { DEFAULT_QUEUE } from '../../queue/bullmq.js';
-import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { bullPrefix, DEFAULT_QUEUE } from '../../queue/bullmq.js';
+import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
 import { loadDomain } from '../domain-loader.js';
 import { storeChoice, storeOptions } from '../store-choice.js';
-import { workspaceDir } from '../workspace.js';
+import { domainStateDir, workspaceDir } from '../workspace.js';
 
 export const usage =
   'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--redis-prefix P] [--dir D]\n' +
@@ -31,10 +30,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose actuators this worker runs');
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
     if (!choice.redis) throw new UsageError('--redis URL (or WEFT_REDIS_URL) is required: the Redis the runtimes queue their jobs in');
-    if (args.strings.concurrency !== undefined) {
-      if (!/^[1-9][0-9]{0,3}$/.test(args.strings.concurrency)) throw new UsageError(`--concurrency must be a positive integer, got ${JSON.stringify(args.strings.concurrency)}`);
-      concurrency = Number(args.strings.concurrency);
-    }
+    if (args.strings.concurrency !== undefined) concurrency = positiveInt('--concurrency', args.strings.concurrency, 4);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('worker', usage, err);
     throw err;
@@ -42,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   const loaded = await loadDomain(args.strings.domain!);
   const domain = loaded.domain;
   const redis = { url: choice.redis!.url, prefix: choice.redis!.prefix };
-  const stateDir = path.join(choice.dir, 'state', domain.name);
+  const stateDir = domainStateDir(choice.dir, domain);
   const faults = crashHooks();
   const actuators = faults.wrapActuators(domain.actuators({ stateDir, redis }), domain.observe);
   const lock = Number(process.env.WEFT_WORKER_LOCK_MS ?? 0);
@@ -52,10 +48,8 @@ export async function run(argv: string[]): Promise<number> {
     actuators,
     connection: redis.url,
     queue,
-    prefix: `${redis.prefix}:bull`,
+    prefix: bullPrefix(redis.prefix),
     concurrency,
-    stateDir,
-    redis,
     ...(lock > 0 ? { lockDurationMs: lock } : {}),
   });
   process.stderr.write(`weft worker: domain ${domain.name}, queue ${queue}, concurrency ${concurrency}, pid ${process.pid} — ready\n`);

@@ -19,11 +19,26 @@
 import { isDigest } from '../digest.js';
 import { FencedError, InvalidNameError, JournalIntegrityError, SeqConflictError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
-import { isValidInvocationId, type Lease, type Snapshot } from '../store.js';
+import { isInboxMessage, isValidInvocationId, type InboxMessage, type Lease, type Snapshot } from '../store.js';
 
 export function assertInvocationId(id: string): void {
   if (typeof id !== 'string' || !isValidInvocationId(id)) {
     throw new InvalidNameError('invocation id', String(id), 'use 1–200 letters, digits, ".", "_" or "-", starting with a letter or digit, without ".."');
+  }
+}
+
+/** Throws unless `message` is an inbox message (what every store's putInbox accepts). */
+export function assertInboxMessage(message: unknown): asserts message is InboxMessage {
+  if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at }');
+}
+
+/** The inbox message stored as `text`, or undefined when it is not one (a damaged inbox reads as empty). */
+export function parseInboxMessage(text: string): InboxMessage | undefined {
+  try {
+    const message: unknown = JSON.parse(text);
+    return isInboxMessage(message) ? message : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -51,8 +51,8 @@ import { recordLine } from '../encode.js';
 import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
 import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
-import { isInboxMessage, isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
-import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
+import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
 import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
@@ -353,20 +353,14 @@ export class FileStore implements JournalStore {
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {
     assertInvocationId(invocation);
-    if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at }');
+    assertInboxMessage(message);
     atomicWrite(join(this.invocationDir(invocation), INBOX), new TextEncoder().encode(JSON.stringify(message) + '\n'));
   }
 
   async peekInbox(invocation: string): Promise<InboxMessage | undefined> {
     assertInvocationId(invocation);
     const bytes = readIfExists(join(this.invocationDir(invocation), INBOX));
-    if (bytes === undefined) return undefined;
-    try {
-      const message: unknown = JSON.parse(new TextDecoder().decode(bytes));
-      return isInboxMessage(message) ? message : undefined;
-    } catch {
-      return undefined;
-    }
+    return bytes === undefined ? undefined : parseInboxMessage(new TextDecoder().decode(bytes));
   }
 
   async clearInbox(invocation: string): Promise<void> {

@@ -20,8 +20,8 @@ import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
 import { BlobError, LeaseHeldError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
-import { isInboxMessage, isStatusNote, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
-import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
+import { isStatusNote, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { assertBlobDigest, assertInboxMessage, assertInvocationId, parseInboxMessage, checkAppend, checkFence, checkSnapshotAnchor, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
 
 export interface MemoryStoreOptions {
   /** Wall clock in ms since the epoch, for lease expiry. Default Date.now. */
@@ -151,14 +151,14 @@ export class MemoryStore implements JournalStore {
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {
     assertInvocationId(invocation);
-    if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at }');
+    assertInboxMessage(message);
     this.inboxes.set(invocation, JSON.stringify(message));
   }
 
   async peekInbox(invocation: string): Promise<InboxMessage | undefined> {
     assertInvocationId(invocation);
     const text = this.inboxes.get(invocation);
-    return text === undefined ? undefined : (JSON.parse(text) as InboxMessage);
+    return text === undefined ? undefined : parseInboxMessage(text);
   }
 
   async clearInbox(invocation: string): Promise<void> {

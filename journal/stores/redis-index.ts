@@ -1,12 +1,10 @@
 /**
  * The Redis store's status index: one hash `<prefix>:index` (invocation id → JSON entry { tenant,
- * intent (a short prefix), status, epoch, records, updated, reason? }) and one sorted set
- * `<prefix>:leases` (invocation id → the lease's expiry, ms), so that `weft ls --redis URL
- * [--tenant T] [--status S]` and `weft serve` (expired leases) need no scan of every journal.
- *
- * A third key, the set `<prefix>:open`, holds the ids whose entry has not ended, kept by the same
- * merge script: `weft serve` reads it (and only those entries) on every poll instead of the whole
- * index, and repairs it with the index now and then (`RedisStore.openIndexed({ repair: true })`).
+ * intent (a short prefix), status, epoch, records, updated, reason? }), so that `weft ls --redis
+ * URL [--tenant T] [--status S]` needs no scan of every journal, and one set `<prefix>:open` of the
+ * ids whose entry has not ended, kept by the same merge script: `weft serve` reads it (and only
+ * those entries) on every poll instead of the whole index, and repairs it with the index now and
+ * then (`RedisStore.openIndexed({ repair: true })`).
  *
  * The index follows status changes — a genesis, a sealed ending, a snapshot (every epoch boundary
  * after the first, every resting state), a suspension note — not every step, so a step costs no
@@ -23,6 +21,7 @@
  * failed, handed off) against any later, stale update.
  */
 import type { JournalRecord } from '../records.js';
+import { endingOf } from '../store.js';
 import { RedisScript } from './redis-scripts.js';
 
 export interface IndexEntry {
@@ -38,6 +37,11 @@ export interface IndexEntry {
 }
 
 const INTENT_CHARS = 120;
+
+/** The intent as the index keeps it: at most INTENT_CHARS characters. */
+export function indexIntent(intent: string): string {
+  return intent.length > INTENT_CHARS ? `${intent.slice(0, INTENT_CHARS - 1)}…` : intent;
+}
 
 /**
  * MERGE — KEYS[1] the index hash, KEYS[2] the open set; ARGV[1] the invocation id, ARGV[2] a JSON
@@ -77,23 +81,13 @@ export function appendPatch(records: readonly JournalRecord[], now: number): Rec
   if (first.seq === 0 && first.kind === 'invocation.pinned') {
     const body = first.body as { tenant: string; intent: string };
     patch.tenant = body.tenant;
-    patch.intent = body.intent.length > INTENT_CHARS ? `${body.intent.slice(0, INTENT_CHARS - 1)}…` : body.intent;
+    patch.intent = indexIntent(body.intent);
   }
   const status = endingOf(records.map((r) => r.kind));
   patch.status = status ?? 'running';
   return patch;
 }
 
-/** The statuses of a sealed journal: never in the open set. */
-export const SEALED_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'handed_off']);
-
-/** The sealed ending a run of record kinds holds, if any. */
-export function endingOf(kinds: readonly string[]): string | undefined {
-  if (kinds.includes('invocation.completed')) return 'completed';
-  if (kinds.includes('invocation.failed')) return 'failed';
-  if (kinds.includes('invocation.handed_off')) return 'handed_off';
-  return undefined;
-}
 
 /** The status a snapshot's machine state says the invocation rests in. */
 export function snapshotStatus(value: unknown): string {

@@ -49,18 +49,17 @@
  *   written twice and a resent acquire does not lock out its own writer.
  */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
 import { BlobError, InvalidNameError, JournalIntegrityError, WeftError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
-import { isInboxMessage, isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
-import { assertBlobDigest, assertInvocationId, checkAppend, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
-import { processAlive } from './file-io.js';
+import { endingOf, isStatusNote, isValidInvocationId, normalizeStatusNote, SEALED_STATUSES, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
+import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
-import { appendPatch, endingOf, mergeScript, parseEntry, SEALED_STATUSES, snapshotStatus, type IndexEntry } from './redis-index.js';
+import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
 export { checkRedisDurability, RedisDurabilityError, type DurabilityVerdict } from './redis-durability.js';
@@ -180,9 +179,19 @@ export class RedisStore implements JournalStore {
 
   /** The keys of one invocation (for tools and tests; the store owns their contents). */
   keys(invocation: string): RedisKeys {
-    assertInvocationId(invocation);
-    const base = `${this.prefix}:{${invocation}}:`;
+    const base = this.keyBase(invocation);
     return { journal: `${base}journal`, lease: `${base}lease`, snapshot: `${base}snapshot`, status: `${base}status` };
+  }
+
+  /** `<prefix>:{<id>}:`, the start of every key of one invocation (its hash tag); validates the id. */
+  private keyBase(invocation: string): string {
+    assertInvocationId(invocation);
+    return `${this.prefix}:{${invocation}}:`;
+  }
+
+  /** The key of an invocation's inbox (a person's decision waiting to be recorded); validates the id. */
+  private inboxKey(invocation: string): string {
+    return `${this.keyBase(invocation)}inbox`;
   }
 
   /** The key of a blob. */
@@ -206,10 +215,6 @@ export class RedisStore implements JournalStore {
     return `${this.prefix}:open`;
   }
 
-  /** Lease expiries (ms) by invocation id: what `weft serve` scans for work to take over. */
-  get leasesKey(): string {
-    return `${this.prefix}:leases`;
-  }
 
   async acquire(invocation: string, options: AcquireOptions): Promise<Lease> {
     const keys = this.keys(invocation);
@@ -224,7 +229,6 @@ export class RedisStore implements JournalStore {
       reply = await scripts.acquire.run(redis, [keys.lease], [String(options.writer), String(now), String(expiresAt), randomUUID(), String(reply[2])]);
     }
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation, now });
-    this.after(redis.zadd(this.leasesKey, String(expiresAt), invocation));
     return { invocation, writer: options.writer, token: Number(reply[1]), expiresAt };
   }
 
@@ -235,7 +239,6 @@ export class RedisStore implements JournalStore {
     const redis = await this.redis();
     const reply = await scripts.renew.run(redis, [keys.lease], [String(lease.token), String(expiresAt)]);
     if (reply[0] !== Code.OK) throw refusal(reply, { invocation: lease.invocation, lease });
-    this.after(redis.zadd(this.leasesKey, String(expiresAt), lease.invocation));
     return { invocation: lease.invocation, writer: String(reply[1]), token: lease.token, expiresAt };
   }
 
@@ -243,7 +246,6 @@ export class RedisStore implements JournalStore {
     const keys = this.keys(lease.invocation);
     const redis = await this.redis();
     await scripts.release.run(redis, [keys.lease], [String(lease.token), String(this.now())]);
-    this.after(redis.zrem(this.leasesKey, lease.invocation));
   }
 
   async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
@@ -453,26 +455,18 @@ export class RedisStore implements JournalStore {
   }
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {
-    if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at }');
-    await (await this.redis()).set(`${this.prefix}:{${invocation}}:inbox`, JSON.stringify(message));
-    this.keys(invocation); // validates the id
+    const key = this.inboxKey(invocation);
+    assertInboxMessage(message);
+    await (await this.redis()).set(key, JSON.stringify(message));
   }
 
   async peekInbox(invocation: string): Promise<InboxMessage | undefined> {
-    this.keys(invocation);
-    const text = await (await this.redis()).get(`${this.prefix}:{${invocation}}:inbox`);
-    if (text === null) return undefined;
-    try {
-      const message: unknown = JSON.parse(text);
-      return isInboxMessage(message) ? message : undefined;
-    } catch {
-      return undefined;
-    }
+    const text = await (await this.redis()).get(this.inboxKey(invocation));
+    return text === null ? undefined : parseInboxMessage(text);
   }
 
   async clearInbox(invocation: string): Promise<void> {
-    this.keys(invocation);
-    await (await this.redis()).del(`${this.prefix}:{${invocation}}:inbox`);
+    await (await this.redis()).del(this.inboxKey(invocation));
   }
 
   async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {
@@ -496,7 +490,6 @@ export class RedisStore implements JournalStore {
     return new Uint8Array(bytes);
   }
 
-  /** Quit the client this store created (waiting for replies in flight); a client passed in stays open. */
   /**
    * The status index, every entry (redis-index.ts), repaired first for any invocation the registry
    * has and the index lacks; filtered by tenant and status when asked.
@@ -558,8 +551,7 @@ export class RedisStore implements JournalStore {
 
   /**
    * Recompute index entries from the journals, snapshots and status notes (all listed invocations
-   * when `ids` is absent), the open set, and the lease-expiry set from the leases. Returns the ids
-   * recomputed.
+   * when `ids` is absent), and the open set. Returns the ids recomputed.
    */
   async reindex(ids?: readonly string[]): Promise<string[]> {
     const redis = await this.redis();
@@ -576,7 +568,7 @@ export class RedisStore implements JournalStore {
       const body = first?.kind === 'invocation.pinned' ? (first.body as { tenant: string; intent: string }) : undefined;
       const entry = {
         tenant: body?.tenant ?? '?',
-        intent: body ? (body.intent.length > 120 ? `${body.intent.slice(0, 119)}…` : body.intent) : '?',
+        intent: body ? indexIntent(body.intent) : '?',
         status,
         epoch: tail.at(-1)?.epoch ?? 0,
         records: length,
@@ -586,16 +578,8 @@ export class RedisStore implements JournalStore {
       await redis.hset(this.indexKey, id, JSON.stringify(entry));
       if (SEALED_STATUSES.has(status)) await redis.srem(this.openKey, id);
       else await redis.sadd(this.openKey, id);
-      const lease = await this.storedLease(id);
-      if (lease && !lease.released) await redis.zadd(this.leasesKey, String(lease.expiresAt), id);
-      else await redis.zrem(this.leasesKey, id);
     }
     return [...targets];
-  }
-
-  /** Invocations whose lease expired by `now` (ms), oldest first: what a `serve` process may take over. */
-  async expiredLeases(now = this.now()): Promise<string[]> {
-    return (await this.redis()).zrangebyscore(this.leasesKey, '-inf', String(now));
   }
 
   /** An index update after the change it describes: in order on the connection, not waited for (see redis-index.ts). */
@@ -608,6 +592,7 @@ export class RedisStore implements JournalStore {
     command.catch(() => undefined);
   }
 
+  /** Quit the client this store created (waiting for replies in flight); a client passed in stays open. */
   async close(): Promise<void> {
     this.closed ??= (async () => {
       if (!this.owned) return;
@@ -693,6 +678,6 @@ function escapeGlob(text: string): string {
 /** A writer id `<host>:<pid>` (the runtime's) naming a process on this host that no longer runs. */
 function deadOnThisHost(writer: string): boolean {
   const match = /^(.*):(\d+)$/.exec(writer);
-  if (!match || match[1] !== hostname()) return false;
+  if (!match || match[1] !== HOST) return false;
   return !processAlive(Number(match[2]));
 }
