@@ -6,7 +6,7 @@
  * in this process, with a notice naming the command that starts a worker. The choice is made once
  * per command, never per job, so one run's effects never move between the two mid-epoch.
  */
-import { Queue } from 'bullmq';
+import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
 import { bullPrefix, DEFAULT_QUEUE } from '../queue/bullmq.js';
 import { UsageError, type OptionSpec } from './args.js';
 import { storeChoice, type StoreChoice } from './store-choice.js';
@@ -31,7 +31,9 @@ export function continueFlags(dir: string, strings: Record<string, string | unde
 export async function chooseDispatch(flag: DispatchFlag, choice: StoreChoice, queue: string | undefined, domain: string): Promise<'in-process' | 'bullmq' | undefined> {
   if (!choice.redis) return undefined;
   if (flag !== 'auto') return flag;
-  const probe = new Queue(queue ?? DEFAULT_QUEUE, { connection: { url: choice.redis.url }, prefix: bullPrefix(choice.redis.prefix) });
+  const { Queue } = await import('bullmq'); // loaded only in the distributed mode
+  const retry = { retryStrategy: reconnectStrategy(choice.redis.giveUpAfterMs) };
+  const probe = new Queue(queue ?? DEFAULT_QUEUE, { connection: { url: choice.redis.url, ...retry }, prefix: bullPrefix(choice.redis.prefix) });
   probe.on('error', () => undefined);
   try {
     if ((await probe.getWorkersCount()) > 0) return 'bullmq';

@@ -68,4 +68,19 @@ main(process.argv.slice(2))
     },
   )
   // Redis connections the command opened would keep the process alive.
-  .finally(() => closeStores());
+  .finally(() => closeStores())
+  .then(exitOnceWritten);
+
+/**
+ * The command has done its work (a long-lived one, serve or worker, returns only when stopped):
+ * exit once what it printed is written. Nothing else may hold the process open — a domain's own
+ * client still reconnecting to a Redis that is gone, a timer an actuator left behind.
+ */
+function exitOnceWritten(): void {
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit();
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}

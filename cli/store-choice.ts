@@ -4,10 +4,15 @@
  * `weft`). A Redis store is opened only after the server's durability settings are checked
  * (`--redis-durability relaxed` accepts a weaker server, with one loud warning). The stores a
  * command opened are closed when it ends (`closeStores`), so the process can exit.
+ *
+ * A command gives up on a Redis that has been unreachable for `WEFT_REDIS_GIVE_UP_MS` (default
+ * 10 s, journal/stores/redis-reconnect.ts) rather than reconnecting for ever; the long-lived
+ * `serve` keeps reconnecting.
  */
 import type { JournalStore } from '../journal/store.js';
 import { FileStore } from '../journal/stores/file.js';
 import { RedisStore } from '../journal/stores/redis.js';
+import { DEFAULT_REDIS_GIVE_UP_MS } from '../journal/stores/redis-reconnect.js';
 import { UsageError, type OptionSpec } from './args.js';
 
 export const storeOptions: OptionSpec = {
@@ -20,11 +25,15 @@ export const storeUsage = '[--redis URL [--redis-prefix P] [--redis-durability s
 
 export interface StoreChoice {
   dir: string;
-  redis?: { url: string; prefix: string; durability: 'strict' | 'relaxed' };
+  /** `giveUpAfterMs`: how long an unreachable server is waited for; undefined: for ever (serve). */
+  redis?: { url: string; prefix: string; durability: 'strict' | 'relaxed'; giveUpAfterMs?: number };
 }
 
-/** The store the flags (and WEFT_REDIS_URL) choose; throws UsageError for a bad value. */
-export function storeChoice(dir: string, strings: Record<string, string | undefined>): StoreChoice {
+/**
+ * The store the flags (and WEFT_REDIS_URL) choose; throws UsageError for a bad value. A
+ * `longLived` process (serve) reconnects to Redis for ever; any other gives up (see the header).
+ */
+export function storeChoice(dir: string, strings: Record<string, string | undefined>, { longLived = false } = {}): StoreChoice {
   const url = strings.redis ?? process.env.WEFT_REDIS_URL;
   if (url === undefined || url === '') {
     if (strings['redis-prefix'] !== undefined || strings['redis-durability'] !== undefined) throw new UsageError('--redis-prefix and --redis-durability go with --redis URL (or WEFT_REDIS_URL)');
@@ -33,7 +42,17 @@ export function storeChoice(dir: string, strings: Record<string, string | undefi
   if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got ${JSON.stringify(url)}`);
   const durability = strings['redis-durability'] ?? 'strict';
   if (durability !== 'strict' && durability !== 'relaxed') throw new UsageError(`--redis-durability is strict or relaxed, got ${JSON.stringify(durability)}`);
-  return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability } };
+  const giveUpAfterMs = longLived ? undefined : redisGiveUpMs();
+  return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability, ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }) } };
+}
+
+/** WEFT_REDIS_GIVE_UP_MS, or the default: how long a command waits for an unreachable Redis. */
+function redisGiveUpMs(): number {
+  const text = process.env.WEFT_REDIS_GIVE_UP_MS;
+  if (text === undefined || text === '') return DEFAULT_REDIS_GIVE_UP_MS;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`WEFT_REDIS_GIVE_UP_MS is a positive whole number of milliseconds, got ${JSON.stringify(text)}`);
+  return ms;
 }
 
 const opened: Array<{ close(): Promise<void> }> = [];
@@ -46,8 +65,8 @@ export function closeAtExit(closeable: { close(): Promise<void> }): void {
 /** Open the chosen store (a Redis one checked for durability first). */
 export async function openStore(choice: StoreChoice): Promise<JournalStore> {
   if (!choice.redis) return new FileStore(choice.dir);
-  const { url, prefix, durability } = choice.redis;
-  const store = await RedisStore.open({ redis: url, prefix, durability, warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
+  const { url, prefix, durability, giveUpAfterMs } = choice.redis;
+  const store = await RedisStore.open({ redis: url, prefix, durability, ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }), warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
   opened.push(store);
   return store;
 }

@@ -104,10 +104,12 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const { key, publicKeyFile } = await workspaceKey(dir);
   const stateDir = domainStateDir(dir, domain);
   const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix } : undefined;
+  const giveUpAfterMs = options.redis?.giveUpAfterMs;
   const actuators = domain.actuators({ stateDir, ...(redis ? { redis } : {}) });
   const runtime = createRuntime({
     store,
     ...(redis ? { redis: redis.url, redisPrefix: redis.prefix } : {}),
+    ...(giveUpAfterMs === undefined ? {} : { redisGiveUpMs: giveUpAfterMs }),
     ...(options.dispatch ? { dispatch: options.dispatch } : {}),
     ...(options.queue ? { queue: options.queue } : {}),
     domain,

@@ -38,7 +38,7 @@ export function keyIdOf(publicKeyHex: string): string {
 /** Build a signing key from 32 secret bytes (the caller supplies the randomness). */
 export function signingKeyFromSecret(secret: Uint8Array): SigningKey {
   if (secret.length !== 32) throw new Error(`an ed25519 secret key is 32 bytes, got ${secret.length}`);
-  const publicKey = bytesToHex(ed25519.getPublicKey(secret));
+  const publicKey = bytesToHex(publicKeyDeriver(secret));
   return { secretKey: bytesToHex(secret), publicKey, keyId: keyIdOf(publicKey) };
 }
 
@@ -50,6 +50,19 @@ export function publicKeyOf(key: SigningKey): PublicKey {
 export type Ed25519Signer = (message: Uint8Array, secret: Uint8Array) => Uint8Array;
 
 let signer: Ed25519Signer = (message, secret) => ed25519.sign(message, secret);
+
+/** An ed25519 public key derivation: 32-byte secret → 32-byte public key. Deterministic, so every correct one agrees. */
+export type Ed25519PublicKeyDeriver = (secret: Uint8Array) => Uint8Array;
+
+/** The reference derivation, for tests that prove an installed one gives the same bytes. */
+export const referenceEd25519PublicKey: Ed25519PublicKeyDeriver = (secret) => ed25519.getPublicKey(secret);
+
+let publicKeyDeriver: Ed25519PublicKeyDeriver = referenceEd25519PublicKey;
+
+/** Replace the reference public-key derivation by a faster one (ed25519-node.ts: node:crypto). */
+export function installEd25519PublicKey(impl: Ed25519PublicKeyDeriver): void {
+  publicKeyDeriver = impl;
+}
 
 /** Replace the reference signer (@noble/curves) by a faster one (ed25519-node.ts: node:crypto). */
 export function installEd25519Signer(impl: Ed25519Signer): void {

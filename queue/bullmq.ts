@@ -28,11 +28,15 @@
  * Workers answer with the job outcome as their return value (queue/worker.ts): an actuator's own
  * failure is an outcome, never a BullMQ failure. A worker that refuses a job (another library
  * version than the job's pin) fails it; that is answered as a transient `worker.refused`.
+ *
+ * BullMQ itself (and ioredis under it) is imported when a dispatcher is made, not when this module
+ * is: a runtime or command on the embedded default never pays for loading it.
  */
 import { randomUUID } from 'node:crypto';
-import { Job as BullJob, Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions, Queue, QueueEvents } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { WeftError } from '../journal/errors.js';
+import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
 import { CatalogueDispatcher } from './catalogue.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 
@@ -46,6 +50,12 @@ export function bullPrefix(redisPrefix = 'weft'): string {
 /** BullMQ connection options from a Redis URL or options. */
 export function connectionOf(connection: string | ConnectionOptions): ConnectionOptions {
   return typeof connection === 'string' ? { url: connection } : connection;
+}
+
+/** Connection options that stop reconnecting after `giveUpAfterMs` unreachable (a client instance is left as it is). */
+function withReconnect(connection: ConnectionOptions, giveUpAfterMs: number | undefined): ConnectionOptions {
+  if (giveUpAfterMs === undefined || typeof (connection as { connect?: unknown }).connect === 'function') return connection;
+  return { ...connection, retryStrategy: reconnectStrategy(giveUpAfterMs) } as ConnectionOptions;
 }
 
 export interface BullMqDispatcherOptions {
@@ -67,6 +77,11 @@ export interface BullMqDispatcherOptions {
   keepFinishedSeconds?: number;
   /** The command a user runs to start a worker, for the warning. */
   workerHint?: string;
+  /**
+   * Stop reconnecting once Redis has been unreachable this long, and fail a waiting dispatch (a
+   * transient `dispatch.redis_unreachable`: nothing is recorded for the step). Default: reconnect for ever.
+   */
+  giveUpAfterMs?: number;
   warn?: (message: string) => void;
 }
 
@@ -81,9 +96,9 @@ export class BullMqDispatcher extends CatalogueDispatcher {
   readonly name: string;
   /** A retry's backoff is a delayed job: the runtime does not sleep, BullMQ holds the job back. */
   readonly delaysJobs = true;
-  private readonly queue: Queue;
-  private readonly events: QueueEvents;
-  private readonly ready: Promise<unknown>;
+  private readonly queueName: string;
+  /** BullMQ, its queue and its event stream, once loaded and connected. */
+  private readonly ready: Promise<{ bull: typeof import('bullmq'); queue: Queue; events: QueueEvents }>;
   private readonly waiters = new Map<string, Set<Waiter>>();
   private warned = false;
   private closing: Promise<void> | undefined;
@@ -93,22 +108,29 @@ export class BullMqDispatcher extends CatalogueDispatcher {
   /** This dispatcher's part of a read-only job's id, and how many such jobs it has added. */
   private readonly instance = randomUUID().replaceAll('-', '').slice(0, 12);
   private readOnlyJobs = 0;
+  /** The queue and event stream once made (closed by close() even if they never connected). */
+  private parts: { queue: Queue; events: QueueEvents } | undefined;
 
   constructor(private readonly options: BullMqDispatcherOptions) {
     super(options.actuators);
     const queueName = options.queue ?? DEFAULT_QUEUE;
+    this.queueName = queueName;
     this.name = `bullmq:${queueName}`;
-    const connection = connectionOf(options.connection);
+    const connection = withReconnect(connectionOf(options.connection), options.giveUpAfterMs);
     const prefix = options.prefix ?? bullPrefix();
     this.connection = connection;
     this.prefix = prefix;
-    this.queue = new Queue(queueName, { connection, prefix });
-    this.events = new QueueEvents(queueName, { connection, prefix });
-    this.events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, outcomeOf(returnvalue)));
-    this.events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, failureOf(failedReason)));
-    this.queue.on('error', () => undefined);
-    this.events.on('error', () => undefined);
-    this.ready = Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]);
+    this.ready = import('bullmq').then(async (bull) => {
+      const queue = new bull.Queue(queueName, { connection, prefix });
+      const events = new bull.QueueEvents(queueName, { connection, prefix });
+      events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, outcomeOf(returnvalue)));
+      events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, failureOf(failedReason)));
+      queue.on('error', () => undefined);
+      events.on('error', () => undefined);
+      this.parts = { queue, events };
+      await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+      return { bull, queue, events };
+    });
     this.ready.catch(() => undefined);
   }
 
@@ -116,7 +138,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     if (!this.catalogue.knows(job.actuator)) {
       return { ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: `no actuator named ${job.actuator} is registered with this dispatcher` } };
     }
-    await this.ready;
+    const { queue } = await this.ready;
     const id = job.readOnly ? `${jobIdOf(job)}.r${this.instance}-${++this.readOnlyJobs}` : jobIdOf(job);
     // Listen before looking, so a completion between the look and the listen is not missed.
     const outcome = this.waitFor(id, job.readOnly === true);
@@ -124,12 +146,25 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     if (job.fresh || job.readOnly || !(await this.lookUp(id))) {
       const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
       const delay = job.delayMs !== undefined && job.delayMs > 0 ? { delay: job.delayMs } : {};
-      await this.queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });
+      await queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });
     }
     const noWorker = setTimeout(() => void this.warnIfNoWorker(id), this.options.noWorkerAfterMs ?? 5_000);
     // The event stream is the fast path; a completion it missed (its reader had not started yet, a
-    // reconnect) is found by looking at the job itself now and then.
-    const recheck = setInterval(() => void this.lookUp(id).catch(() => undefined), this.options.recheckMs ?? 1_000);
+    // reconnect) is found by looking at the job itself now and then. Those looks also tell when
+    // Redis has been gone longer than giveUpAfterMs: the wait fails then, rather than for ever.
+    let unreachableSince: number | undefined;
+    const recheck = setInterval(
+      () =>
+        void this.lookUp(id).then(
+          () => (unreachableSince = undefined),
+          (err: unknown) => {
+            unreachableSince ??= Date.now();
+            const budget = this.options.giveUpAfterMs;
+            if (budget !== undefined && Date.now() - unreachableSince >= budget) outcome.fail(unreachable(id, budget, err));
+          },
+        ),
+      this.options.recheckMs ?? 1_000,
+    );
     try {
       return await outcome.promise;
     } finally {
@@ -144,10 +179,11 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     // The state first, then the data: BullMQ stores a job's return value (or failure reason) in the
     // same step that moves it to completed (failed), so data read after such a state is final —
     // read before it, a job finishing in between would show its empty return value.
-    const state = await this.queue.getJobState(id);
+    const { bull, queue } = await this.ready;
+    const state = await queue.getJobState(id);
     if (state === 'unknown') return false;
     if (state !== 'completed' && state !== 'failed') return true;
-    const existing = await BullJob.fromId(this.queue, id);
+    const existing = await bull.Job.fromId(queue, id);
     if (!existing) return true; // removed meanwhile: its outcome comes as an event, or the wait times out
     if (state === 'completed') this.settle(id, outcomeOf(existing.returnvalue));
     else this.settle(id, failureOf(existing.failedReason));
@@ -156,7 +192,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
 
   /** The queue of wake-ups for durable sleeps: `<queue>-timers`. */
   get wakeQueueName(): string {
-    return `${this.queue.name}-timers`;
+    return `${this.queueName}-timers`;
   }
 
   /**
@@ -164,15 +200,16 @@ export class BullMqDispatcher extends CatalogueDispatcher {
    * wake-up queue and resumes it (`onWake`). One job per invocation and wake time.
    */
   async scheduleWake(invocation: string, at: string): Promise<void> {
-    await this.ready;
-    this.wakeQueue ??= new Queue(this.wakeQueueName, { connection: this.connection, prefix: this.prefix });
+    const { bull } = await this.ready;
+    this.wakeQueue ??= new bull.Queue(this.wakeQueueName, { connection: this.connection, prefix: this.prefix });
     const when = Date.parse(at);
     await this.wakeQueue.add('wake', { invocation, at }, { jobId: `${invocation}.wake.${when}`, delay: Math.max(0, when - Date.now()), attempts: 1, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } });
   }
 
   /** Consume the wake-up queue: `wake(invocation)` when a durable sleep's delayed job fires. */
   async onWake(wake: (invocation: string) => void): Promise<{ close(): Promise<void> }> {
-    const worker = new Worker(this.wakeQueueName, async (job) => wake((job.data as { invocation: string }).invocation), { connection: this.connection, prefix: this.prefix });
+    const { bull } = await this.ready;
+    const worker = new bull.Worker(this.wakeQueueName, async (job) => wake((job.data as { invocation: string }).invocation), { connection: this.connection, prefix: this.prefix });
     worker.on('error', () => undefined);
     await worker.waitUntilReady();
     return { close: () => worker.close() };
@@ -180,17 +217,21 @@ export class BullMqDispatcher extends CatalogueDispatcher {
 
   async close(): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.allSettled([this.events.close(), this.queue.close(), ...(this.wakeQueue ? [this.wakeQueue.close()] : [])]);
+      await this.ready.catch(() => undefined);
+      const parts = this.parts;
+      await Promise.allSettled([...(parts ? [parts.events.close(), parts.queue.close()] : []), ...(this.wakeQueue ? [this.wakeQueue.close()] : [])]);
     })();
     return this.closing;
   }
 
-  private waitFor(id: string, readOnly: boolean): { promise: Promise<JobOutcome>; cancel(): void } {
+  private waitFor(id: string, readOnly: boolean): { promise: Promise<JobOutcome>; cancel(): void; fail(err: Error): void } {
     let waiter!: Waiter;
+    let fail!: (err: Error) => void;
     let timer: NodeJS.Timeout | undefined;
     const timeoutMs = this.options.waitTimeoutMs ?? 600_000;
     const promise = new Promise<JobOutcome>((resolve, reject) => {
       waiter = resolve;
+      fail = reject;
       timer = setTimeout(
         () =>
           reject(
@@ -208,6 +249,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     this.waiters.set(id, set);
     return {
       promise,
+      fail,
       cancel: () => {
         clearTimeout(timer);
         set.delete(waiter);
@@ -223,17 +265,28 @@ export class BullMqDispatcher extends CatalogueDispatcher {
   private async warnIfNoWorker(id: string): Promise<void> {
     if (this.warned) return;
     this.warned = true; // before any await: several waiting dispatches give one warning
-    const job = await BullJob.fromId(this.queue, id).catch(() => undefined);
+    const { bull, queue } = await this.ready; // connected: dispatch() awaited it before this timer
+    const job = await bull.Job.fromId(queue, id).catch(() => undefined);
     const state = await job?.getState().catch(() => 'unknown');
-    if ((state !== 'waiting' && state !== 'prioritized') || (await this.queue.getWorkersCount().catch(() => 1)) > 0) {
+    if ((state !== 'waiting' && state !== 'prioritized') || (await queue.getWorkersCount().catch(() => 1)) > 0) {
       this.warned = false; // not this time: a later wait may still need the warning
       return;
     }
     const hint = this.options.workerHint ?? `weft worker --domain <domain> --redis <url>`;
     (this.options.warn ?? ((m: string) => process.stderr.write(`weft: ${m}\n`)))(
-      `no worker is consuming queue ${this.queue.name}: start one with \`${hint}\` (or run with --dispatch in-process); waiting`,
+      `no worker is consuming queue ${this.queueName}: start one with \`${hint}\` (or run with --dispatch in-process); waiting`,
     );
   }
+}
+
+/** A wait given up because Redis has been unreachable for `budget` ms: transient, nothing recorded for the step. */
+function unreachable(id: string, budget: number, cause: unknown): WeftError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new WeftError(
+    'dispatch.redis_unreachable',
+    'transient',
+    `job ${id}: Redis has been unreachable for ${budget} ms (${reason.slice(0, 200)}); nothing is recorded for the step: resume the invocation once Redis is back — the job is awaited, not added again`,
+  );
 }
 
 /** A worker's return value: the job outcome it computed (anything else is a broken worker). */

@@ -67,6 +67,12 @@ export interface RuntimeOptions {
    */
   redis?: string | RedisClient;
   redisPrefix?: string;
+  /**
+   * With `redis` a URL: how long the connections this runtime makes (its store's, BullMQ's) wait for
+   * a server that has become unreachable before giving up, failing what waits on them. Default:
+   * reconnect for ever, as a long-lived service should; a short command sets it (the CLI: 10 s).
+   */
+  redisGiveUpMs?: number;
   /** `strict` (default): refuse a Redis that may lose acknowledged appends; `relaxed`: warn once and go on. */
   durability?: 'strict' | 'relaxed';
   /**
@@ -505,6 +511,7 @@ function chooseDispatcher(options: ResolvedOptions): Dispatcher | undefined {
       actuators: options.actuators,
       prefix: bullPrefix(options.redisPrefix),
       ...(options.queue ? { queue: options.queue } : {}),
+      ...(options.redisGiveUpMs === undefined ? {} : { giveUpAfterMs: options.redisGiveUpMs }),
       workerHint: `weft worker --domain ${options.domain?.name ?? '<domain>'} --redis ${url ?? '<url>'}${options.queue ? ` --queue ${options.queue}` : ''}`,
     });
   }
@@ -523,7 +530,7 @@ function resolveDomain(options: RuntimeOptions): ResolvedOptions {
   if (!libraries) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs a domain or at least one method library');
   if (!observe) throw new RuntimeUsageError('runtime.no_observe', 'createRuntime needs a domain or the name of the observe actuator');
   const prefix = options.redisPrefix ?? 'weft';
-  const store = options.store ?? (options.redis !== undefined ? new RedisStore({ redis: options.redis, prefix }) : undefined);
+  const store = options.store ?? (options.redis !== undefined ? new RedisStore({ redis: options.redis, prefix, ...(options.redisGiveUpMs === undefined ? {} : { giveUpAfterMs: options.redisGiveUpMs }) }) : undefined);
   if (!store) throw new RuntimeUsageError('runtime.no_store', 'createRuntime needs a store (new FileStore(dir), new MemoryStore()) or redis (a URL or an ioredis client)');
   // Asked for only when a factory reads it: a domain whose factories ignore stateDir needs none.
   const context: DomainContext = {

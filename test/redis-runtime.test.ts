@@ -22,7 +22,6 @@
  * so killing it cannot disturb the tests running alongside. Needs `redis-server` on PATH: under CI
  * (CI=true) its absence fails the file; elsewhere the file is skipped with a loud notice.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { effectCounts, parseTravelState, type TravelState } from '../examples/travel/state.js';
 import { assertBuilt, pool, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { runNodeWithin, waitFor } from './support/weft-processes.js';
 
 const available = requireRedis();
 if (!available && process.env.CI === 'true') {
@@ -112,26 +112,7 @@ async function expectEffectsOnce(s: RedisServer, prefix: string, ex: typeof expe
 }
 
 /** Like weft(), but SIGKILLs the process after `ms` (timedOut says so): a CLI must not hang a suite. */
-function weftWithin(ms: number, args: string[], extra: Record<string, string>, cwd = repoRoot): Promise<CliResult & { timedOut: boolean; elapsedMs: number }> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [weftBin, ...args], { cwd, env: { ...process.env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, ms);
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', (err) => (clearTimeout(timer), reject(err)));
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, timedOut, elapsedMs: Date.now() - started });
-    });
-  });
-}
+const weftWithin = (ms: number, args: string[], extra: Record<string, string>, cwd = repoRoot) => runNodeWithin(ms, weftBin, args, extra, cwd);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -415,6 +396,37 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
       await own.stop();
     }
   }, 90_000);
+
+  test('5. Redis SIGKILLed mid-run and left down: the command gives up by itself once its budget (WEFT_REDIS_GIVE_UP_MS) has passed, never reconnecting for ever; after a restart the resume completes and nothing acknowledged is lost', async ({ expect }) => {
+    const own = await startRedis();
+    try {
+      const prefix = 't5-gone';
+      const dir = fresh('gone');
+      // The slow observer keeps the run in flight; a 2 s budget keeps the test short. The deadline is
+      // the test's backstop, sized for a loaded machine: the command must end long before it.
+      const running = weftWithin(120_000, ['run', '--domain', SLOW_TRAVEL, '--seed', SEED, ...onRedis(own, prefix), '--dir', dir, '--json'], env({ WEFT_TEST_OBSERVE_DELAY_MS: '1500', WEFT_REDIS_GIVE_UP_MS: '2000' }), dir);
+      const acknowledged = await waitFor('the run’s first records', async () => {
+        const hashes = await hashesIn(own, prefix).catch(() => []);
+        return hashes.length > 0 ? hashes : undefined;
+      });
+      expect(acknowledged.length, 'and is still in flight').toBeLessThan(ref.hashes.length);
+      await own.kill();
+      const r = await running;
+      expect(r.timedOut, `a command whose Redis is gone must end by itself; ${show(r)}`).toBe(false);
+      expect(r.code, show(r)).toBe(1);
+      expect(r.stderr).not.toMatch(STACK);
+      await own.restart();
+      const kept = await hashesIn(own, prefix);
+      expect(kept.slice(0, acknowledged.length), 'every record acknowledged before the kill is still there').toEqual(acknowledged);
+      const resumed = await weft(['resume', ref.id, ...onRedis(own, prefix), '--dir', fresh('resume-gone'), '--json'], env());
+      expect(resumed.code, show(resumed)).toBe(0);
+      expect(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+      expect(await hashesIn(own, prefix)).toEqual(ref.hashes);
+      await expectEffectsOnce(own, prefix, expect);
+    } finally {
+      await own.stop();
+    }
+  });
 
   // ── 6 ─────────────────────────────────────────────────────────────────────────────────────
   for (const { name, options, setting } of [

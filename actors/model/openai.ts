@@ -82,7 +82,7 @@ export class OpenAiModel implements Model {
       raw = await response.text();
     } catch (err) {
       if (outer?.aborted) throw err;
-      const problem = timeout.aborted ? `no reply within ${timeoutMs} ms` : `network error: ${(err as Error).message}`;
+      const problem = timeout.aborted ? `no reply within ${timeoutMs} ms` : `network error: ${networkError(err)}`;
       return { kind: 'transient', problem };
     }
     if (response.status === 408 || response.status === 429 || response.status >= 500) {
@@ -114,4 +114,12 @@ function extractContent(raw: string): { kind: 'reply'; text: string } | { kind: 
     return { kind: 'envelope', problem: 'the response has no choices[0].message.content string' };
   }
   return { kind: 'reply', text: content };
+}
+
+/** fetch's error with its cause ("fetch failed" alone does not say a socket closed or a host was refused). */
+function networkError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
+  const detail = [cause?.message, cause?.code].filter((part) => typeof part === 'string' && part !== '').join(', ');
+  return detail ? `${message} (${detail})` : message;
 }

@@ -26,7 +26,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     args = parseCommandArgs(argv, { domain: { type: 'string' }, dir: { type: 'string' }, 'poll-ms': { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions }, { min: 0, max: 0 });
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose invocations this process runs');
-    choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
+    choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
     dispatch = dispatchFlag(args.strings);
     if (args.strings['poll-ms'] !== undefined) pollMs = positiveInt('--poll-ms', args.strings['poll-ms'], 7);
   } catch (err) {

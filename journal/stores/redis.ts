@@ -59,6 +59,7 @@ import { endingOf, isStatusNote, isValidInvocationId, normalizeStatusNote, SEALE
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
+import { reconnectStrategy } from './redis-reconnect.js';
 import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
@@ -71,6 +72,12 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** Wall clock in ms since the epoch, for lease expiry. Default Date.now. */
   now?: () => number;
+  /**
+   * For a client the store creates from a URL: stop reconnecting once the server has been
+   * unreachable this long, so every waiting operation fails instead of hanging (redis-reconnect.ts).
+   * Default: reconnect for ever, as a long-lived process should.
+   */
+  giveUpAfterMs?: number;
 }
 
 export interface RedisOpenOptions extends RedisStoreOptions {
@@ -116,7 +123,7 @@ export class RedisStore implements JournalStore {
       this.name = nameOfUrl(redis);
       this.owned = true;
       this.client = import('ioredis').then(({ Redis: Client }) => {
-        const client = new Client(redis);
+        const client = new Client(redis, { retryStrategy: reconnectStrategy(options.giveUpAfterMs) });
         // Command failures reach their callers; without a listener ioredis logs every reconnect error.
         client.on('error', () => undefined);
         return client;

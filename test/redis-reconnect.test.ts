@@ -1,0 +1,47 @@
+/**
+ * A command's Redis clients give up on a server gone for longer than their budget
+ * (journal/stores/redis-reconnect.ts): a bounded backoff while it may come back, then no more
+ * reconnects — so nothing waits on a dead server for ever. The budget restarts with each outage.
+ */
+import { describe, expect, test } from 'vitest';
+import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
+
+describe('reconnectStrategy', () => {
+  test('backs off from 100 ms to at most 1 s, and gives up once the server has been gone for the budget', () => {
+    let now = 1_000;
+    const retry = reconnectStrategy(10_000, () => now);
+    const delays: Array<number | null> = [];
+    for (let times = 1; times <= 6; times++) {
+      const delay = retry(times);
+      delays.push(delay);
+      now += delay ?? 0;
+    }
+    expect(delays).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+    now = 1_000 + 9_999;
+    expect(retry(7)).toBe(1_000);
+    now = 1_000 + 10_000;
+    expect(retry(8)).toBeNull();
+  });
+
+  test('each outage gets the whole budget: the count restarts after a successful connection', () => {
+    let now = 0;
+    const retry = reconnectStrategy(5_000, () => now);
+    retry(1);
+    now = 4_000;
+    expect(retry(2)).toBe(200);
+    now = 60_000; // reconnected meanwhile; a new outage starts at attempt 1
+    expect(retry(1)).toBe(100);
+    now = 64_000;
+    expect(retry(2)).toBe(200);
+    now = 65_000;
+    expect(retry(3)).toBeNull();
+  });
+
+  test('without a budget it reconnects for ever, its backoff still bounded', () => {
+    let now = 0;
+    const retry = reconnectStrategy(undefined, () => now);
+    retry(1);
+    now = 86_400_000;
+    expect(retry(500)).toBe(1_000);
+  });
+});
