@@ -2,7 +2,6 @@
 // (dist/cli/main.js; `npm test` builds it first). The committed fixtures in test/fixtures/journal/
 // must be exactly what make.ts produces, and the golden journal's fingerprint is pinned here:
 // if it changes, the hashed format changed — that is a breaking change, not a fixture refresh.
-import { execFile } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import '../journal/sha256-node.js';
 import type { JournalRecord } from '../journal/records.js';
 import { loadSigningKey } from '../runtime/keys.js';
 import { buildJournal, fixtureFiles, goldenDrafts, goldenGenesis, goldenKey, rechain, toJsonl } from './fixtures/journal/make.js';
+import { runNode } from './support/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli/main.js');
@@ -25,13 +25,9 @@ interface Result {
   stderr: string;
 }
 
-function weft(...args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+async function weft(...args: string[]): Promise<Result> {
+  const { code, stdout, stderr } = await runNode(cli, args, { NO_COLOR: '1' }, root);
+  return { code: code ?? 1, stdout, stderr };
 }
 
 let tmp: string;

@@ -316,7 +316,8 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       const job = newJob(CONF.echo, { text: 'timeout', n: 4 });
       const started = Date.now();
       const err = await rejection(rig.dispatcher.dispatch(job));
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // 300 ms asked; the bound only tells "its own time-out" from the 10-minute default, on a busy machine too.
+      expect(Date.now() - started).toBeLessThan(60_000);
       expect(isWeftError(err), String(err)).toBe(true);
       expect(err).toMatchObject({ code: 'dispatch.wait_timeout', message: expect.stringContaining(jobIdOf(job)) });
       expect(await rig.inspect.getJobCounts('waiting')).toEqual({ waiting: 1 });

@@ -57,14 +57,14 @@ describe.skipIf(!present)('IPC 2020 total-order benchmarks parse', () => {
     for (const f of hddlFiles(dir).filter((x) => !isDomainFile(x))) parseProblem(readFileSync(join(dir, f), 'utf8'), f);
   });
 
-  test('the largest problem file parses quickly', () => {
+  // Quadratic parsing would not finish this file within the test's time-out; how fast it parses
+  // belongs to `npm run bench -- htn` (a timed assertion fails on a busy machine, not on a slow parser).
+  test('the largest problem file parses', () => {
     const f = join(ROOT, 'Minecraft-Player', 'p-007-007-007-007.hddl');
     if (!existsSync(f)) return;
     const text = readFileSync(f, 'utf8');
-    const t0 = performance.now();
     const p = parseProblem(text, f);
     expect(p.init.length).toBeGreaterThan(10_000);
-    expect(performance.now() - t0).toBeLessThan(5_000);
   });
 
   test('names keep their case (Logistics is upper case; Towers declares ?T2)', () => {

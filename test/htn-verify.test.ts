@@ -209,11 +209,11 @@ describe('a 100k-action plan', () => {
   lines.push(`${2 * N} count-down n0 -> m-done`, '<==');
   const text = lines.join('\n');
 
-  test('verifies in well under the test timeout', () => {
-    const t0 = performance.now();
+  // A verifier quadratic in the plan's length would not finish within the test's time-out; how fast
+  // it is belongs to `npm run bench` (a timed assertion fails on a busy machine, not on a slow verifier).
+  test('verifies a plan of 200,001 tasks within the test time-out', () => {
     const r = verifyPlan(dom, prob, parseIpcPlan(text));
     expect(r).toEqual({ ok: true, actions: N, methods: N + 1 });
-    expect(performance.now() - t0).toBeLessThan(10_000);
   });
 
   test('a late corruption is found', () => {

