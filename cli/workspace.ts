@@ -103,8 +103,8 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const store = options.store ?? new FileStore(dir);
   const { key, publicKeyFile } = await workspaceKey(dir);
   const stateDir = domainStateDir(dir, domain);
-  const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix } : undefined;
   const giveUpAfterMs = options.redis?.giveUpAfterMs;
+  const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix, ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }) } : undefined;
   const actuators = domain.actuators({ stateDir, ...(redis ? { redis } : {}) });
   const runtime = createRuntime({
     store,

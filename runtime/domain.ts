@@ -36,9 +36,11 @@ export interface DomainContext {
   /**
    * In the distributed mode: the Redis the runtime keeps its journals in, which a domain may use for
    * its own shared state (keys under `prefix`), so that any process — a resumed runtime, a worker —
-   * sees the same world. Absent in the embedded mode.
+   * sees the same world. Absent in the embedded mode. `giveUpAfterMs`, when set, is how long a
+   * client the domain makes should wait for an unreachable server before failing what it was asked
+   * (a short-lived command's budget, journal/stores/redis-reconnect.ts); absent, reconnect for ever.
    */
-  redis?: { url: string; prefix: string };
+  redis?: { url: string; prefix: string; giveUpAfterMs?: number };
 }
 
 export type OrFactory<T> = T | ((ctx: DomainContext) => T);

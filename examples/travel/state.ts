@@ -39,6 +39,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ActuatorError, type Actuator, type ActuatorContext, type ActuatorKind } from '../../actors/actuator.js';
 import type { Random, RandomStream } from '../../actors/random.js';
+import { reconnectStrategy } from '../../journal/stores/redis-reconnect.js';
 
 const json = z.json();
 
@@ -487,6 +488,8 @@ export type RedisBackendOptions = BackendOptions & {
   prefix: string;
   /** Give up after this many conflicts in a row on one update (default 1000). */
   maxConflicts?: number;
+  /** For a client made from `url`: stop reconnecting once the server has been unreachable this long (DomainContext.redis.giveUpAfterMs); default for ever. */
+  giveUpAfterMs?: number;
 } & (
   /** A Redis URL: the backend creates its client on first use and `close()` quits it. */
   | { url: string; client?: never }
@@ -546,7 +549,7 @@ export function redisStateBackend(options: RedisBackendOptions): TravelStateBack
     if (options.client !== undefined) return Promise.resolve(options.client);
     const url = options.url;
     created ??= import('ioredis').then(({ Redis: Client }) => {
-      const made = new Client(url, { lazyConnect: true });
+      const made = new Client(url, { lazyConnect: true, retryStrategy: reconnectStrategy(options.giveUpAfterMs) });
       // Command failures reach their callers; without a listener ioredis logs every reconnect error.
       made.on('error', () => undefined);
       made.on('connect', () => settleRef(made));
