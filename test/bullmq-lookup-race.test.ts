@@ -24,5 +24,5 @@ if (!available && process.env.CI !== 'true') console.warn('\n*** redis-server is
     const r = await runNode(path.join(repoRoot, 'test', 'support', 'bullmq-lookup-race-repro.mjs'), [server.url]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/answered 0 as failures/);
-  }, 60_000);
+  });
 });

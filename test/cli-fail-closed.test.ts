@@ -126,7 +126,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     const listed = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; status: string }>;
     expect(listed.find((r) => r.id === line.id)).toMatchObject({ status: 'completed' });
-  }, 60_000);
+  });
 
   test('HTTP 404 before any reply: failed and sealed (a fingerprint, verifiable), saying to start a new run with the right model', async () => {
     const dir = path.join(root, 'http-404');
@@ -142,7 +142,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     expect(records.filter((r) => r.kind === 'model.failed')).toEqual([expect.objectContaining({ body: expect.objectContaining({ class: 'permanent', code: 'model.not_found' }) })]);
     const verified = await weft(['verify', line.journal, '--public-key', line.publicKey!]);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-  }, 30_000);
+  });
 
   test('an empty intent: failed and sealed (intent.empty) before the model is asked', async () => {
     const dir = path.join(root, 'empty');
@@ -157,7 +157,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     const records = journalRecords(line.journal);
     expect(records.find((r) => r.kind === 'invocation.failed')!.body).toMatchObject({ code: 'intent.empty' });
     expect((await weft(['verify', line.journal, '--public-key', line.publicKey!])).code).toBe(0);
-  }, 30_000);
+  });
 });
 
 describe('defect 1 (CLI): approve --reject ends the invocation terminal and sealed', () => {
@@ -204,5 +204,5 @@ describe('defect 1 (CLI): approve --reject ends the invocation terminal and seal
 
     const listed = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; status: string }>;
     expect(listed.find((r) => r.id === line.id)).toMatchObject({ status: end.status });
-  }, 60_000);
+  });
 });

@@ -63,7 +63,7 @@ beforeAll(async () => {
   mkdirSync(inv('garbage'), { recursive: true });
   writeFileSync(inv('garbage', 'journal.jsonl'), 'this is not json\n');
   writeFileSync(path.join(dir, 'invocations', 'notes.txt'), 'a file, not a folder');
-}, 120_000);
+});
 
 describe('weft ls', () => {
   test('--json lists every invocation, with the status, the reason and the command to run', async () => {

@@ -266,7 +266,7 @@ describe('weft export', () => {
     expect(run.status).toBe('completed');
     id = run.id;
     journalFile = run.journal;
-  }, 60_000);
+  });
 
   test('exports a sealed run as one JSON line that verifies in an empty directory, with nothing else', async () => {
     expect(await exportOf(id, '--dir', ws)).toBe(0);

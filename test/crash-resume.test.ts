@@ -63,7 +63,7 @@ beforeAll(async () => {
   refHashes = journalHashes(refDir, refId);
   refApplied = applied(refDir);
   appends = Number(/appends: (\d+)/.exec(ref.stderr)?.[1]);
-}, 60_000);
+});
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -97,7 +97,7 @@ async function eventReadersBlocked(queue: string, count: number, prefix = PREFIX
     await waitFor(`${count} event reader(s) of ${queue} to block in XREAD`, async () => {
       const list = (await admin.client('LIST')) as string;
       return list.split('\n').filter((l) => l.includes(name) && / cmd=xread /.test(l)).length >= count;
-    }, 10_000);
+    }, 60_000);
   } finally {
     admin.disconnect();
   }
@@ -177,7 +177,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       await rejection(dispatcher.dispatch(newJob(CONF.echo, { text: 'x', n: 0 })));
       expect(await clients()).toBeGreaterThan(before);
       await dispatcher.close();
-      await waitFor('the dispatcher’s connections to close', async () => (await clients()) === before, 5_000);
+      await waitFor('the dispatcher’s connections to close', async () => (await clients()) === before, 30_000);
     } finally {
       admin.disconnect();
     }
@@ -267,7 +267,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       const job = newJob(CONF.echo, { text: 'late', n: 2 });
       let settled: JobOutcome | undefined;
       const pending = rig.dispatcher.dispatch(job).then((o) => (settled = o));
-      await waitFor('the no-worker warning', () => warnings.length > 0, 5_000);
+      await waitFor('the no-worker warning', () => warnings.length > 0, 30_000);
       await sleep(600); // several more times noWorkerAfterMs: still one warning
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain(`no worker is consuming queue ${rig.queue}`);
@@ -289,7 +289,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     try {
       const jobs = [1, 2, 3].map((n) => newJob(CONF.echo, { text: `job-${n}`, n }));
       const pending = Promise.all(jobs.map((j) => rig.dispatcher.dispatch(j)));
-      await waitFor('the no-worker warning', () => warnings.length > 0, 5_000);
+      await waitFor('the no-worker warning', () => warnings.length > 0, 30_000);
       await sleep(600);
       expect(warnings, `warnings:\n${warnings.join('\n')}`).toHaveLength(1);
       await rig.startWorker();
@@ -401,7 +401,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       // 2. SIGTERM while a job runs: the job finishes (ok), then the worker exits 0.
       const slow = newJob(CONF.slow, { ms: 1_500 });
       const slowOutcome = dispatcher.dispatch(slow);
-      await waitFor('the slow job to start in the worker', () => readCalls().some((c) => c.key === slow.key), 10_000);
+      await waitFor('the slow job to start in the worker', () => readCalls().some((c) => c.key === slow.key), 60_000);
       child.signal('SIGTERM');
       expect(await slowOutcome).toEqual({ ok: true, result: { slept: 1_500 } });
       const stopped = await child.done;
@@ -413,7 +413,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       child = await startWeftWorker(workerArgs, env);
       const hung = newJob(CONF.slow, { ms: 60_000 });
       const hungOutcome = dispatcher.dispatch(hung);
-      await waitFor('the long job to start in the second worker', () => readCalls().some((c) => c.key === hung.key && c.pid === child.pid), 10_000);
+      await waitFor('the long job to start in the second worker', () => readCalls().some((c) => c.key === hung.key && c.pid === child.pid), 60_000);
       await child.kill();
       const survivorCalls: ConformanceCall[] = [];
       survivor = await startWorker({ domain: conformanceDomain(), actuators: testActuators((c) => survivorCalls.push(c)), connection: server.url, queue, prefix: bullPrefix, lockDurationMs: 1_000 });
@@ -428,5 +428,5 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       await dispatcher.close();
       await survivor?.close();
     }
-  }, 60_000);
+  });
 });

@@ -435,7 +435,7 @@ beforeAll(async () => {
   const light = await pool(4, indexed.filter(({ c }) => !c.heavy).map(({ c, i }) => () => runCase(c, i)));
   const heavy = await pool(1, indexed.filter(({ c }) => c.heavy).map(({ c, i }) => () => runCase(c, i)));
   for (const o of [...light, ...heavy]) outcomes.set(o.c.name, o);
-}, 120_000);
+});
 
 afterAll(async () => {
   const all = [...outcomes.values()];
@@ -618,7 +618,7 @@ describe('controls (not part of the corpus)', () => {
       expect(o.verified).toEqual({ ok: true });
       expect((o.replayed as { status: string }).status).toBe(o.result!.status);
     }
-  }, 30_000);
+  });
 });
 
 // ── through the real CLI ───────────────────────────────────────────────────────────────────────
@@ -665,5 +665,5 @@ describe('through the CLI', () => {
       expect(sizeOf(String(out.journal)), c.name).toBeLessThan(MB);
       expect(existsSync(dir)).toBe(true);
     }
-  }, 60_000);
+  });
 });

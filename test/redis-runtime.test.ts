@@ -144,7 +144,7 @@ beforeAll(async () => {
   ref.hashes = await hashesIn(server, 'ref');
   ref.applied = appliedKeys(await worldIn(server, 'ref'));
   ref.appends = Number(/appends: (\d+)/.exec(r.stderr)?.[1]);
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.stop();
@@ -240,7 +240,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
       2,
       points.map((k) => () => killThenResume(`t3-append-${k}`, { WEFT_CRASH_AFTER_APPEND: String(k) }, expect)),
     );
-  }, 90_000);
+  });
 
   test('3. SIGKILLed inside a world effect (applied, completion not recorded), resumed by another process: re-dispatched under its key, applied once', async ({ expect }) => {
     // Effect 3 is airline.hold (epoch 2), effect 5 is card.charge: the money.
@@ -252,7 +252,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
         expect(twice.map(([key]) => key), 'the interrupted effect was dispatched again and deduplicated').toEqual([ref.applied[k - 1]]);
       }),
     );
-  }, 90_000);
+  });
 
   test('3. a killed holder on another host cannot be seen dead: resume is refused, naming when the lease expires; after it expires another process takes over', async ({ expect }) => {
     const prefix = 't3-foreign';
@@ -357,7 +357,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     } finally {
       await own.stop();
     }
-  }, 90_000);
+  });
 
   test('5. Redis SIGKILLed before a resume and left down: a clear error (no stack trace), a --json line with the reason; after a restart the resume completes and nothing acknowledged is lost', async ({ expect }) => {
     const own = await startRedis();
@@ -395,7 +395,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     } finally {
       await own.stop();
     }
-  }, 90_000);
+  });
 
   test('5. Redis SIGKILLed mid-run and left down: the command gives up by itself once its budget (WEFT_REDIS_GIVE_UP_MS) has passed, never reconnecting for ever; after a restart the resume completes and nothing acknowledged is lost', async ({ expect }) => {
     const own = await startRedis();

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { redisAvailable, startRedis } from './support/redis-server.js';
-import { spawnWeft, type Spawned } from './support/weft-processes.js';
+import { spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
 
 const available = redisAvailable();
 if (!available && process.env.CI !== 'true') console.warn('\n*** redis-server is not installed: the weft serve process tests are SKIPPED ***\n');
@@ -27,7 +27,7 @@ suite('weft serve (processes)', () => {
   beforeAll(async () => {
     assertBuilt();
     server = await startRedis({ aof: true });
-  }, 30_000);
+  });
   afterAll(async () => {
     for (const p of running) p.signal('SIGKILL');
     await server?.stop();
@@ -38,14 +38,12 @@ suite('weft serve (processes)', () => {
   const onRedis = (prefix: string) => [...store(prefix), '--dispatch', 'in-process'];
   const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as { id: string; status: string; fingerprint: string | null };
 
-  async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, withinMs: number): Promise<T> {
-    const deadline = Date.now() + withinMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+  /** serve's own line for an invocation it ran to the end: `stopped   <id> <status>`. */
+  const stoppedLine = (serve: Spawned, id: string) => new RegExp(`^stopped\\s+${id} (\\w+)`, 'm').exec(serve.stdout())?.[1];
+  /** The invocation's row in `weft ls` (one process, once serve has said it is done). */
+  async function listed(prefix: string, id: string) {
+    const rows = JSON.parse((await weft(['ls', ...store(prefix), '--json'])).stdout) as Array<{ id: string; status: string }>;
+    return rows.find((r) => r.id === id);
   }
 
   test('a runtime SIGKILLed mid-run while serve runs: serve finishes it to the uninterrupted fingerprint, every effect once', async () => {
@@ -58,17 +56,12 @@ suite('weft serve (processes)', () => {
     expect(killed.signal).toBe('SIGKILL');
     const redis = new Redis(server.url);
     try {
-      const row = await waitFor(
-        'serve finishing the killed run',
-        async () => {
-          const ls = await weft(['ls', ...store(prefix), '--json']);
-          const rows = JSON.parse(ls.stdout) as Array<{ id: string; status: string }>;
-          return rows.find((r) => r.id === reference.id && r.status === 'completed');
-        },
-        30_000 + 5_000,
-      );
-      expect(row).toBeDefined();
+      // Waits on serve's own line, not a poll of `weft ls` (a process each time). The lease lasts 30 s:
+      // finishing within 35 s shows serve took over at once (the dead holder's pid is gone).
+      const ended = await waitFor('serve finishing the killed run', () => stoppedLine(serve, reference.id), 60_000);
+      expect(ended, serve.stdout()).toBe('completed');
       expect(Date.now() - started).toBeLessThan(35_000);
+      expect(await listed(prefix, reference.id)).toMatchObject({ status: 'completed' });
       const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
       expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
       const world = JSON.parse((await redis.get(`${prefix}:travel:{${reference.id}}:providers`))!) as { ledger: Record<string, { applied: number }> };
@@ -79,7 +72,7 @@ suite('weft serve (processes)', () => {
       serve.signal('SIGTERM');
       await serve.done;
     }
-  }, 60_000);
+  });
 
   test('a decision written with approve --leave-to-serve from another process is recorded by serve, which goes on', async () => {
     const prefix = 'a1';
@@ -106,19 +99,13 @@ suite('weft serve (processes)', () => {
     const serve = spawnWeft(['serve', '--domain', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--poll-ms', '200']);
     running.push(serve);
     try {
-      await waitFor(
-        'serve recording the approval',
-        async () => {
-          const rows = JSON.parse((await weft(['ls', ...store(prefix), '--json'])).stdout) as Array<{ id: string; status: string }>;
-          const row = rows.find((r) => r.id === started.id);
-          return row && row.status === 'completed' ? row : undefined;
-        },
-        20_000,
-      );
+      const ended = await waitFor('serve recording the approval and finishing', () => stoppedLine(serve, started.id), 60_000);
+      expect(ended, serve.stdout()).toBe('completed');
+      expect(await listed(prefix, started.id)).toMatchObject({ status: 'completed' });
       expect(serve.stdout()).toMatch(new RegExp(`resuming  ${started.id} \\(approval`));
     } finally {
       serve.signal('SIGTERM');
       await serve.done;
     }
-  }, 60_000);
+  });
 });

@@ -147,5 +147,5 @@ describe('durable sleep with BullMQ: a delayed job wakes it through serve', () =
       await worker.close();
       await server.stop();
     }
-  }, 30_000);
+  });
 });

@@ -29,7 +29,7 @@ beforeAll(async () => {
   if (!available) return;
   server = await startRedis();
   raw = new Redis(server.url);
-}, 30_000);
+});
 afterAll(async () => {
   await raw?.quit();
   await server?.stop();

@@ -110,7 +110,7 @@ describe('the file backend', () => {
     for (const w of workers) for (let i = 0; i < 50; i++) expect(state.ledger[`w${w}.${i}`]).toEqual(entry(`w${w}`, i));
     expect(readdirSync(join(dir, 'shared'))).toEqual(['providers.json']);
     expect(readFileSync(file, 'utf8')).toBe(serializeTravelState(state));
-  }, 60_000);
+  });
 
   test('concurrent updates in one process lose nothing either', async () => {
     const dir = scratch('inproc');
@@ -242,7 +242,7 @@ beforeAll(async () => {
   if (!redisOk) return;
   server = await startRedis({ aof: false });
   raw = new Redis(server.url);
-}, 30_000);
+});
 afterAll(async () => {
   await raw?.quit();
   await server?.stop();
@@ -339,7 +339,7 @@ describe.skipIf(!redisOk)('the Redis backend', () => {
     const run = await runNode(script, [server.url, prefix]);
     expect(run, run.stderr).toMatchObject({ code: 0, stdout: 'done\n' });
     expect(JSON.parse((await raw.get(travelStateKey(prefix, 'inv')))!).ledger.child).toBeDefined();
-  }, 20_000);
+  });
 
   test('the travel domain over Redis: the fingerprint and the world of the embedded default', async () => {
     const embeddedDir = scratch('e2e-default-r');

@@ -68,7 +68,7 @@ describe("a user's own domain, from the README, with weft installed from its tar
     const verified = await weft(['verify', done.journal, '--public-key', done.publicKey]);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     expect(verified.stdout).toContain('signature valid');
-  }, 120_000);
+  });
 
   test('a permanent ActuatorError from the domain\'s own copy of weft is classed permanent by another copy', async () => {
     writeFileSync(
@@ -97,5 +97,5 @@ export default defineDomain({
     const records = readFileSync(json(r).journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; body: Record<string, unknown> });
     const failed = records.filter((x) => x.kind === 'step.failed').map((x) => x.body);
     expect(failed).toEqual([expect.objectContaining({ attempt: 1, class: 'permanent', code: 'shop.closed' })]);
-  }, 60_000);
+  });
 });

@@ -66,7 +66,7 @@ beforeAll(async () => {
   admin = new Redis(server.url);
   mod = (await import(DOMAIN_MODULE)) as TenStepModule;
   await writeKeyPair(path.join(root, 'keys'), signingKey);
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill()));

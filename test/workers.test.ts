@@ -85,7 +85,7 @@ beforeAll(async () => {
   [travel, helpdesk] = refs.map((r) => (r as PromiseFulfilledResult<Reference>).value) as [Reference, Reference];
   const embeddedWorld = JSON.parse(readFileSync(path.join(dir('ref-travel'), 'state', 'travel', travel.id, 'providers.json'), 'utf8')) as { ledger: Ledger };
   travelApplied = Object.keys(embeddedWorld.ledger).sort();
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill()));
@@ -243,7 +243,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     expect(shape(normalized)).toEqual(shape(travel.records));
     // Its fingerprint cannot be the embedded one: the stall is part of the hashed history.
     expect(out.fingerprint).not.toBe(travel.fingerprint);
-  }, 60_000);
+  });
 
   test('the runtime SIGKILLed right after step.dispatched is durable (job not added yet); a resume elsewhere gives the uninterrupted fingerprint', async () => {
     const dispatches = travel.records.filter((r) => r.kind === 'step.dispatched');
@@ -263,7 +263,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     const ledger = await ledgerOf('crash-dispatched', travel.id);
     expectAppliedOnce(ledger);
     expect(ledger[key]).toMatchObject({ attempts: 1, applied: 1 });
-  }, 60_000);
+  });
 
   test('the runtime frozen while a worker runs the job, and SIGKILLed after the job completed but before step.completed: the resume reads the stored outcome and runs nothing again', async () => {
     const target = travel.records.find((r) => r.kind === 'step.dispatched' && r.body.actuator === 'airline.hold')!;
@@ -271,9 +271,9 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     const jobId = `${key}.a1`;
     await worker('crash-completed', 'crash-completed-worker', { domain: SLOW_EFFECT_TRAVEL, env: { WEFT_TEST_SLOW_ACTUATOR: 'airline.hold', WEFT_TEST_SLOW_MS: '1500' } });
     const run = spawnWeft(runArgs('crash-completed', 'crash-completed-a'));
-    await waitFor(`job ${jobId} to be active on the worker`, async () => (await jobState('crash-completed', jobId)) === 'active', 20_000);
+    await waitFor(`job ${jobId} to be active on the worker`, async () => (await jobState('crash-completed', jobId)) === 'active', 60_000);
     run.signal('SIGSTOP'); // the runtime can append nothing from here on
-    await waitFor(`job ${jobId} to complete`, async () => (await jobState('crash-completed', jobId)) === 'completed', 20_000);
+    await waitFor(`job ${jobId} to complete`, async () => (await jobState('crash-completed', jobId)) === 'completed', 60_000);
     const frozen = await journalOf('crash-completed', travel.id);
     expect(frozen.at(-1), 'the worker finished; step.completed was never appended').toMatchObject({ kind: 'step.dispatched', body: { key, attempt: 1 } });
     run.signal('SIGKILL');
@@ -285,7 +285,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     const ledger = await ledgerOf('crash-completed', travel.id);
     expectAppliedOnce(ledger);
     expect(ledger[key], 'the actuator ran once: the resumed runtime read the job’s stored outcome').toMatchObject({ attempts: 1, applied: 1 });
-  }, 60_000);
+  });
 
   test('weft worker: SIGTERM while idle exits 0 promptly', async () => {
     const w = await worker('idle', 'idle-worker');

@@ -63,7 +63,7 @@ export interface WorkerProcess extends Spawned {
  * `weft worker <args>`, resolved once it printed `— ready` (its BullMQ worker is connected and
  * consuming), or rejected with its output if it exits or takes longer than `readyWithinMs`.
  */
-export async function startWeftWorker(args: string[], env: Record<string, string> = {}, readyWithinMs = 20_000): Promise<WorkerProcess> {
+export async function startWeftWorker(args: string[], env: Record<string, string> = {}, readyWithinMs = 60_000): Promise<WorkerProcess> {
   const spawned = spawnWeft(['worker', ...args], env);
   const deadline = Date.now() + readyWithinMs;
   let exited: CliResult | undefined;
@@ -99,8 +99,12 @@ export async function runNodeWithin(ms: number, script: string, args: string[], 
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Poll `check` every `everyMs` until it returns a value other than undefined/false, or throw `what` after `withinMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, withinMs = 20_000, everyMs = 20): Promise<T> {
+/**
+ * Poll `check` every `everyMs` until it returns a value other than undefined/false, or throw `what`
+ * after `withinMs` — by default a minute: what takes a second on a quiet machine can take many
+ * beside busy loops, and a wait that ends early only ever turns a slow pass into a failure.
+ */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, withinMs = 60_000, everyMs = 20): Promise<T> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const value = await check();
