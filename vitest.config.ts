@@ -4,9 +4,13 @@
 //   (`npm run test:unit` runs them alone, with no build and no Redis).
 // - `process`: the tests that start processes — the compiled CLI in dist/ (which `npm test` builds
 //   first), `weft worker` and `serve`, private redis-servers. They compete for the CPU with what they
-//   start, so at most two files run at once and at most two tests at once inside a file, with
-//   time-outs sized for a loaded two-core machine (a CLI start costs ~0.5 s of CPU quiet, several
-//   seconds beside four busy loops).
+//   start, so at most three files run at once (they wait on their children much of the time) and at
+//   most two tests at once inside a file, with time-outs sized for a loaded two-core machine (a CLI
+//   start costs ~0.4 s of CPU quiet, several seconds beside four busy loops).
+//
+// Neither project isolates files (`isolate: false`: a worker imports the code under test once, not
+// once per file — a third of the suite's CPU went to that); every file cleans up what it changes, and
+// the setup file below runs again for each file.
 //
 // A test file is process-level when it imports what starts processes (node:child_process, the
 // support modules that spawn, ioredis or bullmq, which need a server); the list is derived, never
@@ -61,8 +65,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'process',
+          isolate: false,
           include: processLevel,
-          maxWorkers: 2,
+          maxWorkers: 3,
           maxConcurrency: 2,
           testTimeout: 180_000,
           hookTimeout: 180_000,
