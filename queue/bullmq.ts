@@ -52,10 +52,14 @@ export function connectionOf(connection: string | ConnectionOptions): Connection
   return typeof connection === 'string' ? { url: connection } : connection;
 }
 
-/** Connection options that stop reconnecting after `giveUpAfterMs` unreachable (a client instance is left as it is). */
+/**
+ * Connection options that stop reconnecting after `giveUpAfterMs` unreachable (a client instance is
+ * left as it is). Commands wait for the reconnect meanwhile (no per-command retry limit): the budget
+ * alone decides, so a command that fails means the connection has given up.
+ */
 function withReconnect(connection: ConnectionOptions, giveUpAfterMs: number | undefined): ConnectionOptions {
   if (giveUpAfterMs === undefined || typeof (connection as { connect?: unknown }).connect === 'function') return connection;
-  return { ...connection, retryStrategy: reconnectStrategy(giveUpAfterMs) } as ConnectionOptions;
+  return { ...connection, retryStrategy: reconnectStrategy(giveUpAfterMs), maxRetriesPerRequest: null } as ConnectionOptions;
 }
 
 export interface BullMqDispatcherOptions {
@@ -150,19 +154,12 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     }
     const noWorker = setTimeout(() => void this.warnIfNoWorker(id), this.options.noWorkerAfterMs ?? 5_000);
     // The event stream is the fast path; a completion it missed (its reader had not started yet, a
-    // reconnect) is found by looking at the job itself now and then. Those looks also tell when
-    // Redis has been gone longer than giveUpAfterMs: the wait fails then, rather than for ever.
-    let unreachableSince: number | undefined;
+    // reconnect) is found by looking at the job itself now and then. With a giveUpAfterMs, a look
+    // fails only once the connection has given up (see withReconnect): the wait fails then too,
+    // rather than for ever.
+    const budget = this.options.giveUpAfterMs;
     const recheck = setInterval(
-      () =>
-        void this.lookUp(id).then(
-          () => (unreachableSince = undefined),
-          (err: unknown) => {
-            unreachableSince ??= Date.now();
-            const budget = this.options.giveUpAfterMs;
-            if (budget !== undefined && Date.now() - unreachableSince >= budget) outcome.fail(unreachable(id, budget, err));
-          },
-        ),
+      () => void this.lookUp(id).catch((err: unknown) => (budget === undefined ? undefined : outcome.fail(unreachable(id, budget, err)))),
       this.options.recheckMs ?? 1_000,
     );
     try {

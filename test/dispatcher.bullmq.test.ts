@@ -332,6 +332,29 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     }
   });
 
+  test('giveUpAfterMs: Redis killed while a dispatch waits — the wait fails as a transient dispatch.redis_unreachable once the budget has passed, not after the ten-minute wait', async () => {
+    const own = await startRedis();
+    const queue = freshQueue();
+    const dispatcher = new BullMqDispatcher({ connection: own.url, queue, prefix: PREFIX, actuators: certOnly(), waitTimeoutMs: 600_000, noWorkerAfterMs: 600_000, recheckMs: 100, giveUpAfterMs: 1_000, warn: () => undefined });
+    const inspect = new Queue(queue, { connection: { url: own.url, maxRetriesPerRequest: 1 }, prefix: PREFIX });
+    inspect.on('error', () => undefined);
+    try {
+      const job = newJob(CONF.echo, { text: 'gone', n: 5 });
+      const waiting = rejection(dispatcher.dispatch(job));
+      await waitFor('the job to be added', async () => (await inspect.getJobCounts('waiting')).waiting === 1);
+      await inspect.close();
+      await own.kill();
+      const err = await waiting;
+      expect(isWeftError(err), String(err)).toBe(true);
+      expect(err).toMatchObject({ code: 'dispatch.redis_unreachable', failureClass: 'transient', message: expect.stringContaining(jobIdOf(job)) });
+      expect((err as Error).message).toMatch(/nothing is recorded for the step: resume the invocation once Redis is back/);
+    } finally {
+      await dispatcher.close();
+      await inspect.close().catch(() => undefined);
+      await own.stop();
+    }
+  });
+
   test('a job that completes before the dispatcher has started reading its event stream is still answered', async () => {
     // A busy process or a slow link can start the dispatcher's QueueEvents reader late: its
     // waitUntilReady() has resolved (dispatch() awaits only that), but its first `XREAD … $` comes

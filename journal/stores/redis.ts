@@ -123,7 +123,10 @@ export class RedisStore implements JournalStore {
       this.name = nameOfUrl(redis);
       this.owned = true;
       this.client = import('ioredis').then(({ Redis: Client }) => {
-        const client = new Client(redis, { retryStrategy: reconnectStrategy(options.giveUpAfterMs) });
+        // With a budget, a command waits for the reconnect (no per-command retry limit) until the
+        // connection gives up; without one, ioredis' limit of 20 reconnects per command stands.
+        const bounded = options.giveUpAfterMs === undefined ? {} : { maxRetriesPerRequest: null };
+        const client = new Client(redis, { retryStrategy: reconnectStrategy(options.giveUpAfterMs), ...bounded });
         // Command failures reach their callers; without a listener ioredis logs every reconnect error.
         client.on('error', () => undefined);
         return client;
