@@ -6,8 +6,9 @@
  * A command module exports `run(argv: string[]): Promise<number>` (the exit code) and
  * `usage: string`. `weft <command> --help` prints that usage and exits 0, for every command.
  * Errors a user can fix are printed as one line saying what to do; exit code 2 means the command
- * line itself was wrong.
+ * line itself was wrong. `weft --version` prints the package's version.
  */
+import { readFileSync } from 'node:fs';
 import { closeStores } from './store-choice.js';
 import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
@@ -34,8 +35,12 @@ const commands: Record<string, () => Promise<CommandModule>> = {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`weft ${version()}\n`);
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const lines = ['usage: weft <command> [options]', '', 'commands:'];
+    const lines = ['usage: weft <command> [options]       weft --version', '', 'commands:'];
     for (const key of Object.keys(commands)) {
       const mod = await commands[key]!();
       lines.push(`  ${mod.usage}`);
@@ -55,6 +60,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   return mod.run(rest);
+}
+
+/** The installed package's version (package.json sits two folders above dist/cli/main.js). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
 main(process.argv.slice(2))

@@ -140,5 +140,14 @@ describe('domains and the pin from the command line', () => {
       expect(r.stdout).toContain(`usage: weft ${command}`);
     }
   });
+
+  test('weft --version (and -V) prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const r = await weft([flag]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`weft ${version}\n`);
+    }
+  });
 });
 
