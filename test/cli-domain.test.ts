@@ -10,7 +10,9 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { TRAVEL_INTENT } from '../examples/travel/transcript.js';
+import { spawnTracked } from './support/children.js';
+import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-domain-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -139,6 +141,31 @@ describe('domains and the pin from the command line', () => {
       expect(r.code, `${command}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toContain(`usage: weft ${command}`);
     }
+  });
+
+  test('--intent-file F and --intent-file - (stdin) give what the positional gives; a 1 MB intent, too long for a command line, reaches the runtime and is refused there, sealed', async () => {
+    const dir = (name: string) => path.join(root, `intent-file-${name}`);
+    const positional = JSON.parse((await weft(['run', 'travel', TRAVEL_INTENT, '--dir', dir('positional'), '--json'])).stdout) as { id: string; fingerprint: string };
+    const file = path.join(root, 'intent.txt');
+    writeFileSync(file, `${TRAVEL_INTENT}\n`); // as `echo "…" > intent.txt` writes it: the line break is not part of the intent
+    const fromFile = await weft(['run', 'travel', '--intent-file', file, '--dir', dir('file'), '--json']);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ id: positional.id, status: 'completed', fingerprint: positional.fingerprint });
+
+    const huge = `Book Lisbon. ${'please '.repeat(150_000)}`; // ~1 MB: execve refuses an argument this long (E2BIG)
+    const child = spawnTracked(process.execPath, [weftBin, 'run', 'travel', '--intent-file', '-', '--dir', dir('stdin'), '--json'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdin!.end(huge);
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(code, stderr).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'failed', reason: expect.stringContaining(`the intent is ${huge.length} characters, over the pinned cap`), fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
+    const both = await weft(['run', 'travel', TRAVEL_INTENT, '--intent-file', file, '--dir', dir('both')]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('give the intent once');
   });
 
   test('weft --version (and -V) prints the package version and exits 0', async () => {

@@ -14,6 +14,7 @@
  * `--json`, one object `{ id, status, journal, fingerprint, publicKey }` (absolute paths) for
  * scripts and auditors to chain with `weft verify`.
  */
+import { readFile } from 'node:fs/promises';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { crashHooks } from '../faults.js';
@@ -27,10 +28,11 @@ import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } fr
 import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage, type DispatchFlag } from '../dispatch-choice.js';
 
 export const usage =
-  'run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
+  'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
   `    [--model-timeout-ms MS] [--model-attempts N] ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
-  '                                       also --domain D) on the embedded default; --hibernate: stop at the first epoch boundary;\n' +
+  '                                       also --domain D) on the embedded default; --intent-file: the intent from a file (- for stdin),\n' +
+  '                                       for one too long for a command line; --hibernate: stop at the first epoch boundary;\n' +
   '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY;\n' +
   '                                       --model-timeout-ms/--model-attempts: how long one model call may take and how many times a\n' +
   '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3);\n' +
@@ -42,6 +44,26 @@ function modelLimits(timeout: string | undefined, attempts: string | undefined):
   if (timeout !== undefined) limits.modelTimeoutMs = positiveInt('--model-timeout-ms', timeout);
   if (attempts !== undefined) limits.modelAttempts = positiveInt('--model-attempts', attempts);
   return Object.keys(limits).length ? limits : undefined;
+}
+
+/**
+ * The intent in a file, or on stdin for `-` (an intent of a megabyte does not fit a command line).
+ * One final line break is not part of it (`echo "…" > f`); an unreadable file is a usage error.
+ */
+async function readIntentFile(file: string): Promise<string> {
+  let text: string;
+  try {
+    if (file === '-') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+      text = Buffer.concat(chunks).toString('utf8');
+    } else {
+      text = await readFile(file, 'utf8');
+    }
+  } catch (err) {
+    throw new UsageError(`--intent-file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  return text.replace(/\r?\n$/, '');
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -57,6 +79,7 @@ export async function run(argv: string[]): Promise<number> {
       argv,
       {
         domain: { type: 'string' },
+        'intent-file': { type: 'string' },
         seed: { type: 'string' },
         'as-of': { type: 'string' },
         dir: { type: 'string' },
@@ -81,6 +104,10 @@ export async function run(argv: string[]): Promise<number> {
       if (args.positionals.length === 0) throw new UsageError('missing the domain (a built-in name such as travel, a path to a module, or a package)');
       domainSpec = args.positionals[0]!;
       intentArg = args.positionals[1];
+    }
+    if (args.strings['intent-file'] !== undefined) {
+      if (intentArg !== undefined) throw new UsageError('give the intent once: as the positional or with --intent-file, not both');
+      intentArg = await readIntentFile(args.strings['intent-file']);
     }
     model = modelFromFlags({ url: args.strings['model-url'], name: args.strings.model });
     limits = modelLimits(args.strings['model-timeout-ms'], args.strings['model-attempts']);
