@@ -250,7 +250,8 @@ describe.skipIf(!available)('RedisStore', () => {
       expect(JSON.parse((await raw.hget(store.indexKey, 'done-07'))!).status).toBe('completed');
 
       // A poll reads the open entries by id: no HGETALL of the index, no EXISTS per registered id.
-      const monitor = await raw.duplicate().monitor();
+      // monitor() opens a connection of its own (a duplicate() before it would be a client nobody closes).
+      const monitor = await raw.monitor();
       const seen: string[] = [];
       monitor.on('monitor', (_time: unknown, args: string[]) => seen.push(String(args[0]).toLowerCase()));
       await listOpenInvocations(store);
