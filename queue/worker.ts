@@ -27,7 +27,7 @@ export interface WorkerOptions {
   queue?: string;
   prefix?: string;
   concurrency?: number;
-  /** How long a job's lock lasts before BullMQ may call it stalled (default 30 s; short in tests). */
+  /** How long a job's lock lasts before BullMQ may call it stalled (default 30 s): a dead worker's job is noticed within 1.5 × this. */
   lockDurationMs?: number;
   /** What the domain's factories get: its local folder and, in this mode, the Redis it may share state in. */
   stateDir?: string;
@@ -68,8 +68,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       prefix: options.prefix ?? bullPrefix(),
       concurrency: options.concurrency ?? 1,
       maxStalledCount: 0,
+      // A dead worker's lock expires after lockDuration; the stalled check, every half of it, then
+      // finds the job: noticed within 1.5 × the lock (45 s by default).
       lockDuration: options.lockDurationMs ?? 30_000,
-      ...(options.lockDurationMs ? { stalledInterval: Math.max(500, Math.floor(options.lockDurationMs / 2)) } : {}),
+      stalledInterval: Math.max(500, Math.floor((options.lockDurationMs ?? 30_000) / 2)),
     },
   );
   worker.on('error', () => undefined);

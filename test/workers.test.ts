@@ -12,7 +12,8 @@
  *   frozen-then-killed after the worker finished the job but before `step.completed` was appended:
  *   a resume from another process and folder ends with the uninterrupted fingerprint, every effect
  *   applied once — and in the second case the actuator is not run again (the stored outcome is read).
- * - `weft worker`: SIGTERM while idle exits 0 promptly; a missing --domain or --redis exits 2 with usage.
+ * - `weft worker`: SIGTERM while idle exits 0 promptly; a missing --domain or --redis, or a job lock
+ *   under 500 ms, exits 2 with usage.
  *
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the
  * build (`npm run build`).
@@ -102,8 +103,8 @@ if (!redisOk && process.env.CI === 'true') {
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────
 
-async function worker(prefix: string, name: string, options: { domain?: string; env?: Record<string, string> } = {}): Promise<WorkerProcess> {
-  const w = await startWeftWorker(['--domain', options.domain ?? 'travel', '--redis', server.url, '--redis-prefix', prefix, '--dir', dir(name)], options.env ?? {});
+async function worker(prefix: string, name: string, options: { domain?: string; env?: Record<string, string>; args?: string[] } = {}): Promise<WorkerProcess> {
+  const w = await startWeftWorker(['--domain', options.domain ?? 'travel', '--redis', server.url, '--redis-prefix', prefix, '--dir', dir(name), ...(options.args ?? [])], options.env ?? {});
   workers.push(w);
   return w;
 }
@@ -206,14 +207,15 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
   });
 
   test('a worker SIGKILLed mid-job: step.failed worker.stalled (transient), attempt 2 on a healthy worker, every effect applied once', async () => {
-    const lock = { WEFT_WORKER_LOCK_MS: '1000' };
+    // A 1 s job lock (--lock-ms): the dead worker's job is found stalled within 1.5 s of its death.
+    const lock = ['--lock-ms', '1000'];
     // The 3rd effect this worker runs is airline.hold (epoch 2, step 0): it is applied, then the
     // worker dies before the outcome reaches BullMQ — mid-job, from BullMQ's point of view.
-    const doomed = await worker('stall', 'stall-worker-a', { env: { ...lock, WEFT_CRASH_IN_EFFECT: '3' } });
+    const doomed = await worker('stall', 'stall-worker-a', { args: lock, env: { WEFT_CRASH_IN_EFFECT: '3' } });
     const run = spawnWeft(runArgs('stall', 'stall-runtime'));
     const died = await doomed.done;
     expect(died.signal, `the first worker should die by SIGKILL; stderr:\n${died.stderr}`).toBe('SIGKILL');
-    await worker('stall', 'stall-worker-b', { env: lock });
+    await worker('stall', 'stall-worker-b', { args: lock });
     const out = parsed(await run.done);
     expect(out).toMatchObject({ id: travel.id, status: 'completed' });
 
@@ -298,7 +300,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
   });
 
   test('weft worker without --domain or without --redis exits 2 with the usage', async () => {
-    const usage = /usage: weft worker --domain D --redis URL \[--concurrency N\] \[--queue NAME\] \[--redis-prefix P\] \[--dir D\]/;
+    const usage = /usage: weft worker --domain D --redis URL \[--concurrency N\] \[--queue NAME\] \[--lock-ms MS\] \[--redis-prefix P\] \[--dir D\]/;
     const noDomain = await weft(['worker', '--redis', server.url]);
     expect(noDomain.code).toBe(2);
     expect(noDomain.stderr).toContain('--domain is required');
@@ -307,5 +309,8 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     expect(noRedis.code).toBe(2);
     expect(noRedis.stderr).toContain('--redis URL (or WEFT_REDIS_URL) is required');
     expect(noRedis.stderr).toMatch(usage);
+    const tooShort = await weft(['worker', '--domain', 'travel', '--redis', server.url, '--lock-ms', '100']);
+    expect(tooShort.code).toBe(2);
+    expect(tooShort.stderr).toContain('--lock-ms is at least 500');
   });
 });

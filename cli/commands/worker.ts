@@ -1,13 +1,14 @@
 /**
- * `weft worker --domain <d> --redis URL [--concurrency N] [--queue NAME] [--redis-prefix P] [--dir D]`
+ * `weft worker --domain <d> --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--redis-prefix P] [--dir D]`
  * — a long-running process that runs a domain's actuators for the world-effect jobs runtimes put on
  * the BullMQ queue (queue/worker.ts). It refuses a job whose invocation pinned a library its domain
  * does not have. SIGTERM or SIGINT: stop taking jobs, finish the running ones, exit 0; SIGKILL loses
  * nothing (the runtime records the stalled job as a transient failure and dispatches the next
  * attempt, which the actuator dedupes on its idempotency key).
  *
- * `WEFT_WORKER_LOCK_MS` shortens the job lock (how soon a dead worker's job counts as stalled) —
- * for tests; the default is 30 s.
+ * `--lock-ms` is the job lock (default 30 000): a worker that dies holding a job is noticed within
+ * 1.5 × that (queue/worker.ts), and its job's attempt is recorded as stalled. A shorter lock notices
+ * sooner but needs every job to renew it in time. `WEFT_WORKER_LOCK_MS` sets it where no flag does.
  */
 import { startWorker } from '../../queue/worker.js';
 import { bullPrefix, DEFAULT_QUEUE } from '../../queue/bullmq.js';
@@ -18,19 +19,24 @@ import { storeChoice, storeOptions } from '../store-choice.js';
 import { domainStateDir, workspaceDir } from '../workspace.js';
 
 export const usage =
-  'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--redis-prefix P] [--dir D]\n' +
-  '                                       run a domain\'s actuators for the jobs on the BullMQ queue until SIGTERM';
+  'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--redis-prefix P] [--dir D]\n' +
+  '                                       run a domain\'s actuators for the jobs on the BullMQ queue until SIGTERM;\n' +
+  '                                       --lock-ms: the job lock (default 30000): a worker that dies is noticed within 1.5 × it';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   let concurrency = 1;
+  let lockMs = 30_000;
   let choice;
   try {
-    args = parseCommandArgs(argv, { domain: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 0 });
+    args = parseCommandArgs(argv, { domain: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, 'lock-ms': { type: 'string' }, dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 0 });
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose actuators this worker runs');
-    choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
+    choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
     if (!choice.redis) throw new UsageError('--redis URL (or WEFT_REDIS_URL) is required: the Redis the runtimes queue their jobs in');
     if (args.strings.concurrency !== undefined) concurrency = positiveInt('--concurrency', args.strings.concurrency, 4);
+    const lock = args.strings['lock-ms'] ?? process.env.WEFT_WORKER_LOCK_MS;
+    if (lock !== undefined && lock !== '') lockMs = positiveInt('--lock-ms', lock, 7);
+    if (lockMs < 500) throw new UsageError(`--lock-ms is at least 500 (a job must renew its lock in time), got ${lockMs}`);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('worker', usage, err);
     throw err;
@@ -41,7 +47,6 @@ export async function run(argv: string[]): Promise<number> {
   const stateDir = domainStateDir(choice.dir, domain);
   const faults = crashHooks();
   const actuators = faults.wrapActuators(domain.actuators({ stateDir, redis }), domain.observe);
-  const lock = Number(process.env.WEFT_WORKER_LOCK_MS ?? 0);
   const queue = args.strings.queue ?? DEFAULT_QUEUE;
   const running = await startWorker({
     domain,
@@ -50,9 +55,9 @@ export async function run(argv: string[]): Promise<number> {
     queue,
     prefix: bullPrefix(redis.prefix),
     concurrency,
-    ...(lock > 0 ? { lockDurationMs: lock } : {}),
+    lockDurationMs: lockMs,
   });
-  process.stderr.write(`weft worker: domain ${domain.name}, queue ${queue}, concurrency ${concurrency}, pid ${process.pid} — ready\n`);
+  process.stderr.write(`weft worker: domain ${domain.name}, queue ${queue}, concurrency ${concurrency}, lock ${lockMs} ms, pid ${process.pid} — ready\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stderr.write(`weft worker: ${signal}: finishing the running jobs, then exiting\n`);
