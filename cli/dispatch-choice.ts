@@ -6,8 +6,7 @@
  * in this process, with a notice naming the command that starts a worker. The choice is made once
  * per command, never per job, so one run's effects never move between the two mid-epoch.
  */
-import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
-import { bullPrefix, DEFAULT_QUEUE } from '../queue/bullmq.js';
+import { bullPrefix, DEFAULT_QUEUE, withReconnect } from '../queue/bullmq.js';
 import { UsageError, type OptionSpec } from './args.js';
 import { storeChoice, type StoreChoice } from './store-choice.js';
 
@@ -32,8 +31,8 @@ export async function chooseDispatch(flag: DispatchFlag, choice: StoreChoice, qu
   if (!choice.redis) return undefined;
   if (flag !== 'auto') return flag;
   const { Queue } = await import('bullmq'); // loaded only in the distributed mode
-  const retry = { retryStrategy: reconnectStrategy(choice.redis.giveUpAfterMs) };
-  const probe = new Queue(queue ?? DEFAULT_QUEUE, { connection: { url: choice.redis.url, ...retry }, prefix: bullPrefix(choice.redis.prefix) });
+  const connection = withReconnect({ url: choice.redis.url }, choice.redis.giveUpAfterMs);
+  const probe = new Queue(queue ?? DEFAULT_QUEUE, { connection, prefix: bullPrefix(choice.redis.prefix) });
   probe.on('error', () => undefined);
   try {
     if ((await probe.getWorkersCount()) > 0) return 'bullmq';

@@ -42,8 +42,7 @@ export function storeChoice(dir: string, strings: Record<string, string | undefi
   if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got ${JSON.stringify(url)}`);
   const durability = strings['redis-durability'] ?? 'strict';
   if (durability !== 'strict' && durability !== 'relaxed') throw new UsageError(`--redis-durability is strict or relaxed, got ${JSON.stringify(durability)}`);
-  const giveUpAfterMs = longLived ? undefined : redisGiveUpMs();
-  return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability, ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }) } };
+  return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability, giveUpAfterMs: longLived ? undefined : redisGiveUpMs() } };
 }
 
 /** WEFT_REDIS_GIVE_UP_MS, or the default: how long a command waits for an unreachable Redis. */
@@ -66,7 +65,7 @@ export function closeAtExit(closeable: { close(): Promise<void> }): void {
 export async function openStore(choice: StoreChoice): Promise<JournalStore> {
   if (!choice.redis) return new FileStore(choice.dir);
   const { url, prefix, durability, giveUpAfterMs } = choice.redis;
-  const store = await RedisStore.open({ redis: url, prefix, durability, ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }), warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
+  const store = await RedisStore.open({ redis: url, prefix, durability, giveUpAfterMs, warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
   opened.push(store);
   return store;
 }

@@ -103,13 +103,11 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const store = options.store ?? new FileStore(dir);
   const { key, publicKeyFile } = await workspaceKey(dir);
   const stateDir = domainStateDir(dir, domain);
-  const giveUpAfterMs = options.redis?.giveUpAfterMs;
-  const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix, ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }) } : undefined;
+  const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix, giveUpAfterMs: options.redis.giveUpAfterMs } : undefined;
   const actuators = domain.actuators({ stateDir, ...(redis ? { redis } : {}) });
   const runtime = createRuntime({
     store,
-    ...(redis ? { redis: redis.url, redisPrefix: redis.prefix } : {}),
-    ...(giveUpAfterMs === undefined ? {} : { redisGiveUpMs: giveUpAfterMs }),
+    ...(redis ? { redis: redis.url, redisPrefix: redis.prefix, redisGiveUpMs: redis.giveUpAfterMs } : {}),
     ...(options.dispatch ? { dispatch: options.dispatch } : {}),
     ...(options.queue ? { queue: options.queue } : {}),
     domain,

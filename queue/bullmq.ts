@@ -57,7 +57,7 @@ export function connectionOf(connection: string | ConnectionOptions): Connection
  * left as it is). Commands wait for the reconnect meanwhile (no per-command retry limit): the budget
  * alone decides, so a command that fails means the connection has given up.
  */
-function withReconnect(connection: ConnectionOptions, giveUpAfterMs: number | undefined): ConnectionOptions {
+export function withReconnect(connection: ConnectionOptions, giveUpAfterMs: number | undefined): ConnectionOptions {
   if (giveUpAfterMs === undefined || typeof (connection as { connect?: unknown }).connect === 'function') return connection;
   return { ...connection, retryStrategy: reconnectStrategy(giveUpAfterMs), maxRetriesPerRequest: null } as ConnectionOptions;
 }

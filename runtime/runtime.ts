@@ -511,7 +511,7 @@ function chooseDispatcher(options: ResolvedOptions): Dispatcher | undefined {
       actuators: options.actuators,
       prefix: bullPrefix(options.redisPrefix),
       ...(options.queue ? { queue: options.queue } : {}),
-      ...(options.redisGiveUpMs === undefined ? {} : { giveUpAfterMs: options.redisGiveUpMs }),
+      giveUpAfterMs: options.redisGiveUpMs,
       workerHint: `weft worker --domain ${options.domain?.name ?? '<domain>'} --redis ${url ?? '<url>'}${options.queue ? ` --queue ${options.queue}` : ''}`,
     });
   }
@@ -530,7 +530,7 @@ function resolveDomain(options: RuntimeOptions): ResolvedOptions {
   if (!libraries) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs a domain or at least one method library');
   if (!observe) throw new RuntimeUsageError('runtime.no_observe', 'createRuntime needs a domain or the name of the observe actuator');
   const prefix = options.redisPrefix ?? 'weft';
-  const store = options.store ?? (options.redis !== undefined ? new RedisStore({ redis: options.redis, prefix, ...(options.redisGiveUpMs === undefined ? {} : { giveUpAfterMs: options.redisGiveUpMs }) }) : undefined);
+  const store = options.store ?? (options.redis !== undefined ? new RedisStore({ redis: options.redis, prefix, giveUpAfterMs: options.redisGiveUpMs }) : undefined);
   if (!store) throw new RuntimeUsageError('runtime.no_store', 'createRuntime needs a store (new FileStore(dir), new MemoryStore()) or redis (a URL or an ioredis client)');
   // Asked for only when a factory reads it: a domain whose factories ignore stateDir needs none.
   const context: DomainContext = {

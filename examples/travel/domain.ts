@@ -38,7 +38,7 @@ export const travelDomain = defineDomain({
   // none), else in the state folder.
   actuators: (ctx) => {
     const redis = ctx.redis;
-    if (redis) return travelActuators({ state: redisStateBackend({ url: redis.url, prefix: redis.prefix, ...(redis.giveUpAfterMs === undefined ? {} : { giveUpAfterMs: redis.giveUpAfterMs }) }) });
+    if (redis) return travelActuators({ state: redisStateBackend({ url: redis.url, prefix: redis.prefix, giveUpAfterMs: redis.giveUpAfterMs }) });
     const stateDir = ctx.stateDir;
     return travelActuators({ state: fileStateBackend((invocation) => join(stateDir, invocation, TRAVEL_STATE_FILE)) });
   },

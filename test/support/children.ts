@@ -107,7 +107,7 @@ function registryEntry(pid: number): string | undefined {
 }
 
 function testFile(): string {
-  return process.env.VITEST_TEST_FILE ?? (globalThis as { __vitest_worker__?: { filepath?: string } }).__vitest_worker__?.filepath ?? '';
+  return (globalThis as { __vitest_worker__?: { filepath?: string } }).__vitest_worker__?.filepath ?? '';
 }
 
 /** Fields 3… of /proc/<pid>/stat (state, ppid, …, starttime at [19]), or undefined where there is none. */

@@ -42,7 +42,7 @@ export default function setup(): () => Promise<void> {
 }
 
 /** Processes of this run still alive: registered children, and anything else carrying the run's marker. */
-export function findSurvivors(suite: string, registry: string): Survivor[] {
+function findSurvivors(suite: string, registry: string): Survivor[] {
   const found = new Map<number, Survivor>();
   let entries: string[] = [];
   try {
