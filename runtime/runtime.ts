@@ -51,6 +51,9 @@ import { InvocationHandle } from './handle.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
 import { serve, type ServeOptions } from './serve.js';
+import { resolveStartOptions, type StartOptions } from './start-options.js';
+
+export type { StartOptions } from './start-options.js';
 
 export const RUNTIME_VERSION = 'weft@0.1.0';
 /** Numbered behaviour flags this runtime applies (machines/flags.ts); recorded in the pin, and replay follows the journal's. */
@@ -115,17 +118,6 @@ export interface RuntimeOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface StartOptions {
-  tenant: string;
-  seed: string | number;
-  /** The invocation's pinned "now" (ISO 8601). */
-  asOf: string;
-  id?: string;
-  /** Name of the library to pin (default: the first of `libraries`). */
-  library?: string;
-}
-
-
 export class Runtime {
   private readonly dispatcher?: Dispatcher;
   private readonly writerId: string;
@@ -183,9 +175,15 @@ export class Runtime {
     return `inv-${digestOf({ tenant: opts.tenant, intent: named, seed: String(opts.seed), asOf: opts.asOf }).slice(0, 32)}`;
   }
 
-  async start(intent: string, opts: StartOptions): Promise<InvocationHandle> {
-    await this.ready();
+  /**
+   * Start an invocation. Without options it takes the CLI's defaults (tenant `default`, seed `1`,
+   * the domain's `asOf`); a malformed option is refused with a RuntimeUsageError before anything
+   * is written (start-options.ts).
+   */
+  async start(intent: string, options?: Partial<StartOptions>): Promise<InvocationHandle> {
+    const opts = resolveStartOptions(intent, options, this.options.domain?.asOf);
     const library = this.pickLibrary(opts.library);
+    await this.ready();
     const digest = this.digests.get(library)!;
     await this.putBlobOnce(digest, () => canonicalBytes(library));
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
