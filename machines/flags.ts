@@ -8,13 +8,17 @@
  *     duplicate names, bounded depth, well-formed Unicode); task constraints and the policy's
  *     contract envelope checked on every epoch and step; the authoring call admitted, authored
  *     world effects approved, every authored step's admission recorded.
+ * 2 — spend counted only on the actuators that spend: the envelope's spending cap sums its arg
+ *     over the steps whose actuator declares `spends` (machines/spenders.ts), not over every world
+ *     effect that happens to pass an arg of that name.
  */
 import type { Pin } from '../journal/records.js';
 
 export const FLAG_FAIL_CLOSED = 1;
+export const FLAG_DECLARED_SPEND = 2;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

@@ -29,6 +29,8 @@ export interface ReplayDeps {
   evaluables?: EvaluableRegistry;
   /** Used only to re-check actuator names and arg schemas at certification; never dispatched. */
   dispatcher?: Dispatcher;
+  /** The actuators that declare they spend (flag 2's spend scope; machines/spenders.ts). */
+  spenders?: ReadonlySet<string>;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
@@ -63,6 +65,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     observe: deps.observe,
     evaluables: deps.evaluables,
     dispatcher: deps.dispatcher,
+    ...(deps.spenders ? { spenders: deps.spenders } : {}),
     sleep: async () => undefined,
     now: () => 0, // never asked: replay reads every recorded timer firing
   };

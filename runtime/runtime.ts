@@ -32,6 +32,7 @@ import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
 import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
+import { spendDeclarationProblem, spendersOf } from '../machines/spenders.js';
 import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
@@ -129,6 +130,8 @@ export class Runtime {
   private readonly blobsStored = new Map<string, Promise<void>>();
   /** True when the runtime made its store from `redis` (and closes it). */
   private readonly ownsStore: boolean;
+  /** The actuators that declare they spend (flag 2), or undefined when this runtime has no actuators. */
+  private readonly spenders: ReadonlySet<string> | undefined;
 
   /** The options with the domain's parts filled in: what this runtime actually runs. */
   readonly options: ResolvedOptions;
@@ -141,6 +144,11 @@ export class Runtime {
     for (const library of options.libraries) {
       validateLibrary(library);
       this.digests.set(library, libraryDigest(library));
+    }
+    if (options.actuators) {
+      const problem = spendDeclarationProblem((options.policy ?? allowAll).envelope, options.actuators);
+      if (problem) throw new RuntimeUsageError('runtime.ambiguous_spend', `createRuntime: ${problem}`);
+      this.spenders = spendersOf(options.actuators);
     }
     this.dispatcher = options.dispatcher ?? chooseDispatcher(options);
     this.writerId = options.writer ?? `${hostname()}:${process.pid}`;
@@ -270,6 +278,7 @@ export class Runtime {
       evaluables: this.options.evaluables,
       observe: this.options.observe,
       dispatcher: this.dispatcher,
+      ...(this.spenders ? { spenders: this.spenders } : {}),
       inspect: this.options.inspect,
     });
   }
@@ -436,6 +445,7 @@ export class Runtime {
       model: this.options.model,
       dispatcher: this.dispatcher,
       signingKey: this.options.signingKey,
+      ...(this.spenders ? { spenders: this.spenders } : {}),
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       onActorError: (err) => handle.noteActorError(err),
       now: () => (this.options.now ? this.options.now().getTime() : Date.now()),

@@ -17,7 +17,7 @@ import { SLEEP_ACTUATOR, sleepArgsProblem } from '../../machines/sleep.js';
 import { checkEnvelopeEpoch } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
-import type { EpochServices } from './services.js';
+import { spendScope, type EpochServices } from './services.js';
 
 /** Certification before anything runs: every step names a known actuator with args that fit. */
 function certify(s: EpochServices, plan: EpochPlan): string | undefined {
@@ -41,7 +41,7 @@ function certify(s: EpochServices, plan: EpochPlan): string | undefined {
 function withinContract(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): string | undefined {
   const broken = checkTaskConstraints(s.library, ctx.goal!, plan.steps);
   if (broken) return broken;
-  return s.policy.envelope ? checkEnvelopeEpoch(s.policy.envelope, plan, ctx.spent ?? 0) : undefined;
+  return s.policy.envelope ? checkEnvelopeEpoch(s.policy.envelope, plan, ctx.spent ?? 0, spendScope(s, ctx.pin)) : undefined;
 }
 
 function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admission {
