@@ -38,6 +38,8 @@ export interface ChainState {
   fingerprint?: string;
   /** The key id recorded in the seal. */
   keyId?: string;
+  /** The key id of the last explicit re-key (`invocation.rekeyed`), when the journal has one. */
+  rekeyedTo?: string;
 }
 
 export interface JournalReport extends ChainState {

@@ -147,7 +147,22 @@ function checkPosition(
     const body = checkBody(record.kind, record.body);
     if (!body.ok) return body.reason;
   }
+  if (record.kind === 'invocation.rekeyed') return checkRekey(record as JournalRecord<'invocation.rekeyed'>, state);
   if (record.kind === 'invocation.sealed') return checkSeal(record as JournalRecord<'invocation.sealed'>, state);
+  return undefined;
+}
+
+/** The key that must seal a journal that pinned one (behaviour flag 3): the pinned key, or the last re-key's. */
+function keyInForce(state: ChainState): string | undefined {
+  return state.rekeyedTo ?? state.pin?.sealKey;
+}
+
+/** A re-key changes the key in force, from that key: only in a journal that pinned its sealing key. */
+function checkRekey(record: JournalRecord<'invocation.rekeyed'>, state: ChainState): string | undefined {
+  const current = keyInForce(state);
+  if (current === undefined) return 'invocation.rekeyed in a journal that pinned no sealing key';
+  if (record.body.from !== current) return `invocation.rekeyed from key ${record.body.from.slice(0, 16)}…, but the key in force is ${current.slice(0, 16)}…`;
+  state.rekeyedTo = record.body.to;
   return undefined;
 }
 
@@ -155,6 +170,10 @@ function checkPosition(
 function checkSeal(record: JournalRecord<'invocation.sealed'>, state: ChainState): string | undefined {
   const seal = record.body;
   if (seal.fingerprint !== record.prev) return 'seal fingerprint is not the hash of the record before it';
+  const expected = keyInForce(state);
+  if (expected !== undefined && seal.keyId !== expected) {
+    return `sealed by key ${seal.keyId.slice(0, 16)}…, but the journal ${state.rekeyedTo ? 'was re-keyed to' : 'pinned'} key ${expected.slice(0, 16)}… (a seal by another key needs an invocation.rekeyed record before it)`;
+  }
   state.sealed = true;
   state.fingerprint = seal.fingerprint;
   state.keyId = seal.keyId;

@@ -52,7 +52,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   const first = records[0] as JournalRecord<'invocation.pinned'>;
   const { invocation, pin } = first.body;
   const library = await deps.loadLibrary(pin.library);
-  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1) });
+  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1), ...(pin.sealKey === undefined ? {} : { sealKey: pin.sealKey }) });
   let actorError: unknown;
   const services: EpochServices = {
     onActorError: (err) => {
@@ -108,6 +108,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     actor.start();
   }).finally(() => actor.stop());
 
+  recorder.passOverRekeys();
   const extra = recorder.peek();
   if (extra && stoppedAt !== 'unfinished') {
     throw new ReplayDivergenceError(extra.seq, extra.kind, { kind: extra.kind, epoch: extra.epoch, body: extra.body }, `no further record: the replayed invocation stopped in ${stoppedAt}`);

@@ -45,9 +45,9 @@ import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
-import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
+import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, sealKeyInForce, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
-import { ForeignJournalError, PinMismatchError, RuntimeUsageError } from './errors.js';
+import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
@@ -55,6 +55,17 @@ import { serve, type ServeOptions } from './serve.js';
 import { resolveStartOptions, type StartOptions } from './start-options.js';
 
 export type { StartOptions } from './start-options.js';
+
+export interface ResumeOptions {
+  snapshot?: unknown;
+  at?: { seq: number; tail: string };
+  /**
+   * Flag 3: when this runtime's signing key is not the one the journal is sealed by, change it on
+   * purpose — an `invocation.rekeyed` record (from, to) is appended before the run goes on, and the
+   * journal is then sealed by this key. Without it such a resume is refused (SealKeyMismatchError).
+   */
+  rekey?: boolean;
+}
 
 export const RUNTIME_VERSION = 'weft@0.1.0';
 /** Numbered behaviour flags this runtime applies (machines/flags.ts); recorded in the pin, and replay follows the journal's. */
@@ -191,12 +202,14 @@ export class Runtime {
   async start(intent: string, options?: Partial<StartOptions>): Promise<InvocationHandle> {
     const opts = resolveStartOptions(intent, options, this.options.domain?.asOf);
     const library = this.pickLibrary(opts.library);
+    // Flag 3: the key that will seal the journal is fixed now, so a runtime without one cannot start.
+    const key = this.options.signingKey;
+    if (!key) throw new RuntimeUsageError('runtime.no_signing_key', 'runtime.start: this runtime has no signing key, and an invocation pins the key that will seal it: pass createRuntime({ signingKey }) (loadSigningKey(file), or generateSigningKey() + writeKeyPair(dir, key))');
     await this.ready();
     const digest = this.digests.get(library)!;
     await this.putBlobOnce(digest, () => canonicalBytes(library));
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
-    const key = this.options.signingKey;
-    if (key) await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
+    await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
     const model = this.options.model;
     const pin: Pin = {
       library: digest,
@@ -207,6 +220,7 @@ export class Runtime {
       asOf: new Date(opts.asOf).toISOString(),
       policy: (this.options.policy ?? allowAll).id,
       limits: { ...this.limits },
+      sealKey: key.keyId,
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
     // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
@@ -223,7 +237,7 @@ export class Runtime {
       throw err;
     }
     const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
-    return this.run(writer, library, input, [], undefined);
+    return this.run(writer, library, input, [], undefined, key.keyId);
   }
 
   /**
@@ -231,7 +245,7 @@ export class Runtime {
    * final record is torn (a crash mid-write) is refused with TornTailError; move that record aside
    * explicitly first (`store.quarantineTornTail(lease)`, or `weft resume --quarantine-torn`).
    */
-  async resume(id: string, options: { snapshot?: unknown; at?: { seq: number; tail: string } } = {}): Promise<InvocationHandle> {
+  async resume(id: string, options: ResumeOptions = {}): Promise<InvocationHandle> {
     return this.resumeAs('resume', id, options);
   }
 
@@ -241,7 +255,7 @@ export class Runtime {
    * a later `resume` — consumed here: the invocation continues and its journal records the decision.
    * Without `run`, the handle returned is a finished one reporting `awaiting_approval`.
    */
-  async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }, options: { run?: boolean } = {}): Promise<InvocationHandle> {
+  async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }, options: { run?: boolean; rekey?: boolean } = {}): Promise<InvocationHandle> {
     // An ended run keeps the snapshot of its last rest (none is taken of a sealed run): its journal says it ended.
     if ((await this.options.store.tail(id))?.kind === 'invocation.sealed') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval: it has ended (${await invocationStatus(this.options.store, id)}, sealed)`);
@@ -251,9 +265,11 @@ export class Runtime {
     if (value !== 'awaitingApproval') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
     }
+    // Continuing here seals with this runtime's key: a key the journal is not sealed by is refused before the inbox is written.
+    if (options.run !== false && !options.rekey) this.checkSealKey('approve', id, await this.options.store.read(id));
     await this.options.store.putInbox(id, { type: 'approval', ...decision, at: (this.options.now?.() ?? new Date()).getTime() });
     if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.journalPath(id) });
-    return this.resumeAs('approve', id, {});
+    return this.resumeAs('approve', id, { ...(options.rekey ? { rekey: true } : {}) });
   }
 
   /**
@@ -330,7 +346,7 @@ export class Runtime {
    * genesis must be this id's and the pin must match what this runtime offers — both checked
    * before the lease is taken, so a refusal changes nothing.
    */
-  private async resumeAs(command: 'resume' | 'approve', id: string, options: { snapshot?: unknown; at?: { seq: number; tail: string } }): Promise<InvocationHandle> {
+  private async resumeAs(command: 'resume' | 'approve', id: string, options: ResumeOptions): Promise<InvocationHandle> {
     await this.ready();
     const store = this.options.store;
     const first = (await store.read(id, 0, 1))[0];
@@ -345,6 +361,8 @@ export class Runtime {
       return InvocationHandle.finished({ id, status: ended, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
+    // Flag 3: the key in force must be this runtime's — or, asked for, the change is recorded first.
+    const rekey = pinnedRecord.body.pin.sealKey === undefined ? undefined : this.checkSealKey(command, id, await store.read(id), options.rekey === true);
     const stored = await store.getSnapshot(id);
     const snapshot =
       options.snapshot !== undefined && options.at
@@ -354,10 +372,13 @@ export class Runtime {
           : undefined;
     const writer = await JournalWriter.open(store, id, this.writerOptions());
     try {
+      if (rekey?.from !== undefined && rekey.from !== rekey.to) {
+        await writer.append({ kind: 'invocation.rekeyed', epoch: tail?.epoch ?? 0, body: { from: rekey.from, to: rekey.to } });
+      }
       const from = snapshot ? snapshot.seq : 1;
       const existing = await store.read(id, from);
       const input = inputFromPinned(pinnedRecord);
-      const handle = this.run(writer, library, input, existing, snapshot ?? undefined);
+      const handle = this.run(writer, library, input, existing, snapshot ?? undefined, rekey?.to);
       // A decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
       if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
@@ -386,6 +407,21 @@ export class Runtime {
     if (!report.ok) throw report.error!;
     const belongsTo = (first as JournalRecord<'invocation.pinned'>).body.invocation;
     if (belongsTo !== id) throw new ForeignJournalError(id, belongsTo);
+  }
+
+  /**
+   * Flag 3: the key in force (pinned at start, or the last re-key's) must be this runtime's signing
+   * key. Returns the key in force and the one to seal with — different only when `rekey` asks to
+   * change it (the caller records the change) — or undefined for a journal pinned before flag 3.
+   * Throws SealKeyMismatchError, having written nothing.
+   */
+  private checkSealKey(command: 'resume' | 'approve', id: string, records: readonly JournalRecord[], rekey = false): { from: string; to: string } | undefined {
+    const inForce = sealKeyInForce(records);
+    if (!inForce) return undefined;
+    const offered = this.options.signingKey?.keyId;
+    if (offered === inForce.keyId) return { from: inForce.keyId, to: offered };
+    if (rekey && offered !== undefined) return { from: inForce.keyId, to: offered };
+    throw new SealKeyMismatchError(id, command, inForce.keyId, offered, inForce.rekeyed);
   }
 
   /**
@@ -420,6 +456,11 @@ export class Runtime {
   private async attach(id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
     const first = (await this.options.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
     const existing = first.body;
+    // The same start with another signing key: say so (not "a different pin"), as resume would.
+    const inForce = sealKeyInForce(await this.options.store.read(id));
+    if (inForce && existing.intent === intent && existing.tenant === tenant && inForce.keyId !== pin.sealKey) {
+      throw new SealKeyMismatchError(id, 'start', inForce.keyId, pin.sealKey, inForce.rekeyed);
+    }
     if (existing.intent !== intent || existing.tenant !== tenant || canonicalize(existing.pin) !== canonicalize(pin)) {
       throw new RuntimeUsageError(
         'runtime.id_conflict',
@@ -430,10 +471,10 @@ export class Runtime {
     return this.resume(id);
   }
 
-  private run(writer: JournalWriter, library: Library, input: InvocationInput, existing: JournalRecord[], snapshot: { seq: number; tail: string; data: unknown } | undefined): InvocationHandle {
+  private run(writer: JournalWriter, library: Library, input: InvocationInput, existing: JournalRecord[], snapshot: { seq: number; tail: string; data: unknown } | undefined, sealKey: string | undefined): InvocationHandle {
     const start = snapshot ? { seq: snapshot.seq, tail: snapshot.tail } : { seq: input.seq, tail: input.tail };
     const handle = new InvocationHandle(input.invocation, this.journalPath(input.invocation));
-    const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed) });
+    const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed), ...(sealKey === undefined ? {} : { sealKey }) });
     const policy = this.policyById(input.pin.policy);
     const services: EpochServices = {
       recorder: () => recorder,
