@@ -185,11 +185,15 @@ function checkSeal(record: JournalRecord<'invocation.sealed'>, state: ChainState
  * about the key, not the chain: when one is a journal's only problem, the readers mark the verdict
  * `sealMismatch` (reader.ts) and `weft verify` reports a seal that does not match the key (exit 3).
  */
-export function sealKeyProblem(record: { body: SealBody }, key: PublicKey): string | undefined {
+export function sealKeyProblem(record: { body: SealBody }, key: PublicKey, rekeyedTo?: string): string | undefined {
   const seal = record.body;
   try {
     if (keyIdOf(key.publicKey) !== key.keyId) return 'the public key file is inconsistent (its keyId is not the digest of its key)';
-    if (seal.keyId !== key.keyId) return `sealed by another key (key id ${seal.keyId.slice(0, 16)}…, expected ${key.keyId.slice(0, 16)}…)`;
+    if (seal.keyId !== key.keyId) {
+      // A re-keyed journal says which key seals it now: the auditor's key may be the one before.
+      const rekeyed = rekeyedTo === seal.keyId ? `; the journal was re-keyed to key ${seal.keyId.slice(0, 16)}… (invocation.rekeyed): verify with that key` : '';
+      return `sealed by another key (key id ${seal.keyId.slice(0, 16)}…, expected ${key.keyId.slice(0, 16)}…)${rekeyed}`;
+    }
     if (!verifySeal(key, seal.fingerprint, seal.signature)) return 'bad signature: the seal was not made by this key over this fingerprint';
     return undefined;
   } catch (err) {

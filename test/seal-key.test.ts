@@ -110,6 +110,7 @@ describe('flag 3: the sealing key is pinned at start', () => {
     expect(verifyRecords(records, { publicKey: publicKeyOf(keyB) }).ok).toBe(true);
     const withA = verifyRecords(records, { publicKey: publicKeyOf(keyA) });
     expect(withA).toMatchObject({ ok: false, sealMismatch: true });
+    expect(withA.error!.message).toContain(`re-keyed to key ${short(keyB)}`);
     // The byte verifier (weft verify) reads the re-key on its slow path and gives the same verdicts.
     const bytes = new TextEncoder().encode(records.map((r) => canonicalize(r) + '\n').join(''));
     expect(readJournalBytes(bytes, { publicKey: publicKeyOf(keyB) }).ok).toBe(true);
