@@ -373,6 +373,9 @@ export class Runtime {
     const writer = await JournalWriter.open(store, id, this.writerOptions());
     try {
       if (rekey?.from !== undefined && rekey.from !== rekey.to) {
+        // The new key's public half by its id, as start does, so that export finds the key that seals.
+        const key = this.options.signingKey!;
+        await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
         await writer.append({ kind: 'invocation.rekeyed', epoch: tail?.epoch ?? 0, body: { from: rekey.from, to: rekey.to } });
       }
       const from = snapshot ? snapshot.seq : 1;

@@ -21,6 +21,7 @@ import { JournalWriter } from '../journal/writer.js';
 import { FLAG_DECLARED_SPEND, FLAG_FAIL_CLOSED, FLAG_SEAL_KEY_PINNED } from '../machines/flags.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import { travelDomain } from '../examples/travel/domain.js';
+import { publicKeyFromStore } from '../runtime/keys.js';
 import { createRuntime, RuntimeUsageError, SealKeyMismatchError, type InvocationHandle, type ResumeOptions } from '../runtime/index.js';
 
 const keyA = signingKeyFromSecret(new Uint8Array(32).fill(41));
@@ -107,6 +108,7 @@ describe('flag 3: the sealing key is pinned at start', () => {
     const rekeys = records.filter((r) => r.kind === 'invocation.rekeyed');
     expect(rekeys.map((r) => r.body)).toEqual([{ from: keyA.keyId, to: keyB.keyId }]);
     expect((records.at(-1) as JournalRecord<'invocation.sealed'>).body.keyId).toBe(keyB.keyId);
+    expect(await publicKeyFromStore(store, keyB.keyId)).toEqual(publicKeyOf(keyB)); // what weft export bundles
     expect(verifyRecords(records, { publicKey: publicKeyOf(keyB) }).ok).toBe(true);
     const withA = verifyRecords(records, { publicKey: publicKeyOf(keyA) });
     expect(withA).toMatchObject({ ok: false, sealMismatch: true });
