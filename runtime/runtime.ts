@@ -266,7 +266,7 @@ export class Runtime {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
     }
     // Continuing here seals with this runtime's key: a key the journal is not sealed by is refused before the inbox is written.
-    if (options.run !== false && !options.rekey) this.checkSealKey('approve', id, await this.options.store.read(id));
+    if (options.run !== false && !options.rekey) await this.checkSealKey('approve', id);
     await this.options.store.putInbox(id, { type: 'approval', ...decision, at: (this.options.now?.() ?? new Date()).getTime() });
     if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.journalPath(id) });
     return this.resumeAs('approve', id, { ...(options.rekey ? { rekey: true } : {}) });
@@ -362,7 +362,7 @@ export class Runtime {
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
     // Flag 3: the key in force must be this runtime's — or, asked for, the change is recorded first.
-    const rekey = pinnedRecord.body.pin.sealKey === undefined ? undefined : this.checkSealKey(command, id, await store.read(id), options.rekey === true);
+    const rekey = await this.checkSealKey(command, id, options.rekey === true, pinnedRecord);
     const stored = await store.getSnapshot(id);
     const snapshot =
       options.snapshot !== undefined && options.at
@@ -418,13 +418,20 @@ export class Runtime {
    * change it (the caller records the change) — or undefined for a journal pinned before flag 3.
    * Throws SealKeyMismatchError, having written nothing.
    */
-  private checkSealKey(command: 'resume' | 'approve', id: string, records: readonly JournalRecord[], rekey = false): { from: string; to: string } | undefined {
-    const inForce = sealKeyInForce(records);
+  private async checkSealKey(command: 'resume' | 'approve', id: string, rekey = false, pinned?: JournalRecord): Promise<{ from: string; to: string } | undefined> {
+    const inForce = await this.sealKeyOf(id, pinned);
     if (!inForce) return undefined;
     const offered = this.options.signingKey?.keyId;
     if (offered === inForce.keyId) return { from: inForce.keyId, to: offered };
     if (rekey && offered !== undefined) return { from: inForce.keyId, to: offered };
     throw new SealKeyMismatchError(id, command, inForce.keyId, offered, inForce.rekeyed);
+  }
+
+  /** The key in force of a journal that pinned one (flag 3; the whole journal is read only then), else undefined. */
+  private async sealKeyOf(id: string, pinned?: JournalRecord): Promise<{ keyId: string; rekeyed: boolean } | undefined> {
+    const first = pinned ?? (await this.options.store.read(id, 0, 1))[0];
+    if (first?.kind !== 'invocation.pinned' || (first as JournalRecord<'invocation.pinned'>).body.pin.sealKey === undefined) return undefined;
+    return sealKeyInForce(await this.options.store.read(id));
   }
 
   /**
@@ -459,12 +466,14 @@ export class Runtime {
   private async attach(id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
     const first = (await this.options.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
     const existing = first.body;
-    // The same start with another signing key: say so (not "a different pin"), as resume would.
-    const inForce = sealKeyInForce(await this.options.store.read(id));
+    // The same start with another signing key: say so (not "a different pin"), as resume would. The
+    // key compared, the rest of the pin must be the same (a re-keyed journal keeps its pinned key).
+    const inForce = await this.sealKeyOf(id, first);
     if (inForce && existing.intent === intent && existing.tenant === tenant && inForce.keyId !== pin.sealKey) {
       throw new SealKeyMismatchError(id, 'start', inForce.keyId, pin.sealKey, inForce.rekeyed);
     }
-    if (existing.intent !== intent || existing.tenant !== tenant || canonicalize(existing.pin) !== canonicalize(pin)) {
+    const offered = inForce ? { ...pin, sealKey: existing.pin.sealKey } : pin;
+    if (existing.intent !== intent || existing.tenant !== tenant || canonicalize(existing.pin) !== canonicalize(offered)) {
       throw new RuntimeUsageError(
         'runtime.id_conflict',
         `invocation ${id} already exists with a different intent or pin (pinned: ${canonicalize({ intent: existing.intent, tenant: existing.tenant, pin: existing.pin })}); ` +

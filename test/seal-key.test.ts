@@ -129,7 +129,10 @@ describe('flag 3: the sealing key is pinned at start', () => {
     const err = await refusal(runtimeOn(store, keyA).resume(id));
     expect(err).toBeInstanceOf(SealKeyMismatchError);
     expect(err.message).toContain('re-keyed to it');
-    expect((await (await resume(runtimeOn(store, keyB), id)).done).status).toBe('completed');
+    // Starting it again with the new key attaches to it (the pin keeps the key it started with).
+    const again = await runtimeOn(store, keyB).start(intent, { id });
+    if (again.state?.value === 'hibernated') again.send({ type: 'resume' });
+    expect((await again.done).status).toBe('completed');
     expect(verifyRecords(await store.read(id), { publicKey: publicKeyOf(keyB) }).ok).toBe(true);
   });
 
