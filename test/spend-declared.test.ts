@@ -14,14 +14,14 @@ import '../journal/sha256-node.js';
 import type { Actuator } from '../actors/actuator.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import { LibraryBuilder, atom, add, not } from '../htn/library/builder.js';
-import type { JournalRecord } from '../journal/records.js';
+import type { JournalRecord, Pin } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { MemoryStore } from '../journal/stores/memory.js';
 import { JournalWriter } from '../journal/writer.js';
 import { checkEnvelopeEpoch, envelopeSpend, type ContractEnvelope } from '../machines/envelope.js';
 import type { EpochStep } from '../machines/context.js';
 import { FLAG_DECLARED_SPEND, FLAG_FAIL_CLOSED } from '../machines/flags.js';
-import type { AdmissionPolicy } from '../machines/policy.js';
+import { spendApprovalPolicy, type AdmissionPolicy } from '../machines/policy.js';
 import { createRuntime, defineDomain, RuntimeUsageError } from '../runtime/index.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(31));
@@ -96,6 +96,12 @@ function refundsDomain(applied: string[]) {
   return defineDomain({ name: 'refunds', libraries: [library], actuators: actuators(applied), observe: 'refunds.observe', policy, model: new ScriptedModel(transcript), asOf });
 }
 
+/** The pin an older weft (flag 1 alone: no declared spend, no pinned sealing key) would have written. */
+function olderPin(pin: Pin): Pin {
+  const { sealKey: _none, ...rest } = pin;
+  return { ...rest, flags: [FLAG_FAIL_CLOSED] };
+}
+
 const admissions = (records: JournalRecord[]) => records.filter((r) => r.kind === 'admission.decided').map((r) => (r as JournalRecord<'admission.decided'>).body);
 
 describe('flag 2: the spending cap counts only the actuators that spend', () => {
@@ -118,7 +124,7 @@ describe('flag 2: the spending cap counts only the actuators that spend', () => 
     // The pin a new start makes, but with the flags an older weft pinned; then run it.
     const fresh = await (await runtime.start(intent, { id: 'new' })).done;
     const pinned = (await store.read(fresh.id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
-    const pin = { ...pinned.body.pin, flags: [FLAG_FAIL_CLOSED] };
+    const pin = olderPin(pinned.body.pin);
     const writer = await JournalWriter.create(store, { invocation: 'old', tenant: pinned.body.tenant, intent, pin }, { writer: 'test', now: () => new Date(0) });
     await writer.close();
     applied.length = 0;
@@ -128,6 +134,23 @@ describe('flag 2: the spending cap counts only the actuators that spend', () => 
     expect(denied?.reason).toMatch(/would spend 1200 .*caps amount at 1000/);
     expect(applied).toEqual([]); // nothing dispatched
     expect((await runtime.replay('old')).fingerprint).toBe(result.fingerprint);
+  });
+
+  test("spendApprovalPolicy's approval limit counts the same way: an email mentioning 600 no longer asks a person (flag 2), and still does without it", async () => {
+    const approval = spendApprovalPolicy({ version: 'refunds-approval', limit: 1000, amountArg: 'amount' });
+    const applied: string[] = [];
+    const domain = defineDomain({ name: 'refunds', libraries: [library], actuators: actuators(applied), observe: 'refunds.observe', policy: approval, model: new ScriptedModel(transcript), asOf });
+    const store = new MemoryStore();
+    const runtime = createRuntime({ store, domain, signingKey: key });
+    const fresh = await (await runtime.start(intent, { id: 'approval-new' })).done;
+    expect(fresh.status).toBe('completed');
+    expect(admissions(await store.read(fresh.id))[0]).toMatchObject({ decision: 'allow' });
+    const pinned = (await store.read(fresh.id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
+    const writer = await JournalWriter.create(store, { invocation: 'approval-old', tenant: pinned.body.tenant, intent, pin: olderPin(pinned.body.pin) }, { writer: 'test', now: () => new Date(0) });
+    await writer.close();
+    const old = await (await runtime.resume('approval-old')).done;
+    expect(old.status).toBe('awaiting_approval');
+    expect(admissions(await store.read('approval-old'))[0]).toMatchObject({ decision: 'require_approval', reason: 'the epoch spends 1200, above the 1000 limit' });
   });
 
   test('pure: envelopeSpend counts declared spenders only when given them (flag 2), every world effect otherwise', () => {

@@ -48,7 +48,8 @@ function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admi
   const failClosed = hasFlag(ctx.pin, FLAG_FAIL_CLOSED);
   const refusal = certify(s, plan) ?? (failClosed ? withinContract(s, ctx, plan) : undefined);
   if (refusal) return { decision: 'deny', reason: refusal };
-  const admission = s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan });
+  const spenders = spendScope(s, ctx.pin);
+  const admission = s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan, ...(spenders ? { spenders } : {}) });
   if (!failClosed || admission.decision !== 'allow' || plan.source !== 'authored') return admission;
   const effects = plan.steps.filter((step) => !step.readOnly).length;
   if (effects === 0 || s.policy.envelope?.authoredEffects === 'allow') return admission;
