@@ -75,8 +75,8 @@ export async function workspaceKey(dir: string, options: { file?: string | undef
 /** What a command says on stderr when it made a key that journals in Redis — which other hosts resume — are sealed by. */
 export function generatedKeyNotice(keysDir: string): string {
   const file = path.join(keysDir, SECRET_FILE);
-  return `weft: generated a signing key in ${keysDir} (no --signing-key or WEFT_SIGNING_KEY was given); it seals the invocations this command starts in Redis, ` +
-    `and any other host that resumes or approves them must be given it: copy ${file} there and pass --signing-key FILE (or set WEFT_SIGNING_KEY)\n`;
+  return `weft: generated a signing key in ${keysDir} (no --signing-key or WEFT_SIGNING_KEY was given); the invocations sealed with it in Redis pin its key id, ` +
+    `so any other host that resumes or approves them must be given it: copy ${file} there and pass --signing-key FILE (or set WEFT_SIGNING_KEY)\n`;
 }
 
 export function workspaceDir(dirOption: string | undefined): string {

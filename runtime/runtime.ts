@@ -3,11 +3,15 @@
  * default is a FileStore and the in-process dispatcher; the distributed mode passes other values
  * (a Redis store, a BullMQ dispatcher) to the same options.
  *
- * - `start(intent, opts)` pins (library digest, runtime version and flags, model, seed, asOf,
- *   policy, limits), writes `invocation.pinned`, and runs the machine. Starting an id that exists
- *   attaches to it — or fails clearly if its intent or pin differ.
+ * - `start(intent, opts?)` pins (library digest, runtime version and flags, model, seed, asOf,
+ *   policy, limits, the key id that will seal it), writes `invocation.pinned`, and runs the
+ *   machine. Options default as `weft run` does (start-options.ts); a malformed one is refused
+ *   before anything is written. Starting an id that exists attaches to it — or fails clearly if its
+ *   intent, pin or sealing key differ.
  * - `resume(id)` re-opens an invocation from its latest snapshot (or from the start) and the
  *   journal's tail: the records after the snapshot are read back, not re-done, then it runs live.
+ *   Its signing key must be the one the journal is sealed by (flag 3), unless `rekey` records a
+ *   change of key first.
  * - `approve(id, decision)` records a person's decision on a hibernated epoch and continues.
  * - `replay(id | journal)` re-runs the machine over a journal without calling anything, re-deriving
  *   every decomposition; any difference stops with ReplayDivergenceError.
