@@ -15,8 +15,14 @@
  *   `npm test`'s build and writes nothing.
  *
  * npm runs offline where its cache allows (`npm ci` filled it): prefer-offline, no audit, no fund.
+ *
+ * The installed project then serves one more check: the library API examples — the README's and
+ * every ```ts block of docs/api.md — typecheck against the package as installed (its .d.ts files),
+ * with the repository's own TypeScript, so an example that names a missing export or a wrong
+ * option fails here. The blocks share one module: their imports are merged, each body becomes a
+ * function of its own, and `runtime` and `run` are declared for the blocks that use them.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -64,6 +70,43 @@ function npmEnv(): NodeJS.ProcessEnv {
   return { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 }
 
+/** The ```ts blocks of a markdown file (for the README: only its "The library API" section's). */
+function tsBlocks(file: string, section?: string): string[] {
+  let text = readFileSync(path.join(repoRoot, file), 'utf8');
+  if (section !== undefined) {
+    const at = text.indexOf(`## ${section}`);
+    if (at < 0) throw new Error(`${file} has no "## ${section}" section`);
+    text = text.slice(at, text.indexOf('\n## ', at + 3));
+  }
+  return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+/** One module from example blocks: merged imports, each body a function, `runtime` and `run` declared. */
+function exampleModule(blocks: string[]): string {
+  const fromWeft = new Set<string>();
+  const other = new Set<string>();
+  const bodies = blocks.map((block) =>
+    block
+      .split('\n')
+      .filter((line) => {
+        const named = /^import \{(.*)\} from 'weft';$/.exec(line);
+        if (named) for (const name of named[1]!.split(',')) fromWeft.add(name.trim());
+        else if (line.startsWith('import ')) other.add(line);
+        else return true;
+        return false;
+      })
+      .join('\n'),
+  );
+  return [
+    ...other,
+    `import { ${[...fromWeft].join(', ')} } from 'weft';`,
+    "import type { InvocationHandle, Runtime } from 'weft';",
+    'declare const runtime: Runtime;',
+    'declare const run: InvocationHandle;',
+    ...bodies.map((body, i) => `export async function example${i}(): Promise<void> {\n${body}\n}`),
+  ].join('\n');
+}
+
 function run(command: string, args: string[], cwd: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnTracked(command, args, { cwd, env: npmEnv(), label: [command, ...args].join(' ') });
@@ -109,6 +152,24 @@ describe('install from a clone, as the README shows it', () => {
     const shown = results.get('npx weft --version');
     expect(shown, 'the block runs npx weft --version').toBeDefined();
     expect(shown!.stdout.trim()).toBe(`weft ${version}`);
+  });
+
+  test('the library API examples (README, docs/api.md) typecheck against the installed package', async () => {
+    const readme = tsBlocks('README.md', 'The library API');
+    const api = tsBlocks('docs/api.md');
+    expect(readme.length).toBeGreaterThan(0);
+    expect(api.length).toBeGreaterThan(5);
+    copyFileSync(path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js'), path.join(project, 'helpdesk-domain.js'));
+    writeFileSync(path.join(project, 'readme-example.ts'), exampleModule(readme));
+    writeFileSync(path.join(project, 'api-examples.ts'), exampleModule(api));
+    const compilerOptions = {
+      module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, allowJs: true, skipLibCheck: true,
+      typeRoots: [path.join(repoRoot, 'node_modules', '@types')], types: ['node'],
+    };
+    writeFileSync(path.join(project, 'tsconfig.examples.json'), JSON.stringify({ compilerOptions, files: ['readme-example.ts', 'api-examples.ts'] }));
+    const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.examples.json'], project);
+    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
   });
 
   test('npx weft run travel completes, sealed, in the project', () => {
