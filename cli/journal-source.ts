@@ -2,7 +2,8 @@
  * What `weft verify` and `weft log` read, the same way in both modes: a file (a journal, or a
  * bundle written by `weft export`), or an invocation by id in a store — the workspace (`--dir D`,
  * default ./.weft) or Redis (`--redis URL`, or WEFT_REDIS_URL). An argument that names an existing
- * file is that file; anything else is an invocation id.
+ * file, or looks like a path (a slash, a .jsonl or .json name, not an id), is a file; anything else
+ * is an invocation id.
  *
  * A workspace's journal is its file, read as it is. A Redis journal is the list of its lines; they
  * are read back as records and written out as lines again — the bytes `weft export` puts in a
@@ -31,10 +32,10 @@ export class JournalNotFoundError extends Error {
  * JournalNotFoundError, UsageError for a bad flag, or the store's error when it cannot be opened.
  */
 export async function journalSource(target: string, strings: Record<string, string | undefined>): Promise<JournalSource> {
-  if (existsSync(target) && statSync(target).isFile()) return { file: target, name: target };
+  // A path (an existing file, a folder in it, a .jsonl or .json name) is a file: the reader says what is wrong with it.
+  if ((existsSync(target) && statSync(target).isFile()) || /[\\/]|\.jsonl?$/.test(target) || !isValidInvocationId(target)) return { file: target, name: target };
   // Without --dir: the default workspace (workspace.ts DEFAULT_DIR; not imported, verify stays light).
   const choice = storeChoice(path.resolve(strings.dir ?? '.weft'), strings);
-  if (!isValidInvocationId(target)) throw new JournalNotFoundError(`${target} is neither a file nor an invocation id: pass a journal file, a bundle (weft export) or an invocation's id`);
   const store = await openStore(choice);
   const notThere = () => new JournalNotFoundError(locate(`no journal file ${target}, and no invocation ${target} in ${store.name} (weft ls lists them)`, target, locationOf(choice)));
   const file = journalFileOf(store, target);
