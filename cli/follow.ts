@@ -3,6 +3,9 @@
  * for a person, or as one JSON object `{ id, status, reason, journal, fingerprint, publicKey }`
  * for a script — and refusals (a pin mismatch, a foreign journal, a domain that cannot be found)
  * the same way, with the invocation's unchanged status. Shared by run, resume and approve.
+ *
+ * Every command printed names the store the command used (cli/hints.ts), so it works as printed;
+ * a store without files (Redis) has no journal path, and its hints take the id with --redis.
  */
 import path from 'node:path';
 import { isWeftError } from '../journal/errors.js';

@@ -18,9 +18,9 @@ const GRACE_MS = 1_000;
 /**
  * From now on, a SIGINT or SIGTERM ends the process with the resume line for `id`. `recorded`
  * says whether the invocation has a journal yet (a `run` interrupted before its first record has
- * nothing to resume).
+ * nothing to resume). Returns what gives the signals back once the run has rested or ended.
  */
-export function resumeOnInterrupt(id: string, location: Location, recorded: () => Promise<boolean> = async () => true): void {
+export function resumeOnInterrupt(id: string, location: Location, recorded: () => Promise<boolean> = async () => true): () => void {
   let stopping = false;
   const stop = (signal: keyof typeof EXIT_CODES) => {
     const code = EXIT_CODES[signal];
@@ -42,6 +42,13 @@ export function resumeOnInterrupt(id: string, location: Location, recorded: () =
       process.stderr.write('', done);
     });
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  const onInt = () => stop('SIGINT');
+  const onTerm = () => stop('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  // Once the run has rested or ended there is nothing to resume: the signals are Node's again.
+  return () => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
 }

@@ -49,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
   const location = locationOf(choice, { queue: args.strings.queue });
-  resumeOnInterrupt(id, location);
+  const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue });
@@ -59,6 +59,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(args.strings.note ? { note: args.strings.note } : {}),
     }, { run: args.flags['leave-to-serve'] !== true });
     const result = await followRun(handle, !json);
+    rested();
     return printOutcome(ws, result, json, location);
   } catch (err) {
     return printRefusal('approve', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);

@@ -59,13 +59,14 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const location = locationOf(choice, { queue: args.strings.queue });
-  resumeOnInterrupt(id, location);
+  const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks() });
     const handle = await ws.runtime.resume(id);
     if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
     const result = await followRun(handle, !json);
+    rested();
     return printOutcome(ws, result, json, location);
   } catch (err) {
     return printRefusal('resume', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);

@@ -153,7 +153,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Before the first record: a crash right after it must still find the domain and endpoint.
   if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef, ...(args.strings['model-url'] ? { modelUrl: args.strings['model-url'] } : {}) });
-  resumeOnInterrupt(id, location, async () => (await ws.store.length(id)) > 0);
+  const rested = resumeOnInterrupt(id, location, async () => (await ws.store.length(id)) > 0);
   try {
     const handle = await ws.runtime.start(intent, { ...start, id });
     if (args.flags.hibernate) handle.hibernate();
@@ -162,6 +162,7 @@ export async function run(argv: string[]): Promise<number> {
       if (pinned) process.stdout.write(`${progressLine(pinned, false)}\n`);
     }
     const result = await followRun(handle, !json);
+    rested();
     return printOutcome(ws, result, json, location);
   } catch (err) {
     return printRefusal('run', id, ws.store, err, json, undefined, location);
