@@ -65,13 +65,30 @@ export function command(verb: string, id: string, location: Location): string {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Flags that take no value: a location goes after them (`weft resume X --quarantine-torn --dir D`). */
+const BOOLEAN_FLAGS = ['quarantine-torn', 'reject', 'leave-to-serve', 'no-signature', 'hibernate', 'json'];
+
 /**
- * `text` with the location added to every `weft <command> <id> [--flag …]` in it, and to every
- * `weft ls`, that names none yet (after the command's own flags, so `weft resume X
- * --quarantine-torn` stays readable).
+ * `text` with the location added to every `weft <command> <id>` in it (and every `weft ls`) that
+ * names none yet: after the id and the flags without a value that follow it, so `weft resume X
+ * --quarantine-torn` stays readable and `weft approve X --by <you>` keeps its value by its flag.
  */
 export function locate(text: string, id: string | undefined, location: Location): string {
   const ids = id === undefined ? '' : `(?:${ID_COMMANDS.join('|')}) ${escapeRegExp(id)}|`;
-  const commands = new RegExp(`\\bweft (${ids}ls)((?: --[a-z][a-z-]*)*)(?![\\w.-])`, 'g');
-  return text.replace(commands, (whole: string, head: string, flags: string) => (/ --(?:dir|redis)\b/.test(flags) ? whole : `${whole} ${flagsFor(head.split(' ')[0]!, location)}`));
+  const commands = new RegExp(`\\bweft (${ids}ls)((?: --(?:${BOOLEAN_FLAGS.join('|')}))*)(?![\\w.-])`, 'g');
+  return text.replace(commands, (whole: string, head: string, _flags: string, at: number) =>
+    namesLocation(text.slice(at + whole.length)) ? whole : `${whole} ${flagsFor(head.split(' ')[0]!, location)}`,
+  );
+}
+
+/** Whether the flags that follow a command (up to its first word of prose) name a store already. */
+function namesLocation(rest: string): boolean {
+  let valueNext = false;
+  for (const word of rest.split(' ').slice(1)) {
+    if (/^--(?:dir|redis)\b/.test(word)) return true;
+    if (word.startsWith('--')) valueNext = !BOOLEAN_FLAGS.includes(word.slice(2));
+    else if (valueNext || word.startsWith('<') || word.startsWith('[')) valueNext = false;
+    else return false;
+  }
+  return false;
 }

@@ -47,6 +47,8 @@ describe('locate', () => {
     ['weft ls in a message', 'no invocation inv-1 in file:/w/.weft (weft ls lists them)', 'no invocation inv-1 in file:/w/.weft (weft ls --dir /w/.weft lists them)'],
     ['two commands', 'weft resume inv-1 then weft replay inv-1', 'weft resume inv-1 --dir /w/.weft then weft replay inv-1 --dir /w/.weft'],
     ['one that names a location already', 'weft resume inv-1 --dir /elsewhere', 'weft resume inv-1 --dir /elsewhere'],
+    ['one that names it after other flags', 'weft approve inv-1 --by <you> [--reject] --redis redis://h', 'weft approve inv-1 --by <you> [--reject] --redis redis://h'],
+    ['a flag with a value: the location goes before it', 'weft approve inv-1 --by <you> [--reject]', 'weft approve inv-1 --dir /w/.weft --by <you> [--reject]'],
     ['another invocation', 'weft resume inv-10', 'weft resume inv-10'],
     ['an id that is a prefix of another', 'weft resume inv-1.2', 'weft resume inv-1.2'],
     ['prose about serve', 'weft serve wakes it when it is due', 'weft serve wakes it when it is due'],
