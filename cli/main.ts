@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { closeStores } from './store-choice.js';
-import { expectJsonLine, printFailureLine, printJsonLine, wantsJson } from './json-line.js';
+import { expectJsonLine, failureLine, printFailureLine, printJsonLine, wantsJson } from './json-line.js';
 import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
 
@@ -52,17 +52,17 @@ async function main(argv: string[]): Promise<number> {
   const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
     const message = `unknown command "${name}" (run "weft --help" for the list)`;
-    if (wantsJson(rest)) printJsonLine({ id: null, status: null, reason: message, journal: null, fingerprint: null, publicKey: null, refused: 'usage' });
+    if (wantsJson(rest)) printJsonLine(failureLine(message, 'usage', 2));
     process.stderr.write(`weft: ${message}\n`);
     return 2;
   }
-  expectJsonLine(name, rest);
   const mod = await load();
   // `weft <command> --help` (or -h) anywhere among its options: the usage, exit 0 — for every command.
   if (rest.some((a) => a === '--help' || a === '-h') && !rest.includes('--')) {
     process.stdout.write(`usage: weft ${mod.usage}\n`);
     return 0;
   }
+  expectJsonLine(name, rest);
   return mod.run(rest);
 }
 
