@@ -276,8 +276,9 @@ function snapshotFix(store: JournalStore, id: string): string {
   return `mv ${file} ${file}.bad, then weft resume ${id} (it replays the journal from the start)`;
 }
 
+/** The fix of a journal that cannot be read. Its commands name no store: the CLI adds its location flags. */
 function verifyFix(id: string): string {
-  return `weft verify on ${id}'s journal names the first bad record; move the journal aside to set it apart`;
+  return `weft verify ${id} names the first bad record; move the journal aside to set it apart`;
 }
 
 function message(err: unknown): string {
