@@ -116,6 +116,9 @@ describe('weft show, workspace on disk', () => {
     expect(unknown.stderr).toMatch(/^weft show: no invocation nobody in .*; weft ls lists them\n$/);
     expect(unknown.stdout).toBe('');
     expect(existsSync(dir)).toBe(false);
+    const refused = await weft(['show', 'nobody', '--dir', dir, '--json']);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ id: 'nobody', status: null, refused: 'runtime.unknown_invocation' });
     const help = await weft(['show', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: weft show <id> \[--dir D\]/);

@@ -8,7 +8,8 @@
  *
  * Everything that came from a person, a model or an actuator is printed inert (terminal-text.ts):
  * an escape sequence in an intent shows as `\u001b…`, it never acts on the terminal — in `--json`
- * output too. Exit codes: 0 shown, 1 no such invocation or the store cannot be read, 2 usage.
+ * output too. Exit codes: 0 shown, 1 no such invocation or the store cannot be read, 2 usage; with
+ * `--json` a refusal is one line too, `{ id, status: null, reason, refused: <code> }`.
  */
 import { isWeftError } from '../../journal/errors.js';
 import type { EpochDescription, InvocationDescription, StepDescription } from '../../runtime/describe.js';
@@ -38,8 +39,12 @@ export async function run(argv: string[]): Promise<number> {
   try {
     description = await describeInvocation(await openStore(choice), id);
   } catch (err) {
-    if (isWeftError(err) && err.code === 'runtime.bad_invocation_id') return usageFailure('show', usage, new UsageError(inert(err.message)));
-    process.stderr.write(`weft show: ${inert(err instanceof Error ? err.message : String(err))}\n`);
+    const message = inert(err instanceof Error ? err.message : String(err));
+    const usageError = isWeftError(err) && err.code === 'runtime.bad_invocation_id';
+    // A script still gets its one line: what was refused and why.
+    if (args.flags.json) process.stdout.write(inertJson(JSON.stringify({ id, status: null, reason: message, refused: isWeftError(err) ? err.code : 'error' })) + '\n');
+    if (usageError) return usageFailure('show', usage, new UsageError(message));
+    process.stderr.write(`weft show: ${message}\n`);
     return 1;
   }
   if (args.flags.json) process.stdout.write(inertJson(JSON.stringify(description)) + '\n');
