@@ -28,6 +28,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   approve: () => import('./commands/approve.js'),
   replay: () => import('./commands/replay.js'),
   ls: () => import('./commands/ls.js'),
+  show: () => import('./commands/show.js'),
   export: () => import('./commands/export.js'),
   worker: () => import('./commands/worker.js'),
   serve: () => import('./commands/serve.js'),
