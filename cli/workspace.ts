@@ -173,8 +173,8 @@ export function readInvocationMeta(dir: string, id: string): InvocationMeta | un
 export async function pinnedRecord(store: JournalStore, id: string): Promise<JournalRecord<'invocation.pinned'>> {
   const first = (await store.read(id, 0, 1))[0];
   if (!first || first.kind !== 'invocation.pinned') {
-    const where = store instanceof FileStore ? `--dir ${store.dir}` : `--redis ${store.name}`;
-    throw new DomainLoadError(`no invocation ${id} in ${store.name} (weft ls ${where} lists them)`);
+    // The CLI adds the location flags of the store it used to `weft ls` (cli/hints.ts).
+    throw new DomainLoadError(`no invocation ${id} in ${store.name} (weft ls lists them)`, 'invocation.not_found');
   }
   return first as JournalRecord<'invocation.pinned'>;
 }
@@ -196,7 +196,7 @@ export async function domainForInvocation(
     try {
       return await loadDomainRef(meta.domain);
     } catch (err) {
-      throw new DomainLoadError(`${id} was started with domain ${domainFlag(meta.domain)}, which cannot be loaded now (${(err as Error).message}); pass --domain <name | path | package>`);
+      throw new DomainLoadError(`${id} was started with domain ${domainFlag(meta.domain)}, which cannot be loaded now (${(err as Error).message}); pass --domain <name | path | package>`, 'domain.load_failed');
     }
   }
   const guessed = await domainForLibrary((await readLibraryBlob(store, pin.library))?.name, pin.library, id);

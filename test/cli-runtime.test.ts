@@ -99,8 +99,9 @@ describe('weft run / replay / resume / ls', () => {
     const r = await weft(['run']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/usage: weft run <domain>/);
+    // A domain that is not there is a command line to fix, like a usage error.
     const unknown = await weft(['run', 'nope', '--dir', path.join(root, 'x')]);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no domain named "nope": it is not a built-in \(travel\), not a file, and no package of that name is installed/);
   });
 

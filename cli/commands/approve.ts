@@ -9,6 +9,8 @@
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
+import { locationOf } from '../hints.js';
+import { resumeOnInterrupt } from '../interrupt.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
@@ -47,6 +49,8 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
+  const location = locationOf(choice, { queue: args.strings.queue });
+  const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
@@ -56,8 +60,9 @@ export async function run(argv: string[]): Promise<number> {
       ...(args.strings.note ? { note: args.strings.note } : {}),
     }, { run: args.flags['leave-to-serve'] !== true, rekey: args.flags.rekey === true });
     const result = await followRun(handle, !json);
-    return printOutcome(ws, result, json);
+    rested();
+    return printOutcome(ws, result, json, location);
   } catch (err) {
-    return printRefusal('approve', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote);
+    return printRefusal('approve', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
   }
 }

@@ -18,6 +18,8 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
+import { locationOf } from '../hints.js';
+import { resumeOnInterrupt } from '../interrupt.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
@@ -57,14 +59,17 @@ export async function run(argv: string[]): Promise<number> {
       await store.release(lease);
     }
   }
+  const location = locationOf(choice, { queue: args.strings.queue });
+  const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
     const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true });
     if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
     const result = await followRun(handle, !json);
-    return printOutcome(ws, result, json);
+    rested();
+    return printOutcome(ws, result, json, location);
   } catch (err) {
-    return printRefusal('resume', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote);
+    return printRefusal('resume', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
   }
 }

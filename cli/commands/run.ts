@@ -18,7 +18,9 @@ import { readFile } from 'node:fs/promises';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { crashHooks } from '../faults.js';
-import { loadDomain } from '../domain-loader.js';
+import { DomainLoadError, loadDomain } from '../domain-loader.js';
+import { locationOf } from '../hints.js';
+import { resumeOnInterrupt } from '../interrupt.js';
 import { modelFromFlags } from '../model-choice.js';
 import { progressLine } from '../progress.js';
 import { Runtime } from '../../runtime/runtime.js';
@@ -119,9 +121,16 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
   }
-  const loaded = await loadDomain(domainSpec);
-  const faults = crashHooks();
   const json = args.flags.json === true;
+  let loaded;
+  try {
+    loaded = await loadDomain(domainSpec);
+  } catch (err) {
+    // Nothing was written: the command line names a domain that is not there (exit 2).
+    if (err instanceof DomainLoadError) return printRefusal('run', args.strings.id ?? null, null, err, json);
+    throw err;
+  }
+  const faults = crashHooks();
   const domain = loaded.domain;
   const intent = intentArg ?? domain.intent;
   if (intent === undefined) return usageFailure('run', usage, new UsageError(`domain ${domain.name} has no default intent: pass the intent after the domain`));
@@ -137,6 +146,7 @@ export async function run(argv: string[]): Promise<number> {
     // A store that cannot be used (a Redis that may lose acknowledged appends, or unreachable): nothing was written.
     return printRefusal('run', id, choice.redis ? null : choice.dir, err, json);
   }
+  const location = locationOf(choice, { queue: args.strings.queue });
   const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, domain.name);
   const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
@@ -145,6 +155,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Before the first record: a crash right after it must still find the domain and endpoint.
   if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef, ...(args.strings['model-url'] ? { modelUrl: args.strings['model-url'] } : {}) });
+  const rested = resumeOnInterrupt(id, location, async () => (await ws.store.length(id)) > 0);
   try {
     const handle = await ws.runtime.start(intent, { ...start, id });
     if (args.flags.hibernate) handle.hibernate();
@@ -153,8 +164,9 @@ export async function run(argv: string[]): Promise<number> {
       if (pinned) process.stdout.write(`${progressLine(pinned, false)}\n`);
     }
     const result = await followRun(handle, !json);
-    return printOutcome(ws, result, json);
+    rested();
+    return printOutcome(ws, result, json, location);
   } catch (err) {
-    return printRefusal('run', id, ws.store, err, json);
+    return printRefusal('run', id, ws.store, err, json, undefined, location);
   }
 }
