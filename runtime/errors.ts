@@ -102,8 +102,8 @@ export class SealKeyMismatchError extends WeftError {
       'permanent',
       `refusing to ${command} ${invocation}: its journal is sealed by signing key ${short(expected)} (${rekeyed ? 're-keyed to it' : 'pinned at start'}), ` +
         (offered === undefined ? 'and this runtime has no signing key' : `but this runtime's signing key is ${short(offered)}`) +
-        `. Pass that key (weft: --signing-key FILE or WEFT_SIGNING_KEY=FILE; code: createRuntime({ signingKey })), ` +
-        `or re-key on purpose with weft resume --rekey (recorded in the journal). Nothing was written`,
+        `. Pass that key (CLI: --signing-key FILE or WEFT_SIGNING_KEY=FILE; code: createRuntime({ signingKey })), ` +
+        `or change the key on purpose with --rekey on resume or approve (the journal records it). Nothing was written`,
     );
   }
 }
