@@ -20,7 +20,8 @@ export interface EpochAdmissionRequest {
   plan: EpochPlan;
   /**
    * Under behaviour flag 2: the actuators that declare they spend (`Actuator.spends`). A policy that
-   * sums money should count only their steps; absent for journals pinned before flag 2.
+   * sums money should count only their steps (and, when the set is empty, fail closed: count every
+   * world effect); absent for journals pinned before flag 2.
    */
   spenders?: ReadonlySet<string>;
 }
@@ -57,9 +58,10 @@ export const allowAll: AdmissionPolicy = {
 
 /**
  * A common policy: an epoch whose world-effect steps move more than `limit` (summed over the
- * numeric actuator arg named `amountArg` — under flag 2, over the steps of actuators that declare
- * `spends` only, so a message that mentions an amount is not counted) needs a person's approval;
- * steps on actuators in `deny` are refused outright. `envelope`, if given, is carried on the policy as it is (its id format is
+ * numeric actuator arg named `amountArg`) needs a person's approval; steps on actuators in `deny`
+ * are refused outright. Under flag 2, when some actuators declare `spends`, only their steps are
+ * summed (a message that mentions an amount is not counted); when none does, every world effect is,
+ * as before — an undeclared domain asks a person more often, never less. `envelope`, if given, is carried on the policy as it is (its id format is
  * unchanged, so a new envelope needs a new version).
  */
 export function spendApprovalPolicy(options: {
@@ -79,7 +81,7 @@ export function spendApprovalPolicy(options: {
       let total = 0;
       for (const step of plan.steps) {
         const amount = step.actuatorArgs?.[options.amountArg];
-        const spends = spenders === undefined || (step.actuator !== undefined && spenders.has(step.actuator));
+        const spends = spenders === undefined || spenders.size === 0 || (step.actuator !== undefined && spenders.has(step.actuator));
         if (!step.readOnly && spends && typeof amount === 'number') total += amount;
       }
       return total > options.limit

@@ -153,6 +153,15 @@ describe('flag 2: the spending cap counts only the actuators that spend', () => 
     expect(admissions(await store.read('approval-old'))[0]).toMatchObject({ decision: 'require_approval', reason: 'the epoch spends 1200, above the 1000 limit' });
   });
 
+  test('spendApprovalPolicy in a domain that declares no spends fails closed under flag 2: every world effect counts, a person is asked', async () => {
+    const approval = spendApprovalPolicy({ version: 'refunds-approval', limit: 1000, amountArg: 'amount' });
+    const domain = defineDomain({ name: 'refunds', libraries: [library], actuators: actuators([], {}), observe: 'refunds.observe', policy: approval, model: new ScriptedModel(transcript), asOf });
+    const runtime = createRuntime({ store: new MemoryStore(), domain, signingKey: key });
+    const result = await (await runtime.start(intent)).done;
+    expect(result.status).toBe('awaiting_approval');
+    expect(admissions(await runtime.store.read(result.id))[0]).toMatchObject({ decision: 'require_approval', reason: 'the epoch spends 1200, above the 1000 limit' });
+  });
+
   test('pure: envelopeSpend counts declared spenders only when given them (flag 2), every world effect otherwise', () => {
     const step = (actuator: string, amount: number): EpochStep => ({ operator: actuator, args: [], actuator, actuatorArgs: { amount }, readOnly: false }) as EpochStep;
     const env: ContractEnvelope = { spend: { arg: 'amount', cap: 1000 } };
