@@ -12,8 +12,9 @@
  *     over the steps whose actuator declares `spends` (machines/spenders.ts), not over every world
  *     effect that happens to pass an arg of that name.
  * 3 — the sealing key pinned at start: the pin records the key id that will seal the journal
- *     (`pin.sealKey`); a resume, approval or replay that would seal with another key is refused
- *     unless it re-keys explicitly, which the journal records (`invocation.rekeyed`).
+ *     (`pin.sealKey`); a resume or approval that would seal with another key is refused unless it
+ *     re-keys explicitly, which the journal records (`invocation.rekeyed`); replay and verify hold
+ *     the seal to the key in force (pinned, or the last re-key's).
  */
 import type { Pin } from '../journal/records.js';
 
