@@ -10,6 +10,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { writeKeyPair } from '../runtime/keys.js';
 import { spawnTracked } from './support/children.js';
 import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
@@ -37,7 +39,11 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const ENV = { WEFT_REDIS_URL: '', WEFT_SIGNING_KEY: '', WEFT_DEBUG: '' };
+// One signing key for every process and folder: an invocation pins the key that seals it (flag 3),
+// so the resumed runs reach the uninterrupted fingerprint only under the same key.
+const sharedKeys = path.join(root, 'shared-keys');
+await writeKeyPair(sharedKeys, signingKeyFromSecret(new Uint8Array(32).fill(79)));
+const ENV = { WEFT_REDIS_URL: '', WEFT_SIGNING_KEY: path.join(sharedKeys, 'weft.key'), WEFT_DEBUG: '' };
 /** Travel whose card.charge sleeps before its effect: a run is mid-epoch for as long as the test needs. */
 const SLOW = path.join(repoRoot, 'test', 'support', 'slow-effect-travel-domain.mjs');
 const SLOW_ENV = { ...ENV, WEFT_TEST_SLOW_ACTUATOR: 'card.charge', WEFT_TEST_SLOW_MS: '120000' };

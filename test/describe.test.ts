@@ -45,7 +45,7 @@ describe('describing an invocation of the travel domain', () => {
     const result = await (await runtime.start(travelDomain.intent!, start)).done;
     const d = await describeInvocation(store, result.id);
     expect(d).toMatchObject({ version: 1, id: result.id, tenant: 't1', intent: travelDomain.intent, status: 'completed', reason: null, waiting: null, journal: { verified: true, problem: null } });
-    expect(d.pin).toMatchObject({ seed: '1', asOf: travelDomain.asOf, policy: 'spend-approval@2', flags: [1], model: { id: 'scripted:travel-demo' } });
+    expect(d.pin).toMatchObject({ seed: '1', asOf: travelDomain.asOf, policy: 'spend-approval@2', flags: [1, 2, 3], model: { id: 'scripted:travel-demo' } });
     expect(d.records).toBe(await store.length(result.id));
     expect(d.ending).toEqual({ status: 'completed', summary: TRAVEL_SUMMARY, code: null, class: null, reason: null });
     expect(d.seal?.fingerprint).toBe(result.fingerprint);
@@ -188,7 +188,7 @@ describe('describing an invocation of the travel domain', () => {
     const intent = 'Remind Alice tomorrow morning';
     const model = new ScriptedModel({ model: 'remind', entries: [{ match: { intent, epoch: 1 }, reply: { goal: { task: 'remind_later', args: ['alice', Date.parse(WAKE)] } } }] });
     const store = new FileStore(join(root, `ws${n++}`));
-    const runtime = createRuntime({ store, libraries: [library], actuators: notifyActuators(newLedger()), observe: 'world.observe', model, now: () => new Date('2026-12-01T20:00:00Z'), sleep: async () => undefined });
+    const runtime = createRuntime({ store, libraries: [library], actuators: notifyActuators(newLedger()), observe: 'world.observe', model, signingKey: signingKeyFromSecret(new Uint8Array(32).fill(3)), now: () => new Date('2026-12-01T20:00:00Z'), sleep: async () => undefined });
     const result = await (await runtime.start(intent, { tenant: 't', seed: 1, asOf: '2026-12-01T20:00:00Z' })).done;
     expect(result.status).toBe('waiting_timer');
     const d = await describeInvocation(store, result.id);

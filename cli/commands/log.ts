@@ -79,6 +79,7 @@ const summaries: Summaries = {
   'invocation.completed': (b) => j(b.summary),
   'invocation.failed': (b) => `${b.code} (${b.class}): ${b.reason}`,
   'invocation.handed_off': (b) => b.reason,
+  'invocation.rekeyed': (b) => `the seal's key changes from ${short(b.from)} to ${short(b.to)} (an explicit re-key)`,
   'invocation.sealed': (b) => `${b.algorithm} fingerprint=${short(b.fingerprint)} key=${short(b.keyId)}`,
 };
 

@@ -23,9 +23,10 @@ import { resumeOnInterrupt } from '../interrupt.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
+import { rekeyOptions, rekeyUsage, signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 
 export const usage =
-  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       continue a crashed, hibernated or suspended invocation with what it pinned (--quarantine-torn:\n' +
   '                                       move a torn final record, never acknowledged, aside into journal.jsonl.torn-<seq> first)';
 
@@ -35,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     args = parseCommandArgs(
       argv,
-      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, 'quarantine-torn': { type: 'boolean' } },
+      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions, ...rekeyOptions, 'quarantine-torn': { type: 'boolean' } },
       { min: 1, max: 1 },
     );
     flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
@@ -62,8 +63,8 @@ export async function run(argv: string[]): Promise<number> {
   const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks() });
-    const handle = await ws.runtime.resume(id);
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
+    const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true });
     if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
     const result = await followRun(handle, !json);
     rested();

@@ -28,10 +28,11 @@ import type { InvocationLimits } from '../../machines/context.js';
 import { openWorkspace, readInvocationMeta, workspaceDir, writeInvocationMeta } from '../workspace.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage, type DispatchFlag } from '../dispatch-choice.js';
+import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 
 export const usage =
   'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
-  `    [--model-timeout-ms MS] [--model-attempts N] ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `    [--model-timeout-ms MS] [--model-attempts N] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --intent-file: the intent from a file (- for stdin),\n' +
   '                                       for one too long for a command line; --hibernate: stop at the first epoch boundary;\n' +
@@ -95,6 +96,7 @@ export async function run(argv: string[]): Promise<number> {
         'model-attempts': { type: 'string' },
         ...storeOptions,
         ...dispatchOptions,
+        ...signingKeyOptions,
       },
       { min: 0, max: 2 },
     );
@@ -146,7 +148,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const location = locationOf(choice, { queue: args.strings.queue });
   const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, domain.name);
-  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
+  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));

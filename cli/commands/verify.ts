@@ -214,7 +214,8 @@ export function verifyLines(report: JournalReport | JournalVerdict, context: Ver
     const trusted = signature.by === 'file' ? `the key in ${signature.file}` : 'the key carried in the bundle';
     const what =
       report.keyId !== signature.key.keyId
-        ? `the seal at seq ${seq} was made by key ${id16(report.keyId)}, not by ${trusted} (${id16(signature.key.keyId)})`
+        ? `the seal at seq ${seq} was made by key ${id16(report.keyId)}, not by ${trusted} (${id16(signature.key.keyId)})` +
+          (report.rekeyedTo !== undefined && report.rekeyedTo === report.keyId ? `; the journal was re-keyed to key ${id16(report.keyId)} (invocation.rekeyed): verify with that key` : '')
         : `the seal at seq ${seq} names ${trusted} (${id16(signature.key.keyId)}) but its signature does not verify: the seal was forged or altered`;
     return [
       `seal mismatch: ${what}`,
