@@ -187,7 +187,7 @@ export class AppendOutcomeUnknownError extends WeftError {
       'journal.outcome_unknown',
       'transient',
       `Redis at ${store} became unreachable with an append to ${invocation} in flight (${range}; ${detail}): the last append's outcome is unknown — ` +
-        `it is in the journal or it is not, and a resume reads which and goes on from there; once Redis is back: weft resume ${invocation}`,
+        `it is in the journal or it is not; once Redis is back, a resume reads which and goes on from there`,
     );
   }
 }

@@ -147,7 +147,8 @@ async function restingState(store: JournalStore, id: string, length?: number): P
     if (ending) return { status: ending };
   }
   const snapshot = await store.getSnapshot(id);
-  const value = (snapshot?.data as { value?: unknown } | undefined)?.value;
+  // A snapshot the journal has gone past is a rest a later run left (woken, approved, resumed): not where it stands.
+  const value = snapshot !== undefined && snapshot.seq < length ? undefined : (snapshot?.data as { value?: unknown } | undefined)?.value;
   const note = await readNote(store, id);
   if (value === 'suspended') {
     const suspension = suspensionOf(snapshot);

@@ -191,15 +191,17 @@ const runtimeOn = (store: JournalStore, ledger: Ledger) =>
     leaseTtlMs: 1_000,
   });
 
+/** The uninterrupted run (memory store): its fingerprint and the effects it applied. */
+let reference: { fingerprint: string; applied: string[] };
+beforeAll(async () => {
+  if (!available) return;
+  const ledger = newLedger();
+  const result = await (await runtimeOn(new MemoryStore(), ledger).start(intent, start)).done;
+  if (result.status !== 'completed' || !result.fingerprint) throw new Error(`the reference run: ${JSON.stringify(result)}`);
+  reference = { fingerprint: result.fingerprint, applied: Object.keys(ledger.applied).sort() };
+});
+
 describe.skipIf(!available)('a run whose Redis goes away with an append in flight', () => {
-  let reference: { fingerprint: string; applied: string[] };
-  beforeAll(async () => {
-    if (!available) return;
-    const ledger = newLedger();
-    const result = await (await runtimeOn(new MemoryStore(), ledger).start(intent, start)).done;
-    if (result.status !== 'completed' || !result.fingerprint) throw new Error(`the reference run: ${JSON.stringify(result)}`);
-    reference = { fingerprint: result.fingerprint, applied: Object.keys(ledger.applied).sort() };
-  });
 
   // The first world effect's write-ahead record (the effect not yet applied), and the append that
   // carries its completion (the effect applied): each landed, and each never reaching Redis.
@@ -265,4 +267,51 @@ describe.skipIf(!available)('a run whose Redis goes away with an append in fligh
       });
     }
   }
+});
+
+describe.skipIf(!available)('a run woken from a rest whose Redis then goes away', () => {
+  test('is listed interrupted, not in the rest it left (its snapshot is behind the journal); resumed, it completes', async () => {
+    const prefix = freshPrefix();
+    const ledger = newLedger();
+    const first = direct(prefix);
+    const runtime = runtimeOn(first, ledger);
+    const handle = await runtime.start(intent, start);
+    handle.hibernate();
+    expect((await handle.done).status).toBe('hibernated');
+    await runtime.close();
+    await first.close();
+    await withProxy(async (proxy) => {
+      const store = new RedisStore({ redis: proxy.url, prefix, giveUpAfterMs: BUDGET_MS });
+      const woken = runtimeOn(store, ledger);
+      try {
+        // Hibernated at the first boundary: the woken run's first write is the next model request.
+        const cut = proxy.cutAt('"kind":"model.requested"', { deliver: true });
+        const resumed = await woken.resume(handle.id);
+        resumed.send({ type: 'resume' });
+        const result = await resumed.done;
+        await cut;
+        expect(result).toMatchObject({ status: 'suspended', suspension: { code: 'journal.outcome_unknown' } });
+      } finally {
+        await woken.close();
+        await store.close();
+      }
+    });
+    const back = direct(prefix);
+    try {
+      let row;
+      for (let waited = 0; waited < 20_000; waited += 100) {
+        row = (await listInvocations(back)).find((r) => r.id === handle.id);
+        if (row?.status !== 'running') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(row).toMatchObject({ id: handle.id, status: 'interrupted' });
+      // It starts from its snapshot, in the rest it left, and is woken as weft resume wakes it.
+      const again = await runtimeOn(back, ledger).resume(handle.id);
+      if (again.state?.value === 'hibernated') again.send({ type: 'resume' });
+      const done = await again.done;
+      expect(done).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
+    } finally {
+      await back.close();
+    }
+  });
 });

@@ -9,6 +9,9 @@
  * Long-lived processes (`weft serve`, `weft worker`) keep reconnecting, their backoff bounded.
  *
  * ioredis restarts the count after a successful connection, so each outage gets the whole budget.
+ *
+ * How a lost connection is told is here too: `isConnectionLoss` recognises ioredis' errors for it,
+ * and `redisServerName` names the server in the error a user reads instead (no credentials).
  */
 
 /** What a command waits for an unreachable Redis before giving up, unless told otherwise (WEFT_REDIS_GIVE_UP_MS). */
@@ -41,4 +44,18 @@ export function reconnectStrategy(giveUpAfterMs: number | undefined, now: () => 
 export function isConnectionLoss(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   return err.message === 'Connection is closed.' || err.name === 'MaxRetriesPerRequestError';
+}
+
+/** `redis://host:port/db` for a Redis URL, credentials left out: how an error names the server. */
+export function redisServerName(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'redis:' || u.protocol === 'rediss:') {
+      const db = Number(u.pathname.replace(/^\//, '') || u.searchParams.get('db') || 0);
+      return `${u.protocol}//${u.hostname || 'localhost'}:${u.port || 6379}/${Number.isSafeInteger(db) ? db : 0}`;
+    }
+  } catch {
+    /* not a URL: a socket path */
+  }
+  return url.startsWith('/') ? `redis+unix://${url}` : `redis:${url}`;
 }

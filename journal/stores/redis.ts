@@ -59,7 +59,7 @@ import { endingOf, isStatusNote, isValidInvocationId, normalizeStatusNote, SEALE
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
-import { isConnectionLoss, reconnectStrategy } from './redis-reconnect.js';
+import { isConnectionLoss, reconnectStrategy, redisServerName } from './redis-reconnect.js';
 import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
@@ -131,7 +131,7 @@ export class RedisStore implements JournalStore {
     this.giveUpAfterMs = typeof options.redis === 'string' ? options.giveUpAfterMs : undefined;
     const { redis } = options;
     if (typeof redis === 'string') {
-      this.name = nameOfUrl(redis);
+      this.name = redisServerName(redis);
       this.owned = true;
       this.client = import('ioredis').then(({ Redis: Client }) => {
         // With a budget, a command waits for the reconnect (no per-command retry limit) until the
@@ -158,7 +158,7 @@ export class RedisStore implements JournalStore {
    * unsettled for ever if a reconnect got as far as a socket before failing — and a connection loss
    * is reported by `lost` (default: StoreUnreachableError naming the server), never as ioredis' text.
    */
-  private async guard<T>(op: () => Promise<T>, lost: (cause: unknown) => Error = () => this.unreachable()): Promise<T> {
+  private async guard<T>(op: () => Promise<T>, lost: (cause: unknown) => Error = (cause) => this.unreachable(undefined, cause)): Promise<T> {
     let leave!: (cause: Error) => void;
     const ended = new Promise<never>((_, reject) => (leave = reject));
     this.waiting.add(leave);
@@ -181,13 +181,14 @@ export class RedisStore implements JournalStore {
   }
 
   /** The error for a server that cannot be reached now (`next`: what was not done and what to do). */
-  private unreachable(next?: string): StoreUnreachableError {
-    return new StoreUnreachableError(this.name, this.outage(), next);
+  private unreachable(next?: string, cause?: unknown): StoreUnreachableError {
+    return new StoreUnreachableError(this.name, this.outage(cause), next);
   }
 
-  /** How the connection was lost, for an error: the budget it waited, or that it was closed. */
-  private outage(): string {
-    return this.giveUpAfterMs === undefined ? 'its connection was closed' : `no connection for ${this.giveUpAfterMs} ms`;
+  /** How the connection was lost, for an error: the budget it waited, the reconnects a command outlived, or that it was closed. */
+  private outage(cause?: unknown): string {
+    if (this.giveUpAfterMs !== undefined) return `no connection for ${this.giveUpAfterMs} ms`;
+    return (cause as Error | undefined)?.name === 'MaxRetriesPerRequestError' ? 'still no connection after repeated reconnects' : 'its connection was closed';
   }
 
   /**
@@ -335,10 +336,10 @@ export class RedisStore implements JournalStore {
     const writes = countable && verdict === 'ok' && records.length > 0;
     // Handed to a client that has not given up, the script may run although its reply never comes.
     let handed = false;
-    const lost = () =>
+    const lost = (cause: unknown) =>
       handed && writes
-        ? new AppendOutcomeUnknownError(invocation, { first: expectedSeq, last: expectedSeq + records.length - 1 }, this.name, this.outage())
-        : this.unreachable(`the append to ${invocation} was not sent, nothing was written; once Redis is back, resume it`);
+        ? new AppendOutcomeUnknownError(invocation, { first: expectedSeq, last: expectedSeq + records.length - 1 }, this.name, this.outage(cause))
+        : this.unreachable(`the append to ${invocation} was not sent, nothing was written; once Redis is back, resume it`, cause);
     await this.guard(async () => {
       const redis = await this.redis();
       handed = redis.status !== 'end';
@@ -735,20 +736,6 @@ export class RedisStore implements JournalStore {
       throw new JournalIntegrityError(seq, `the record at index ${seq} of ${journalKey} on ${this.name} is not valid JSON (${(err as Error).message}); verify the journal with weft verify`);
     }
   }
-}
-
-/** `redis://host:port/db` for a URL (credentials left out). */
-function nameOfUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.protocol === 'redis:' || u.protocol === 'rediss:') {
-      const db = Number(u.pathname.replace(/^\//, '') || u.searchParams.get('db') || 0);
-      return `${u.protocol}//${u.hostname || 'localhost'}:${u.port || 6379}/${Number.isSafeInteger(db) ? db : 0}`;
-    }
-  } catch {
-    /* not a URL: a socket path */
-  }
-  return url.startsWith('/') ? `redis+unix://${url}` : `redis:${url}`;
 }
 
 /** `redis://host:port/db` for a client (its options). */
