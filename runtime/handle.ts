@@ -10,7 +10,9 @@
  * awaiting_approval, hibernated, suspended (resumable). `suspended` carries its reason and class:
  * a recorded model or observation failure (transient after the pinned attempts, credentials, a
  * moved endpoint) or a runtime-side error (the store down, a bug) — nothing is lost, the journal
- * holds everything up to that point, and `runtime.resume(id)` continues from there. A runtime-side
+ * holds everything up to that point, and `runtime.resume(id)` continues from there. A run whose
+ * last write failed (or whose reply was lost: its outcome unknown) is suspended on that write, never
+ * reported in the state it was reaching, with no records count or fingerprint. A runtime-side
  * reason cannot be hashed into the journal: it goes to the store's status index, which `weft ls`
  * shows. `done` rejects only if the machine itself breaks outside its actors.
  */

@@ -47,6 +47,10 @@
  * - A command whose reply a dropped connection lost is resent by ioredis after it reconnects;
  *   every script is safe to run twice (see "Resends" in redis-scripts.ts), so an append is never
  *   written twice and a resent acquire does not lock out its own writer.
+ * - A connection that gives up (`giveUpAfterMs`) ends every operation waiting on it at once
+ *   (`guard`), in the store's words, never ioredis': an append it had been handed fails with
+ *   AppendOutcomeUnknownError (sent or not, it may have run: only the journal can tell, and a
+ *   resume reads it), one it never sent and any other operation with StoreUnreachableError.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -97,14 +101,14 @@ export interface RedisKeys {
 }
 
 const PREFIX = /^[A-Za-z0-9._:/-]{1,100}$/;
+const SCAN_COUNT = 1000;
+const PIPELINE_CHUNK = 1000;
 
 /** The operations that talk to the server, each run under `guard` (append guards itself: a reply lost there means more). */
 const GUARDED = [
   'acquire', 'renew', 'release', 'read', 'length', 'tail', 'list', 'rebuildIndex', 'quarantineTornTail', 'putSnapshot', 'getSnapshot',
   'putStatus', 'getStatus', 'clearStatus', 'putInbox', 'peekInbox', 'clearInbox', 'holder', 'putBlob', 'getBlob', 'indexed', 'openIndexed', 'reindex',
 ] as const satisfies ReadonlyArray<keyof RedisStore>;
-const SCAN_COUNT = 1000;
-const PIPELINE_CHUNK = 1000;
 
 export class RedisStore implements JournalStore {
   readonly name: string;
@@ -716,6 +720,7 @@ export class RedisStore implements JournalStore {
     return stored;
   }
 
+  /** Every operation in GUARDED runs under `guard`, wrapped here once (the methods above read as plain code). */
   static {
     for (const name of GUARDED) {
       const op = RedisStore.prototype[name] as (this: RedisStore, ...args: unknown[]) => Promise<unknown>;
