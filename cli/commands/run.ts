@@ -135,7 +135,7 @@ export async function run(argv: string[]): Promise<number> {
     // A store that cannot be used (a Redis that may lose acknowledged appends, or unreachable): nothing was written.
     return printRefusal('run', id, choice.redis ? null : choice.dir, err, json);
   }
-  const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, domain.name);
+  const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded);
   const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
