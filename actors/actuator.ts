@@ -37,6 +37,12 @@ export interface Actuator<Args = any, Result = any> {
   resultSchema: z.ZodType<Result>;
   /** True when running it changes nothing in the world (observations, lookups). */
   readOnly: boolean;
+  /**
+   * The name of its numeric arg that is money out (a charge, a refund, a payout): the policy's
+   * spending cap counts this actuator's steps, and only those that declare it (behaviour flag 2,
+   * machines/spenders.ts). Absent: it spends nothing — a message that mentions an amount included.
+   */
+  spends?: string;
   run(args: Args, ctx: ActuatorContext): Promise<Result>;
   /** Undo a completed effect; dispatched with its own idempotency key when an epoch fails. */
   compensate?(args: Args, result: Result, ctx: ActuatorContext): Promise<unknown>;

@@ -6,6 +6,7 @@
  * No dependency; no I/O besides what the caller does with the result.
  */
 import { parseArgs } from 'node:util';
+import { printFailureLine } from './json-line.js';
 
 /** The command line itself is wrong: the command prints the message and its usage, exit code 2. */
 export class UsageError extends Error {
@@ -44,14 +45,15 @@ export function parseCommandArgs(argv: string[], options: OptionSpec, positional
   return { positionals: parsed.positionals, strings, flags };
 }
 
-/** Print a usage error the way every command does, and return exit code 2. */
 /** A flag's value as a positive integer of at most `maxDigits` digits, or a UsageError naming the flag. */
 export function positiveInt(flag: string, value: string, maxDigits = 9): number {
   if (!new RegExp(`^[1-9][0-9]{0,${maxDigits - 1}}$`).test(value)) throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
+/** Print a usage error the way every command does (with --json, its line too: json-line.ts), and return exit code 2. */
 export function usageFailure(command: string, usage: string, err: UsageError): number {
+  printFailureLine(err.message, 'usage', 2);
   process.stderr.write(`weft ${command}: ${err.message}\nusage: weft ${usage}\n`);
   return 2;
 }

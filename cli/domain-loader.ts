@@ -9,9 +9,10 @@
  * again from any folder: the built-in name, the module's absolute path, or the package name with
  * the folder it was resolved from.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { builtinDomainNames, loadBuiltinDomain } from '../examples/registry.js';
 import { isDomain, type Domain } from '../runtime/domain.js';
 
@@ -23,9 +24,19 @@ export interface LoadedDomain {
   ref: DomainRef;
 }
 
-/** The domain cannot be found or is not a domain: the message says what to pass instead. */
+/**
+ * The domain cannot be found, loaded, or is not a domain: the message says what to pass instead.
+ * The command line names something that is not there: exit code 2. `code` is what `--json`
+ * reports as `refused`.
+ */
 export class DomainLoadError extends Error {
   override readonly name = 'DomainLoadError';
+  constructor(
+    message: string,
+    readonly code: 'domain.not_found' | 'domain.load_failed' | 'domain.not_a_domain' | 'invocation.not_found' = 'domain.not_found',
+  ) {
+    super(message);
+  }
 }
 
 const looksLikePath = (spec: string) => spec.startsWith('.') || spec.startsWith('/') || /\.(m?js|cjs)$/.test(spec) || path.isAbsolute(spec);
@@ -116,11 +127,33 @@ async function importDomain(file: string, spec: string): Promise<Domain> {
   try {
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new DomainLoadError(`cannot load domain module ${spec} (${file}): ${(err as Error).message}`);
+    const at = err instanceof SyntaxError ? syntaxErrorAt(err, file) : undefined;
+    const what = at ? `a syntax error at ${at}` : `${(err as Error).name ?? 'Error'}`;
+    throw new DomainLoadError(`cannot load domain module ${spec} (${file}): ${what}: ${(err as Error).message}; fix it (or pass the built .js module)`, 'domain.load_failed');
   }
   const candidate = isDomain(mod.default) ? mod.default : isDomain(mod.domain) ? mod.domain : undefined;
   if (!candidate) {
-    throw new DomainLoadError(`${spec} does not export a domain: its default export must be defineDomain({ name, libraries, actuators, observe, policy, … }) from 'weft'`);
+    throw new DomainLoadError(`${spec} does not export a domain: its default export must be defineDomain({ name, libraries, actuators, observe, policy, … }) from 'weft'`, 'domain.not_a_domain');
   }
   return candidate;
+}
+
+/**
+ * Where a SyntaxError met while importing `file` (or a module it imports) is: `path:line`. A
+ * CommonJS module's stack names it; an ES module's does not (Node keeps it in the message it prints
+ * for an uncaught error only), so the import is tried again in a child Node, whose uncaught error
+ * prints `file:///path:line` first. Nothing runs there: a module graph with a syntax error is
+ * refused before any of its code is evaluated.
+ */
+function syntaxErrorAt(err: SyntaxError, file: string): string | undefined {
+  const inStack = /(?:^|[\s(])(?:file:\/\/)?(\/[^\s():]+):(\d+)/m.exec(err.stack ?? '');
+  if (inStack) return `${inStack[1]}:${inStack[2]}`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', 'await import(process.argv[1])', pathToFileURL(file).href], { encoding: 'utf8', timeout: 10_000 });
+  const first = /^(file:\/\/\S+):(\d+)$/m.exec(child.stderr ?? '');
+  if (!first) return undefined;
+  try {
+    return `${fileURLToPath(first[1]!)}:${first[2]}`;
+  } catch {
+    return undefined;
+  }
 }

@@ -3,6 +3,9 @@
  * for a person, or as one JSON object `{ id, status, reason, journal, fingerprint, publicKey }`
  * for a script — and refusals (a pin mismatch, a foreign journal, a domain that cannot be found)
  * the same way, with the invocation's unchanged status. Shared by run, resume and approve.
+ *
+ * Every command printed names the store the command used (cli/hints.ts), so it works as printed;
+ * a store without files (Redis) has no journal path, and its hints take the id with --redis.
  */
 import path from 'node:path';
 import { isWeftError } from '../journal/errors.js';
@@ -15,6 +18,8 @@ import { invocationStatus } from '../runtime/list.js';
 import { UsageError } from './args.js';
 import { DomainLoadError } from './domain-loader.js';
 import { progressLine } from './progress.js';
+import { command, flagsFor, locate, shellWord, type Location } from './hints.js';
+import { printJsonLine } from './json-line.js';
 import type { Workspace } from './workspace.js';
 
 export async function followRun(handle: InvocationHandle, print: boolean): Promise<InvocationResult> {
@@ -27,20 +32,28 @@ export async function followRun(handle: InvocationHandle, print: boolean): Promi
   return handle.done;
 }
 
-export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean): number {
+/**
+ * The outcome of a run: as text, with the commands to go on — each one naming the store this
+ * command used (`location`), so it works as printed — or, with --json, as its one line.
+ */
+export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean, location: Location): number {
   const journal = journalFileOf(ws.store, result.id) ?? null;
   if (json) {
-    process.stdout.write(
-      JSON.stringify({ id: result.id, status: result.status, reason: result.reason ?? null, journal, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile }) + '\n',
-    );
+    printJsonLine({ id: result.id, status: result.status, reason: result.reason ?? null, journal, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile });
   } else {
-    const lines = [``, `invocation  ${result.id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
+    const id = result.id;
+    const lines = [``, `invocation  ${id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
     if (result.fingerprint) lines.push(`fingerprint ${result.fingerprint}`);
-    lines.push(`journal     ${journal}`, `public key  ${ws.publicKeyFile}`);
-    if (result.status === 'awaiting_approval') lines.push(``, `approve with: weft approve ${result.id} --by <you> [--reject] --dir ${ws.dir}`);
-    else if (result.status === 'suspended') lines.push(``, `suspended (${result.suspension?.class ?? 'runtime'}); next: ${result.suspension?.fix ?? `weft resume ${result.id}`} --dir ${ws.dir}`);
-    else if (result.status === 'hibernated') lines.push(``, `resume with: weft resume ${result.id} --dir ${ws.dir}`);
-    else lines.push(``, `audit with:  weft verify ${journal} --public-key ${ws.publicKeyFile}`, `replay with: weft replay ${journal}`);
+    // A store without files (Redis) has no journal to point at: say how to get one.
+    lines.push(journal ? `journal     ${journal}` : `journal     in ${ws.store.name} (a file of it: ${command('export', id, location)} > bundle.json)`, `public key  ${ws.publicKeyFile}`);
+    if (result.status === 'awaiting_approval') lines.push(``, `approve with: weft approve ${id} --by <you> [--reject] ${flagsFor('approve', location)}`);
+    else if (result.status === 'suspended') lines.push(``, `suspended (${result.suspension?.class ?? 'runtime'}); next: ${locate(result.suspension?.fix ?? `weft resume ${id}`, id, location)}`);
+    else if (result.status === 'hibernated') lines.push(``, `resume with: ${command('resume', id, location)}`);
+    else if (result.status === 'waiting_timer') lines.push(``, `sleeping${result.wakeAt ? ` until ${result.wakeAt}` : ''}: weft serve wakes it when it is due, or then: ${command('resume', id, location)}`);
+    else {
+      const target = journal ? shellWord(journal) : `${id} ${location.store}`;
+      lines.push(``, `audit with:  weft verify ${target} --public-key ${shellWord(ws.publicKeyFile)}`, `replay with: weft replay ${target}`);
+    }
     process.stdout.write(lines.join('\n') + '\n');
   }
   if (result.status === 'suspended' && result.error !== undefined && process.env.WEFT_DEBUG) process.stderr.write(`${(result.error as Error)?.stack ?? String(result.error)}\n`);
@@ -50,22 +63,27 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
 /**
  * A command that stopped before its run could report: a refusal (a pin mismatch, a foreign
  * journal, a domain that cannot be found) or an error outside the run (the store unreachable).
- * Say why and what to do, and (with --json) print the invocation's line anyway, with its status
- * as the store now shows it — a script always gets its line. Exit code 2 for a command line to
- * fix, 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
+ * Say why and what to do — the commands in the message naming `location` — and (with --json) print
+ * the invocation's line anyway, with its status as the store now shows it: a script always gets
+ * its line. Exit code 2 for a command line to fix (a usage error, a domain or an invocation that is
+ * not there), 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
  */
-export async function printRefusal(command: string, id: string, where: string | JournalStore | null, err: unknown, json: boolean, note?: string): Promise<number> {
+export async function printRefusal(commandName: string, id: string | null, where: string | JournalStore | null, err: unknown, json: boolean, note?: string, location?: Location): Promise<number> {
   const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
   const text = err instanceof Error ? err.message : String(err);
-  const message = bounded(text, 2000) + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
+  const told = location ? locate(text, id ?? undefined, location) : text;
+  const message = bounded(told, 2000) + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
+  const exitCode = err instanceof UsageError || err instanceof DomainLoadError ? 2 : 1;
   if (!refusal && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
   if (json) {
     // `where` is null when the store itself could not be opened: nothing can be said of the invocation.
     const store = typeof where === 'string' ? new FileStore(where) : where;
-    const status = store && (await store.length(id).catch(() => 0)) > 0 ? await invocationStatus(store, id).catch(() => null) : null;
-    const journal = typeof where === 'string' ? path.join(where, 'invocations', id, 'journal.jsonl') : store ? (journalFileOf(store, id) ?? null) : null;
-    process.stdout.write(JSON.stringify({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused: isWeftError(err) ? err.code : refusal ? 'usage' : 'error' }) + '\n');
+    const known = id !== null && store !== null && (await store.length(id).catch(() => 0)) > 0;
+    const status = known ? await invocationStatus(store!, id!).catch(() => null) : null;
+    const journal = known ? (typeof where === 'string' ? path.join(where, 'invocations', id!, 'journal.jsonl') : (journalFileOf(store!, id!) ?? null)) : null;
+    const refused = isWeftError(err) ? err.code : err instanceof DomainLoadError ? err.code : refusal ? 'usage' : 'error';
+    printJsonLine({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused });
   }
-  process.stderr.write(`weft ${command}: ${message}\n`);
-  return err instanceof UsageError ? 2 : 1;
+  process.stderr.write(`weft ${commandName}: ${message}\n`);
+  return exitCode;
 }

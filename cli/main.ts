@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { closeStores } from './store-choice.js';
+import { expectJsonLine, failureLine, printFailureLine, printJsonLine, wantsJson } from './json-line.js';
 import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
 
@@ -27,6 +28,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   approve: () => import('./commands/approve.js'),
   replay: () => import('./commands/replay.js'),
   ls: () => import('./commands/ls.js'),
+  show: () => import('./commands/show.js'),
   export: () => import('./commands/export.js'),
   worker: () => import('./commands/worker.js'),
   serve: () => import('./commands/serve.js'),
@@ -50,7 +52,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
-    process.stderr.write(`weft: unknown command "${name}" (run "weft --help" for the list)\n`);
+    const message = `unknown command "${name}" (run "weft --help" for the list)`;
+    if (wantsJson(rest)) printJsonLine(failureLine(message, 'usage', 2));
+    process.stderr.write(`weft: ${message}\n`);
     return 2;
   }
   const mod = await load();
@@ -59,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`usage: weft ${mod.usage}\n`);
     return 0;
   }
+  expectJsonLine(name, rest);
   return mod.run(rest);
 }
 
@@ -68,19 +73,42 @@ function version(): string {
   return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
+quietWhenOutputCloses();
 main(process.argv.slice(2))
   .then(
     (code) => {
       process.exitCode = code;
+      // A command that promised a JSON line always ends with one (json-line.ts).
+      printFailureLine(`weft ${process.argv[2]} ended with exit code ${code} without an outcome (see stderr)`, 'error', code);
     },
     (err: unknown) => {
-      process.stderr.write(`weft: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exitCode = 1;
+      const message = err instanceof Error ? err.message : String(err);
+      // A domain that cannot be found or loaded: the command line names something that is not there.
+      const code = err instanceof Error && err.name === 'DomainLoadError' ? 2 : 1;
+      printFailureLine(message, code === 2 ? ((err as { code?: string }).code ?? 'usage') : 'error', code);
+      process.stderr.write(`weft: ${message}\n`);
+      if (code === 1 && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+      process.exitCode = code;
     },
   )
   // Redis connections the command opened would keep the process alive.
   .finally(() => closeStores())
   .then(exitOnceWritten);
+
+/**
+ * A reader that stops reading (`weft ls | head -1`, a closed terminal): the next write fails with
+ * EPIPE, which Node reports as an 'error' event on the stream — unhandled, a stack trace and exit
+ * code 1 in the middle of the command. Here the output is given up quietly instead and the
+ * command finishes its work (a run is not cut short because nobody reads its progress); its exit
+ * code stands. Any other error on the stream is still thrown.
+ */
+function quietWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+    });
+  }
+}
 
 /**
  * The command has done its work (a long-lived one, serve or worker, returns only when stopped):

@@ -22,6 +22,10 @@ export interface InvocationOpenOptions {
   /** `--dispatch` / `--queue` (Redis mode). */
   dispatch?: DispatchFlag;
   queue?: string | undefined;
+  /** `--signing-key FILE`. */
+  signingKeyFile?: string | undefined;
+  /** `--rekey`: the command may seal with its own key (made if the workspace has none). */
+  rekey?: boolean | undefined;
 }
 
 export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<Workspace> {
@@ -35,7 +39,9 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   const model = modelForPin(options.id, pin, options.model, meta);
   const faults = options.faults;
   const dispatch = options.store ? await chooseDispatch(options.dispatch ?? 'auto', options.store, options.queue, loaded) : undefined;
-  const ws = await openWorkspace({ dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
+  // An invocation that pinned its sealing key (flag 3) is sealed by that key: a key made here now could only be refused — unless re-keying.
+  const generateKey = pin.sealKey === undefined || options.rekey === true;
+  const ws = await openWorkspace({ dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);
   return ws;
 }

@@ -58,6 +58,8 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
       return `failed      ${b.reason}`;
     case 'invocation.handed_off':
       return `handed off  ${b.reason}`;
+    case 'invocation.rekeyed':
+      return `re-keyed    the seal's key is now ${String(b.to).slice(0, 16)} (was ${String(b.from).slice(0, 16)})`;
     case 'invocation.sealed':
       return `sealed      fingerprint ${b.fingerprint}`;
     default:

@@ -53,21 +53,36 @@ export interface InvocationMeta {
 }
 
 /**
- * The signing key: `WEFT_SIGNING_KEY` (a key file made by `weft keygen`) — what several processes
- * sharing a Redis store use so that one key seals every journal — else the workspace's own,
- * generated (and written 0600) the first time it is needed.
+ * The signing key: `--signing-key FILE` (`file`), else `WEFT_SIGNING_KEY` (a key file made by
+ * `weft keygen`) — what several processes sharing a Redis store use so that one key seals every
+ * journal — else the workspace's own, generated (and written 0600) the first time it is needed
+ * unless `generate` is false (resuming an invocation that pinned another key: a fresh key could
+ * only be refused). `generated` says a key was made now.
  */
-export async function workspaceKey(dir: string): Promise<{ key: SigningKey; publicKeyFile: string }> {
-  const shared = process.env.WEFT_SIGNING_KEY;
-  if (shared) {
-    const file = path.resolve(shared);
+export async function workspaceKey(dir: string, options: { file?: string | undefined; generate?: boolean } = {}): Promise<{ key: SigningKey | undefined; publicKeyFile: string; generated: boolean }> {
+  const given = options.file ?? (process.env.WEFT_SIGNING_KEY || undefined);
+  if (given) {
+    const file = path.resolve(given);
     const publicKeyFile = file.endsWith('.key') ? `${file.slice(0, -'.key'.length)}.pub` : `${file}.pub`;
-    return { key: await loadSigningKey(file), publicKeyFile };
+    return { key: await loadSigningKey(file), publicKeyFile, generated: false };
   }
   const keysDir = path.join(dir, 'keys');
   const secretFile = path.join(keysDir, SECRET_FILE);
-  if (!existsSync(secretFile)) await writeKeyPair(keysDir, signingKeyFromSecret(randomBytes(32)));
-  return { key: await loadSigningKey(secretFile), publicKeyFile: path.join(keysDir, PUBLIC_FILE) };
+  const publicKeyFile = path.join(keysDir, PUBLIC_FILE);
+  let generated = false;
+  if (!existsSync(secretFile)) {
+    if (options.generate === false) return { key: undefined, publicKeyFile, generated };
+    await writeKeyPair(keysDir, signingKeyFromSecret(randomBytes(32)));
+    generated = true;
+  }
+  return { key: await loadSigningKey(secretFile), publicKeyFile, generated };
+}
+
+/** What a command says on stderr when it made a key that journals in Redis — which other hosts resume — are sealed by. */
+export function generatedKeyNotice(keysDir: string): string {
+  const file = path.join(keysDir, SECRET_FILE);
+  return `weft: generated a signing key in ${keysDir} (no --signing-key or WEFT_SIGNING_KEY was given); the invocations sealed with it in Redis pin its key id, ` +
+    `so any other host that resumes or approves them must be given it: copy ${file} there and pass --signing-key FILE (or set WEFT_SIGNING_KEY)\n`;
 }
 
 export function workspaceDir(dirOption: string | undefined): string {
@@ -96,6 +111,10 @@ export interface OpenOptions {
   wrapActuators?: ((actuators: Actuator[]) => Actuator[]) | undefined;
   /** Limits a new invocation pins (`weft run --model-timeout-ms / --model-attempts`). */
   limits?: Partial<InvocationLimits> | undefined;
+  /** `--signing-key FILE` (signing-key-choice.ts); default WEFT_SIGNING_KEY, then the workspace's key. */
+  signingKeyFile?: string | undefined;
+  /** Make the workspace's key when it has none (default true). */
+  generateKey?: boolean | undefined;
 }
 
 /** Where a domain keeps its local state in a workspace (handed to its factories as `stateDir`). */
@@ -107,7 +126,9 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const dir = workspaceDir(options.dir);
   const { domain, ref } = options.domain;
   const store = options.store ?? new FileStore(dir);
-  const { key, publicKeyFile } = await workspaceKey(dir);
+  const { key, publicKeyFile, generated } = await workspaceKey(dir, { file: options.signingKeyFile, generate: options.generateKey ?? true });
+  // In Redis mode another host may resume what this one seals: a key made here must not go unnoticed.
+  if (generated && options.redis) process.stderr.write(generatedKeyNotice(path.join(dir, 'keys')));
   const stateDir = domainStateDir(dir, domain);
   const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix, giveUpAfterMs: options.redis.giveUpAfterMs } : undefined;
   const actuators = domain.actuators({ stateDir, ...(redis ? { redis } : {}) });
@@ -124,7 +145,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     ...(options.limits ? { limits: options.limits } : {}),
     // WEFT_LEASE_TTL_MS: how soon another process may take over a run whose runtime died on another host (tests).
     ...(Number(process.env.WEFT_LEASE_TTL_MS) > 0 ? { leaseTtlMs: Number(process.env.WEFT_LEASE_TTL_MS) } : {}),
-    signingKey: key,
+    ...(key ? { signingKey: key } : {}),
   });
   closeAtExit(runtime);
   return { dir, store, domain, domainRef: ref, runtime, publicKeyFile, ...(options.domain.note ? { domainNote: options.domain.note } : {}) };
@@ -159,8 +180,8 @@ export function readInvocationMeta(dir: string, id: string): InvocationMeta | un
 export async function pinnedRecord(store: JournalStore, id: string): Promise<JournalRecord<'invocation.pinned'>> {
   const first = (await store.read(id, 0, 1))[0];
   if (!first || first.kind !== 'invocation.pinned') {
-    const where = store instanceof FileStore ? `--dir ${store.dir}` : `--redis ${store.name}`;
-    throw new DomainLoadError(`no invocation ${id} in ${store.name} (weft ls ${where} lists them)`);
+    // The CLI adds the location flags of the store it used to `weft ls` (cli/hints.ts).
+    throw new DomainLoadError(`no invocation ${id} in ${store.name} (weft ls lists them)`, 'invocation.not_found');
   }
   return first as JournalRecord<'invocation.pinned'>;
 }
@@ -195,7 +216,7 @@ export async function domainForInvocation(
     try {
       return await loadDomainRef(meta.domain);
     } catch (err) {
-      throw new DomainLoadError(`${id} was started with domain ${domainFlag(meta.domain)}, which cannot be loaded now (${(err as Error).message}); pass --domain <name | path | package>`);
+      throw new DomainLoadError(`${id} was started with domain ${domainFlag(meta.domain)}, which cannot be loaded now (${(err as Error).message}); pass --domain <name | path | package>`, 'domain.load_failed');
     }
   }
   const named = (await store.getMetadata(id).catch(() => undefined))?.domain;
@@ -222,7 +243,7 @@ export async function domainByName(name: string, id: string, dir: string | undef
     throw new DomainLoadError(`${id} belongs to domain ${name}, which is not a built-in and not mapped in ${where}: pass --domain <path | package> of domain ${name}, or map it there ({ "${name}": "./path/to/domain.js" })`);
   }
   const loaded = await loadDomain(spec, dir);
-  if (loaded.domain.name !== name) throw new DomainLoadError(`${where} maps domain ${name} to ${spec}, which defines domain ${loaded.domain.name}: fix the mapping, or pass --domain`);
+  if (loaded.domain.name !== name) throw new DomainLoadError(`${where} maps domain ${name} to ${spec}, which defines domain ${loaded.domain.name}: fix the mapping, or pass --domain`, 'domain.not_a_domain');
   return loaded;
 }
 
@@ -233,10 +254,10 @@ function readDomainMap(file: string): Record<string, string> {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new DomainLoadError(`${file} is not JSON (${(err as Error).message}): it maps domain names to modules, { "<name>": "<path | package>" }`);
+    throw new DomainLoadError(`${file} is not JSON (${(err as Error).message}): it maps domain names to modules, { "<name>": "<path | package>" }`, 'domain.load_failed');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
-    throw new DomainLoadError(`${file} must map domain names to modules, { "<name>": "<path | package>" }`);
+    throw new DomainLoadError(`${file} must map domain names to modules, { "<name>": "<path | package>" }`, 'domain.load_failed');
   }
   return Object.fromEntries(Object.entries(parsed as Record<string, string>));
 }

@@ -10,6 +10,7 @@ import '../journal/ed25519-node.js';
 import { loadPublicKey } from '../runtime/keys.js';
 import { followRun, printOutcome } from '../cli/follow.js';
 import { progressLine } from '../cli/progress.js';
+import { locationOf } from '../cli/hints.js';
 import { openWorkspace, writeInvocationMeta } from '../cli/workspace.js';
 import { Runtime } from '../runtime/runtime.js';
 import { travelDomain } from './travel/domain.js';
@@ -35,7 +36,7 @@ async function main(): Promise<number> {
     const pinned = (await ws.store.read(id, 0, 1))[0];
     if (pinned) process.stdout.write(`${progressLine(pinned, false)}\n`);
     const result = await followRun(handle, true);
-    code = printOutcome(ws, result, false);
+    code = printOutcome(ws, result, false, locationOf({ dir: ws.dir }));
   }
 
   const report = await ws.runtime.verify({ journalPath: ws.runtime.journalPath(id)! }, await loadPublicKey(ws.publicKeyFile));

@@ -38,6 +38,8 @@ export interface ChainState {
   fingerprint?: string;
   /** The key id recorded in the seal. */
   keyId?: string;
+  /** The key id of the last explicit re-key (`invocation.rekeyed`), when the journal has one. */
+  rekeyedTo?: string;
 }
 
 export interface JournalReport extends ChainState {
@@ -212,7 +214,7 @@ export interface JournalWalk {
 export function settleVerdict(walk: JournalWalk, state: ChainState, options: ReadOptions): JournalVerdict {
   const verdict: JournalVerdict = { ok: true, count: 0, ...state };
   const key = options.publicKey;
-  const keyProblem = key && walk.seal && walk.tornBytes === undefined ? sealKeyProblem({ body: walk.seal }, key) : undefined;
+  const keyProblem = key && walk.seal && walk.tornBytes === undefined ? sealKeyProblem({ body: walk.seal }, key, state.rekeyedTo) : undefined;
   if (keyProblem !== undefined && (walk.problem === undefined || (!walk.problem.parse && walk.restParses()))) {
     const failed = failVerdict(verdict, walk.seal!.seq, keyProblem);
     if (walk.problem === undefined) failed.sealMismatch = true;
@@ -282,7 +284,7 @@ function verify(values: readonly unknown[], lines: readonly string[] | undefined
     let problem = checkRecordAt(values[i], lines?.[i], i, expectedPrev, report);
     const record = values[i] as JournalRecord;
     if (!problem && options.publicKey && record.kind === 'invocation.sealed') {
-      problem = sealKeyProblem(record as JournalRecord<'invocation.sealed'>, options.publicKey);
+      problem = sealKeyProblem(record as JournalRecord<'invocation.sealed'>, options.publicKey, report.rekeyedTo);
       // The seal is last when nothing follows it: then its key check is the journal's only problem.
       if (problem && i === values.length - 1) return { ...finish(report, fail(i, problem)), sealMismatch: true };
     }

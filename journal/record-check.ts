@@ -147,7 +147,22 @@ function checkPosition(
     const body = checkBody(record.kind, record.body);
     if (!body.ok) return body.reason;
   }
+  if (record.kind === 'invocation.rekeyed') return checkRekey(record as JournalRecord<'invocation.rekeyed'>, state);
   if (record.kind === 'invocation.sealed') return checkSeal(record as JournalRecord<'invocation.sealed'>, state);
+  return undefined;
+}
+
+/** The key that must seal a journal that pinned one (behaviour flag 3): the pinned key, or the last re-key's. */
+function keyInForce(state: ChainState): string | undefined {
+  return state.rekeyedTo ?? state.pin?.sealKey;
+}
+
+/** A re-key changes the key in force, from that key: only in a journal that pinned its sealing key. */
+function checkRekey(record: JournalRecord<'invocation.rekeyed'>, state: ChainState): string | undefined {
+  const current = keyInForce(state);
+  if (current === undefined) return 'invocation.rekeyed in a journal that pinned no sealing key';
+  if (record.body.from !== current) return `invocation.rekeyed from key ${record.body.from.slice(0, 16)}…, but the key in force is ${current.slice(0, 16)}…`;
+  state.rekeyedTo = record.body.to;
   return undefined;
 }
 
@@ -155,6 +170,10 @@ function checkPosition(
 function checkSeal(record: JournalRecord<'invocation.sealed'>, state: ChainState): string | undefined {
   const seal = record.body;
   if (seal.fingerprint !== record.prev) return 'seal fingerprint is not the hash of the record before it';
+  const expected = keyInForce(state);
+  if (expected !== undefined && seal.keyId !== expected) {
+    return `sealed by key ${seal.keyId.slice(0, 16)}…, but the journal ${state.rekeyedTo ? 'was re-keyed to' : 'pinned'} key ${expected.slice(0, 16)}… (a seal by another key needs an invocation.rekeyed record before it)`;
+  }
   state.sealed = true;
   state.fingerprint = seal.fingerprint;
   state.keyId = seal.keyId;
@@ -166,11 +185,15 @@ function checkSeal(record: JournalRecord<'invocation.sealed'>, state: ChainState
  * about the key, not the chain: when one is a journal's only problem, the readers mark the verdict
  * `sealMismatch` (reader.ts) and `weft verify` reports a seal that does not match the key (exit 3).
  */
-export function sealKeyProblem(record: { body: SealBody }, key: PublicKey): string | undefined {
+export function sealKeyProblem(record: { body: SealBody }, key: PublicKey, rekeyedTo?: string): string | undefined {
   const seal = record.body;
   try {
     if (keyIdOf(key.publicKey) !== key.keyId) return 'the public key file is inconsistent (its keyId is not the digest of its key)';
-    if (seal.keyId !== key.keyId) return `sealed by another key (key id ${seal.keyId.slice(0, 16)}…, expected ${key.keyId.slice(0, 16)}…)`;
+    if (seal.keyId !== key.keyId) {
+      // A re-keyed journal says which key seals it now: the auditor's key may be the one before.
+      const rekeyed = rekeyedTo === seal.keyId ? `; the journal was re-keyed to key ${seal.keyId.slice(0, 16)}… (invocation.rekeyed): verify with that key` : '';
+      return `sealed by another key (key id ${seal.keyId.slice(0, 16)}…, expected ${key.keyId.slice(0, 16)}…)${rekeyed}`;
+    }
     if (!verifySeal(key, seal.fingerprint, seal.signature)) return 'bad signature: the seal was not made by this key over this fingerprint';
     return undefined;
   } catch (err) {

@@ -29,6 +29,12 @@ export const pinSchema = z.strictObject({
   policy: z.string().min(1),
   /** Limits that shape the journal (re-prompts, re-plans, attempts, planner budgets). */
   limits: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /**
+   * The key id (SHA-256 of the ed25519 public key) that will seal the journal, fixed at start
+   * (behaviour flag 3): a resume with another key is refused unless it re-keys explicitly
+   * (`invocation.rekeyed`). Absent in journals pinned before flag 3.
+   */
+  sealKey: digest.optional(),
 });
 export type Pin = z.infer<typeof pinSchema>;
 
@@ -119,6 +125,13 @@ export const bodySchemas = {
   'invocation.completed': z.strictObject({ summary: z.string() }),
   'invocation.failed': z.strictObject({ code: z.string().min(1), class: failureClass, reason: z.string().min(1) }),
   'invocation.handed_off': z.strictObject({ reason: z.string().min(1) }),
+  /**
+   * An explicit re-key (behaviour flag 3; `weft resume --rekey`): from here on the journal is
+   * sealed by key `to` instead of `from` (key ids). Written by the runtime, not by the machine, so
+   * resume and replay pass over it wherever it stands (recorder.ts); `verify` then expects the seal
+   * by `to`.
+   */
+  'invocation.rekeyed': z.strictObject({ from: digest, to: digest }),
   'invocation.sealed': z.strictObject({
     algorithm: z.literal('ed25519'),
     fingerprint: digest,

@@ -79,6 +79,7 @@ export const pinShape = strict({
   asOf: nonEmpty,
   policy: nonEmpty,
   limits: optional(recordOf(count)),
+  sealKey: optional(digest),
 });
 
 export const bodyShapes: Record<RecordKind, Shape> = {
@@ -117,6 +118,7 @@ export const bodyShapes: Record<RecordKind, Shape> = {
   'invocation.completed': strict({ summary: str }),
   'invocation.failed': strict({ code: nonEmpty, class: failureClass, reason: nonEmpty }),
   'invocation.handed_off': strict({ reason: nonEmpty }),
+  'invocation.rekeyed': strict({ from: digest, to: digest }),
   'invocation.sealed': strict({ algorithm: oneOf('ed25519'), fingerprint: digest, keyId: digest, signature: { type: 'hex', length: 128 } }),
 };
 

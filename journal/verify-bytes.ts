@@ -84,8 +84,8 @@ for (const ch of 'abcdefghijklmnopqrstuvwxyz._') KIND_CHAR[ch.charCodeAt(0)] = 1
 const kindBytes = recordKinds.map(ascii);
 const kindsByLength: number[][] = [];
 kindBytes.forEach((bytes, k) => (kindsByLength[bytes.length] ??= []).push(k));
-/** Kinds the fast path leaves to checkLine: their bodies fill the verdict (pin, seal). */
-const slowKinds = new Set(['invocation.pinned', 'invocation.sealed'].map((kind) => recordKinds.indexOf(kind as never)));
+/** Kinds the fast path leaves to checkLine: their bodies fill the verdict (pin, re-key, seal). */
+const slowKinds = new Set(['invocation.pinned', 'invocation.rekeyed', 'invocation.sealed'].map((kind) => recordKinds.indexOf(kind as never)));
 const tapeChecks: TapeCheck[] = recordKinds.map((kind, k) => (slowKinds.has(k) ? () => false : bodyTapeChecks[kind]));
 
 function kindAt(b: Uint8Array, k0: number, k1: number): number {

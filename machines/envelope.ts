@@ -19,6 +19,16 @@
  *   `spend.cap`. A world-effect step in scope whose arg is present but not a finite number is
  *   refused (fail closed); negative amounts count as 0 (they never offset a charge).
  *
+ * Which steps spend (the spend scope) depends on the invocation's pin:
+ * - under behaviour flag 2, only steps whose actuator declares that it spends (`Actuator.spends`,
+ *   the name of its arg that is money out) — the `spenders` the caller passes — and, when
+ *   `spend.actuators` is given too, are listed there. A message that mentions an amount is not
+ *   spending. `spendDeclarationProblem` refuses an ambiguous declaration when a domain or runtime
+ *   is built, so the two never disagree;
+ * - without it (journals pinned before flag 2, or a runtime that knows no actuators), every
+ *   world-effect step that passes `spend.arg` (of `spend.actuators`, when given) — the rule those
+ *   journals were written under, and the one that counts more (fail closed).
+ *
  * `authoredEffects` is not a check here: it tells the admission of an authored fragment with world
  * effects to ask a person ('approval', the default) or to admit it ('allow').
  *
@@ -29,7 +39,11 @@ import type { EpochPlan, EpochStep } from './context.js';
 import { clip, QUOTE_CHARS, quoteValue } from './untrusted-text.js';
 
 export interface ContractEnvelope {
-  /** Spending cap per invocation: the sum of the numeric actuator arg `arg` over world-effect steps (of `actuators`, or all) */
+  /**
+   * Spending cap per invocation: the sum of the numeric actuator arg `arg` over the steps that spend
+   * — under flag 2 those whose actuator declares `spends: arg`; before it, every world-effect step
+   * (of `actuators`, when given).
+   */
   spend?: { arg: string; cap: number; actuators?: readonly string[] };
   /** Actuators any step may dispatch (reads and effects); absent = any the library binds. */
   actuators?: readonly string[];
@@ -53,18 +67,25 @@ function stepName(step: EpochStep, index: number | undefined): string {
   return index === undefined ? `step ${op}` : `step ${index} (${op})`;
 }
 
-function inSpendScope(spend: NonNullable<ContractEnvelope['spend']>, step: EpochStep): boolean {
+/**
+ * The actuators that declare they spend (flag 2), or undefined for the rule before it (every
+ * world-effect step). See the header.
+ */
+export type Spenders = ReadonlySet<string> | undefined;
+
+function inSpendScope(spend: NonNullable<ContractEnvelope['spend']>, step: EpochStep, spenders: Spenders): boolean {
   if (step.readOnly) return false;
+  if (spenders !== undefined && (step.actuator === undefined || !spenders.has(step.actuator))) return false;
   return spend.actuators === undefined || (step.actuator !== undefined && spend.actuators.includes(step.actuator));
 }
 
 /** What these steps would spend under the envelope's cap (0 without a `spend` rule). */
-export function envelopeSpend(env: ContractEnvelope, steps: readonly EpochStep[]): number {
+export function envelopeSpend(env: ContractEnvelope, steps: readonly EpochStep[], spenders?: Spenders): number {
   const spend = env.spend;
   if (!spend) return 0;
   let total = 0;
   for (const step of steps) {
-    if (!inSpendScope(spend, step)) continue;
+    if (!inSpendScope(spend, step, spenders)) continue;
     const value = step.actuatorArgs?.[spend.arg];
     if (typeof value === 'number' && Number.isFinite(value) && value > 0) total += value;
   }
@@ -101,26 +122,26 @@ function stepViolation(env: ContractEnvelope, step: EpochStep, index: number | u
 }
 
 /** The spend rule over `steps` (`what` names them in the reason). */
-function spendViolation(env: ContractEnvelope, steps: readonly EpochStep[], spentSoFar: number, what: string, atDispatch: boolean): string | undefined {
+function spendViolation(env: ContractEnvelope, steps: readonly EpochStep[], spentSoFar: number, what: string, atDispatch: boolean, spenders: Spenders): string | undefined {
   const spend = env.spend;
   if (!spend) return undefined;
   const arg = clip(spend.arg, QUOTE_CHARS);
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i]!;
-    if (!inSpendScope(spend, step) || !step.actuatorArgs || !Object.hasOwn(step.actuatorArgs, spend.arg)) continue;
+    if (!inSpendScope(spend, step, spenders) || !step.actuatorArgs || !Object.hasOwn(step.actuatorArgs, spend.arg)) continue;
     const value = step.actuatorArgs[spend.arg];
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       return `${stepName(step, atDispatch ? undefined : i)} has ${arg} ${quote(value)}, not a number; the envelope caps ${arg} at ${spend.cap} per invocation`;
     }
   }
-  const would = envelopeSpend(env, steps);
+  const would = envelopeSpend(env, steps, spenders);
   const total = spentSoFar + would;
   if (total <= spend.cap) return undefined;
   return `${what} would spend ${would} with ${spentSoFar} already spent in this invocation (${total} in all); the envelope caps ${arg} at ${spend.cap} per invocation`;
 }
 
 /** Before an epoch runs: actuators, recipients, fragment size, dispatches, spend — a reason, or undefined. */
-export function checkEnvelopeEpoch(env: ContractEnvelope, plan: EpochPlan, spentSoFar: number): string | undefined {
+export function checkEnvelopeEpoch(env: ContractEnvelope, plan: EpochPlan, spentSoFar: number, spenders?: Spenders): string | undefined {
   for (let i = 0; i < plan.steps.length; i++) {
     const reason = stepViolation(env, plan.steps[i]!, i, true);
     if (reason !== undefined) return reason;
@@ -132,15 +153,15 @@ export function checkEnvelopeEpoch(env: ContractEnvelope, plan: EpochPlan, spent
   if (env.dispatchesPerEpoch !== undefined && !(n <= env.dispatchesPerEpoch)) {
     return `the epoch has ${n} steps; the envelope allows at most ${env.dispatchesPerEpoch} dispatches per epoch`;
   }
-  return spendViolation(env, plan.steps, spentSoFar, 'the epoch', false);
+  return spendViolation(env, plan.steps, spentSoFar, 'the epoch', false, spenders);
 }
 
 /** At dispatch: the step's actuator and recipient, the epoch's dispatches so far, spend — a reason, or undefined. */
-export function checkEnvelopeStep(env: ContractEnvelope, step: EpochStep, dispatchesThisEpoch: number, spentSoFar: number): string | undefined {
+export function checkEnvelopeStep(env: ContractEnvelope, step: EpochStep, dispatchesThisEpoch: number, spentSoFar: number, spenders?: Spenders): string | undefined {
   const reason = stepViolation(env, step, undefined, false);
   if (reason !== undefined) return reason;
   if (env.dispatchesPerEpoch !== undefined && !(dispatchesThisEpoch < env.dispatchesPerEpoch)) {
     return `the epoch already made ${dispatchesThisEpoch} dispatches; the envelope allows at most ${env.dispatchesPerEpoch} per epoch`;
   }
-  return spendViolation(env, [step], spentSoFar, stepName(step, undefined), true);
+  return spendViolation(env, [step], spentSoFar, stepName(step, undefined), true, spenders);
 }

@@ -18,6 +18,12 @@ export interface EpochAdmissionRequest {
   epoch: number;
   goal: Goal;
   plan: EpochPlan;
+  /**
+   * Under behaviour flag 2: the actuators that declare they spend (`Actuator.spends`). A policy that
+   * sums money should count only their steps (and, when the set is empty, fail closed: count every
+   * world effect); absent for journals pinned before flag 2.
+   */
+  spenders?: ReadonlySet<string>;
 }
 
 export interface StepAdmissionRequest {
@@ -53,7 +59,9 @@ export const allowAll: AdmissionPolicy = {
 /**
  * A common policy: an epoch whose world-effect steps move more than `limit` (summed over the
  * numeric actuator arg named `amountArg`) needs a person's approval; steps on actuators in `deny`
- * are refused outright. `envelope`, if given, is carried on the policy as it is (its id format is
+ * are refused outright. Under flag 2, when some actuators declare `spends`, only their steps are
+ * summed (a message that mentions an amount is not counted); when none does, every world effect is,
+ * as before — an undeclared domain asks a person more often, never less. `envelope`, if given, is carried on the policy as it is (its id format is
  * unchanged, so a new envelope needs a new version).
  */
 export function spendApprovalPolicy(options: {
@@ -67,13 +75,14 @@ export function spendApprovalPolicy(options: {
   return {
     id: `spend-approval@${options.version}`,
     ...(options.envelope === undefined ? {} : { envelope: options.envelope }),
-    admitEpoch({ plan }) {
+    admitEpoch({ plan, spenders }) {
       const refused = plan.steps.find((s) => s.actuator !== undefined && denied.has(s.actuator));
       if (refused) return { decision: 'deny', reason: `actuator ${refused.actuator} is not allowed by policy` };
       let total = 0;
       for (const step of plan.steps) {
         const amount = step.actuatorArgs?.[options.amountArg];
-        if (!step.readOnly && typeof amount === 'number') total += amount;
+        const spends = spenders === undefined || spenders.size === 0 || (step.actuator !== undefined && spenders.has(step.actuator));
+        if (!step.readOnly && spends && typeof amount === 'number') total += amount;
       }
       return total > options.limit
         ? { decision: 'require_approval', reason: `the epoch spends ${total}, above the ${options.limit} limit` }

@@ -15,6 +15,8 @@
  * - Actuators and the model may be given as factories of a DomainContext (a folder the domain may
  *   keep local state in); they are called only when the runtime needs them, so replaying a journal
  *   somewhere else writes nothing there.
+ * - Which actuators spend is declared once, on the actuator (`spends: 'amount'`); a declaration the
+ *   policy's envelope could read two ways is refused here (machines/spenders.ts).
  * - Everything that decides a journal's content — library digests, the policy's id, the evaluables'
  *   versions (referenced by name@version inside each library, so inside its digest), the model's id
  *   and parameters — is compared with an invocation's pin before it is resumed (runtime/pin-check.ts).
@@ -25,6 +27,7 @@ import { EvaluableRegistry, type EvaluablePredicate } from '../htn/library/evalu
 import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
+import { spendDeclarationProblem } from '../machines/spenders.js';
 import { RuntimeUsageError } from './errors.js';
 
 export const DOMAIN_BRAND: unique symbol = Symbol.for('weft.domain') as never;
@@ -113,6 +116,8 @@ export function defineDomain(definition: DomainDefinition): Domain {
   }
   const evaluables = definition.evaluables === undefined ? undefined : toRegistry(definition.evaluables);
   const actuatorsOf = definition.actuators;
+  // Which actuators spend, checked now when they are given as a list (a factory's, when it is called).
+  if (Array.isArray(actuatorsOf)) checkSpending(where, actuatorsOf, definition.policy);
   const modelOf = definition.model;
   const domain: Domain = {
     [DOMAIN_BRAND]: 1,
@@ -127,7 +132,7 @@ export function defineDomain(definition: DomainDefinition): Domain {
     asOf: definition.asOf,
     actuators(ctx) {
       const list = typeof actuatorsOf === 'function' ? actuatorsOf(ctx) : actuatorsOf;
-      return checkActuators(where, [...list], definition.observe);
+      return checkSpending(where, checkActuators(where, [...list], definition.observe), definition.policy);
     },
     model(ctx) {
       return typeof modelOf === 'function' ? modelOf(ctx) : modelOf;
@@ -146,6 +151,13 @@ function toRegistry(evaluables: EvaluableRegistry | readonly EvaluablePredicate[
   const registry = new EvaluableRegistry();
   for (const predicate of evaluables as readonly EvaluablePredicate[]) registry.register(predicate);
   return registry;
+}
+
+/** An ambiguous declaration of which actuators spend is refused (machines/spenders.ts). */
+function checkSpending<T extends readonly Actuator[]>(where: string, actuators: T, policy: AdmissionPolicy | undefined): T {
+  const problem = spendDeclarationProblem(policy?.envelope, actuators.filter((a) => a && typeof a.name === 'string'));
+  if (problem) throw new RuntimeUsageError('domain.ambiguous_spend', `${where}: ${problem}`);
+  return actuators;
 }
 
 function checkActuators(where: string, actuators: Actuator[], observe: string): Actuator[] {

@@ -130,6 +130,7 @@ export class InvocationHandle extends EventEmitter {
   }
 
   emitRecord(record: JournalRecord, replayed: boolean): void {
+    if (record.kind === 'approval.requested') this.approvalReason = (record as JournalRecord<'approval.requested'>).body.reason;
     this.emit('record', record, replayed);
   }
 
@@ -187,6 +188,8 @@ export class InvocationHandle extends EventEmitter {
 
   /** Why the latest snapshot could not be saved, if it could not. */
   private snapshotError: unknown;
+  /** The policy's reason of the latest approval request this run recorded or read back (an awaiting_approval result's reason). */
+  private approvalReason: string | undefined;
   /** Whether an earlier status note is known to be gone (cleared when the run started). */
   private noteCleared = false;
 
@@ -240,7 +243,7 @@ export class InvocationHandle extends EventEmitter {
     await this.writer!.close().catch((err: unknown) => {
       if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
     });
-    const reason = suspension ? suspension.message : context.failure?.message;
+    const reason = suspension ? suspension.message : status === 'awaiting_approval' ? this.approvalReason : context.failure?.message;
     const saved = status === reached;
     const result: InvocationResult = {
       id: this.id,

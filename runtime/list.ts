@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { isWeftError, TornTailError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { endingOf, SEALED_STATUSES, type JournalStore, type Snapshot, type StatusNote } from '../journal/store.js';
+import { askedSteps, type AskedStep } from './approval-request.js';
 import type { InvocationStatus } from './handle.js';
 
 /** `interrupted`: not ended, not resting, and no live runtime holds it — its process stopped (a crash, a kill). */
@@ -32,6 +33,8 @@ export interface InvocationSummary {
   wakeAt?: string;
   /** For one awaiting approval: a person's decision waits in its inbox (serve records it). */
   decided?: boolean;
+  /** For one awaiting approval: the steps of the epoch the approval is asked for (`reason` says why it is). */
+  approvalSteps?: AskedStep[];
   /** For a suspended invocation: the class of what suspended it (transient, credentials, endpoint, runtime). */
   suspendedAs?: string;
   /** The command that repairs a damaged invocation or sets it aside, or that continues a suspended one. */
@@ -134,7 +137,7 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 }
 
 /** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
-async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean }> {
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; approvalSteps?: AskedStep[] }> {
   length ??= await store.length(id);
   if (length > 0) {
     const ending = endingOf((await store.read(id, Math.max(0, length - 2))).map((r) => r.kind));
@@ -157,7 +160,7 @@ async function restingState(store: JournalStore, id: string, length?: number): P
     const decided = await store.peekInbox(id).catch(() => undefined);
     return decided
       ? { status: 'awaiting_approval', decided: true, reason: `${decided.decision} by ${decided.by}, waiting in its inbox to be recorded`, fix: `weft resume ${id} (or leave it to weft serve)` }
-      : { status: 'awaiting_approval' };
+      : { status: 'awaiting_approval', ...(await approvalAsked(store, id, snapshot)) };
   }
   if (value === 'hibernated') return { status: 'hibernated' };
   if (value === 'awaitingTimer') {
@@ -172,6 +175,11 @@ async function restingState(store: JournalStore, id: string, length?: number): P
     reason: holder ? `its runtime (${holder.writer}) stopped without resting it (a crash or a kill); the journal keeps everything it acknowledged` : 'no runtime holds it and it did not rest (a crash or a kill)',
     fix: `weft resume ${id} (or leave it to weft serve, which takes over expired leases)`,
   };
+}
+
+/** One invocation's row of the listing (what `weft show` starts from): never throws for a damaged journal, which is a row too. */
+export function invocationSummary(store: JournalStore, id: string): Promise<InvocationSummary> {
+  return summarize(store, id);
 }
 
 async function summarize(store: JournalStore, id: string): Promise<InvocationSummary> {
@@ -214,6 +222,19 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
     }
     return { ...base, problem: message(err), fix: verifyFix(id) };
   }
+}
+
+/**
+ * What an invocation awaiting approval asks for: the policy's reason (its `approval.requested`,
+ * the record just before the resting snapshot's position) and the steps (see approval-request.ts).
+ */
+async function approvalAsked(store: JournalStore, id: string, snapshot: Snapshot | undefined): Promise<{ reason?: string; approvalSteps?: AskedStep[] }> {
+  const at = snapshot?.seq ?? 0;
+  const [record] = at > 0 ? await store.read(id, at - 1, at).catch(() => []) : [];
+  if (record?.kind !== 'approval.requested') return {};
+  const { reason, plan } = record.body as Partial<JournalRecord<'approval.requested'>['body']>;
+  const steps = typeof plan === 'string' ? askedSteps(snapshot, record.epoch, plan) : undefined;
+  return { ...(typeof reason === 'string' ? { reason } : {}), ...(steps ? { approvalSteps: steps } : {}) };
 }
 
 /** The runtime's status note, or undefined when there is none or it cannot be read (it is observability only). */
@@ -276,8 +297,9 @@ function snapshotFix(store: JournalStore, id: string): string {
   return `mv ${file} ${file}.bad, then weft resume ${id} (it replays the journal from the start)`;
 }
 
+/** The fix of a journal that cannot be read. Its commands name no store: the CLI adds its location flags. */
 function verifyFix(id: string): string {
-  return `weft verify on ${id}'s journal names the first bad record; move the journal aside to set it apart`;
+  return `weft verify ${id} names the first bad record; move the journal aside to set it apart`;
 }
 
 function message(err: unknown): string {

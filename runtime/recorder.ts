@@ -12,6 +12,10 @@
  * Every record read back is re-chained from the recorder's own tail, so a replay that gets to
  * the end has proved the journal byte for byte (same hashes, same fingerprint).
  *
+ * An explicit re-key (`invocation.rekeyed`, flag 3) is written by the runtime, not derived by the
+ * machine: wherever it stands, the recorder passes over it (re-chained like any record) before the
+ * next record, and from then on `sealKey` — the key id that must seal the journal — is its `to`.
+ *
  * Durability (invariant 1, write-ahead): a record that announces a call out of the process — a
  * model request, a dispatch, a compensation, a timer — is appended at once, with whatever is staged
  * before it, and is durable before the call. So are a person's decision (its inbox is cleared once
@@ -38,6 +42,8 @@ export interface RecorderOptions {
   writer?: JournalWriter;
   /** Called for every record the recorder passes, read back or written (progress, inspector). */
   onRecord?: (record: JournalRecord, replayed: boolean) => void;
+  /** The key id that must seal the journal (flag 3: pinned, or re-keyed to); undefined before flag 3. */
+  sealKey?: string;
 }
 
 export class Recorder {
@@ -45,10 +51,17 @@ export class Recorder {
   private tailHash: string;
   private index = 0;
   private wroteLast = false;
+  private keyInForce: string | undefined;
 
   constructor(private readonly options: RecorderOptions) {
     this.position = options.seq;
     this.tailHash = options.tail;
+    this.keyInForce = options.sealKey;
+  }
+
+  /** The key id that must seal the journal (flag 3), as of the records passed so far; undefined before flag 3. */
+  get sealKey(): string | undefined {
+    return this.keyInForce;
   }
 
   get seq(): number {
@@ -73,9 +86,19 @@ export class Recorder {
     return this.wroteLast;
   }
 
-  /** The next record already in the journal, if any (replay drives resting states from it). */
+  /** The next record already in the journal that the machine produces, if any (replay drives resting states from it); re-keys are looked past. */
   peek(): JournalRecord | undefined {
-    return this.options.existing[this.index];
+    let i = this.index;
+    while (this.options.existing[i]?.kind === 'invocation.rekeyed') i++;
+    return this.options.existing[i];
+  }
+
+  /** Pass over the re-keys that stand next in the journal (see the header). */
+  passOverRekeys(): void {
+    for (let recorded = this.options.existing[this.index]; recorded?.kind === 'invocation.rekeyed'; recorded = this.options.existing[this.index]) {
+      this.readBack(recorded, recorded);
+      this.keyInForce = (recorded as JournalRecord<'invocation.rekeyed'>).body.to;
+    }
   }
 
   /** Where this recorder stands, for the machine's context. */
@@ -84,6 +107,7 @@ export class Recorder {
   }
 
   async derive<K extends RecordKind>(draft: RecordDraft<K>): Promise<JournalRecord<K>> {
+    this.passOverRekeys();
     const recorded = this.options.existing[this.index];
     if (recorded) return this.readBack(recorded, draft) as JournalRecord<K>;
     return this.write(draft);
@@ -97,6 +121,7 @@ export class Recorder {
     expected: { kinds: readonly K[]; epoch: number; describe: string; accepts: (record: JournalRecord<K>) => boolean },
     live: () => Promise<RecordDraft<K>>,
   ): Promise<JournalRecord<K>> {
+    this.passOverRekeys();
     const recorded = this.options.existing[this.index];
     if (recorded) {
       const ok = (expected.kinds as readonly string[]).includes(recorded.kind) && recorded.epoch === expected.epoch && expected.accepts(recorded as JournalRecord<K>);

@@ -29,6 +29,8 @@ export interface ReplayDeps {
   evaluables?: EvaluableRegistry;
   /** Used only to re-check actuator names and arg schemas at certification; never dispatched. */
   dispatcher?: Dispatcher;
+  /** The actuators that declare they spend (flag 2's spend scope; machines/spenders.ts). */
+  spenders?: ReadonlySet<string>;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
@@ -50,7 +52,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   const first = records[0] as JournalRecord<'invocation.pinned'>;
   const { invocation, pin } = first.body;
   const library = await deps.loadLibrary(pin.library);
-  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1) });
+  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1), ...(pin.sealKey === undefined ? {} : { sealKey: pin.sealKey }) });
   let actorError: unknown;
   const services: EpochServices = {
     onActorError: (err) => {
@@ -63,6 +65,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     observe: deps.observe,
     evaluables: deps.evaluables,
     dispatcher: deps.dispatcher,
+    ...(deps.spenders ? { spenders: deps.spenders } : {}),
     sleep: async () => undefined,
     now: () => 0, // never asked: replay reads every recorded timer firing
   };
@@ -105,6 +108,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     actor.start();
   }).finally(() => actor.stop());
 
+  recorder.passOverRekeys();
   const extra = recorder.peek();
   if (extra && stoppedAt !== 'unfinished') {
     throw new ReplayDivergenceError(extra.seq, extra.kind, { kind: extra.kind, epoch: extra.epoch, body: extra.body }, `no further record: the replayed invocation stopped in ${stoppedAt}`);

@@ -3,11 +3,15 @@
  * default is a FileStore and the in-process dispatcher; the distributed mode passes other values
  * (a Redis store, a BullMQ dispatcher) to the same options.
  *
- * - `start(intent, opts)` pins (library digest, runtime version and flags, model, seed, asOf,
- *   policy, limits), writes `invocation.pinned`, and runs the machine. Starting an id that exists
- *   attaches to it — or fails clearly if its intent or pin differ.
+ * - `start(intent, opts?)` pins (library digest, runtime version and flags, model, seed, asOf,
+ *   policy, limits, the key id that will seal it), writes `invocation.pinned`, and runs the
+ *   machine. Options default as `weft run` does (start-options.ts); a malformed one is refused
+ *   before anything is written. Starting an id that exists attaches to it — or fails clearly if its
+ *   intent, pin or sealing key differ.
  * - `resume(id)` re-opens an invocation from its latest snapshot (or from the start) and the
  *   journal's tail: the records after the snapshot are read back, not re-done, then it runs live.
+ *   Its signing key must be the one the journal is sealed by (flag 3), unless `rekey` records a
+ *   change of key first.
  * - `approve(id, decision)` records a person's decision on a hibernated epoch and continues.
  * - `replay(id | journal)` re-runs the machine over a journal without calling anything, re-deriving
  *   every decomposition; any difference stops with ReplayDivergenceError.
@@ -32,6 +36,7 @@ import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
 import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
+import { spendDeclarationProblem, spendersOf } from '../machines/spenders.js';
 import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
@@ -44,13 +49,27 @@ import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
-import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
+import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, sealKeyInForce, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
-import { ForeignJournalError, PinMismatchError, RuntimeUsageError } from './errors.js';
+import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
 import { serve, type ServeOptions } from './serve.js';
+import { resolveStartOptions, type StartOptions } from './start-options.js';
+
+export type { StartOptions } from './start-options.js';
+
+export interface ResumeOptions {
+  snapshot?: unknown;
+  at?: { seq: number; tail: string };
+  /**
+   * Flag 3: when this runtime's signing key is not the one the journal is sealed by, change it on
+   * purpose — an `invocation.rekeyed` record (from, to) is appended before the run goes on, and the
+   * journal is then sealed by this key. Without it such a resume is refused (SealKeyMismatchError).
+   */
+  rekey?: boolean;
+}
 
 export const RUNTIME_VERSION = 'weft@0.1.0';
 /** Numbered behaviour flags this runtime applies (machines/flags.ts); recorded in the pin, and replay follows the journal's. */
@@ -117,17 +136,6 @@ export interface RuntimeOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface StartOptions {
-  tenant: string;
-  seed: string | number;
-  /** The invocation's pinned "now" (ISO 8601). */
-  asOf: string;
-  id?: string;
-  /** Name of the library to pin (default: the first of `libraries`). */
-  library?: string;
-}
-
-
 export class Runtime {
   private readonly dispatcher?: Dispatcher;
   private readonly writerId: string;
@@ -139,6 +147,8 @@ export class Runtime {
   private readonly blobsStored = new Map<string, Promise<void>>();
   /** True when the runtime made its store from `redis` (and closes it). */
   private readonly ownsStore: boolean;
+  /** The actuators that declare they spend (flag 2), or undefined when this runtime has no actuators. */
+  private readonly spenders: ReadonlySet<string> | undefined;
 
   /** The options with the domain's parts filled in: what this runtime actually runs. */
   readonly options: ResolvedOptions;
@@ -151,6 +161,11 @@ export class Runtime {
     for (const library of options.libraries) {
       validateLibrary(library);
       this.digests.set(library, libraryDigest(library));
+    }
+    if (options.actuators) {
+      const problem = spendDeclarationProblem((options.policy ?? allowAll).envelope, options.actuators);
+      if (problem) throw new RuntimeUsageError('runtime.ambiguous_spend', `createRuntime: ${problem}`);
+      this.spenders = spendersOf(options.actuators);
     }
     this.dispatcher = options.dispatcher ?? chooseDispatcher(options);
     this.writerId = options.writer ?? `${hostname()}:${process.pid}`;
@@ -185,14 +200,22 @@ export class Runtime {
     return `inv-${digestOf({ tenant: opts.tenant, intent: named, seed: String(opts.seed), asOf: opts.asOf }).slice(0, 32)}`;
   }
 
-  async start(intent: string, opts: StartOptions): Promise<InvocationHandle> {
-    await this.ready();
+  /**
+   * Start an invocation. Without options it takes the CLI's defaults (tenant `default`, seed `1`,
+   * the domain's `asOf`); a malformed option is refused with a RuntimeUsageError before anything
+   * is written (start-options.ts).
+   */
+  async start(intent: string, options?: Partial<StartOptions>): Promise<InvocationHandle> {
+    const opts = resolveStartOptions(intent, options, this.options.domain?.asOf);
     const library = this.pickLibrary(opts.library);
+    // Flag 3: the key that will seal the journal is fixed now, so a runtime without one cannot start.
+    const key = this.options.signingKey;
+    if (!key) throw new RuntimeUsageError('runtime.no_signing_key', 'runtime.start: this runtime has no signing key, and an invocation pins the key that will seal it: pass createRuntime({ signingKey }) (loadSigningKey(file), or generateSigningKey() + writeKeyPair(dir, key))');
+    await this.ready();
     const digest = this.digests.get(library)!;
     await this.putBlobOnce(digest, () => canonicalBytes(library));
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
-    const key = this.options.signingKey;
-    if (key) await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
+    await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
     const model = this.options.model;
     const pin: Pin = {
       library: digest,
@@ -203,6 +226,7 @@ export class Runtime {
       asOf: new Date(opts.asOf).toISOString(),
       policy: (this.options.policy ?? allowAll).id,
       limits: { ...this.limits },
+      sealKey: key.keyId,
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
     // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
@@ -221,7 +245,7 @@ export class Runtime {
       throw err;
     }
     const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
-    return this.run(writer, library, input, [], undefined);
+    return this.run(writer, library, input, [], undefined, key.keyId);
   }
 
   /**
@@ -229,7 +253,7 @@ export class Runtime {
    * final record is torn (a crash mid-write) is refused with TornTailError; move that record aside
    * explicitly first (`store.quarantineTornTail(lease)`, or `weft resume --quarantine-torn`).
    */
-  async resume(id: string, options: { snapshot?: unknown; at?: { seq: number; tail: string } } = {}): Promise<InvocationHandle> {
+  async resume(id: string, options: ResumeOptions = {}): Promise<InvocationHandle> {
     return this.resumeAs('resume', id, options);
   }
 
@@ -239,7 +263,7 @@ export class Runtime {
    * a later `resume` — consumed here: the invocation continues and its journal records the decision.
    * Without `run`, the handle returned is a finished one reporting `awaiting_approval`.
    */
-  async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }, options: { run?: boolean } = {}): Promise<InvocationHandle> {
+  async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }, options: { run?: boolean; rekey?: boolean } = {}): Promise<InvocationHandle> {
     // An ended run keeps the snapshot of its last rest (none is taken of a sealed run): its journal says it ended.
     if ((await this.options.store.tail(id))?.kind === 'invocation.sealed') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval: it has ended (${await invocationStatus(this.options.store, id)}, sealed)`);
@@ -249,9 +273,11 @@ export class Runtime {
     if (value !== 'awaitingApproval') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
     }
+    // Continuing here seals with this runtime's key: a key the journal is not sealed by is refused before the inbox is written.
+    if (options.run !== false && !options.rekey) await this.checkSealKey('approve', id);
     await this.options.store.putInbox(id, { type: 'approval', ...decision, at: (this.options.now?.() ?? new Date()).getTime() });
     if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.journalPath(id) });
-    return this.resumeAs('approve', id, {});
+    return this.resumeAs('approve', id, { ...(options.rekey ? { rekey: true } : {}) });
   }
 
   /**
@@ -276,6 +302,7 @@ export class Runtime {
       evaluables: this.options.evaluables,
       observe: this.options.observe,
       dispatcher: this.dispatcher,
+      ...(this.spenders ? { spenders: this.spenders } : {}),
       inspect: this.options.inspect,
     });
   }
@@ -327,7 +354,7 @@ export class Runtime {
    * genesis must be this id's and the pin must match what this runtime offers — both checked
    * before the lease is taken, so a refusal changes nothing.
    */
-  private async resumeAs(command: 'resume' | 'approve', id: string, options: { snapshot?: unknown; at?: { seq: number; tail: string } }): Promise<InvocationHandle> {
+  private async resumeAs(command: 'resume' | 'approve', id: string, options: ResumeOptions): Promise<InvocationHandle> {
     await this.ready();
     const store = this.options.store;
     const first = (await store.read(id, 0, 1))[0];
@@ -342,6 +369,8 @@ export class Runtime {
       return InvocationHandle.finished({ id, status: ended, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
+    // Flag 3: the key in force must be this runtime's — or, asked for, the change is recorded first.
+    const rekey = await this.checkSealKey(command, id, options.rekey === true, pinnedRecord);
     const stored = await store.getSnapshot(id);
     const snapshot =
       options.snapshot !== undefined && options.at
@@ -351,10 +380,16 @@ export class Runtime {
           : undefined;
     const writer = await JournalWriter.open(store, id, this.writerOptions());
     try {
+      if (rekey?.from !== undefined && rekey.from !== rekey.to) {
+        // The new key's public half by its id, as start does, so that export finds the key that seals.
+        const key = this.options.signingKey!;
+        await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
+        await writer.append({ kind: 'invocation.rekeyed', epoch: tail?.epoch ?? 0, body: { from: rekey.from, to: rekey.to } });
+      }
       const from = snapshot ? snapshot.seq : 1;
       const existing = await store.read(id, from);
       const input = inputFromPinned(pinnedRecord);
-      const handle = this.run(writer, library, input, existing, snapshot ?? undefined);
+      const handle = this.run(writer, library, input, existing, snapshot ?? undefined, rekey?.to);
       // A decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
       if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
@@ -383,6 +418,28 @@ export class Runtime {
     if (!report.ok) throw report.error!;
     const belongsTo = (first as JournalRecord<'invocation.pinned'>).body.invocation;
     if (belongsTo !== id) throw new ForeignJournalError(id, belongsTo);
+  }
+
+  /**
+   * Flag 3: the key in force (pinned at start, or the last re-key's) must be this runtime's signing
+   * key. Returns the key in force and the one to seal with — different only when `rekey` asks to
+   * change it (the caller records the change) — or undefined for a journal pinned before flag 3.
+   * Throws SealKeyMismatchError, having written nothing.
+   */
+  private async checkSealKey(command: 'resume' | 'approve', id: string, rekey = false, pinned?: JournalRecord): Promise<{ from: string; to: string } | undefined> {
+    const inForce = await this.sealKeyOf(id, pinned);
+    if (!inForce) return undefined;
+    const offered = this.options.signingKey?.keyId;
+    if (offered === inForce.keyId) return { from: inForce.keyId, to: offered };
+    if (rekey && offered !== undefined) return { from: inForce.keyId, to: offered };
+    throw new SealKeyMismatchError(id, command, inForce.keyId, offered, inForce.rekeyed);
+  }
+
+  /** The key in force of a journal that pinned one (flag 3; the whole journal is read only then), else undefined. */
+  private async sealKeyOf(id: string, pinned?: JournalRecord): Promise<{ keyId: string; rekeyed: boolean } | undefined> {
+    const first = pinned ?? (await this.options.store.read(id, 0, 1))[0];
+    if (first?.kind !== 'invocation.pinned' || (first as JournalRecord<'invocation.pinned'>).body.pin.sealKey === undefined) return undefined;
+    return sealKeyInForce(await this.options.store.read(id));
   }
 
   /**
@@ -417,7 +474,14 @@ export class Runtime {
   private async attach(id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
     const first = (await this.options.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
     const existing = first.body;
-    if (existing.intent !== intent || existing.tenant !== tenant || canonicalize(existing.pin) !== canonicalize(pin)) {
+    // The same start with another signing key: say so (not "a different pin"), as resume would. The
+    // key compared, the rest of the pin must be the same (a re-keyed journal keeps its pinned key).
+    const inForce = await this.sealKeyOf(id, first);
+    if (inForce && existing.intent === intent && existing.tenant === tenant && inForce.keyId !== pin.sealKey) {
+      throw new SealKeyMismatchError(id, 'start', inForce.keyId, pin.sealKey, inForce.rekeyed);
+    }
+    const offered = inForce ? { ...pin, sealKey: existing.pin.sealKey } : pin;
+    if (existing.intent !== intent || existing.tenant !== tenant || canonicalize(existing.pin) !== canonicalize(offered)) {
       throw new RuntimeUsageError(
         'runtime.id_conflict',
         `invocation ${id} already exists with a different intent or pin (pinned: ${canonicalize({ intent: existing.intent, tenant: existing.tenant, pin: existing.pin })}); ` +
@@ -427,10 +491,10 @@ export class Runtime {
     return this.resume(id);
   }
 
-  private run(writer: JournalWriter, library: Library, input: InvocationInput, existing: JournalRecord[], snapshot: { seq: number; tail: string; data: unknown } | undefined): InvocationHandle {
+  private run(writer: JournalWriter, library: Library, input: InvocationInput, existing: JournalRecord[], snapshot: { seq: number; tail: string; data: unknown } | undefined, sealKey: string | undefined): InvocationHandle {
     const start = snapshot ? { seq: snapshot.seq, tail: snapshot.tail } : { seq: input.seq, tail: input.tail };
     const handle = new InvocationHandle(input.invocation, this.journalPath(input.invocation));
-    const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed) });
+    const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed), ...(sealKey === undefined ? {} : { sealKey }) });
     const policy = this.policyById(input.pin.policy);
     const services: EpochServices = {
       recorder: () => recorder,
@@ -442,6 +506,7 @@ export class Runtime {
       model: this.options.model,
       dispatcher: this.dispatcher,
       signingKey: this.options.signingKey,
+      ...(this.spenders ? { spenders: this.spenders } : {}),
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       onActorError: (err) => handle.noteActorError(err),
       now: () => (this.options.now ? this.options.now().getTime() : Date.now()),

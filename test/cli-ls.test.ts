@@ -74,14 +74,14 @@ describe('weft ls', () => {
     const byId = Object.fromEntries(rows.map((row) => [row.id, row]));
     expect(byId.good).toMatchObject({ status: 'completed', tenant: 'default' });
     expect(byId.good!.fix).toBeUndefined();
-    expect(byId.torn).toMatchObject({ status: 'damaged', records: tornRecords, problem: expect.stringMatching(/torn final record at seq \d+/), fix: 'weft resume torn --quarantine-torn' });
+    expect(byId.torn).toMatchObject({ status: 'damaged', records: tornRecords, problem: expect.stringMatching(/torn final record at seq \d+/), fix: `weft resume torn --quarantine-torn --dir ${dir}` });
     for (const id of ['empty', 'empty-alone']) {
       expect(byId[id]).toMatchObject({ status: 'damaged', records: 0, problem: 'the journal is empty (its first record was never written)' });
       expect(byId[id]!.fix).toMatch(/move its folder aside .*mv .*invocations\/empty.* cannot be resumed \(nothing was recorded\)/);
     }
     expect(byId.garbage).toMatchObject({ status: 'damaged', problem: expect.stringContaining('not valid JSON'), fix: expect.stringContaining('weft verify') });
-    expect(byId.susp).toMatchObject({ status: 'suspended', reason: 'HTTP 401', fix: 'fix the model key, then weft resume susp', tenant: 'default' });
-    expect(byId.noted).toMatchObject({ status: 'suspended', reason: 'connect ECONNREFUSED 127.0.0.1:9', fix: 'fix the model endpoint (--model-url), then weft resume noted' });
+    expect(byId.susp).toMatchObject({ status: 'suspended', reason: 'HTTP 401', fix: `fix the model key, then weft resume susp --dir ${dir}`, tenant: 'default' });
+    expect(byId.noted).toMatchObject({ status: 'suspended', reason: 'connect ECONNREFUSED 127.0.0.1:9', fix: `fix the model endpoint (--model-url), then weft resume noted --dir ${dir}` });
   });
 
   test('prints one row per invocation and, under a damaged or suspended one, why and "→ <command>"; exits 0', async () => {
@@ -97,11 +97,11 @@ describe('weft ls', () => {
       return [out[at]!, ...rest.slice(0, end)];
     };
     expect(block('good')).toEqual([expect.stringMatching(/^good {2}completed +\d+ records {2}default {2}"/)]);
-    expect(block('torn')).toEqual([expect.stringMatching(/^torn {2}damaged /), expect.stringContaining('torn final record'), '    → weft resume torn --quarantine-torn']);
-    expect(block('susp')).toEqual([expect.stringMatching(/^susp {2}suspended /), '    HTTP 401', '    → fix the model key, then weft resume susp']);
-    expect(block('noted')).toEqual([expect.stringMatching(/^noted {2}suspended /), '    connect ECONNREFUSED 127.0.0.1:9', '    → fix the model endpoint (--model-url), then weft resume noted']);
+    expect(block('torn')).toEqual([expect.stringMatching(/^torn {2}damaged /), expect.stringContaining('torn final record'), `    → weft resume torn --quarantine-torn --dir ${dir}`]);
+    expect(block('susp')).toEqual([expect.stringMatching(/^susp {2}suspended /), '    HTTP 401', `    → fix the model key, then weft resume susp --dir ${dir}`]);
+    expect(block('noted')).toEqual([expect.stringMatching(/^noted {2}suspended /), '    connect ECONNREFUSED 127.0.0.1:9', `    → fix the model endpoint (--model-url), then weft resume noted --dir ${dir}`]);
     expect(block('empty')).toEqual([expect.stringMatching(/^empty {2}damaged +0 records/), '    the journal is empty (its first record was never written)', expect.stringMatching(/^ {4}→ move its folder aside/)]);
-    expect(block('garbage')[2]).toMatch(/^ {4}→ weft verify/);
+    expect(block('garbage')[2]).toBe(`    → weft verify garbage --dir ${dir} names the first bad record; move the journal aside to set it apart`);
     expect(r.stdout).not.toMatch(/^ghost|^notes\.txt/m);
   });
 

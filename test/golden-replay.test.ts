@@ -7,8 +7,9 @@
  *
  * `WEFT_UPDATE_FIXTURES=1 npx vitest run test/golden-replay.test.ts` regenerates the fixture (do
  * it only for an intended, versioned change of what the runtime records). Before regenerating,
- * keep the old one as a frozen fixture (`travel-v0`: pinned with no behaviour flags, policy v1): a
- * journal an older weft wrote must replay on this one, to its own fingerprint, forever.
+ * keep the old one as a frozen fixture (`travel-v0`: pinned with no behaviour flags, policy v1;
+ * `travel-v1`: flag 1 alone, before flags 2 and 3): a journal an older weft wrote must replay on
+ * this one, to its own fingerprint, forever.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -155,6 +156,25 @@ describe('golden journals', () => {
     expect(pinned.body.pin).toMatchObject({ flags: [], policy: 'spend-approval@1' });
     expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
     expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+  });
+
+  test('a frozen journal pinned with flag 1 alone (travel-v1: before flags 2 and 3) still replays to its committed fingerprint', async () => {
+    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v1');
+    const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
+    const dir = path.join(scratch, 'frozen-v1');
+    cpSync(frozenDir, dir, { recursive: true });
+    const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
+    const pinned = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body.pin.flags).toEqual([1]);
+    expect(pinned.body.pin.sealKey).toBeUndefined();
+    expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
+    expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+  });
+
+  test('the committed travel journal pins flags 1, 2 and 3 and the key that sealed it', () => {
+    const pinned = readRecords(fixtureDir)[0] as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body.pin.flags).toEqual([1, 2, 3]);
+    expect(pinned.body.pin.sealKey).toBe(key.keyId);
   });
 
   test('the fixture holds only the journal and its pinned library blob', () => {

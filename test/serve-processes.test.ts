@@ -5,11 +5,13 @@
  * `weft approve --leave-to-serve` from another process is recorded by serve. (Durable sleep woken
  * by serve: test/sleep.test.ts; serve's rules: test/serve.test.ts.)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { redisAvailable, startRedis } from './support/redis-server.js';
 import { sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
@@ -22,10 +24,18 @@ suite('weft serve (processes)', () => {
   let server: Awaited<ReturnType<typeof startRedis>>;
   const root = mkdtempSync(path.join(tmpdir(), 'weft-serve-'));
   let n = 0;
-  const fresh = () => mkdtempSync(path.join(root, `d${n++}-`));
+  // Every workspace holds the one signing key: an invocation pins the key that seals it (flag 3), so
+  // serve, in its own folder, finishes a run started elsewhere — and fingerprints compare — only under one key.
+  const sharedKeys = path.join(root, 'shared-keys');
+  const fresh = () => {
+    const folder = mkdtempSync(path.join(root, `d${n++}-`));
+    cpSync(sharedKeys, path.join(folder, 'keys'), { recursive: true });
+    return folder;
+  };
   const running: Spawned[] = [];
   beforeAll(async () => {
     assertBuilt();
+    await writeKeyPair(sharedKeys, signingKeyFromSecret(new Uint8Array(32).fill(78)));
     server = await startRedis({ aof: true });
   });
   afterAll(async () => {

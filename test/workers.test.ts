@@ -18,12 +18,14 @@
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the
  * build (`npm run build`).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { spawnNode, spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
@@ -65,7 +67,18 @@ let helpdesk: Reference;
 let travelApplied: string[];
 const workers: WorkerProcess[] = [];
 
-const dir = (name: string) => path.join(root, name);
+/**
+ * A workspace folder with the one signing key every folder shares: an invocation pins the key that
+ * seals it (behaviour flag 3), so a run, its resume elsewhere and the embedded reference compare
+ * fingerprints only under one key.
+ */
+const sharedKeys = path.join(root, 'shared-keys');
+await writeKeyPair(sharedKeys, signingKeyFromSecret(new Uint8Array(32).fill(77)));
+function dir(name: string): string {
+  const folder = path.join(root, name);
+  if (!existsSync(path.join(folder, 'keys'))) cpSync(sharedKeys, path.join(folder, 'keys'), { recursive: true });
+  return folder;
+}
 const readJsonl = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
 
 async function reference(domain: string, name: string): Promise<Reference> {

@@ -9,12 +9,15 @@
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
+import { locationOf } from '../hints.js';
+import { resumeOnInterrupt } from '../interrupt.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
+import { rekeyOptions, rekeyUsage, signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 
 export const usage =
-  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] [--leave-to-serve] ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] [--leave-to-serve] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       decide on an epoch awaiting approval, and continue with what the invocation pinned';
 
 export async function run(argv: string[]): Promise<number> {
@@ -32,7 +35,7 @@ export async function run(argv: string[]): Promise<number> {
         domain: { type: 'string' },
         'model-url': { type: 'string' },
         model: { type: 'string' },
-        json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions,
+        json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions, ...rekeyOptions,
       },
       { min: 1, max: 1 },
     );
@@ -46,17 +49,20 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
+  const location = locationOf(choice, { queue: args.strings.queue });
+  const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
     const handle = await ws.runtime.approve(id, {
       decision: args.flags.reject ? 'rejected' : 'approved',
       by: args.strings.by!,
       ...(args.strings.note ? { note: args.strings.note } : {}),
-    }, { run: args.flags['leave-to-serve'] !== true });
+    }, { run: args.flags['leave-to-serve'] !== true, rekey: args.flags.rekey === true });
     const result = await followRun(handle, !json);
-    return printOutcome(ws, result, json);
+    rested();
+    return printOutcome(ws, result, json, location);
   } catch (err) {
-    return printRefusal('approve', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote);
+    return printRefusal('approve', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
   }
 }

@@ -1,5 +1,7 @@
 /**
- * `weft log <journal.jsonl> [--width N]` — a readable view of a journal, one line per record:
+ * `weft log <journal.jsonl | bundle | id> [--width N] [--dir D | --redis URL]` — a readable view of
+ * a journal (a file, the journal an exported bundle carries, or an invocation's in a store by id:
+ * cli/journal-source.ts), one line per record:
  * seq, epoch, kind and a short per-kind summary of the body, then the unhashed envelope (wall
  * time, writer) marked as unverified, and a final line with the verification status.
  *
@@ -12,8 +14,14 @@ import type { JournalRecord, RecordKind, BodyOf } from '../../journal/records.js
 import { splitJournalText } from '../../journal/reader.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { readJournal, readJournalFile, statusLines } from './verify.js';
+import { BundleError, looksLikeBundle, parseBundle } from '../../journal/bundle.js';
+import { journalSource } from '../journal-source.js';
+import { storeOptions, storeUsage } from '../store-choice.js';
 
-export const usage = 'log <journal.jsonl> [--width N]      show a journal, one line per record, and its verification status';
+export const usage =
+  `log <journal.jsonl | bundle | id> [--width N] [--dir D] ${storeUsage}\n` +
+  '                                       show a journal, an exported bundle\'s, or an invocation\'s in the workspace (--dir) or\n' +
+  '                                       in Redis (--redis URL) by id, one line per record, and its verification status';
 
 type Summaries = { [K in RecordKind]: (body: BodyOf<K>) => string };
 
@@ -71,6 +79,7 @@ const summaries: Summaries = {
   'invocation.completed': (b) => j(b.summary),
   'invocation.failed': (b) => `${b.code} (${b.class}): ${b.reason}`,
   'invocation.handed_off': (b) => b.reason,
+  'invocation.rekeyed': (b) => `the seal's key changes from ${short(b.from)} to ${short(b.to)} (an explicit re-key)`,
   'invocation.sealed': (b) => `${b.algorithm} fingerprint=${short(b.fingerprint)} key=${short(b.keyId)}`,
 };
 
@@ -154,16 +163,18 @@ export function renderLog(bytes: Uint8Array, options: { width: number; style?: S
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let file: string;
+  let target: string;
   let width: number;
+  let strings: Record<string, string | undefined>;
   try {
-    const args = parseCommandArgs(argv, { width: { type: 'string', short: 'w' }, help: { type: 'boolean', short: 'h' } }, { min: 0, max: 1 });
+    const args = parseCommandArgs(argv, { width: { type: 'string', short: 'w' }, help: { type: 'boolean', short: 'h' }, dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 1 });
     if (args.flags.help) {
       process.stdout.write(`usage: weft ${usage}\n`);
       return 0;
     }
-    if (args.positionals.length === 0) throw new UsageError('missing the journal file');
-    file = args.positionals[0]!;
+    if (args.positionals.length === 0) throw new UsageError('missing the journal file (or the invocation id)');
+    target = args.positionals[0]!;
+    strings = args.strings;
     const w = args.strings.width;
     if (w !== undefined && !/^\d+$/.test(w)) throw new UsageError(`--width must be a number of columns, got ${JSON.stringify(w)}`);
     width = w !== undefined ? Number(w) : process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : Infinity;
@@ -172,14 +183,29 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   let bytes: Uint8Array;
+  let name: string;
   try {
-    bytes = await readJournalFile(file);
+    const source = await journalSource(target, strings);
+    name = source.name;
+    bytes = 'file' in source ? await readJournalFile(source.file) : source.bytes;
   } catch (err) {
+    if (err instanceof UsageError) return usageFailure('log', usage, err);
     process.stderr.write(`weft log: ${(err as Error).message}\n`);
     return 2;
   }
+  if (looksLikeBundle(bytes)) {
+    // A bundle (weft export): its journal's records, like a journal file's.
+    try {
+      const bundle = parseBundle(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      bytes = new TextEncoder().encode(bundle.journal);
+      name = `${name} (bundle of ${bundle.invocation})`;
+    } catch (err) {
+      process.stdout.write(`${name}: ${err instanceof BundleError ? err.message : 'invalid bundle: not valid UTF-8'}\n`);
+      return 1;
+    }
+  }
   const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
-  const { lines, ok } = renderLog(bytes, { width, style: color ? ansi : plain, name: file });
+  const { lines, ok } = renderLog(bytes, { width, style: color ? ansi : plain, name });
   process.stdout.write(lines.join('\n') + '\n');
   return ok ? 0 : 1;
 }

@@ -5,12 +5,17 @@
  * foreign, unreadable) is listed as `damaged` with what is wrong and the command that repairs or
  * sets it aside; a suspended invocation with why it stopped and the command that continues it.
  * Neither hides the others nor changes the exit code: 0 whenever the workspace could be listed.
- * `--json` prints the summaries array (with problem, reason and fix where there are any).
+ * `--json` prints the summaries array (with problem, reason and fix where there are any); when the
+ * store cannot be listed, one object saying why instead (json-line.ts). Each `fix` names this
+ * command's store (--dir or --redis), so it works as printed.
  */
 import { listInvocations } from '../../runtime/list.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
+import { locate, locationOf, type Location } from '../hints.js';
+import { printFailureLine, printJsonLine } from '../json-line.js';
+import { isWeftError } from '../../journal/errors.js';
 
 export const usage =
   `ls [--dir D] ${storeUsage} [--tenant T] [--status S] [--rebuild-index] [--json]\n` +
@@ -32,8 +37,10 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   let rows;
   let where = dir;
+  let location: Location;
   try {
     const choice = storeChoice(dir, args.strings);
+    location = locationOf(choice);
     const store = await openStore(choice);
     where = store.name;
     if (args.flags['rebuild-index']) {
@@ -43,15 +50,18 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`rebuilt the index of ${where}: ${reindexed.length} invocation(s), ${added.length} missing from the registry\n`);
     }
     const filter = { ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }), ...(args.strings.status === undefined ? {} : { status: args.strings.status }) };
-    rows = await listInvocations(store, filter);
+    // Each row's command, written without a location by the listing, names this store (cli/hints.ts).
+    rows = (await listInvocations(store, filter)).map((row) => (row.fix === undefined ? row : { ...row, fix: locate(row.fix, row.id, location) }));
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('ls', usage, err);
     // Only the workspace itself being unreadable gets here: each invocation's own trouble is a row.
-    process.stderr.write(`weft ls: cannot list ${where}: ${err instanceof Error ? err.message : String(err)}\n`);
+    const message = `cannot list ${where}: ${err instanceof Error ? err.message : String(err)}`;
+    printFailureLine(message, isWeftError(err) ? err.code : 'error', 1);
+    process.stderr.write(`weft ls: ${message}\n`);
     return 1;
   }
   if (args.flags.json) {
-    process.stdout.write(JSON.stringify(rows) + '\n');
+    printJsonLine(rows);
     return 0;
   }
   if (rows.length === 0) {

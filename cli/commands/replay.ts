@@ -28,6 +28,8 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain, type LoadedDomain } from '../domain-loader.js';
 import { domainForInvocation, domainForLibrary, openWorkspace, pinnedRecord, readInvocationMeta, workspaceDir } from '../workspace.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
+import { locate, locationOf } from '../hints.js';
+import { printFailureLine, printJsonLine } from '../json-line.js';
 
 export const usage =
   `replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] ${storeUsage} [--json]\n` +
@@ -43,6 +45,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   const json = args.flags.json === true;
   const target = args.positionals[0]!;
+  let choice: StoreChoice;
+  try {
+    choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('replay', usage, err);
+    throw err;
+  }
   try {
     const isFile = existsSync(target) && !existsSync(path.join(workspaceDir(args.strings.dir), 'invocations', target));
     if (isFile) {
@@ -50,9 +59,11 @@ export async function run(argv: string[]): Promise<number> {
       if (looksLikeBundle(bytes)) return await replayBundle(path.resolve(target), bytes, args.strings.domain, json);
       return await replayJournalFile(path.resolve(target), bytes, args.strings.dir, args.strings.domain, json);
     }
-    return await replayById(target, args.strings.dir, args.strings.domain, json, storeChoice(workspaceDir(args.strings.dir), args.strings));
+    return await replayById(target, args.strings.dir, args.strings.domain, json, choice);
   } catch (err) {
-    if (isWeftError(err) || err instanceof DomainLoadError) return fail(json, (err as Error).message);
+    // A domain or an invocation that is not there: the command line names something to fix (exit 2).
+    if (err instanceof DomainLoadError) return fail(json, locate(err.message, target, locationOf(choice)), err.code, 2);
+    if (isWeftError(err)) return fail(json, locate(err.message, target, locationOf(choice)), err.code);
     throw err;
   }
 }
@@ -81,7 +92,7 @@ async function replayJournalFile(file: string, bytes: Uint8Array, dirOption: str
     const result = await ws.runtime.replay({ records });
     return report(json, result, file, ws.publicKeyFile);
   }
-  if (!domainFlag) return fail(json, `${file} is not in a workspace: pass --domain <name | path | package> (the domain whose library, policy and evaluables it pinned), or replay an exported bundle`);
+  if (!domainFlag) return fail(json, `${file} is not in a workspace: pass --domain <name | path | package> (the domain whose library, policy and evaluables it pinned), or replay an exported bundle`, 'usage', 2);
   return report(json, await replayDetached(await loadDomain(domainFlag), records, []), file, null);
 }
 
@@ -115,13 +126,14 @@ async function replayDetached(loaded: LoadedDomain, records: JournalRecord[], li
 
 function report(json: boolean, result: ReplayResult, journal: string | null, publicKey: string | null, keyId?: string | null): number {
   const out = { id: result.id, status: result.status, reason: null, journal, fingerprint: result.fingerprint, publicKey, ...(keyId === undefined ? {} : { keyId }), records: result.records, identical: true };
-  if (json) process.stdout.write(JSON.stringify(out) + '\n');
+  if (json) printJsonLine(out);
   else process.stdout.write(`replayed ${result.records} records of ${result.id} without calling anything: identical to the journal\nstatus      ${result.status}\nfingerprint ${result.fingerprint}\n`);
   return 0;
 }
 
-function fail(json: boolean, message: string): number {
-  if (json) process.stdout.write(JSON.stringify({ identical: false, error: message }) + '\n');
-  else process.stderr.write(`weft replay: ${message}\n`);
-  return 1;
+/** A replay that could not be done or diverged: the message on stderr (with --json, the line of json-line.ts too). Exit 1, or 2 for a command line to fix. */
+function fail(json: boolean, message: string, refused: string, exitCode = 1): number {
+  if (json) printFailureLine(message, refused, exitCode);
+  process.stderr.write(`weft replay: ${message}\n`);
+  return exitCode;
 }

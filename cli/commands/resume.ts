@@ -18,12 +18,15 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
+import { locationOf } from '../hints.js';
+import { resumeOnInterrupt } from '../interrupt.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
+import { rekeyOptions, rekeyUsage, signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 
 export const usage =
-  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       continue a crashed, hibernated or suspended invocation with what it pinned (--quarantine-torn:\n' +
   '                                       move a torn final record, never acknowledged, aside into journal.jsonl.torn-<seq> first)';
 
@@ -33,7 +36,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     args = parseCommandArgs(
       argv,
-      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, 'quarantine-torn': { type: 'boolean' } },
+      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions, ...rekeyOptions, 'quarantine-torn': { type: 'boolean' } },
       { min: 1, max: 1 },
     );
     flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
@@ -56,14 +59,17 @@ export async function run(argv: string[]): Promise<number> {
       await store.release(lease);
     }
   }
+  const location = locationOf(choice, { queue: args.strings.queue });
+  const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks() });
-    const handle = await ws.runtime.resume(id);
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
+    const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true });
     if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
     const result = await followRun(handle, !json);
-    return printOutcome(ws, result, json);
+    rested();
+    return printOutcome(ws, result, json, location);
   } catch (err) {
-    return printRefusal('resume', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote);
+    return printRefusal('resume', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
   }
 }

@@ -18,7 +18,9 @@ import { readFile } from 'node:fs/promises';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { crashHooks } from '../faults.js';
-import { loadDomain } from '../domain-loader.js';
+import { DomainLoadError, loadDomain } from '../domain-loader.js';
+import { locationOf } from '../hints.js';
+import { resumeOnInterrupt } from '../interrupt.js';
 import { modelFromFlags } from '../model-choice.js';
 import { progressLine } from '../progress.js';
 import { Runtime } from '../../runtime/runtime.js';
@@ -26,10 +28,11 @@ import type { InvocationLimits } from '../../machines/context.js';
 import { openWorkspace, readInvocationMeta, workspaceDir, writeInvocationMeta } from '../workspace.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage, type DispatchFlag } from '../dispatch-choice.js';
+import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 
 export const usage =
   'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
-  `    [--model-timeout-ms MS] [--model-attempts N] ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `    [--model-timeout-ms MS] [--model-attempts N] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --intent-file: the intent from a file (- for stdin),\n' +
   '                                       for one too long for a command line; --hibernate: stop at the first epoch boundary;\n' +
@@ -93,6 +96,7 @@ export async function run(argv: string[]): Promise<number> {
         'model-attempts': { type: 'string' },
         ...storeOptions,
         ...dispatchOptions,
+        ...signingKeyOptions,
       },
       { min: 0, max: 2 },
     );
@@ -117,9 +121,16 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
   }
-  const loaded = await loadDomain(domainSpec);
-  const faults = crashHooks();
   const json = args.flags.json === true;
+  let loaded;
+  try {
+    loaded = await loadDomain(domainSpec);
+  } catch (err) {
+    // Nothing was written: the command line names a domain that is not there (exit 2).
+    if (err instanceof DomainLoadError) return printRefusal('run', args.strings.id ?? null, null, err, json);
+    throw err;
+  }
+  const faults = crashHooks();
   const domain = loaded.domain;
   const intent = intentArg ?? domain.intent;
   if (intent === undefined) return usageFailure('run', usage, new UsageError(`domain ${domain.name} has no default intent: pass the intent after the domain`));
@@ -135,14 +146,16 @@ export async function run(argv: string[]): Promise<number> {
     // A store that cannot be used (a Redis that may lose acknowledged appends, or unreachable): nothing was written.
     return printRefusal('run', id, choice.redis ? null : choice.dir, err, json);
   }
+  const location = locationOf(choice, { queue: args.strings.queue });
   const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded);
-  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
+  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));
   }
   // Before the first record: a crash right after it must still find the domain and endpoint.
   if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef, ...(args.strings['model-url'] ? { modelUrl: args.strings['model-url'] } : {}) });
+  const rested = resumeOnInterrupt(id, location, async () => (await ws.store.length(id)) > 0);
   try {
     const handle = await ws.runtime.start(intent, { ...start, id });
     if (args.flags.hibernate) handle.hibernate();
@@ -151,8 +164,9 @@ export async function run(argv: string[]): Promise<number> {
       if (pinned) process.stdout.write(`${progressLine(pinned, false)}\n`);
     }
     const result = await followRun(handle, !json);
-    return printOutcome(ws, result, json);
+    rested();
+    return printOutcome(ws, result, json, location);
   } catch (err) {
-    return printRefusal('run', id, ws.store, err, json);
+    return printRefusal('run', id, ws.store, err, json, undefined, location);
   }
 }

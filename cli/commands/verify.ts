@@ -1,6 +1,7 @@
 /**
- * `weft verify <journal.jsonl | bundle> [--public-key FILE | --no-signature] [--json]` — check a
- * journal file, or a bundle written by `weft export`, offline.
+ * `weft verify <journal.jsonl | bundle | id> [--public-key FILE | --no-signature] [--dir D | --redis URL] [--json]`
+ * — check a journal file, a bundle written by `weft export`, or an invocation's journal in a store
+ * by its id (the workspace, or Redis: cli/journal-source.ts), offline.
  *
  * A journal file's bytes are streamed through the byte verifier (journal/verify-bytes.ts), in
  * bounded memory: every record's encoding, shape, position, chain link, hash and body schema, and
@@ -36,10 +37,15 @@ import { JournalByteVerifier, readJournalBytes, verifyJournalBytes } from '../..
 import type { PublicKey } from '../../journal/seal.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
+import { isWeftError } from '../../journal/errors.js';
+import { journalSource, JournalNotFoundError } from '../journal-source.js';
+import { printFailureLine, printJsonLine } from '../json-line.js';
+import { storeOptions, storeUsage } from '../store-choice.js';
 
 export const usage =
-  'verify <journal.jsonl | bundle> [--public-key FILE | --no-signature] [--json]\n' +
-  '                                       check a journal or an exported bundle offline (chain, schemas, seal);\n' +
+  `verify <journal.jsonl | bundle | id> [--public-key FILE | --no-signature] [--dir D] ${storeUsage} [--json]\n` +
+  '                                       check a journal, an exported bundle, or an invocation in the workspace (--dir) or\n' +
+  '                                       in Redis (--redis URL) by id (chain, schemas, seal);\n' +
   '                                       exit 0 verified, 1 not intact, 2 usage, 3 seal not by the key, 4 seal not checked';
 
 /** The exit codes (see the header). */
@@ -208,7 +214,8 @@ export function verifyLines(report: JournalReport | JournalVerdict, context: Ver
     const trusted = signature.by === 'file' ? `the key in ${signature.file}` : 'the key carried in the bundle';
     const what =
       report.keyId !== signature.key.keyId
-        ? `the seal at seq ${seq} was made by key ${id16(report.keyId)}, not by ${trusted} (${id16(signature.key.keyId)})`
+        ? `the seal at seq ${seq} was made by key ${id16(report.keyId)}, not by ${trusted} (${id16(signature.key.keyId)})` +
+          (report.rekeyedTo !== undefined && report.rekeyedTo === report.keyId ? `; the journal was re-keyed to key ${id16(report.keyId)} (invocation.rekeyed): verify with that key` : '')
         : `the seal at seq ${seq} names ${trusted} (${id16(signature.key.keyId)}) but its signature does not verify: the seal was forged or altered`;
     return [
       `seal mismatch: ${what}`,
@@ -281,7 +288,12 @@ async function check(file: string, keyFile: { file: string; key: PublicKey } | u
   if (decoder.decode(head) === JOURNAL_START) {
     return { report: await verifyJournalFile(file, keyFile?.key), context: { signature: fileSignature, input: 'journal' } };
   }
-  const bytes = await readJournalFile(file);
+  return checkBytes(await readJournalFile(file), keyFile, skipped);
+}
+
+/** Verify bytes held in memory: a journal (a file that does not start like one, or a stored journal) or a bundle. */
+function checkBytes(bytes: Uint8Array, keyFile: { file: string; key: PublicKey } | undefined, skipped: boolean): Checked {
+  const fileSignature: SignatureCheck = keyFile ? { by: 'file', ...keyFile } : { by: 'none', skipped };
   if (!looksLikeBundle(bytes)) {
     return { report: verifyJournalInMemory(bytes, keyFile?.key), context: { signature: fileSignature, input: 'journal' } };
   }
@@ -302,10 +314,11 @@ async function check(file: string, keyFile: { file: string; key: PublicKey } | u
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let file: string;
+  let target: string;
   let keyFile: string | undefined;
   let skipped: boolean;
   let json: boolean;
+  let strings: Record<string, string | undefined>;
   try {
     const args = parseCommandArgs(
       argv,
@@ -313,14 +326,17 @@ export async function run(argv: string[]): Promise<number> {
         'public-key': { type: 'string', short: 'k' },
         'no-signature': { type: 'boolean' },
         json: { type: 'boolean' },
+        dir: { type: 'string' },
+        ...storeOptions,
       },
       { min: 0, max: 1 },
     );
-    if (args.positionals.length === 0) throw new UsageError('missing the journal file');
-    file = args.positionals[0]!;
+    if (args.positionals.length === 0) throw new UsageError('missing the journal file (or the invocation id)');
+    target = args.positionals[0]!;
     keyFile = args.strings['public-key'];
     skipped = args.flags['no-signature'] === true;
     json = args.flags.json === true;
+    strings = args.strings;
     if (keyFile !== undefined && skipped) throw new UsageError('--public-key checks the seal and --no-signature skips it: pass one of them');
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('verify', usage, err);
@@ -330,19 +346,23 @@ export async function run(argv: string[]): Promise<number> {
   let checked: Checked;
   try {
     const key = keyFile === undefined ? undefined : { file: keyFile, key: await loadPublicKey(keyFile) };
-    checked = await check(file, key, skipped);
+    const source = await journalSource(target, strings);
+    checked = 'file' in source ? await check(source.file, key, skipped) : checkBytes(source.bytes, key, skipped);
   } catch (err) {
-    process.stderr.write(`weft verify: ${err instanceof KeyFileError ? err.message : (err as Error).message}\n`);
+    if (err instanceof UsageError) return usageFailure('verify', usage, err);
+    const message = err instanceof KeyFileError ? err.message : (err as Error).message;
+    printFailureLine(message, err instanceof JournalNotFoundError ? 'invocation.not_found' : isWeftError(err) ? err.code : 'unreadable', EXIT.usage);
+    process.stderr.write(`weft verify: ${message}\n`);
     return EXIT.usage;
   }
 
   if ('invalidBundle' in checked) {
-    if (json) process.stdout.write(JSON.stringify(invalidBundleJson(checked.invalidBundle, keyFile !== undefined)) + '\n');
+    if (json) printJsonLine(invalidBundleJson(checked.invalidBundle, keyFile !== undefined));
     else process.stdout.write(`${checked.invalidBundle}\n`);
     return EXIT.notIntact;
   }
   const { report, context } = checked;
-  if (json) process.stdout.write(JSON.stringify(reportJson(report, context)) + '\n');
+  if (json) printJsonLine(reportJson(report, context));
   else process.stdout.write(verifyLines(report, context).join('\n') + '\n');
   return verifyExitCode(report, context);
 }

@@ -101,6 +101,7 @@ function chargeActuator(options: ProviderOptions): Actuator<ChargeArgs, ChargeRe
   return providerActuator(options, {
     name: 'card.charge',
     kind: 'tool',
+    spends: 'amount', // the only money out: the envelope's cap counts it, and nothing else (flag 2)
     args: chargeArgs,
     result: chargeResult,
     apply(state, args, ctx) {

@@ -751,6 +751,8 @@ export interface ProviderSpec<A, R> {
   kind: ActuatorKind;
   /** Searches and observations; they still go through the per-key ledger. Default false. */
   readOnly?: boolean;
+  /** Its numeric arg that is money out (Actuator.spends): the policy's spending cap counts it. */
+  spends?: string;
   args: z.ZodType<A>;
   result: z.ZodType<R>;
   /** The effect on the providers' state (see runEffect); returns the JSON result. Pure in (state, args, ctx): it may run more than once. */
@@ -766,6 +768,7 @@ export function providerActuator<A, R>(options: ProviderOptions, spec: ProviderS
     name: spec.name,
     kind: spec.kind,
     readOnly: spec.readOnly ?? false,
+    ...(spec.spends === undefined ? {} : { spends: spec.spends }),
     argsSchema: spec.args,
     resultSchema: spec.result,
     run: async (args: A, ctx: ActuatorContext) => runEffect(options, spec.name, ctx, (state, c) => spec.apply(state, args, c)),

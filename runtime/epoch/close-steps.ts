@@ -10,7 +10,7 @@ import type { InvocationContext } from '../../machines/context.js';
 import { epochOutcome } from '../../machines/epoch.js';
 import { envelopeSpend } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
-import type { EpochServices } from './services.js';
+import { spendScope, type EpochServices } from './services.js';
 
 export async function truncate(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
@@ -25,7 +25,7 @@ export async function closeEpoch(s: EpochServices, ctx: InvocationContext) {
   await rec.derive({ kind: 'epoch.closed', epoch: ctx.epoch, body: { outcome: outcome.outcome, steps: ctx.done.length } });
   // What a completed epoch spent counts against the envelope's per-invocation cap; a compensated one spent nothing.
   const envelope = hasFlag(ctx.pin, FLAG_FAIL_CLOSED) ? s.policy.envelope : undefined;
-  const spent = envelope && outcome.outcome === 'completed' && ctx.plan ? envelopeSpend(envelope, ctx.done.map((d) => ctx.plan!.steps[d.step]!)) : undefined;
+  const spent = envelope && outcome.outcome === 'completed' && ctx.plan ? envelopeSpend(envelope, ctx.done.map((d) => ctx.plan!.steps[d.step]!), spendScope(s, ctx.pin)) : undefined;
   return { ...rec.at(), outcome, ...(spent ? { spent } : {}) };
 }
 
@@ -47,11 +47,15 @@ export async function finish(s: EpochServices, input: FinishInput) {
     {
       kinds: ['invocation.sealed'] as const,
       epoch: ctx.epoch,
-      describe: `the seal over fingerprint ${fingerprint}`,
-      accepts: (r) => r.body.fingerprint === fingerprint,
+      describe: `the seal over fingerprint ${fingerprint}${rec.sealKey === undefined ? '' : ` by key ${rec.sealKey.slice(0, 16)}`}`,
+      // Flag 3: the journal is sealed by the key in force (pinned, or re-keyed to) and no other.
+      accepts: (r) => r.body.fingerprint === fingerprint && (rec.sealKey === undefined || r.body.keyId === rec.sealKey),
     },
     async () => {
       if (!s.signingKey) throw new WeftError('runtime.no_signing_key', 'permanent', 'this runtime has no signing key to seal the journal');
+      if (rec.sealKey !== undefined && s.signingKey.keyId !== rec.sealKey) {
+        throw new WeftError('runtime.seal_key_changed', 'permanent', `refusing to seal with key ${s.signingKey.keyId.slice(0, 16)}: the journal is sealed by key ${rec.sealKey.slice(0, 16)} (flag 3); resume with that key, or re-key explicitly`);
+      }
       return {
         kind: 'invocation.sealed',
         epoch: ctx.epoch,

@@ -1,0 +1,93 @@
+/**
+ * Every hint the CLI prints is a command that works as printed. A hint names the store the
+ * command used: `--dir D` for a workspace on disk; `--redis URL` (with `--redis-prefix P` and
+ * `--redis-durability relaxed` when they are not the defaults, and `--dir D` when keys and
+ * metadata live in another folder than ./.weft) for Redis — never the folder of a store that
+ * has nothing, never `null`.
+ *
+ * Where the hint comes from does not know the flags: the runtime and the listing (runtime/list.ts,
+ * the suspension's `fix`, a status note written by another process) name a command without a
+ * location — `weft resume <id>` — and `locate` adds this command's location to each command about
+ * that invocation. A command that already names a location is left as it is.
+ */
+import path from 'node:path';
+import type { StoreChoice } from './store-choice.js';
+
+/** The workspace a command uses without --dir (workspace.ts DEFAULT_DIR; not imported: verify and log stay light). */
+const defaultWorkspace = () => path.resolve('.weft');
+
+/** The commands whose first argument is an invocation id and which find it by the location flags. */
+const ID_COMMANDS = ['resume', 'approve', 'replay', 'verify', 'log', 'export'] as const;
+
+/** The commands that dispatch world effects: they take --queue. */
+const DISPATCHING = new Set(['resume', 'approve']);
+
+/** A word as a POSIX shell reads it: as it is when it is plain, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Where a command found its invocations, as flags: the store's, and the queue's for the commands that dispatch. */
+export interface Location {
+  /** `--dir D`, or `--redis URL [--redis-prefix P] [--redis-durability relaxed] [--dir D]`. */
+  store: string;
+  /** `--queue Q` when the command was given one (Redis mode only: a domain's default queue depends on the domain); '' otherwise. */
+  queue: string;
+}
+
+/** The location of a store choice; `queue`: the queue a resume or approve dispatches to. */
+export function locationOf(choice: StoreChoice, options: { queue?: string | undefined } = {}): Location {
+  const words: string[] = [];
+  let queue = '';
+  if (choice.redis) {
+    words.push('--redis', choice.redis.url);
+    if (choice.redis.prefix !== 'weft') words.push('--redis-prefix', choice.redis.prefix);
+    if (choice.redis.durability !== 'strict') words.push('--redis-durability', choice.redis.durability);
+    // Keys and the metadata of what was started here live in the workspace folder; ./.weft is the default.
+    if (choice.dir !== defaultWorkspace()) words.push('--dir', choice.dir);
+    if (options.queue !== undefined) queue = `--queue ${shellWord(options.queue)}`;
+  } else {
+    words.push('--dir', choice.dir);
+  }
+  return { store: words.map(shellWord).join(' '), queue };
+}
+
+/** The flags `weft <verb>` takes to find what `location` names. */
+export function flagsFor(verb: string, location: Location): string {
+  return DISPATCHING.has(verb) && location.queue ? `${location.store} ${location.queue}` : location.store;
+}
+
+/** `weft <verb> <id>` with its location: a command that works as printed. */
+export function command(verb: string, id: string, location: Location): string {
+  return `weft ${verb} ${id} ${flagsFor(verb, location)}`;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Flags that take no value: a location goes after them (`weft resume X --quarantine-torn --dir D`). */
+const BOOLEAN_FLAGS = ['quarantine-torn', 'reject', 'leave-to-serve', 'no-signature', 'hibernate', 'json'];
+
+/**
+ * `text` with the location added to every `weft <command> <id>` in it (and every `weft ls`) that
+ * names none yet: after the id and the flags without a value that follow it, so `weft resume X
+ * --quarantine-torn` stays readable and `weft approve X --by <you>` keeps its value by its flag.
+ */
+export function locate(text: string, id: string | undefined, location: Location): string {
+  const ids = id === undefined ? '' : `(?:${ID_COMMANDS.join('|')}) ${escapeRegExp(id)}|`;
+  const commands = new RegExp(`\\bweft (${ids}ls)((?: --(?:${BOOLEAN_FLAGS.join('|')}))*)(?![\\w.-])`, 'g');
+  return text.replace(commands, (whole: string, head: string, _flags: string, at: number) =>
+    namesLocation(text.slice(at + whole.length)) ? whole : `${whole} ${flagsFor(head.split(' ')[0]!, location)}`,
+  );
+}
+
+/** Whether the flags that follow a command (up to its first word of prose) name a store already. */
+function namesLocation(rest: string): boolean {
+  let valueNext = false;
+  for (const word of rest.split(' ').slice(1)) {
+    if (/^--(?:dir|redis)\b/.test(word)) return true;
+    if (word.startsWith('--')) valueNext = !BOOLEAN_FLAGS.includes(word.slice(2));
+    else if (valueNext || word.startsWith('<') || word.startsWith('[')) valueNext = false;
+    else return false;
+  }
+  return false;
+}

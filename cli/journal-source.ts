@@ -1,0 +1,64 @@
+/**
+ * What `weft verify` and `weft log` read, the same way in both modes: a file (a journal, or a
+ * bundle written by `weft export`), or an invocation by id in a store — the workspace (`--dir D`,
+ * default ./.weft) or Redis (`--redis URL`, or WEFT_REDIS_URL). An argument that names an existing
+ * file, or looks like a path (a slash, a .jsonl or .json name, not an id), is a file; anything else
+ * is an invocation id.
+ *
+ * A workspace's journal is its file, read as it is. A Redis journal is the list of its lines; they
+ * are read back as records and written out as lines again — the bytes `weft export` puts in a
+ * bundle. A stored line that is not JSON is stood in for by a line that is not JSON either, so the
+ * verdict names its seq like it would for a file.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { recordLine } from '../journal/encode.js';
+import { JournalIntegrityError } from '../journal/errors.js';
+import type { JournalRecord } from '../journal/records.js';
+import { isValidInvocationId, journalFileOf, type JournalStore } from '../journal/store.js';
+import { locate, locationOf } from './hints.js';
+import { openStore, storeChoice } from './store-choice.js';
+
+/** The file to read, or the bytes of a stored journal; `name` says where it came from. */
+export type JournalSource = { file: string; name: string } | { bytes: Uint8Array; name: string; id: string };
+
+/** The argument names neither a file nor an invocation of the store: the message says where it looked (exit 2). */
+export class JournalNotFoundError extends Error {
+  override readonly name = 'JournalNotFoundError';
+}
+
+/**
+ * Resolve `target` (see the header) with the command's store flags (`dir`, `redis`, …); throws
+ * JournalNotFoundError, UsageError for a bad flag, or the store's error when it cannot be opened.
+ */
+export async function journalSource(target: string, strings: Record<string, string | undefined>): Promise<JournalSource> {
+  // A path (an existing file, a folder in it, a .jsonl or .json name) is a file: the reader says what is wrong with it.
+  if ((existsSync(target) && statSync(target).isFile()) || /[\\/]|\.jsonl?$/.test(target) || !isValidInvocationId(target)) return { file: target, name: target };
+  // Without --dir: the default workspace (workspace.ts DEFAULT_DIR; not imported, verify stays light).
+  const choice = storeChoice(path.resolve(strings.dir ?? '.weft'), strings);
+  const store = await openStore(choice);
+  const notThere = () => new JournalNotFoundError(locate(`no journal file ${target}, and no invocation ${target} in ${store.name} (weft ls lists them)`, target, locationOf(choice)));
+  const file = journalFileOf(store, target);
+  if (file !== undefined) {
+    if (!existsSync(file)) throw notThere();
+    return { file, name: file };
+  }
+  const bytes = await storedLines(store, target);
+  if (bytes === undefined) throw notThere();
+  return { bytes, name: `${target} in ${store.name}`, id: target };
+}
+
+/** A store's journal written out as lines; undefined when it has none. */
+async function storedLines(store: JournalStore, id: string): Promise<Uint8Array | undefined> {
+  let records: JournalRecord[];
+  let bad = '';
+  try {
+    records = await store.read(id);
+  } catch (err) {
+    if (!(err instanceof JournalIntegrityError)) throw err;
+    records = await store.read(id, 0, err.seq);
+    bad = '{ (a stored line that is not JSON)\n';
+  }
+  if (records.length === 0 && bad === '') return undefined;
+  return new TextEncoder().encode(records.map((r) => `${recordLine(r)}\n`).join('') + bad);
+}

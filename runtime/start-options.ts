@@ -1,0 +1,79 @@
+/**
+ * `runtime.start(intent, opts?)`'s options: the defaults the CLI's `weft run` takes, and the checks
+ * that refuse a malformed option before anything is written (no lease, no blob, no journal).
+ *
+ * Defaults (as `weft run <domain>` without flags): tenant `default`, seed `1`, asOf the domain's
+ * `asOf` — or a RuntimeUsageError saying to pass `asOf` when the runtime has no domain that
+ * names one. Each refusal is one line that names the option and says what it takes.
+ *
+ * Pure: no clock (asOf is parsed, never compared with now), no I/O.
+ */
+import { isValidInvocationId } from '../journal/store.js';
+import { RuntimeUsageError } from './errors.js';
+
+export interface StartOptions {
+  /** Whose invocation this is (default `default`); keys and admission are namespaced by it. */
+  tenant: string;
+  /** The seed of the invocation's PRNG streams (default `1`); a number is pinned as its decimal string. */
+  seed: string | number;
+  /** The invocation's pinned "now" (ISO 8601; default the domain's `asOf`). */
+  asOf: string;
+  id?: string;
+  /** Name of the library to pin (default: the first of `libraries`). */
+  library?: string;
+}
+
+export const DEFAULT_TENANT = 'default';
+export const DEFAULT_SEED = '1';
+
+const usage = (code: string, message: string) => new RuntimeUsageError(code, `runtime.start: ${message}`);
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'undefined') return String(value);
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+/**
+ * The options `start` runs with: `given` checked, the defaults filled in. `domainAsOf` is the
+ * domain's pinned "now", if the runtime has a domain that declares one.
+ */
+export function resolveStartOptions(intent: unknown, given: unknown, domainAsOf: string | undefined): StartOptions {
+  if (typeof intent !== 'string') throw usage('runtime.bad_intent', `the intent must be a string, got ${describe(intent)}`);
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
+    throw usage('runtime.bad_start_options', `the options must be an object { tenant?, seed?, asOf?, id?, library? }, got ${describe(given)}`);
+  }
+  const opts = (given ?? {}) as Record<string, unknown>;
+  const known = new Set(['tenant', 'seed', 'asOf', 'id', 'library']);
+  const unknown = Object.keys(opts).filter((k) => !known.has(k) && opts[k] !== undefined);
+  if (unknown.length > 0) throw usage('runtime.bad_start_options', `unknown option ${unknown.map((k) => JSON.stringify(k)).join(', ')}; start takes tenant, seed, asOf, id and library`);
+
+  const tenant = opts.tenant ?? DEFAULT_TENANT;
+  if (typeof tenant !== 'string' || tenant.length === 0) throw usage('runtime.bad_tenant', `tenant must be a non-empty string (default ${JSON.stringify(DEFAULT_TENANT)}), got ${describe(tenant)}`);
+
+  const seed = opts.seed ?? DEFAULT_SEED;
+  if (!(typeof seed === 'string' || (typeof seed === 'number' && Number.isSafeInteger(seed)))) {
+    throw usage('runtime.bad_seed', `seed must be a string or an integer (default ${JSON.stringify(DEFAULT_SEED)}), got ${describe(seed)}`);
+  }
+
+  const asOf = opts.asOf ?? domainAsOf;
+  if (asOf === undefined) throw usage('runtime.no_as_of', `pass asOf (an ISO 8601 time, the invocation's pinned "now"): this runtime's domain declares none`);
+  if (typeof asOf !== 'string' || Number.isNaN(Date.parse(asOf))) {
+    throw usage('runtime.bad_as_of', `asOf must be an ISO 8601 time such as "2026-06-01T09:00:00Z", got ${describe(asOf)}`);
+  }
+
+  if (opts.id !== undefined && (typeof opts.id !== 'string' || !isValidInvocationId(opts.id))) {
+    throw usage('runtime.bad_id', `id must be 1–200 letters, digits, ".", "_" or "-", starting with a letter or digit, without "..", got ${describe(opts.id)}`);
+  }
+  if (opts.library !== undefined && (typeof opts.library !== 'string' || opts.library.length === 0)) {
+    throw usage('runtime.bad_library', `library must name one of the runtime's libraries, got ${describe(opts.library)}`);
+  }
+  return {
+    tenant,
+    seed,
+    asOf,
+    ...(opts.id === undefined ? {} : { id: opts.id as string }),
+    ...(opts.library === undefined ? {} : { library: opts.library as string }),
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * Every hint the `weft` command prints works as printed, in both modes: each `weft resume|approve|
+ * replay|verify|log|export|ls …` a run, a resume, an approval or a listing prints is run as it
+ * stands (through a shell, from another folder than the workspace) and must find the invocation —
+ * never "no invocation … in file:…", never a usage error, never the word null. In the workspace mode
+ * the hints name `--dir`; with Redis they name `--redis URL --redis-prefix P` and no folder, the
+ * journal line says how to get a file of it (`weft export … > bundle.json`), and verify, log and
+ * replay take the id with `--redis` as they take a file. `weft log bundle.json` shows the bundle's
+ * records like a journal file's.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { spawnTracked } from './support/children.js';
+import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
+import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+
+const available = requireRedis();
+if (!available && process.env.CI === 'true') {
+  test('redis-server is installed (required under CI)', () => {
+    throw new Error(NO_REDIS_MESSAGE);
+  });
+}
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-hints-'));
+let server: RedisServer | undefined;
+beforeAll(async () => {
+  assertBuilt();
+  if (available) server = await startRedis();
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** No Redis unless the arguments name one; the workspace's own key. */
+const ENV = { WEFT_REDIS_URL: '', WEFT_SIGNING_KEY: '', WEFT_DEBUG: '' };
+const show = (r: CliResult) => `exit ${r.code} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+
+/** A domain module that needs approval for every booking (travel with a strict policy). */
+function strictDomainFile(): string {
+  const file = path.join(root, 'strict-travel.mjs');
+  const dist = (p: string) => JSON.stringify(path.join(repoRoot, 'dist', p));
+  writeFileSync(
+    file,
+    [
+      `import travel from ${dist('examples/travel/index.js')};`,
+      `import { defineDomain, spendApprovalPolicy } from ${dist('index.js')};`,
+      `export default defineDomain({`,
+      `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
+      `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
+      `  policy: spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' }),`,
+      `});`,
+    ].join('\n'),
+  );
+  return file;
+}
+
+const COMMANDS = /\bweft (?:resume|approve|replay|verify|log|export|ls)\b/g;
+const VALUED = new Set(['--dir', '--redis', '--redis-prefix', '--redis-durability', '--queue', '--public-key', '--by', '--domain']);
+
+/**
+ * The commands a text prints: from each `weft <command>`, its id (or file) and the flags and
+ * redirection that follow it, up to the prose (`(or leave it …)`, `once …`, `;`). An optional
+ * `[--reject]` is left out and a placeholder `<you>` filled in, as a user would.
+ */
+export function hintsIn(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    for (const match of line.matchAll(COMMANDS)) {
+      const words = line.slice(match.index).split(/\s+/);
+      const command = words.slice(0, 2);
+      let i = 2;
+      let ended = false;
+      const take = (word: string) => {
+        const clean = word.replace(/[),;]+$/, '');
+        ended = clean !== word;
+        command.push(clean === '<you>' ? 'tester' : clean);
+      };
+      if (command[1] !== 'ls' && words[2] !== undefined && !words[2].startsWith('-')) take(words[i++]!);
+      while (!ended && i < words.length) {
+        const word = words[i]!;
+        if (word === '[--reject]') i += 1;
+        else if (word === '>') {
+          take(words[i]!);
+          take(words[i + 1]!);
+          i += 2;
+        } else if (word.startsWith('--')) {
+          take(word);
+          i += 1;
+          if (!ended && VALUED.has(command.at(-1)!)) take(words[i++]!);
+        } else break;
+      }
+      out.push(command.join(' '));
+    }
+  }
+  return out;
+}
+
+/** Run a printed hint as it stands, through a shell, in `cwd` (`weft` is the built CLI). */
+function runHint(hint: string, cwd: string): Promise<CliResult> {
+  const line = hint.replace(/^weft /, `${JSON.stringify(process.execPath)} ${JSON.stringify(weftBin)} `);
+  return new Promise((resolve, reject) => {
+    const child = spawnTracked('sh', ['-c', line], { cwd, env: { ...process.env, ...ENV } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Run every hint `result` printed; each must find its invocation. Returns the hints and their results. */
+async function followHints(result: CliResult, cwd: string): Promise<Array<{ hint: string; result: CliResult }>> {
+  const hints = hintsIn(`${result.stdout}\n${result.stderr}`);
+  const out = [];
+  for (const hint of hints) {
+    expect(hint, 'a hint never names null').not.toMatch(/\bnull\b/);
+    const ran = await runHint(hint, cwd);
+    expect(`${ran.stdout}${ran.stderr}`, `${hint}\n${show(ran)}`).not.toMatch(/no invocation|unknown option|usage: weft/i);
+    expect(ran.code, `${hint}\n${show(ran)}`).not.toBe(2);
+    out.push({ hint, result: ran });
+  }
+  return out;
+}
+
+interface Mode {
+  name: string;
+  /** The location flags a user passes. */
+  where: () => string[];
+  /** What every hint must name (and must not). */
+  names: RegExp;
+  never: RegExp;
+}
+
+/** The workspace: `--dir D`, or a path in D (the audit and replay hints name the journal file). */
+const fileMode = (dir: string): Mode => ({ name: 'workspace', where: () => ['--dir', dir], names: new RegExp(`(--dir |[^ ]*)${dir}\\b`), never: /--redis/ });
+const redisMode = (prefix: string): Mode => ({
+  name: 'redis',
+  where: () => ['--redis', server!.url, '--redis-prefix', prefix],
+  names: new RegExp(`--redis ${server!.url} --redis-prefix ${prefix}`),
+  never: /--dir/,
+});
+
+/** The whole walk in one mode: hibernate → resume → audit/replay/export; approval; a suspension; ls. */
+async function everyHintWorks(mode: Mode, cwd: string): Promise<void> {
+  mkdirSync(cwd, { recursive: true });
+  const where = mode.where();
+  const expectNamed = (hints: string[]) => {
+    for (const hint of hints.filter((h) => !/^weft (log|verify) \S+\.json$/.test(h))) {
+      expect(hint).toMatch(mode.names);
+      expect(hint).not.toMatch(mode.never);
+    }
+  };
+
+  // A hibernated run: its resume hint, then the completed run's audit, replay (and export) hints.
+  const hibernated = await weft(['run', 'travel', '--hibernate', ...where], ENV, cwd);
+  expect(hibernated.code, show(hibernated)).toBe(0);
+  expect(hibernated.stdout).not.toMatch(/journal +null/);
+  const resumeHints = hintsIn(hibernated.stdout);
+  expect(resumeHints.some((h) => h.startsWith('weft resume '))).toBe(true);
+  expectNamed(resumeHints);
+  const resumed = (await followHints(hibernated, cwd)).find((f) => f.hint.startsWith('weft resume '));
+  expect(resumed!.result.code, show(resumed!.result)).toBe(0);
+  expect(resumed!.result.stdout).toMatch(/status +completed/);
+  const afterHints = hintsIn(resumed!.result.stdout);
+  expect(afterHints.filter((h) => /^weft (verify|replay) /.test(h))).toHaveLength(2);
+  expectNamed(afterHints);
+  const followed = await followHints(resumed!.result, cwd);
+  for (const { hint, result } of followed) expect(result.code, `${hint}\n${show(result)}`).toBe(0);
+  if (mode.name === 'redis') expect(followed.map((f) => f.hint.split(' ')[1])).toEqual(['export', 'verify', 'replay']);
+  const verified = followed.find((f) => f.hint.startsWith('weft verify '))!;
+  expect(verified.result.stdout).toMatch(/^verified: 47 records/m);
+  expect(followed.find((f) => f.hint.startsWith('weft replay '))!.result.stdout).toMatch(/identical to the journal/);
+
+  // A run awaiting approval: the approve hint (with --by filled in) continues it.
+  const waiting = await weft(['run', strictDomainFile(), '--seed', '2', ...where], ENV, cwd);
+  expect(waiting.code, show(waiting)).toBe(0);
+  expect(waiting.stdout).toMatch(/status +awaiting_approval/);
+  expectNamed(hintsIn(waiting.stdout));
+  const approved = (await followHints(waiting, cwd)).find((f) => f.hint.startsWith('weft approve '));
+  expect(approved!.hint).toMatch(/^weft approve \S+ --by tester /);
+  expect(approved!.result.code, show(approved!.result)).toBe(0);
+  expect(approved!.result.stdout).toMatch(/status +completed/);
+
+  // A suspension (the model endpoint refuses): its next step, and the row ls prints for it.
+  const suspended = await weft(['run', 'travel', 'Take me to Porto on the 3rd', '--model-url', 'http://127.0.0.1:9/v1', '--model', 'x', '--model-attempts', '1', ...where], ENV, cwd);
+  expect(suspended.stdout, show(suspended)).toMatch(/status +suspended/);
+  expectNamed(hintsIn(suspended.stdout));
+  const next = (await followHints(suspended, cwd)).find((f) => f.hint.startsWith('weft resume '));
+  expect(next!.result.stdout, show(next!.result)).toMatch(/status +suspended/); // the endpoint is still down: found, and suspended again
+
+  const listed = await weft(['ls', ...where], ENV, cwd);
+  expect(listed.code, show(listed)).toBe(0);
+  const fixes = hintsIn(listed.stdout);
+  expect(fixes.length, listed.stdout).toBeGreaterThan(0);
+  expectNamed(fixes);
+  await followHints(listed, cwd);
+  const json = JSON.parse((await weft(['ls', '--json', ...where], ENV, cwd)).stdout) as Array<{ fix?: string }>;
+  for (const row of json.filter((r) => r.fix !== undefined)) expect(row.fix).toMatch(mode.names);
+}
+
+describe('every hint the CLI prints works as printed', () => {
+  test('workspace mode (--dir, run from another folder)', async () => {
+    await everyHintWorks(fileMode(path.join(root, 'ws')), path.join(root, 'elsewhere'));
+  });
+
+  test.skipIf(!available)('Redis mode (--redis URL --redis-prefix P): no folder, no null; the journal line names the export', async () => {
+    const cwd = path.join(root, 'redis-cwd');
+    await everyHintWorks(redisMode('hints'), cwd);
+    const run = await weft(['run', 'travel', 'Take me to Faro on the 5th', '--redis', server!.url, '--redis-prefix', 'hints'], ENV, cwd);
+    const journalLine = run.stdout.split('\n').find((l) => l.startsWith('journal'))!;
+    expect(journalLine).toMatch(/^journal +in redis:\/\/.* \(a file of it: weft export \S+ --redis \S+ --redis-prefix hints > bundle\.json\)$/);
+    const [exported] = await followHints({ ...run, stdout: journalLine }, cwd);
+    expect(exported!.result.code, show(exported!.result)).toBe(0);
+    const bundleVerified = await weft(['verify', 'bundle.json'], ENV, cwd);
+    expect(bundleVerified.code, show(bundleVerified)).toBe(0);
+  });
+});
+
+describe('verify and log take an invocation by id in either store, and log shows a bundle', () => {
+  test.skipIf(!available)('log <id> --redis and log <id> --dir show the same records; log bundle.json shows them too', async () => {
+    const cwd = path.join(root, 'log');
+    mkdirSync(cwd, { recursive: true });
+    const dir = path.join(root, 'log-ws');
+    const redis = ['--redis', server!.url, '--redis-prefix', 'log'];
+    const inFile = JSON.parse((await weft(['run', 'travel', '--dir', dir, '--json'], ENV, cwd)).stdout.trim().split('\n').at(-1)!) as { id: string };
+    // The same workspace folder (--dir) with Redis: the same signing key, so the same seal.
+    const inRedis = JSON.parse((await weft(['run', 'travel', ...redis, '--dir', dir, '--json'], ENV, cwd)).stdout.trim().split('\n').at(-1)!) as { id: string };
+    expect(inRedis.id).toBe(inFile.id);
+    const records = (out: string) => out.split('\n').filter((l) => /^ +\d+ +e\d/.test(l)).map((l) => l.replace(/\s+\[unverified:.*$/, ''));
+
+    const fromFile = await weft(['log', inFile.id, '--dir', dir], ENV, cwd);
+    const fromRedis = await weft(['log', inRedis.id, ...redis], ENV, cwd);
+    expect(fromFile.code, show(fromFile)).toBe(0);
+    expect(fromRedis.code, show(fromRedis)).toBe(0);
+    expect(records(fromFile.stdout)).toHaveLength(47);
+    expect(records(fromRedis.stdout)).toEqual(records(fromFile.stdout));
+
+    const exported = await weft(['export', inRedis.id, ...redis], ENV, cwd);
+    writeFileSync(path.join(cwd, 'bundle.json'), exported.stdout);
+    const fromBundle = await weft(['log', 'bundle.json'], ENV, cwd);
+    expect(fromBundle.code, show(fromBundle)).toBe(0);
+    expect(fromBundle.stdout).not.toContain('✗');
+    expect(records(fromBundle.stdout)).toEqual(records(fromFile.stdout));
+
+    for (const by of [['--dir', dir], redis]) {
+      const verified = await weft(['verify', inFile.id, ...by, '--no-signature', '--json'], ENV, cwd);
+      expect(verified.code, show(verified)).toBe(0);
+      expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, records: 47, invocation: inFile.id });
+    }
+    const missing = await weft(['verify', 'inv-nothing', ...redis, '--json'], ENV, cwd);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, exitCode: 2, refused: 'invocation.not_found' });
+    expect(missing.stderr).toContain(`weft ls --redis ${server!.url} --redis-prefix log`);
+  });
+});

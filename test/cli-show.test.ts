@@ -1,0 +1,153 @@
+/**
+ * `weft show <id>` as a separate process, over a workspace on disk and over a private Redis: a
+ * completed travel run is shown with its status, epochs, steps and the commands that act on it
+ * (with the same location flags); an invocation awaiting approval shows the policy's reason and the
+ * steps asked for, as `ls`, `ls --json` and `run --json` now do too; an intent holding terminal
+ * escape sequences is shown inert, as text and as JSON; a bad id is a usage error, an unknown one
+ * says where to look.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-show-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+beforeAll(() => assertBuilt());
+
+interface Line {
+  id: string;
+  status: string;
+  reason: string | null;
+}
+const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Line;
+const dist = (p: string) => path.join(repoRoot, 'dist', p);
+
+/** Travel with a strict policy: the booking epoch (780 EUR) needs a person's approval. */
+function strictDomainFile(): string {
+  const file = path.join(root, 'strict-travel.mjs');
+  writeFileSync(
+    file,
+    [
+      `import travel from ${JSON.stringify(dist('examples/travel/index.js'))};`,
+      `import { defineDomain, spendApprovalPolicy } from ${JSON.stringify(dist('index.js'))};`,
+      `export default defineDomain({`,
+      `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
+      `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
+      `  policy: spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' }),`,
+      `});`,
+    ].join('\n'),
+  );
+  return file;
+}
+
+/** Nothing in `text` that a terminal would act on: no ESC, no C1 control, no bidi override. */
+function expectInert(text: string): void {
+  expect(text).not.toMatch(/[\u001b\u0007\u0080-\u009f\u202a-\u202e\u2066-\u2069]/);
+}
+
+describe('weft show, workspace on disk', () => {
+  test('a completed travel run: a line with "completed", every epoch and step, and the next commands with --dir', async () => {
+    const dir = path.join(root, 'done');
+    const run = last((await weft(['run', 'travel', '--dir', dir, '--json'])).stdout);
+    expect(run.status).toBe('completed');
+    const shown = await weft(['show', run.id, '--dir', dir]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines).toContain(`invocation  ${run.id}`);
+    expect(lines).toContain('status      completed');
+    expect(lines.filter((l) => l.startsWith('epoch '))).toEqual([
+      'epoch 1  find_options("me", "lisbon", 12)  htn plan, completed',
+      'epoch 2  book_trip("me", "lisbon", 12, 900)  htn plan, completed',
+      'epoch 3  share_itinerary("me", "lisbon")  htn plan, completed',
+    ]);
+    expect(lines).toContain('  #2  card.charge {"amount":780,"card":"card-visa-4242","flight":"f-tp1353","hotel":"h-alfama","traveller":"me"}  ok, 1 attempt');
+    expect(lines).toContain(`  weft replay ${run.id} --dir ${dir}`);
+
+    const json = await weft(['show', run.id, '--dir', dir, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const d = JSON.parse(json.stdout) as { status: string; epochs: unknown[]; seal: { fingerprint: string } };
+    expect(d).toMatchObject({ status: 'completed', epochs: [{}, {}, {}] });
+  });
+
+  test('awaiting approval: the reason and the steps asked for, in show, ls, ls --json and run --json', async () => {
+    const dir = path.join(root, 'strict');
+    const reason = 'the epoch spends 780, above the 100 limit';
+    const run = last((await weft(['run', strictDomainFile(), '--dir', dir, '--json'])).stdout);
+    expect(run).toMatchObject({ status: 'awaiting_approval', reason });
+
+    const shown = await weft(['show', run.id, '--dir', dir]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines).toContain(`status      awaiting_approval — ${reason}`);
+    expect(lines).toContain(`waiting     for a person's approval: ${reason}`);
+    expect(lines).toContain('    #2  charge_card → card.charge {"amount":780,"card":"card-visa-4242","flight":"f-tp1353","hotel":"h-alfama","traveller":"me"}');
+    expect(lines).toContain(`  weft approve ${run.id} --by <you> --dir ${dir}`);
+
+    const rows = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; reason?: string; approvalSteps?: Array<{ operator: string }> }>;
+    expect(rows[0]).toMatchObject({ id: run.id, reason });
+    expect(rows[0]!.approvalSteps!.map((s) => s.operator)).toEqual(['hold_flight', 'hold_hotel', 'charge_card', 'confirm_flight', 'confirm_hotel']);
+    const listed = (await weft(['ls', '--dir', dir])).stdout.split('\n');
+    expect(listed[listed.findIndex((l) => l.startsWith(run.id)) + 1]).toBe(`    ${reason}`);
+  });
+
+  test('an intent with terminal escape sequences is shown inert, as text and as JSON', async () => {
+    const dir = path.join(root, 'evil');
+    const intent = 'Lisbon \u001b]0;pwned\u0007\u001b[2J \u009b31m red \u202e evil';
+    const run = last((await weft(['run', 'travel', intent, '--dir', dir, '--json'])).stdout);
+    const shown = await weft(['show', run.id, '--dir', dir]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expectInert(shown.stdout);
+    expect(shown.stdout).toContain('intent      "Lisbon \\u001b]0;pwned\\u0007\\u001b[2J \\u009b31m red \\u202e evil"');
+    const json = await weft(['show', run.id, '--dir', dir, '--json']);
+    expectInert(json.stdout);
+    expect((JSON.parse(json.stdout) as { intent: string }).intent).toBe(intent); // the same value once parsed
+  });
+
+  test('a bad id is a usage error (exit 2); an unknown one says weft ls lists them (exit 1); nothing is written; --help', async () => {
+    const dir = path.join(root, 'empty');
+    const bad = await weft(['show', '../x', '--dir', dir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not an invocation id');
+    const unknown = await weft(['show', 'nobody', '--dir', dir]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^weft show: no invocation nobody in .*; weft ls lists them\n$/);
+    expect(unknown.stdout).toBe('');
+    expect(existsSync(dir)).toBe(false);
+    const refused = await weft(['show', 'nobody', '--dir', dir, '--json']);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ id: 'nobody', status: null, refused: 'runtime.unknown_invocation' });
+    const help = await weft(['show', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: weft show <id> \[--dir D\]/);
+  });
+});
+
+const redis = requireRedis();
+describe.runIf(redis || process.env.CI === 'true')('weft show, Redis store', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis({ aof: true });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test('a completed travel run in Redis: shown with its status, and the next commands with --redis and --redis-prefix', async () => {
+    const on = ['--redis', server.url, '--redis-prefix', 'showtest'];
+    const run = last((await weft(['run', 'travel', ...on, '--dispatch', 'in-process', '--dir', path.join(root, 'redis'), '--json'])).stdout);
+    expect(run.status).toBe('completed');
+    const shown = await weft(['show', run.id, ...on]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines).toContain('status      completed');
+    expect(lines.filter((l) => l.startsWith('epoch ')).length).toBe(3);
+    expect(lines).toContain(`  weft replay ${run.id} --redis ${server.url} --redis-prefix showtest`);
+    const json = JSON.parse((await weft(['show', run.id, ...on, '--json'])).stdout) as { status: string; records: number; journal: { verified: boolean } };
+    expect(json).toMatchObject({ status: 'completed', journal: { verified: true } });
+    // Another prefix holds nothing of it.
+    expect((await weft(['show', run.id, '--redis', server.url, '--redis-prefix', 'other'])).code).toBe(1);
+  });
+});

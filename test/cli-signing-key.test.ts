@@ -1,0 +1,150 @@
+/**
+ * The sealing key across processes and folders (issue 19, point 4), through the built CLI:
+ *
+ * 1. A resume with another key (another WEFT_SIGNING_KEY) is refused, exit 1, naming both key ids
+ *    and how to pass the key; with `--signing-key` of the key that started it, it completes to a
+ *    seal the original public key verifies.
+ * 2. `weft resume --rekey` is explicit and recorded: `invocation.rekeyed` in the journal (weft log),
+ *    the seal verifies with the new key and not the old one (exit 3).
+ * 3. Redis: `weft run` with no key says on stderr that it generated one in <dir>/keys and that other
+ *    hosts must be given it; a resume from another folder without it refuses with a message about
+ *    the key (never completes re-keyed) and makes no key there; with `--signing-key` it completes,
+ *    sealed by the original key.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-signing-key-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let folders = 0;
+const fresh = (name: string) => mkdtempSync(path.join(root, `${name}-${++folders}-`));
+/** No key and no Redis from the environment unless a test says so. */
+const env = (extra: Record<string, string> = {}) => ({ WEFT_SIGNING_KEY: '', WEFT_REDIS_URL: '', WEFT_DEBUG: '', ...extra });
+const show = (r: CliResult) => `exit ${r.code} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+
+interface RunJson {
+  id: string;
+  status: string | null;
+  reason: string | null;
+  journal: string | null;
+  fingerprint: string | null;
+  publicKey: string | null;
+}
+const lastJson = (r: CliResult): RunJson => JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as RunJson;
+const keyIdIn = (pubFile: string) => (JSON.parse(readFileSync(pubFile, 'utf8')) as { keyId: string }).keyId;
+
+async function keygen(name: string): Promise<{ key: string; pub: string }> {
+  const dir = fresh(name);
+  const r = await weft(['keygen', '--out', path.join(dir, 'k')], env());
+  expect(r.code, show(r)).toBe(0);
+  return { key: path.join(dir, 'k', 'weft.key'), pub: path.join(dir, 'k', 'weft.pub') };
+}
+
+beforeAll(() => assertBuilt());
+
+describe('weft and the pinned sealing key (file store)', () => {
+  test('resume with another key is refused naming both key ids; --signing-key with the right one completes, verified by the original key', async () => {
+    const dir = fresh('ws');
+    const run = await weft(['run', 'travel', '--seed', '31', '--hibernate', '--dir', dir, '--json'], env());
+    expect(run.code, show(run)).toBe(0);
+    const started = lastJson(run);
+    expect(started.status).toBe('hibernated');
+    const original = path.join(dir, 'keys', 'weft.pub');
+    const other = await keygen('other');
+    const journalBefore = readFileSync(started.journal!, 'utf8');
+
+    const refused = await weft(['resume', started.id, '--dir', dir, '--json'], env({ WEFT_SIGNING_KEY: other.key }));
+    expect(refused.code, show(refused)).toBe(1);
+    const reason = lastJson(refused).reason!;
+    expect(reason).toContain(keyIdIn(original).slice(0, 16));
+    expect(reason).toContain(keyIdIn(other.pub).slice(0, 16));
+    expect(reason).toContain('--signing-key FILE');
+    expect(reason).toContain('WEFT_SIGNING_KEY');
+    expect(refused.stderr).not.toMatch(/^\s+at .+/m);
+    expect(readFileSync(started.journal!, 'utf8')).toBe(journalBefore); // nothing written
+
+    // The right key, passed explicitly from elsewhere (a copy of the workspace's key file).
+    const copy = path.join(fresh('copy'), 'mine.key');
+    cpSync(path.join(dir, 'keys', 'weft.key'), copy);
+    const resumed = await weft(['resume', started.id, '--dir', dir, '--signing-key', copy, '--json'], env({ WEFT_SIGNING_KEY: other.key }));
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(lastJson(resumed).status).toBe('completed');
+    const verified = await weft(['verify', started.journal!, '--public-key', original], env());
+    expect(verified.code, show(verified)).toBe(0);
+  });
+
+  test('resume --rekey is explicit and recorded: weft log shows it, the new key verifies the seal, the old one does not (exit 3)', async () => {
+    const dir = fresh('ws');
+    const run = await weft(['run', 'travel', '--seed', '32', '--hibernate', '--dir', dir, '--json'], env());
+    expect(run.code, show(run)).toBe(0);
+    const started = lastJson(run);
+    const other = await keygen('rekey');
+    const resumed = await weft(['resume', started.id, '--dir', dir, '--signing-key', other.key, '--rekey', '--json'], env());
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(lastJson(resumed).status).toBe('completed');
+    const log = await weft(['log', started.journal!], env());
+    expect(log.stdout).toMatch(/invocation\.rekeyed/);
+    expect(log.stdout).toContain(keyIdIn(other.pub).slice(0, 12));
+    expect((await weft(['verify', started.journal!, '--public-key', other.pub], env())).code).toBe(0);
+    const withOld = await weft(['verify', started.journal!, '--public-key', path.join(dir, 'keys', 'weft.pub')], env());
+    expect(withOld.code).toBe(3);
+    expect(withOld.stdout + withOld.stderr).toContain(`re-keyed to key ${keyIdIn(other.pub).slice(0, 16)}`);
+  });
+
+  test('a --signing-key file that is not a key is one clear line', async () => {
+    const bad = path.join(fresh('bad'), 'not-a.key');
+    writeFileSync(bad, 'hello');
+    const r = await weft(['run', 'travel', '--seed', '33', '--dir', fresh('ws'), '--signing-key', bad], env());
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`key file ${bad}: not JSON`);
+    expect(r.stderr).not.toMatch(/^\s+at .+/m);
+  });
+});
+
+const available = requireRedis();
+
+describe.skipIf(!available)('weft on Redis and the sealing key', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test('run says it generated a key; a resume elsewhere without it refuses (about the key), makes no key, and with --signing-key completes sealed by the original key', async () => {
+    const redis = ['--redis', server.url, '--redis-prefix', 'sk'];
+    const x = fresh('x');
+    const run = await weft(['run', 'travel', '--seed', '34', '--hibernate', ...redis, '--json'], env(), x);
+    expect(run.code, show(run)).toBe(0);
+    const started = lastJson(run);
+    expect(started.status).toBe('hibernated');
+    expect(run.stderr).toContain(`generated a signing key in ${path.join(x, '.weft', 'keys')}`);
+    expect(run.stderr).toContain('--signing-key');
+    expect(started.publicKey).toBe(path.join(x, '.weft', 'keys', 'weft.pub'));
+
+    const y = fresh('y');
+    const refused = await weft(['resume', started.id, ...redis, '--json'], env(), y);
+    expect(refused.code, show(refused)).toBe(1);
+    const out = lastJson(refused);
+    expect(out.status).not.toBe('completed');
+    expect(out.fingerprint).toBeNull();
+    expect(out.reason).toMatch(/key/);
+    expect(out.reason).toContain(keyIdIn(started.publicKey!).slice(0, 16));
+    expect(existsSync(path.join(y, '.weft', 'keys', 'weft.key'))).toBe(false);
+
+    const resumed = await weft(['resume', started.id, ...redis, '--signing-key', path.join(x, '.weft', 'keys', 'weft.key'), '--json'], env(), y);
+    expect(resumed.code, show(resumed)).toBe(0);
+    expect(lastJson(resumed).status).toBe('completed');
+    const bundle = path.join(y, 'bundle.json');
+    const exported = await weft(['export', started.id, ...redis], env(), y);
+    expect(exported.code, show(exported)).toBe(0);
+    writeFileSync(bundle, exported.stdout);
+    const verified = await weft(['verify', bundle, '--public-key', started.publicKey!], env(), y);
+    expect(verified.code, show(verified)).toBe(0);
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * Behaviour flag 2 — the spending cap counts only the actuators that spend (issue 19, point 8).
+ *
+ * A refund-like domain: refund 600 (`refund.issue`, which declares `spends: 'amount'`) and an
+ * email that says how much was refunded (`email.send`, with an `amount` arg, no declaration),
+ * under an envelope cap of 1000. A new invocation (flag 2 pinned) is admitted and spends 600; the
+ * same domain and intent pinned without flag 2 — a journal an older weft wrote — is refused as
+ * "would spend 1200", exactly as before, and replays as it was written. An ambiguous declaration
+ * is refused when the domain is defined.
+ */
+import { describe, expect, test } from 'vitest';
+import { z } from 'zod';
+import '../journal/sha256-node.js';
+import type { Actuator } from '../actors/actuator.js';
+import { ScriptedModel } from '../actors/model/scripted.js';
+import { LibraryBuilder, atom, add, not } from '../htn/library/builder.js';
+import type { JournalRecord, Pin } from '../journal/records.js';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { MemoryStore } from '../journal/stores/memory.js';
+import { JournalWriter } from '../journal/writer.js';
+import { checkEnvelopeEpoch, envelopeSpend, type ContractEnvelope } from '../machines/envelope.js';
+import type { EpochStep } from '../machines/context.js';
+import { FLAG_DECLARED_SPEND, FLAG_FAIL_CLOSED } from '../machines/flags.js';
+import { spendApprovalPolicy, type AdmissionPolicy } from '../machines/policy.js';
+import { createRuntime, defineDomain, RuntimeUsageError } from '../runtime/index.js';
+
+const key = signingKeyFromSecret(new Uint8Array(32).fill(31));
+const intent = 'Refund ana 600 and tell her';
+const asOf = '2026-06-01T09:00:00Z';
+
+const library = new LibraryBuilder('refunds')
+  .type('customer')
+  .predicate('known', { '?c': 'customer' })
+  .predicate('refunded', { '?c': 'customer' })
+  .predicate('told', { '?c': 'customer' })
+  .task('refund_and_tell', { '?c': 'customer', '?amount': 'number' })
+  .operator('refund', {
+    params: { '?c': 'customer', '?amount': 'number' },
+    precondition: not(atom('refunded', '?c')),
+    effect: add('refunded', '?c'),
+    actuator: { actuator: 'refund.issue', args: { customer: '?c', amount: '?amount' } },
+  })
+  .operator('tell', {
+    params: { '?c': 'customer', '?amount': 'number' },
+    precondition: atom('refunded', '?c'),
+    effect: add('told', '?c'),
+    actuator: { actuator: 'email.send', args: { to: '?c', amount: '?amount' } },
+  })
+  .method('refund-then-tell', {
+    task: ['refund_and_tell', '?c', '?amount'],
+    params: { '?c': 'customer', '?amount': 'number' },
+    subtasks: [['refund', '?c', '?amount'], ['tell', '?c', '?amount']],
+  })
+  .build();
+
+const policy: AdmissionPolicy = { id: 'refunds@1', admitEpoch: () => ({ decision: 'allow' }), envelope: { spend: { arg: 'amount', cap: 1000 } } };
+
+function actuators(applied: string[], spends: Partial<Record<string, unknown>> = { 'refund.issue': 'amount' }, readOnlyEmail = false): Actuator[] {
+  const effect = (name: string, kind: 'tool' | 'message'): Actuator => ({
+    name,
+    kind,
+    readOnly: name === 'email.send' ? readOnlyEmail : false,
+    ...(spends[name] === undefined ? {} : { spends: spends[name] as string }),
+    argsSchema: z.object({ amount: z.number() }).passthrough(),
+    resultSchema: z.unknown(),
+    async run(_args, ctx) {
+      applied.push(`${name} ${ctx.key}`);
+      return { ok: true };
+    },
+  });
+  return [
+    {
+      name: 'refunds.observe',
+      kind: 'state',
+      readOnly: true,
+      argsSchema: z.object({ goal: z.unknown() }),
+      resultSchema: z.unknown(),
+      async run() {
+        return { objects: [{ name: 'ana', type: 'customer' }], facts: [['known', 'ana']] };
+      },
+    },
+    effect('refund.issue', 'tool'),
+    effect('email.send', 'message'),
+  ];
+}
+
+const transcript = {
+  model: 'refunds',
+  entries: [
+    { match: { intent, epoch: 1 }, reply: { goal: { task: 'refund_and_tell', args: ['ana', 600] } } },
+    { match: { intent, epoch: 2 }, reply: { done: true, summary: 'refunded and told' } },
+  ],
+};
+
+function refundsDomain(applied: string[]) {
+  return defineDomain({ name: 'refunds', libraries: [library], actuators: actuators(applied), observe: 'refunds.observe', policy, model: new ScriptedModel(transcript), asOf });
+}
+
+/** The pin an older weft (flag 1 alone: no declared spend, no pinned sealing key) would have written. */
+function olderPin(pin: Pin): Pin {
+  const { sealKey: _none, ...rest } = pin;
+  return { ...rest, flags: [FLAG_FAIL_CLOSED] };
+}
+
+const admissions = (records: JournalRecord[]) => records.filter((r) => r.kind === 'admission.decided').map((r) => (r as JournalRecord<'admission.decided'>).body);
+
+describe('flag 2: the spending cap counts only the actuators that spend', () => {
+  test('refund 600 + an email mentioning 600 under a cap of 1000: admitted (a new invocation pins flag 2)', async () => {
+    const applied: string[] = [];
+    const runtime = createRuntime({ store: new MemoryStore(), domain: refundsDomain(applied), signingKey: key });
+    const result = await (await runtime.start(intent)).done;
+    expect(result.status).toBe('completed');
+    const records = await runtime.store.read(result.id);
+    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin.flags).toContain(FLAG_DECLARED_SPEND);
+    expect(admissions(records)[0]).toMatchObject({ subject: 'epoch', decision: 'allow' });
+    expect(applied.map((a) => a.split(' ')[0])).toEqual(['refund.issue', 'email.send']);
+    expect((await runtime.replay(result.id)).fingerprint).toBe(result.fingerprint);
+  });
+
+  test('the same invocation pinned without flag 2 (an older journal) is refused as before — would spend 1200 — and replays as written', async () => {
+    const applied: string[] = [];
+    const store = new MemoryStore();
+    const runtime = createRuntime({ store, domain: refundsDomain(applied), signingKey: key });
+    // The pin a new start makes, but with the flags an older weft pinned; then run it.
+    const fresh = await (await runtime.start(intent, { id: 'new' })).done;
+    const pinned = (await store.read(fresh.id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
+    const pin = olderPin(pinned.body.pin);
+    const writer = await JournalWriter.create(store, { invocation: 'old', tenant: pinned.body.tenant, intent, pin }, { writer: 'test', now: () => new Date(0) });
+    await writer.close();
+    applied.length = 0;
+    const result = await (await runtime.resume('old')).done;
+    const records = await store.read('old');
+    const denied = admissions(records).find((a) => a.decision === 'deny');
+    expect(denied?.reason).toMatch(/would spend 1200 .*caps amount at 1000/);
+    expect(applied).toEqual([]); // nothing dispatched
+    expect((await runtime.replay('old')).fingerprint).toBe(result.fingerprint);
+  });
+
+  test("spendApprovalPolicy's approval limit counts the same way: an email mentioning 600 no longer asks a person (flag 2), and still does without it", async () => {
+    const approval = spendApprovalPolicy({ version: 'refunds-approval', limit: 1000, amountArg: 'amount' });
+    const applied: string[] = [];
+    const domain = defineDomain({ name: 'refunds', libraries: [library], actuators: actuators(applied), observe: 'refunds.observe', policy: approval, model: new ScriptedModel(transcript), asOf });
+    const store = new MemoryStore();
+    const runtime = createRuntime({ store, domain, signingKey: key });
+    const fresh = await (await runtime.start(intent, { id: 'approval-new' })).done;
+    expect(fresh.status).toBe('completed');
+    expect(admissions(await store.read(fresh.id))[0]).toMatchObject({ decision: 'allow' });
+    const pinned = (await store.read(fresh.id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
+    const writer = await JournalWriter.create(store, { invocation: 'approval-old', tenant: pinned.body.tenant, intent, pin: olderPin(pinned.body.pin) }, { writer: 'test', now: () => new Date(0) });
+    await writer.close();
+    const old = await (await runtime.resume('approval-old')).done;
+    expect(old.status).toBe('awaiting_approval');
+    expect(admissions(await store.read('approval-old'))[0]).toMatchObject({ decision: 'require_approval', reason: 'the epoch spends 1200, above the 1000 limit' });
+  });
+
+  test('spendApprovalPolicy in a domain that declares no spends fails closed under flag 2: every world effect counts, a person is asked', async () => {
+    const approval = spendApprovalPolicy({ version: 'refunds-approval', limit: 1000, amountArg: 'amount' });
+    const domain = defineDomain({ name: 'refunds', libraries: [library], actuators: actuators([], {}), observe: 'refunds.observe', policy: approval, model: new ScriptedModel(transcript), asOf });
+    const runtime = createRuntime({ store: new MemoryStore(), domain, signingKey: key });
+    const result = await (await runtime.start(intent)).done;
+    expect(result.status).toBe('awaiting_approval');
+    expect(admissions(await runtime.store.read(result.id))[0]).toMatchObject({ decision: 'require_approval', reason: 'the epoch spends 1200, above the 1000 limit' });
+  });
+
+  test('pure: envelopeSpend counts declared spenders only when given them (flag 2), every world effect otherwise', () => {
+    const step = (actuator: string, amount: number): EpochStep => ({ operator: actuator, args: [], actuator, actuatorArgs: { amount }, readOnly: false }) as EpochStep;
+    const env: ContractEnvelope = { spend: { arg: 'amount', cap: 1000 } };
+    const steps = [step('refund.issue', 600), step('email.send', 600)];
+    expect(envelopeSpend(env, steps)).toBe(1200);
+    expect(envelopeSpend(env, steps, new Set(['refund.issue']))).toBe(600);
+    const plan = { source: 'htn', steps, digest: 'd' } as never;
+    expect(checkEnvelopeEpoch(env, plan, 0)).toMatch(/would spend 1200/);
+    expect(checkEnvelopeEpoch(env, plan, 0, new Set(['refund.issue']))).toBeUndefined();
+  });
+});
+
+describe('an ambiguous declaration of spending is refused when the domain is defined', () => {
+  const define = (acts: Actuator[], envelope: ContractEnvelope = { spend: { arg: 'amount', cap: 1000 } }) => () =>
+    defineDomain({ name: 'refunds', libraries: [library], actuators: acts, observe: 'refunds.observe', policy: { ...policy, envelope }, model: new ScriptedModel(transcript), asOf });
+  const refused = (fn: () => unknown, pattern: RegExp) => {
+    let err: unknown;
+    try {
+      fn();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(RuntimeUsageError);
+    expect((err as RuntimeUsageError).code).toBe('domain.ambiguous_spend');
+    expect((err as Error).message).toMatch(pattern);
+    expect((err as Error).message).not.toContain('\n');
+  };
+
+  test('a cap but no actuator that declares spends', () => refused(define(actuators([], {})), /no actuator declares spends: 'amount'/));
+  test('spends naming another arg than the one the envelope caps', () => refused(define(actuators([], { 'refund.issue': 'total' })), /declares spends: 'total' but the policy's envelope caps 'amount'/));
+  test("spend.actuators that disagree with the actuators' declarations", () =>
+    refused(define(actuators([]), { spend: { arg: 'amount', cap: 1000, actuators: ['email.send'] } }), /lists spend\.actuators email\.send but the actuators that declare spends are refund\.issue/));
+  test('spends on a read-only actuator', () => refused(define(actuators([], { 'refund.issue': 'amount', 'email.send': 'amount' }, true)), /email\.send is readOnly/));
+  test('spends that is not a name', () => refused(define(actuators([], { 'refund.issue': 'amount', 'email.send': 5 })), /spends must name its numeric arg/));
+  test('a factory of actuators is checked when it is called (createRuntime)', () => {
+    const domain = defineDomain({ name: 'refunds', libraries: [library], actuators: () => actuators([], {}), observe: 'refunds.observe', policy, model: new ScriptedModel(transcript), asOf });
+    refused(() => createRuntime({ store: new MemoryStore(), domain, stateDir: '/nonexistent', signingKey: key }), /no actuator declares spends/);
+  });
+  test('a runtime built from parts is checked too', () => {
+    let err: unknown;
+    try {
+      createRuntime({ store: new MemoryStore(), libraries: [library], actuators: actuators([], {}), observe: 'refunds.observe', policy, model: new ScriptedModel(transcript), signingKey: key });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as RuntimeUsageError).code).toBe('runtime.ambiguous_spend');
+  });
+  test('a consistent declaration is accepted (spend.actuators naming exactly the declared spenders)', () => {
+    expect(define(actuators([]), { spend: { arg: 'amount', cap: 1000, actuators: ['refund.issue'] } })()).toBeDefined();
+  });
+});
