@@ -64,10 +64,15 @@ export const UNNAMED_DOMAIN_QUEUE = 'weft-effects';
  */
 export function workerCommand(options: { domain: string; domainName?: string; redisUrl?: string; redisPrefix?: string; queue?: string }): string {
   const name = options.domainName ?? options.domain;
-  const parts = ['weft worker', `--domain ${options.domain}`, `--redis ${options.redisUrl ?? '<url>'}`];
-  if (options.redisPrefix !== undefined && options.redisPrefix !== 'weft') parts.push(`--redis-prefix ${options.redisPrefix}`);
-  if (options.queue !== undefined && options.queue !== queueForDomain(name)) parts.push(`--queue ${options.queue}`);
+  const parts = ['weft worker', `--domain ${word(options.domain)}`, `--redis ${options.redisUrl === undefined ? '<url>' : word(options.redisUrl)}`];
+  if (options.redisPrefix !== undefined && options.redisPrefix !== 'weft') parts.push(`--redis-prefix ${word(options.redisPrefix)}`);
+  if (options.queue !== undefined && options.queue !== queueForDomain(name)) parts.push(`--queue ${word(options.queue)}`);
   return parts.join(' ');
+}
+
+/** A word as a POSIX shell reads it: as it is when plain, else single-quoted (as cli/hints.ts shellWord). */
+function word(text: string): string {
+  return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** BullMQ's key prefix under a Weft Redis prefix (`weft` → `weft:bull`): runtimes and workers must agree on it. */
