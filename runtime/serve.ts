@@ -70,8 +70,9 @@ export type ServeEvent =
   | { kind: 'stopped'; id: string; status: string; reason?: string }
   | { kind: 'skipped'; id: string; reason: string }
   | { kind: 'error'; id?: string; message: string }
-  | { kind: 'outage'; state: 'started'; since: string; message: string }
-  | { kind: 'outage'; state: 'ended'; since: string; ms: number };
+  // An outage concerns no invocation (`id` is there for code that reads every event's id).
+  | { kind: 'outage'; state: 'started'; since: string; message: string; id?: undefined }
+  | { kind: 'outage'; state: 'ended'; since: string; ms: number; id?: undefined };
 
 /** Why serve would pick this invocation up now, or undefined. */
 export function servable(row: InvocationSummary, now: number = Date.now()): 'interrupted' | 'suspended' | 'timer' | 'approval' | undefined {

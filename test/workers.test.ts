@@ -14,6 +14,9 @@
  *   applied once — and in the second case the actuator is not run again (the stored outcome is read).
  * - `weft worker`: SIGTERM while idle exits 0 promptly; a missing --domain or --redis, or a job lock
  *   under 500 ms, exits 2 with usage.
+ * - Two domains on one Redis: each has its own queue (weft-effects-<domain>), so a helpdesk worker
+ *   never sees travel's jobs; a worker logs one line per job (none with --quiet); the notice of a run
+ *   without a worker names a worker command that, run as printed, consumes the run's queue.
  *
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the
  * build (`npm run build`).
