@@ -1,19 +1,30 @@
 /**
  * Where a command's world effects run: `--dispatch in-process | bullmq | auto`. Without Redis,
- * always in this process. With Redis, `bullmq` sends them to `weft worker` processes (and waits for
- * one, saying so once when none consumes the queue); `in-process` keeps them here; `auto` — the
- * default — asks the queue once, before the run starts: workers consuming it → BullMQ, none →
- * in this process, with a notice naming the command that starts a worker. The choice is made once
- * per command, never per job, so one run's effects never move between the two mid-epoch.
+ * always in this process. With Redis, `bullmq` sends them to `weft worker` processes on the
+ * domain's queue (`weft-effects-<domain>`, or `--queue NAME`) and waits for one, saying so once when
+ * none consumes it; `in-process` keeps them here; `auto` — the default — asks that queue, before
+ * the run starts: workers consuming it → BullMQ, none → in this process, with a notice naming the
+ * command that starts a worker (as printed, it works: domain, --redis, and --redis-prefix / --queue
+ * when not the defaults). Only that domain's queue is asked, so workers of another domain never
+ * count. The choice is made once per run (serve: once per resumed invocation), never per job, so
+ * one run's effects never move between the two mid-epoch.
  */
-import { bullPrefix, DEFAULT_QUEUE, withReconnect } from '../queue/bullmq.js';
+import { bullPrefix, closeWithin, queueForDomain, withReconnect, workerCommand } from '../queue/bullmq.js';
 import { UsageError, type OptionSpec } from './args.js';
+import { domainFlag, type LoadedDomain } from './domain-loader.js';
 import { storeChoice, type StoreChoice } from './store-choice.js';
 
 export const dispatchOptions: OptionSpec = { dispatch: { type: 'string' }, queue: { type: 'string' } };
 export const dispatchUsage = '[--dispatch auto|bullmq|in-process] [--queue NAME]';
 
 export type DispatchFlag = 'auto' | 'bullmq' | 'in-process';
+
+/** A domain as the hint names it: its name (its queue) and what `--domain` takes to load it — a loaded domain, or a name that loads as it is. */
+export type DomainNames = string | LoadedDomain;
+
+function namesOf(domain: DomainNames): { name: string; flag: string } {
+  return typeof domain === 'string' ? { name: domain, flag: domain } : { name: domain.domain.name, flag: domainFlag(domain.ref) };
+}
 
 export function dispatchFlag(strings: Record<string, string | undefined>): DispatchFlag {
   const value = strings.dispatch ?? 'auto';
@@ -26,24 +37,49 @@ export function continueFlags(dir: string, strings: Record<string, string | unde
   return { choice: storeChoice(dir, strings), dispatch: dispatchFlag(strings) };
 }
 
-/** Resolve `auto` against the queue (one question to Redis); undefined without Redis. */
-export async function chooseDispatch(flag: DispatchFlag, choice: StoreChoice, queue: string | undefined, domain: string): Promise<'in-process' | 'bullmq' | undefined> {
+/** The command that starts a worker for `domain`'s jobs in this store, as a user can run it. */
+export function workerHint(choice: StoreChoice, queue: string | undefined, domain: DomainNames): string {
+  const { name, flag } = namesOf(domain);
+  return workerCommand({ domain: flag, domainName: name, redisUrl: choice.redis?.url, redisPrefix: choice.redis?.prefix, queue });
+}
+
+/**
+ * Counts the workers consuming `queue`, as often as asked, on one connection (serve asks once per
+ * resumed invocation). A queue that cannot be asked counts 0: no worker to count on.
+ */
+export function workerCounter(choice: StoreChoice, queue: string): { count(): Promise<number>; close(): Promise<void> } {
+  const redis = choice.redis;
+  if (!redis) return { count: async () => 0, close: async () => undefined };
+  const probe = import('bullmq').then(({ Queue }) => { // loaded only in the distributed mode
+    const made = new Queue(queue, { connection: withReconnect({ url: redis.url }, redis.giveUpAfterMs), prefix: bullPrefix(redis.prefix) });
+    made.on('error', () => undefined);
+    return made;
+  });
+  return {
+    count: async () => (await probe).getWorkersCount().catch(() => 0),
+    close: async () => closeWithin(await probe, 2_000).catch(() => undefined),
+  };
+}
+
+/** How many workers consume `queue` now (one question, one connection). */
+export async function workersOn(choice: StoreChoice, queue: string): Promise<number> {
+  const counter = workerCounter(choice, queue);
+  try {
+    return await counter.count();
+  } finally {
+    await counter.close();
+  }
+}
+
+/** Resolve `auto` against the domain's queue (one question to Redis); undefined without Redis. */
+export async function chooseDispatch(flag: DispatchFlag, choice: StoreChoice, queue: string | undefined, domain: DomainNames, notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<'in-process' | 'bullmq' | undefined> {
   if (!choice.redis) return undefined;
   if (flag !== 'auto') return flag;
-  const { Queue } = await import('bullmq'); // loaded only in the distributed mode
-  const connection = withReconnect({ url: choice.redis.url }, choice.redis.giveUpAfterMs);
-  const probe = new Queue(queue ?? DEFAULT_QUEUE, { connection, prefix: bullPrefix(choice.redis.prefix) });
-  probe.on('error', () => undefined);
-  try {
-    if ((await probe.getWorkersCount()) > 0) return 'bullmq';
-  } catch {
-    // The store already answered; a queue that cannot be asked is treated as one without workers.
-  } finally {
-    await probe.close().catch(() => undefined);
-  }
-  process.stderr.write(
-    `weft: no worker is consuming queue ${queue ?? DEFAULT_QUEUE}: world effects run in this process ` +
-      `(start \`weft worker --domain ${domain} --redis ${choice.redis.url}\` to run them on workers, or pass --dispatch bullmq to wait for one)\n`,
+  const consumed = queue ?? queueForDomain(namesOf(domain).name);
+  if ((await workersOn(choice, consumed)) > 0) return 'bullmq';
+  notice(
+    `weft: no worker is consuming queue ${consumed}: world effects run in this process ` +
+      `(start \`${workerHint(choice, queue, domain)}\` to run them on workers, or pass --dispatch bullmq to wait for one)`,
   );
   return 'in-process';
 }

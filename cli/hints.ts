@@ -10,7 +10,6 @@
  * location — `weft resume <id>` — and `locate` adds this command's location to each command about
  * that invocation. A command that already names a location is left as it is.
  */
-import { DEFAULT_QUEUE } from '../queue/bullmq.js';
 import path from 'node:path';
 import type { StoreChoice } from './store-choice.js';
 
@@ -32,7 +31,7 @@ export function shellWord(word: string): string {
 export interface Location {
   /** `--dir D`, or `--redis URL [--redis-prefix P] [--redis-durability relaxed] [--dir D]`. */
   store: string;
-  /** `--queue Q` when not the default (Redis mode only); '' otherwise. */
+  /** `--queue Q` when the command was given one (Redis mode only: a domain's default queue depends on the domain); '' otherwise. */
   queue: string;
 }
 
@@ -46,7 +45,7 @@ export function locationOf(choice: StoreChoice, options: { queue?: string | unde
     if (choice.redis.durability !== 'strict') words.push('--redis-durability', choice.redis.durability);
     // Keys and the metadata of what was started here live in the workspace folder; ./.weft is the default.
     if (choice.dir !== defaultWorkspace()) words.push('--dir', choice.dir);
-    if (options.queue !== undefined && options.queue !== DEFAULT_QUEUE) queue = `--queue ${shellWord(options.queue)}`;
+    if (options.queue !== undefined) queue = `--queue ${shellWord(options.queue)}`;
   } else {
     words.push('--dir', choice.dir);
   }

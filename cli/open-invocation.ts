@@ -35,10 +35,10 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   const pin = pinned.body.pin;
   // The workspace remembers how an invocation it started was run; another machine's may not.
   const meta = readInvocationMeta(dir, options.id);
-  const loaded = await domainForInvocation(store, options.id, pin, options.domain, meta);
+  const loaded = await domainForInvocation(store, options.id, pin, options.domain, { meta, dir });
   const model = modelForPin(options.id, pin, options.model, meta);
   const faults = options.faults;
-  const dispatch = options.store ? await chooseDispatch(options.dispatch ?? 'auto', options.store, options.queue, loaded.domain.name) : undefined;
+  const dispatch = options.store ? await chooseDispatch(options.dispatch ?? 'auto', options.store, options.queue, loaded) : undefined;
   // An invocation that pinned its sealing key (flag 3) is sealed by that key: a key made here now could only be refused — unless re-keying.
   const generateKey = pin.sealKey === undefined || options.rekey === true;
   const ws = await openWorkspace({ dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });

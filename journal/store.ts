@@ -25,6 +25,12 @@
  *   one unhashed, never-verified note per invocation, overwritten whole (atomically) and taken
  *   without the lease, so a runtime whose journal write just failed can still say why it stopped.
  *   A note that cannot be read back (corrupt) reads as no note.
+ * - Invocation metadata (`putMetadata`/`getMetadata`) is another unhashed, never-verified record per
+ *   invocation, written by the runtime when the invocation starts: the NAME of its domain and the
+ *   digest of the library it pinned — so any process over any store (serve, a worker, replay,
+ *   resume) learns which domain an invocation belongs to. It is data, never code: it holds no module
+ *   path, and a reader resolves a domain name only to code it has locally (cli/workspace.ts). A
+ *   malformed record is refused on write (TypeError) and reads as none.
  */
 import type { JournalRecord } from './records.js';
 
@@ -105,6 +111,43 @@ export function normalizeStatusNote(note: StatusNote): StatusNote {
   return out;
 }
 
+/** What a store keeps about an invocation beside its journal (see the header): unhashed, never verified. */
+export interface InvocationMetadata {
+  /** The name of the domain that started it (defineDomain's name); absent for a runtime made without a domain. */
+  domain?: string;
+  /** The digest of the method library it pinned (the pin's `library`). */
+  library: string;
+}
+
+const DOMAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const DIGEST = /^[0-9a-f]{64}$/;
+
+/** Whether `value` has the shape of InvocationMetadata: a domain NAME (never a path) and a full SHA-256 hex digest. */
+export function isInvocationMetadata(value: unknown): value is InvocationMetadata {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const meta = value as Record<string, unknown>;
+  if (typeof meta.library !== 'string' || !DIGEST.test(meta.library)) return false;
+  return meta.domain === undefined || (typeof meta.domain === 'string' && DOMAIN_NAME.test(meta.domain));
+}
+
+/** The metadata as a store keeps it: its known fields only; throws TypeError on a malformed record. */
+export function normalizeInvocationMetadata(meta: InvocationMetadata): InvocationMetadata {
+  if (!isInvocationMetadata(meta)) {
+    throw new TypeError(`invocation metadata needs \`library\` (a SHA-256 hex digest) and, optionally, \`domain\` (a domain name: letters, digits, '.', '_', '-'); got ${JSON.stringify(meta)?.slice(0, 200)}`);
+  }
+  return { ...(meta.domain === undefined ? {} : { domain: meta.domain }), library: meta.library };
+}
+
+/** The metadata stored as `text`, or undefined when it is not valid metadata (a damaged record reads as none). */
+export function parseInvocationMetadata(text: string): InvocationMetadata | undefined {
+  try {
+    const meta: unknown = JSON.parse(text);
+    return isInvocationMetadata(meta) ? normalizeInvocationMetadata(meta) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The statuses of a sealed journal: completed, failed or handed off. */
 export type SealedStatus = 'completed' | 'failed' | 'handed_off';
 export const SEALED_STATUSES: ReadonlySet<string> = new Set<SealedStatus>(['completed', 'failed', 'handed_off']);
@@ -163,6 +206,11 @@ export interface JournalStore {
   peekInbox(invocation: string): Promise<InboxMessage | undefined>;
   /** Remove the message (after its decision was recorded). */
   clearInbox(invocation: string): Promise<void>;
+
+  /** Record which domain and library `invocation` is, replacing any earlier record. Atomic, idempotent; needs no lease. Throws TypeError on malformed metadata. */
+  putMetadata(invocation: string, meta: InvocationMetadata): Promise<void>;
+  /** The invocation's metadata, or undefined (none, or a record that cannot be read). */
+  getMetadata(invocation: string): Promise<InvocationMetadata | undefined>;
 
   /** Store bytes under their SHA-256 digest; returns the digest. Idempotent. */
   putBlob(bytes: Uint8Array): Promise<string>;

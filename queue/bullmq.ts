@@ -25,9 +25,13 @@
  * - **No worker.** A job nobody takes within `noWorkerAfterMs` while the queue has no worker gets one
  *   warning naming the command that starts one; the runtime keeps waiting.
  *
+ * - **One queue per domain**: `weft-effects-<domain>` (queueForDomain) unless a queue is given, and
+ *   every job carries its domain's name, so a worker of another domain never runs it.
+ *
  * Workers answer with the job outcome as their return value (queue/worker.ts): an actuator's own
- * failure is an outcome, never a BullMQ failure. A worker that refuses a job (another library
- * version than the job's pin) fails it; that is answered as a transient `worker.refused`.
+ * failure is an outcome, never a BullMQ failure. A worker that refuses a job (another domain, an
+ * actuator it lacks, a library not in the store) fails it with the refusal's code; that is answered
+ * as a transient failure of that code (`worker.wrong_domain`, …).
  *
  * BullMQ itself (and ioredis under it) is imported when a dispatcher is made, not when this module
  * is: a runtime or command on the embedded default never pays for loading it.
@@ -40,7 +44,36 @@ import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
 import { CatalogueDispatcher } from './catalogue.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 
-export const DEFAULT_QUEUE = 'weft-effects';
+/**
+ * The queue a domain's jobs go on unless `--queue` says otherwise: `weft-effects-<domain name>`, so
+ * that two domains sharing one Redis never take each other's jobs (a domain name is letters, digits,
+ * `.`, `_` and `-`: never BullMQ's `:`). The queue name is not recorded anywhere: an invocation's
+ * journal is the same whatever queue ran its effects.
+ */
+export function queueForDomain(domain: string): string {
+  return `weft-effects-${domain}`;
+}
+
+/** The queue of a dispatcher given neither a queue nor a domain (a runtime made from bare libraries). */
+export const UNNAMED_DOMAIN_QUEUE = 'weft-effects';
+
+/**
+ * The command that starts a worker for these jobs, as a user can run it: the domain as `--domain`
+ * takes it (a built-in's name, a module's path), the Redis URL, and `--redis-prefix` / `--queue`
+ * whenever they are not the defaults the worker would pick itself.
+ */
+export function workerCommand(options: { domain: string; domainName?: string; redisUrl?: string; redisPrefix?: string; queue?: string }): string {
+  const name = options.domainName ?? options.domain;
+  const parts = ['weft worker', `--domain ${word(options.domain)}`, `--redis ${options.redisUrl === undefined ? '<url>' : word(options.redisUrl)}`];
+  if (options.redisPrefix !== undefined && options.redisPrefix !== 'weft') parts.push(`--redis-prefix ${word(options.redisPrefix)}`);
+  if (options.queue !== undefined && options.queue !== queueForDomain(name)) parts.push(`--queue ${word(options.queue)}`);
+  return parts.join(' ');
+}
+
+/** A word as a POSIX shell reads it: as it is when plain, else single-quoted (as cli/hints.ts shellWord). */
+function word(text: string): string {
+  return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
 
 /** BullMQ's key prefix under a Weft Redis prefix (`weft` → `weft:bull`): runtimes and workers must agree on it. */
 export function bullPrefix(redisPrefix = 'weft'): string {
@@ -65,8 +98,10 @@ export function withReconnect(connection: ConnectionOptions, giveUpAfterMs: numb
 export interface BullMqDispatcherOptions {
   /** Where BullMQ keeps the queue: a Redis URL or BullMQ connection options. */
   connection: string | ConnectionOptions;
-  /** The queue's name (default `weft-effects`); workers of the same domain consume it. */
+  /** The queue's name (default `queueForDomain(domain)`); workers of the same domain consume it. */
   queue?: string;
+  /** The domain's name: the default queue, and stamped on every job so that a worker of another domain refuses it. */
+  domain?: string;
   /** BullMQ's key prefix (default `weft:bull`). */
   prefix?: string;
   /** The domain's actuators — their names and schemas only (certification); never run here. */
@@ -117,7 +152,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
 
   constructor(private readonly options: BullMqDispatcherOptions) {
     super(options.actuators);
-    const queueName = options.queue ?? DEFAULT_QUEUE;
+    const queueName = options.queue ?? (options.domain === undefined ? UNNAMED_DOMAIN_QUEUE : queueForDomain(options.domain));
     this.queueName = queueName;
     this.name = `bullmq:${queueName}`;
     const connection = withReconnect(connectionOf(options.connection), options.giveUpAfterMs);
@@ -150,7 +185,8 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     if (job.fresh || job.readOnly || !(await this.lookUp(id))) {
       const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
       const delay = job.delayMs !== undefined && job.delayMs > 0 ? { delay: job.delayMs } : {};
-      await queue.add(job.actuator, job, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });
+      const data: Job = this.options.domain === undefined ? job : { ...job, domain: this.options.domain };
+      await queue.add(job.actuator, data, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });
     }
     const noWorker = setTimeout(() => void this.warnIfNoWorker(id), this.options.noWorkerAfterMs ?? 5_000);
     // The event stream is the fast path; a completion it missed (its reader had not started yet, a
@@ -209,14 +245,15 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     const worker = new bull.Worker(this.wakeQueueName, async (job) => wake((job.data as { invocation: string }).invocation), { connection: this.connection, prefix: this.prefix });
     worker.on('error', () => undefined);
     await worker.waitUntilReady();
-    return { close: () => worker.close() };
+    // Forced: a wake-up's work is one synchronous call, and BullMQ's graceful close can wait for ever after a Redis outage.
+    return { close: () => worker.close(true) };
   }
 
   async close(): Promise<void> {
     this.closing ??= (async () => {
       await this.ready.catch(() => undefined);
       const parts = this.parts;
-      await Promise.allSettled([...(parts ? [parts.events.close(), parts.queue.close()] : []), ...(this.wakeQueue ? [this.wakeQueue.close()] : [])]);
+      await Promise.allSettled([...(parts ? [parts.events, parts.queue] : []), ...(this.wakeQueue ? [this.wakeQueue] : [])].map((part) => closeWithin(part, CLOSE_WAIT_MS)));
     })();
     return this.closing;
   }
@@ -276,6 +313,25 @@ export class BullMqDispatcher extends CatalogueDispatcher {
   }
 }
 
+/** How long a graceful close may take before the connection is dropped instead. */
+const CLOSE_WAIT_MS = 2_000;
+
+/**
+ * Close a BullMQ queue or event stream, or — if that has not finished within `ms` — drop its
+ * connections and return: after a long Redis outage BullMQ's graceful close can wait for ever, and
+ * would hold a stopping process open.
+ */
+export async function closeWithin(part: { close(): Promise<void>; disconnect(): Promise<void> }, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    // Not awaited: a disconnect waits for an 'end' event that a connection stuck this way may never emit.
+    if ((await Promise.race([part.close().then(() => 'closed' as const), late])) === 'late') void part.disconnect().catch(() => undefined);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A wait given up because Redis has been unreachable for `budget` ms: transient, nothing recorded for the step. */
 function unreachable(id: string, budget: number, cause: unknown): WeftError {
   const reason = cause instanceof Error ? cause.message : String(cause);
@@ -293,11 +349,16 @@ function outcomeOf(value: unknown): JobOutcome {
   return { ok: false, failure: { class: 'permanent', code: 'worker.bad_outcome', message: `a worker returned ${JSON.stringify(value)?.slice(0, 200)}, not a job outcome` } };
 }
 
-/** A job BullMQ failed: stalled (its worker died) or refused by a worker — transient, the next attempt is a new job. */
-function failureOf(reason: string | undefined): JobOutcome {
+/**
+ * A job BullMQ failed: stalled (its worker died) or refused by a worker (worker.ts: its reason
+ * starts with the refusal's code, e.g. `worker.wrong_domain: …`) — transient, the next attempt is a
+ * new job, which a worker that can run it may take.
+ */
+export function failureOf(reason: string | undefined): JobOutcome {
   const text = reason ?? 'unknown';
   if (/stalled/i.test(text)) return { ok: false, failure: { class: 'transient', code: 'worker.stalled', message: `the worker running this job stopped (${text.slice(0, 200)})` } };
-  return { ok: false, failure: { class: 'transient', code: 'worker.refused', message: `a worker refused the job: ${text.slice(0, 300)}` } };
+  const coded = /^(worker\.[a-z_]+): /.exec(text);
+  return { ok: false, failure: { class: 'transient', code: coded?.[1] ?? 'worker.refused', message: `a worker refused the job: ${text.slice(0, 400)}` } };
 }
 
 function safeJson(text: string): unknown {

@@ -21,8 +21,10 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
   result?: unknown;
   /** The pinned seed; the actuator's PRNG is derived from it and the key. */
   seed: string;
-  /** The digest of the library the invocation pinned: a worker refuses a job its domain has no such library for. */
+  /** The digest of the library the invocation pinned: a worker runs it if that library is one of its domain's, or is in the store. */
   library?: string;
+  /** The domain whose runtime dispatched it (set by the BullMQ dispatcher): a worker of another domain refuses it. Never journaled. */
+  domain?: string;
   /** Backoff before this attempt, for a dispatcher that delays jobs itself (`delaysJobs`). */
   delayMs?: number;
   /** Its write-ahead record was written just now (not read back on a resume): no job for it can exist yet. */

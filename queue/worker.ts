@@ -6,24 +6,40 @@
  *   (`runJob`: args checked, actuator called with the seeded context, result checked, failures
  *   classified), and the outcome — success or the actuator's classified failure — is the job's
  *   return value. The worker never retries: the runtime owns attempts.
- * - A job whose pinned library digest this domain does not have is refused (the job fails, which
- *   the runtime records as a transient failure): a worker of another version must not act for it.
+ * - Its queue is its domain's (`weft-effects-<domain>`, queueForDomain) unless given one.
+ * - Which jobs it takes (`admit`): a job of ANY library version of its domain whose actuator it has.
+ *   A job pinned to a library this worker's domain builds runs at once; one pinned to another
+ *   version (a newer release, a mined library, a fork) runs once that library's blob is found in the
+ *   store by its digest, and the step's actuator is one this worker has, with args that pass its
+ *   schema. It refuses — failing the job with a coded reason, which the runtime records as a
+ *   transient failure of that code, so the next attempt may reach a worker that can run it — a job
+ *   of another domain (`worker.wrong_domain`), of a library the store does not have
+ *   (`worker.library_unknown`), naming an actuator it lacks (`worker.no_actuator`), or whose args
+ *   its actuator's schema rejects (`worker.bad_args`).
  * - `maxStalledCount: 0`: a job whose worker died is failed as stalled, never silently re-run by
  *   BullMQ; the runtime records the stall and dispatches the next attempt as a new job, and the
  *   actuator dedupes on the idempotency key.
- * - `close()` (SIGTERM in the CLI) stops taking jobs and waits for the running ones to finish.
+ * - `log`: one line per job — its idempotency key, attempt, outcome (ok, the failure's class and
+ *   code, or refused) and duration. `outage`: told when Redis stops answering and when it is back.
+ * - `close()` (SIGTERM in the CLI) stops taking jobs and waits for the running ones to finish — also
+ *   after a Redis outage, when BullMQ's own graceful close would wait for ever.
  */
 import { Worker, type ConnectionOptions } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { libraryDigest } from '../htn/library/digest.js';
+import type { JournalStore } from '../journal/store.js';
+import { RedisStore } from '../journal/stores/redis.js';
 import type { Domain } from '../runtime/domain.js';
-import { bullPrefix, connectionOf, DEFAULT_QUEUE } from './bullmq.js';
+import { readLibraryBlob } from '../runtime/library-blob.js';
+import { bullPrefix, connectionOf, queueForDomain, workerCommand } from './bullmq.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 import { InProcessDispatcher } from './in-process.js';
+import type { OutageLog } from './outage.js';
 
 export interface WorkerOptions {
   domain: Domain;
   connection: string | ConnectionOptions;
+  /** The queue to consume (default `queueForDomain(domain.name)`). */
   queue?: string;
   prefix?: string;
   concurrency?: number;
@@ -31,15 +47,29 @@ export interface WorkerOptions {
   lockDurationMs?: number;
   /** What the domain's factories get: its local folder and, in this mode, the Redis it may share state in. */
   stateDir?: string;
+  /** The Weft store's Redis: where pinned libraries are read by digest (and handed to the domain's factories). */
   redis?: { url: string; prefix: string };
+  /** Where pinned libraries and invocation metadata are read (default: a RedisStore on `redis`, else on `connection` with prefix `weft`). */
+  store?: Pick<JournalStore, 'getBlob' | 'getMetadata'>;
   /** Replaces the domain's actuators (crash injection in tests). */
   actuators?: readonly Actuator[];
+  /** One line per job (key, attempt, outcome, duration); default: none. */
+  log?: (line: string) => void;
+  /** Told when Redis becomes unreachable and when it is back (one line each, not one per retry). */
+  outage?: OutageLog;
 }
 
 export interface RunningWorker {
   readonly worker: Worker;
   /** Stop taking jobs; wait for the running ones. */
   close(): Promise<void>;
+}
+
+/** Why a worker will not run a job: its code (the transient failure the runtime records) and a one-line reason. */
+export class JobRefusal extends Error {
+  constructor(readonly code: 'worker.wrong_domain' | 'worker.library_unknown' | 'worker.no_actuator' | 'worker.bad_args', reason: string) {
+    super(`${code}: ${reason}`);
+  }
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
@@ -52,16 +82,45 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     ...(options.redis ? { redis: options.redis } : {}),
   });
   const local = new InProcessDispatcher(actuators);
-  const digests = new Set(domain.libraries.map((l) => libraryDigest(l)));
   const connection = connectionOf(options.connection);
+  const queue = options.queue ?? queueForDomain(domain.name);
+  let ownStore: RedisStore | undefined;
+  const store = (): Pick<JournalStore, 'getBlob' | 'getMetadata'> => {
+    if (options.store) return options.store;
+    const url = options.redis?.url ?? (typeof options.connection === 'string' ? options.connection : undefined);
+    if (url === undefined) throw new JobRefusal('worker.library_unknown', 'this worker was given no store to read pinned libraries from (startWorker({ store }))');
+    ownStore ??= new RedisStore({ redis: url, prefix: options.redis?.prefix ?? 'weft' });
+    return ownStore;
+  };
+  // The command a refusal names: the job's domain on this worker's Redis (credentials left out: a refusal is recorded in the journal).
+  const hintFor = (other: string) => workerCommand({ domain: other, redisUrl: withoutCredentials(options.redis?.url ?? (typeof options.connection === 'string' ? options.connection : undefined)), redisPrefix: options.redis?.prefix, queue });
+  const admit = admission(domain, local, store, hintFor);
+  const log = options.log;
+  const run = async (job: Job): Promise<JobOutcome> => {
+    const started = performance.now();
+    const took = () => `${Math.round(performance.now() - started)} ms`;
+    try {
+      await admit(job);
+    } catch (err) {
+      log?.(`${job.key} attempt ${job.attempt} refused (${err instanceof JobRefusal ? err.code : 'worker.refused'}) ${took()}`);
+      throw err;
+    }
+    const outcome = await local.dispatch(job);
+    log?.(`${job.key} attempt ${job.attempt} ${outcome.ok ? 'ok' : `${outcome.failure.class} (${outcome.failure.code})`} ${took()}`);
+    return outcome;
+  };
+  // The jobs running now, and who waits for none to be (close).
+  let active = 0;
+  const idle: Array<() => void> = [];
   const worker = new Worker<Job, JobOutcome>(
-    options.queue ?? DEFAULT_QUEUE,
+    queue,
     async (bullJob) => {
-      const job = bullJob.data;
-      if (job.library !== undefined && !digests.has(job.library)) {
-        throw new Error(`this worker's domain ${domain.name} has no library ${job.library} (the job's invocation pinned it): run a worker of that version`);
+      active++;
+      try {
+        return await run(bullJob.data);
+      } finally {
+        if (--active === 0) for (const wake of idle.splice(0)) wake();
       }
-      return local.dispatch(job);
     },
     {
       connection,
@@ -74,10 +133,93 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       stalledInterval: Math.max(500, Math.floor((options.lockDurationMs ?? 30_000) / 2)),
     },
   );
-  worker.on('error', () => undefined);
+  // An outage starts at the connection's first error or close, and ends when a probe on a
+  // connection of its own answers (BullMQ says nothing when its connections come back).
+  const outage = options.outage;
+  let closing = false;
+  let probe: Promise<void> | undefined;
+  const lost = (reason: string) => {
+    if (closing || !outage) return;
+    outage.unreachable(reason);
+    probe ??= waitForRedis(connection, () => closing).then(
+      () => {
+        probe = undefined;
+        if (!closing) outage.reachable();
+      },
+      () => (probe = undefined),
+    );
+  };
+  worker.on('error', (err) => lost(err?.message ?? String(err)));
+  worker.on('ioredis:close', () => lost('the connection closed'));
   await worker.waitUntilReady();
   return {
     worker,
-    close: () => worker.close(),
+    // Stop taking jobs, let the running ones finish, then close without BullMQ's own wait for them:
+    // after a long Redis outage that wait never ends (its fetch loop waits on a connection it lost).
+    close: async () => {
+      closing = true;
+      await worker.pause(true).catch(() => undefined);
+      if (active > 0) await new Promise<void>((resolve) => idle.push(resolve));
+      await worker.close(true);
+      await ownStore?.close();
+    },
+  };
+}
+
+/** A Redis URL without its user and password (undefined stays undefined). */
+function withoutCredentials(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves once Redis answers a PING on a connection of its own (or `stopped()` turns true). */
+async function waitForRedis(connection: ConnectionOptions, stopped: () => boolean): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const { url, ...rest } = connection as ConnectionOptions & { url?: string };
+  const options = { ...rest, maxRetriesPerRequest: null, lazyConnect: false, retryStrategy: (times: number) => (stopped() ? null : Math.min(100 * 2 ** times, 1_000)) };
+  const client = url === undefined ? new Redis(options as never) : new Redis(url, options as never);
+  client.on('error', () => undefined);
+  try {
+    await client.ping();
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * Whether this worker may run `job` (see the header): resolves, or throws JobRefusal. Libraries
+ * found in the store are remembered by digest (content-addressed: the answer never changes).
+ */
+function admission(domain: Domain, local: InProcessDispatcher, store: () => Pick<JournalStore, 'getBlob' | 'getMetadata'>, hintFor: (domain: string) => string): (job: Job) => Promise<void> {
+  const known = new Set(domain.libraries.map((l) => libraryDigest(l)));
+  const found = new Set<string>();
+  return async (job) => {
+    const jobDomain = job.domain ?? (job.library !== undefined && !known.has(job.library) ? (await store().getMetadata(job.invocation))?.domain : undefined);
+    if (jobDomain !== undefined && jobDomain !== domain.name) {
+      throw new JobRefusal('worker.wrong_domain', `job ${job.key} is for domain ${jobDomain}, and this worker runs domain ${domain.name} on the same queue: give each domain its own queue (drop --queue), or start \`${hintFor(jobDomain)}\``);
+    }
+    if (job.library === undefined || known.has(job.library)) return; // one of its own versions: runJob checks the rest, as in-process
+    if (!local.knows(job.actuator)) {
+      throw new JobRefusal('worker.no_actuator', `job ${job.key} (library ${job.library}) names actuator ${job.actuator}, which this worker's domain ${domain.name} does not have: run a worker of a build of ${domain.name} that has it`);
+    }
+    const badArgs = local.checkArgs(job.actuator, job.args);
+    if (badArgs !== undefined) {
+      throw new JobRefusal('worker.bad_args', `job ${job.key} (library ${job.library}): ${badArgs}; run a worker of the build of ${domain.name} that pinned this library`);
+    }
+    if (found.has(job.library)) return;
+    const library = await readLibraryBlob(store(), job.library).catch((err: unknown) => {
+      throw new JobRefusal('worker.library_unknown', `job ${job.key}: library ${job.library} cannot be read from the store (${(err as Error)?.message ?? String(err)})`);
+    });
+    if (!library) {
+      throw new JobRefusal('worker.library_unknown', `job ${job.key} pinned library ${job.library}, which is not in this worker's store: give the worker the runtime's --redis URL and --redis-prefix`);
+    }
+    found.add(job.library);
   };
 }

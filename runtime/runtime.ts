@@ -41,7 +41,7 @@ import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '.
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
-import { BullMqDispatcher, bullPrefix } from '../queue/bullmq.js';
+import { BullMqDispatcher, bullPrefix, workerCommand } from '../queue/bullmq.js';
 import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../journal/stores/redis.js';
 import { relaxedDurabilityWarning } from '../journal/stores/redis-durability.js';
 import type { Redis as RedisClient } from 'ioredis';
@@ -96,11 +96,13 @@ export interface RuntimeOptions {
   durability?: 'strict' | 'relaxed';
   /**
    * Where world effects run. With `redis` the default is `bullmq`: jobs on the queue `queue`
-   * (default `weft-effects`) for `weft worker` processes; `in-process` keeps them here. Without
+   * (default `weft-effects-<domain name>`) for `weft worker` processes; `in-process` keeps them here. Without
    * Redis, always in-process. A `dispatcher` given explicitly wins over both.
    */
   dispatch?: 'in-process' | 'bullmq';
   queue?: string;
+  /** The command that starts a worker, for the warning when none consumes the queue (default: built from the domain's name). */
+  workerHint?: string;
   /**
    * The domain (defineDomain) this runtime runs: it supplies libraries, actuators, observe, policy,
    * policies, evaluables and a default model; any of those given here as well overrides it.
@@ -231,6 +233,8 @@ export class Runtime {
     const cut = intent.length > this.limits.maxIntentChars || !isWellFormed(intent);
     const recordedIntent = cut ? toWellFormed(intent.slice(0, Math.min(REFUSED_PREFIX_CHARS, this.limits.maxIntentChars))) : intent;
     const intentCut = cut ? { chars: intent.length, digest: utf16Digest(intent) } : undefined;
+    // Which domain and library it is, in the store beside the journal (unhashed): any process finds its domain by it.
+    if ((await this.options.store.length(id)) === 0) await this.options.store.putMetadata(id, { ...(this.options.domain ? { domain: this.options.domain.name } : {}), library: digest });
     let writer: JournalWriter;
     try {
       writer = await JournalWriter.create(this.options.store, { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions());
@@ -576,8 +580,9 @@ function chooseDispatcher(options: ResolvedOptions): Dispatcher | undefined {
       actuators: options.actuators,
       prefix: bullPrefix(options.redisPrefix),
       ...(options.queue ? { queue: options.queue } : {}),
+      ...(options.domain ? { domain: options.domain.name } : {}),
       giveUpAfterMs: options.redisGiveUpMs,
-      workerHint: `weft worker --domain ${options.domain?.name ?? '<domain>'} --redis ${url ?? '<url>'}${options.queue ? ` --queue ${options.queue}` : ''}`,
+      workerHint: options.workerHint ?? workerCommand({ domain: options.domain?.name ?? '<domain>', redisUrl: url, redisPrefix: options.redisPrefix, queue: options.queue }),
     });
   }
   return new InProcessDispatcher(options.actuators);

@@ -20,8 +20,24 @@
  * Several serve processes share the work: the lease decides who runs each invocation, and one that
  * finds it taken (LeaseHeldError) leaves it to the other. Hibernated invocations stay asleep (a
  * person hibernated them), and those awaiting approval wait for `weft approve`.
+ *
+ * - **One domain.** Only the invocations of the serving domain (`domain`, default the runtime's) are
+ *   resumed: those whose store metadata names it, or — for a journal from before the store kept
+ *   metadata — whose pinned library is one of the domain's (by digest, or by the stored library's
+ *   name). Others are left alone, silently: another domain's serve runs them. The answer is kept per
+ *   invocation (it never changes), so a poll costs nothing more for them.
+ * - **Per invocation, where its effects run**: `runtimeFor(id)` may hand each resume a runtime of its
+ *   own (the CLI's `--dispatch auto`: BullMQ when a worker consumes the domain's queue at that
+ *   moment, else this process); default, the runtime given.
+ * - **Outages**: when the store cannot be listed, one `outage` event when that starts and one when a
+ *   listing succeeds again (with how long it lasted) — not one per poll.
  */
 import { LeaseHeldError } from '../journal/errors.js';
+import { libraryDigest } from '../htn/library/digest.js';
+import type { Library } from '../htn/library/schema.js';
+import type { JournalRecord } from '../journal/records.js';
+import type { JournalStore } from '../journal/store.js';
+import { readLibraryBlob } from './library-blob.js';
 import type { InvocationSummary } from './list.js';
 import type { Runtime } from './runtime.js';
 
@@ -43,13 +59,20 @@ export interface ServeOptions {
    * repair brings that set in line with the whole index.
    */
   repairMs?: number;
+  /** The domain whose invocations are served (default the runtime's; a runtime without one serves every invocation). */
+  domain?: { name: string; libraries: readonly Library[] };
+  /** The runtime that resumes this invocation, chosen when it is taken (default the runtime given), and what it dispatches with, for the event. */
+  runtimeFor?: (id: string) => Promise<{ runtime: Runtime; dispatch?: string }>;
 }
 
 export type ServeEvent =
-  | { kind: 'resuming'; id: string; why: 'interrupted' | 'suspended' | 'timer' | 'approval'; reason?: string }
+  | { kind: 'resuming'; id: string; why: 'interrupted' | 'suspended' | 'timer' | 'approval'; reason?: string; dispatch?: string }
   | { kind: 'stopped'; id: string; status: string; reason?: string }
   | { kind: 'skipped'; id: string; reason: string }
-  | { kind: 'error'; id?: string; message: string };
+  | { kind: 'error'; id?: string; message: string }
+  // An outage concerns no invocation (`id` is there for code that reads every event's id).
+  | { kind: 'outage'; state: 'started'; since: string; message: string; id?: undefined }
+  | { kind: 'outage'; state: 'ended'; since: string; ms: number; id?: undefined };
 
 /** Why serve would pick this invocation up now, or undefined. */
 export function servable(row: InvocationSummary, now: number = Date.now()): 'interrupted' | 'suspended' | 'timer' | 'approval' | undefined {
@@ -69,11 +92,15 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   const running = new Map<string, Promise<void>>();
   const backoff = new Map<string, { failures: number; notBefore: number }>();
 
+  const belongs = domainFilter(runtime.store, options.domain ?? runtime.options.domain);
+
   const take = (row: InvocationSummary, why: 'interrupted' | 'suspended' | 'timer' | 'approval') => {
-    emit({ kind: 'resuming', id: row.id, why, ...(row.reason === undefined ? {} : { reason: row.reason }) });
     const run = (async () => {
       try {
-        const handle = await runtime.resume(row.id);
+        if (!(await belongs(row.id))) return; // another domain's: left alone, silently
+        const chosen = options.runtimeFor ? await options.runtimeFor(row.id) : { runtime };
+        emit({ kind: 'resuming', id: row.id, why, ...(row.reason === undefined ? {} : { reason: row.reason }), ...(chosen.dispatch === undefined ? {} : { dispatch: chosen.dispatch }) });
+        const handle = await chosen.runtime.resume(row.id);
         const result = await handle.done;
         emit({ kind: 'stopped', id: row.id, status: result.status, ...(result.reason === undefined ? {} : { reason: result.reason }) });
         if (result.status === 'suspended') delay(row.id);
@@ -107,6 +134,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
 
   const repairMs = options.repairMs ?? 30_000;
   let repairedAt: number | undefined;
+  let outageSince: number | undefined;
   while (!options.signal?.aborted) {
     let rows: InvocationSummary[] = [];
     try {
@@ -114,8 +142,15 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
       const repair = repairedAt === undefined || Date.now() - repairedAt >= repairMs;
       rows = await runtime.listOpen({ repair });
       if (repair) repairedAt = Date.now();
+      if (outageSince !== undefined) {
+        emit({ kind: 'outage', state: 'ended', since: new Date(outageSince).toISOString(), ms: Date.now() - outageSince });
+        outageSince = undefined;
+      }
     } catch (err) {
-      emit({ kind: 'error', message: `cannot list the store: ${(err as Error)?.message ?? String(err)}` });
+      if (outageSince === undefined) {
+        outageSince = Date.now();
+        emit({ kind: 'outage', state: 'started', since: new Date(outageSince).toISOString(), message: `cannot list the store: ${(err as Error)?.message ?? String(err)}` });
+      }
     }
     for (const row of rows) {
       if (options.signal?.aborted) break;
@@ -129,6 +164,32 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   }
   await wakeups?.close().catch(() => undefined);
   await Promise.allSettled([...running.values()]);
+}
+
+/**
+ * Whether an invocation belongs to `domain` (see the header), remembered per id once known; with no
+ * domain, every invocation does. A store that cannot answer now is asked again at the next poll.
+ */
+function domainFilter(store: JournalStore, domain: { name: string; libraries: readonly Library[] } | undefined): (id: string) => Promise<boolean> {
+  if (!domain) return async () => true;
+  const digests = new Set(domain.libraries.map((l) => libraryDigest(l)));
+  const names = new Set(domain.libraries.map((l) => l.name));
+  const known = new Map<string, boolean>();
+  return async (id) => {
+    const cached = known.get(id);
+    if (cached !== undefined) return cached;
+    const meta = await store.getMetadata(id);
+    let answer: boolean;
+    if (meta?.domain !== undefined) answer = meta.domain === domain.name;
+    else {
+      const first = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
+      const digest = meta?.library ?? (first?.kind === 'invocation.pinned' ? first.body.pin.library : undefined);
+      if (digest === undefined) return false; // no pin yet: asked again at the next poll
+      answer = digests.has(digest) || names.has((await readLibraryBlob(store, digest).catch(() => undefined))?.name ?? '');
+    }
+    known.set(id, answer);
+    return answer;
+  };
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

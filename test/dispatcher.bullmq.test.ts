@@ -236,7 +236,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     try {
       const job = newJob(CONF.echo, { text: 'pinned', n: 1 }, { library: 'f'.repeat(64) });
       const first = await rig.dispatcher.dispatch(job);
-      expect(first).toEqual({ ok: false, failure: { class: 'transient', code: 'worker.refused', message: expect.stringContaining('f'.repeat(64)) } });
+      expect(first).toEqual({ ok: false, failure: { class: 'transient', code: 'worker.library_unknown', message: expect.stringContaining('f'.repeat(64)) } });
       expect(rig.calls, 'a refused job never reaches the actuator').toEqual([]);
       expect(await rig.another().dispatch(job)).toEqual(first);
       expect(await rig.inspect.getJobCounts('failed', 'waiting')).toEqual({ failed: 1, waiting: 0 });

@@ -21,7 +21,8 @@ describe('locationOf', () => {
     ['Redis, defaults', redis(), undefined, '--redis redis://127.0.0.1:7000/0', ''],
     ['Redis, a prefix and relaxed durability', redis({ prefix: 'p1', durability: 'relaxed' }), undefined, '--redis redis://127.0.0.1:7000/0 --redis-prefix p1 --redis-durability relaxed', ''],
     ['Redis, keys in another folder', redis({}, '/keys/ws'), undefined, '--redis redis://127.0.0.1:7000/0 --dir /keys/ws', ''],
-    ['Redis, the default queue', redis(), 'weft-effects', '--redis redis://127.0.0.1:7000/0', ''],
+    ['Redis, no queue given', redis(), undefined, '--redis redis://127.0.0.1:7000/0', ''],
+    ['Redis, a queue given, even a domain\'s default (which the location cannot know)', redis(), 'weft-effects-travel', '--redis redis://127.0.0.1:7000/0', '--queue weft-effects-travel'],
     ['Redis, another queue', redis(), 'q2', '--redis redis://127.0.0.1:7000/0', '--queue q2'],
     ['a URL a shell would split', redis({ url: 'redis://:p w@h:1/0?x=1&y=2' }), undefined, `--redis 'redis://:p w@h:1/0?x=1&y=2'`, ''],
   ])('%s', (_name, choice, queue, store, queueFlags) => {

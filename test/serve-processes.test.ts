@@ -14,7 +14,7 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { redisAvailable, startRedis } from './support/redis-server.js';
-import { spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
+import { sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
 
 const available = redisAvailable();
 if (!available && process.env.CI !== 'true') console.warn('\n*** redis-server is not installed: the weft serve process tests are SKIPPED ***\n');
@@ -116,6 +116,78 @@ suite('weft serve (processes)', () => {
     } finally {
       serve.signal('SIGTERM');
       await serve.done;
+    }
+  });
+
+  test('serve --domain travel --dispatch auto, started before any worker: another domain’s interrupted run is left alone, silently; travel’s runs on the worker that came later', async () => {
+    const prefix = 'dom';
+    const helpdesk = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
+    const serve = spawnWeft(['serve', '--domain', 'travel', ...store(prefix), '--dir', fresh(), '--poll-ms', '200']);
+    running.push(serve);
+    let worker: Spawned | undefined;
+    try {
+      await waitFor('serve to be ready', () => /— ready/.test(serve.stderr()), 60_000);
+      expect(serve.stderr()).toContain('dispatch auto (per invocation, on queue weft-effects-travel)');
+      // Another domain's run, killed mid-run on the same Redis: interrupted, and not travel's.
+      const theirs = await weft(['run', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:1' });
+      expect(theirs.signal).toBe('SIGKILL');
+      const theirId = (JSON.parse((await weft(['ls', ...store(prefix), '--json'])).stdout) as Array<{ id: string; status: string }>)[0]!;
+      expect(theirId.status).toBe('interrupted');
+      // A travel worker starts after serve did.
+      worker = spawnWeft(['worker', '--domain', 'travel', ...store(prefix), '--dir', fresh()]);
+      running.push(worker);
+      await waitFor('the worker to be ready', () => /— ready/.test(worker!.stderr()), 60_000);
+      const reference = lastJson((await weft(['run', 'travel', '--seed', '12', '--dir', fresh(), '--json'])).stdout);
+      const killed = await weft(['run', 'travel', '--seed', '12', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:4' });
+      expect(killed.signal).toBe('SIGKILL');
+      const ended = await waitFor('serve finishing the killed travel run', () => stoppedLine(serve, reference.id), 60_000);
+      expect(ended, serve.stdout()).toBe('completed');
+      // Decided when it was taken: a worker consumed travel's queue by then, so its effects ran there.
+      expect(serve.stdout()).toMatch(new RegExp(`resuming  ${reference.id} \\(interrupted[^\\n]*— effects on workers`));
+      expect(worker.stdout()).toMatch(new RegExp(`^${reference.id}\\.\\S+ attempt 1 ok \\d+ ms$`, 'm'));
+      const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
+      expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
+      // The helpdesk run: not one line of serve's about it, and still where it was.
+      expect(serve.stdout()).not.toContain(theirId.id);
+      expect(serve.stderr()).not.toContain(theirId.id);
+      expect(await listed(prefix, theirId.id)).toMatchObject({ status: 'interrupted' });
+    } finally {
+      serve.signal('SIGTERM');
+      worker?.signal('SIGTERM');
+      await Promise.all([serve.done, worker?.done]);
+    }
+  });
+
+  test('a Redis outage: serve and a worker each log one line when it starts and one when it ends, and carry on', async () => {
+    const own = await startRedis({ aof: true });
+    const args = ['--redis', own.url, '--redis-prefix', 'out'];
+    const serve = spawnWeft(['serve', '--domain', 'travel', ...args, '--dir', fresh(), '--poll-ms', '100']);
+    const worker = spawnWeft(['worker', '--domain', 'travel', ...args, '--dir', fresh()]);
+    running.push(serve, worker);
+    const seen = () => `serve stdout:\n${serve.stdout()}\nserve stderr:\n${serve.stderr()}\nworker stderr:\n${worker.stderr()}`;
+    const step = (what: string, check: () => boolean, ms: number) => waitFor(what, check, ms).catch((err: Error) => Promise.reject(new Error(`${err.message}\n${seen()}`)));
+    try {
+      await step('serve and worker to be ready', () => /— ready/.test(serve.stderr()) && /— ready/.test(worker.stderr()), 30_000);
+      await own.kill();
+      await step('the worker to log the outage', () => /Redis unreachable since/.test(worker.stderr()), 20_000);
+      // serve learns of it when a listing fails (after ioredis' 20 reconnects, ~18 s).
+      await step('serve to log the outage', () => /^outage\s+since/m.test(serve.stdout()), 60_000);
+      await sleep(1_500); // several more polls and reconnects fail meanwhile
+      await own.restart();
+      await step('the worker to log the end of the outage', () => /Redis reachable again/.test(worker.stderr()), 20_000);
+      await step('serve to log the end of the outage', () => /^outage\s+ended after \d+ ms/m.test(serve.stdout()), 20_000);
+      expect(worker.stderr().match(/Redis unreachable since/g)).toHaveLength(1);
+      expect(worker.stderr().match(/Redis reachable again/g)).toHaveLength(1);
+      expect(serve.stdout().match(/^outage/gm)).toHaveLength(2);
+      expect(serve.stdout()).not.toMatch(/^error/m);
+      // Both carry on: a run with --dispatch bullmq completes on the worker.
+      const done = lastJson((await weft(['run', 'travel', ...args, '--dispatch', 'bullmq', '--dir', fresh(), '--json'])).stdout);
+      expect(done.status).toBe('completed');
+    } finally {
+      serve.signal('SIGTERM');
+      worker.signal('SIGTERM');
+      await Promise.all([serve.done, worker.done]);
+      await own.stop();
     }
   });
 });

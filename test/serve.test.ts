@@ -125,11 +125,87 @@ describe('serve', () => {
     stop.abort();
     await Promise.all(serving);
     expect(await allDone()).toBe(true);
-    const finished = events.filter((e) => e.kind === 'stopped' && e.status === 'completed').map((e) => e.id).sort();
+    const finished = events.flatMap((e) => (e.kind === 'stopped' && e.status === 'completed' ? [e.id] : [])).sort();
     expect(finished).toEqual([...ids].sort()); // each once, by one loop or the other
     for (const id of ids) {
       const kinds = (await store.read(id)).map((r) => r.kind);
       expect(kinds.filter((k) => k === 'invocation.sealed')).toHaveLength(1);
     }
+  });
+
+  test('serves only its domain: metadata naming another domain is left alone, silently; a journal without metadata is matched by its pinned library', async () => {
+    // A store that keeps no metadata for one id: a journal written before stores kept it.
+    class LegacyFor extends MemoryStore {
+      legacy = new Set<string>();
+      override async putMetadata(id: string, meta: Parameters<MemoryStore['putMetadata']>[1]): Promise<void> {
+        if (!this.legacy.has(id)) await super.putMetadata(id, meta);
+      }
+    }
+    const store = new LegacyFor();
+    store.legacy.add('legacy');
+    const down = runtimeOver(store, flaky(3, () => new ModelUnavailableError('m', 'HTTP 503')), { limits: { modelAttempts: 1 } });
+    const start = (id: string) => down.start(intent, { tenant: 't', seed: id, asOf: '2026-12-01T09:00:00Z', id }).then((h) => h.done);
+    for (const id of ['mine', 'theirs', 'legacy']) expect(await start(id)).toMatchObject({ status: 'suspended', suspension: { class: 'transient' } });
+    // What the runtime wrote at start: the library it pinned (this runtime has no domain, so no name).
+    expect(await store.getMetadata('mine')).toEqual({ library: ((await store.read('mine', 0, 1))[0]!.body as { pin: { library: string } }).pin.library });
+    const library = (await store.getMetadata('mine'))!.library;
+    await store.putMetadata('mine', { domain: 'notify', library });
+    await store.putMetadata('theirs', { domain: 'refunds', library });
+    expect(await store.getMetadata('legacy')).toBeUndefined();
+
+    const events = await serveUntil(
+      down,
+      (e) => ['mine', 'legacy'].every((id) => e.some((x) => x.kind === 'stopped' && x.id === id && x.status === 'completed')),
+      { domain: { name: 'notify', libraries: [notifyLibrary] } },
+    );
+    expect(events.filter((e) => 'id' in e && e.id === 'theirs')).toEqual([]); // not one line about it
+    expect(new Set(events.flatMap((e) => (e.kind === 'resuming' ? [e.id] : [])))).toEqual(new Set(['mine', 'legacy']));
+    expect((await down.list()).find((r) => r.id === 'theirs')).toMatchObject({ status: 'suspended' });
+  });
+
+  test('a store outage is two events — when it starts and when it ends — however many polls fail in between', async () => {
+    class Flaky extends MemoryStore {
+      down = false;
+      failedLists = 0;
+      override async list(): Promise<string[]> {
+        if (this.down) {
+          this.failedLists++;
+          throw new Error('connect ECONNREFUSED 127.0.0.1:1');
+        }
+        return super.list();
+      }
+    }
+    const store = new Flaky();
+    const runtime = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }));
+    store.down = true;
+    const events: ServeEvent[] = [];
+    const stop = new AbortController();
+    const serving = runtime.serve({ pollMs: 2, signal: stop.signal, onEvent: (e) => events.push(e) });
+    while (store.failedLists < 20) await new Promise((r) => setTimeout(r, 5));
+    store.down = false;
+    while (!events.some((e) => e.kind === 'outage' && e.state === 'ended')) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    await serving;
+    expect(events.map((e) => `${e.kind}:${e.kind === 'outage' ? e.state : ''}`)).toEqual(['outage:started', 'outage:ended']);
+    expect(events[0]).toMatchObject({ message: expect.stringContaining('ECONNREFUSED') });
+    expect((events[1] as { ms: number }).ms).toBeGreaterThanOrEqual(0);
+  });
+
+  test('runtimeFor picks, per resumed invocation, the runtime that runs it, and the event says where its effects run', async () => {
+    const store = new MemoryStore();
+    const down = runtimeOver(store, flaky(1, () => new ModelUnavailableError('m', 'HTTP 503')), { limits: { modelAttempts: 1 } });
+    const first = await (await down.start(intent, { tenant: 't', seed: 9, asOf: '2026-12-01T09:00:00Z' })).done;
+    expect(first.status).toBe('suspended');
+    const other = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }));
+    const asked: string[] = [];
+    const events = await serveUntil(down, (e) => e.some((x) => x.kind === 'stopped'), {
+      runtimeFor: async (id: string) => {
+        asked.push(id);
+        return { runtime: other, dispatch: 'elsewhere' };
+      },
+    });
+    expect(asked).toEqual([first.id]);
+    expect(events).toMatchObject([{ kind: 'resuming', id: first.id, dispatch: 'elsewhere' }, { kind: 'stopped', status: 'completed' }]);
   });
 });

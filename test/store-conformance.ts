@@ -324,6 +324,61 @@ export function storeConformance(h: StoreHarness): void {
       });
     });
 
+    describe('invocation metadata', () => {
+      const LIB = 'a'.repeat(64);
+      const LIB2 = 'b'.repeat(64);
+
+      it('puts, gets and replaces the record whole; an unknown id has none; a peer reads it', async (store) => {
+        expect(await store.getMetadata('nobody')).toBeUndefined();
+        await store.putMetadata('m', { domain: 'travel', library: LIB });
+        expect(await store.getMetadata('m')).toEqual({ domain: 'travel', library: LIB });
+        await store.putMetadata('m', { domain: 'travel', library: LIB }); // idempotent
+        await store.putMetadata('m', { library: LIB2 });
+        expect(await store.getMetadata('m')).toEqual({ library: LIB2 }); // replaced whole, not merged
+        const other = await h.peer(store, { now });
+        expect(await other.getMetadata('m')).toEqual({ library: LIB2 });
+        if (other !== store) await other.close();
+      });
+
+      it('keeps only its known fields and hands back copies', async (store) => {
+        const given = { domain: 'refunds', library: LIB, module: '/tmp/evil.js' } as unknown as { domain: string; library: string };
+        await store.putMetadata('copies', given);
+        given.domain = 'travel';
+        const back = (await store.getMetadata('copies'))!;
+        expect(back).toEqual({ domain: 'refunds', library: LIB });
+        back.domain = 'mutated';
+        expect((await store.getMetadata('copies'))!.domain).toBe('refunds');
+      });
+
+      it('needs no lease, leaves the journal alone, and alone is not an invocation', async (store) => {
+        await store.putMetadata('meta-only', { domain: 'travel', library: LIB });
+        expect(await store.list()).toEqual([]);
+        expect(await store.length('meta-only')).toBe(0);
+        const { lease } = await seeded(store, 'meta-only', 2);
+        await store.putMetadata('meta-only', { domain: 'travel', library: LIB2 });
+        expect(await store.length('meta-only')).toBe(2);
+        await store.release(lease);
+        expect(await store.list()).toEqual(['meta-only']);
+        expect(await store.getMetadata('meta-only')).toEqual({ domain: 'travel', library: LIB2 });
+      });
+
+      it('validates the id and refuses malformed metadata — a domain is a name, never a path', async (store) => {
+        await expect(store.putMetadata('../escape', { domain: 'travel', library: LIB })).rejects.toThrow(InvalidNameError);
+        await expect(store.getMetadata('a/b')).rejects.toThrow(InvalidNameError);
+        for (const bad of [
+          { domain: '../evil.js', library: LIB },
+          { domain: '/abs/evil.js', library: LIB },
+          { domain: '', library: LIB },
+          { domain: 'travel', library: 'short' },
+          { domain: 'travel' },
+          { domain: 7, library: LIB },
+        ]) {
+          await expect(store.putMetadata('bad', bad as never), JSON.stringify(bad)).rejects.toThrow(TypeError);
+        }
+        expect(await store.getMetadata('bad')).toBeUndefined();
+      });
+    });
+
     describe('blobs', () => {
       it('stores bytes under their SHA-256, idempotently; a missing blob is undefined', async (store) => {
         const bytes = new TextEncoder().encode('{"library":"travel","version":3}');

@@ -32,7 +32,8 @@ const DOMAIN_MODULE = path.join(repoRoot, 'test', 'support', 'ten-step-domain.mj
 const N = Number(process.env.WEFT_SCALE_INVOCATIONS ?? 200);
 const STEPS = 10;
 const PREFIX = 'scale';
-const QUEUE = 'weft-effects';
+/** The ten-step domain's own queue (queueForDomain). */
+const QUEUE = 'weft-effects-ten-steps';
 const CONCURRENCY = 8;
 const SAMPLE = 5;
 const TENANT = 'scale';

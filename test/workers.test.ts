@@ -14,6 +14,9 @@
  *   applied once — and in the second case the actuator is not run again (the stored outcome is read).
  * - `weft worker`: SIGTERM while idle exits 0 promptly; a missing --domain or --redis, or a job lock
  *   under 500 ms, exits 2 with usage.
+ * - Two domains on one Redis: each has its own queue (weft-effects-<domain>), so a helpdesk worker
+ *   never sees travel's jobs; a worker logs one line per job (none with --quiet); the notice of a run
+ *   without a worker names a worker command that, run as printed, consumes the run's queue.
  *
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the
  * build (`npm run build`).
@@ -26,13 +29,14 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
-import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
+import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
-import { spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
+import { spawnNode, spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
 
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
 const SLOW_EFFECT_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-effect-travel-domain.mjs');
-const QUEUE = 'weft-effects';
+/** Each domain's jobs go on its own queue (queueForDomain): travel's, unless a test says otherwise. */
+const QUEUE = 'weft-effects-travel';
 
 interface RunJson {
   id: string;
@@ -136,7 +140,7 @@ const ledgerOf = async (prefix: string, id: string): Promise<Ledger> => {
   return (JSON.parse(text!) as { ledger: Ledger }).ledger;
 };
 /** The completed jobs' ids, an observation's per-dispatch suffix (`.r<dispatcher>-<n>`) cut off: one per recorded attempt. */
-const completedJobs = async (prefix: string) => new Set((await admin.zrange(`${prefix}:bull:${QUEUE}:completed`, '0', '-1')).map((id) => id.replace(/\.r[0-9a-f]+-\d+$/, '')));
+const completedJobs = async (prefix: string, queue = QUEUE) => new Set((await admin.zrange(`${prefix}:bull:${queue}:completed`, '0', '-1')).map((id) => id.replace(/\.r[0-9a-f]+-\d+$/, '')));
 const failedJobs = async (prefix: string) => new Set(await admin.zrange(`${prefix}:bull:${QUEUE}:failed`, '0', '-1'));
 
 /** The job ids a journal's dispatches and observations imply: `<key>.a<attempt>`. */
@@ -207,7 +211,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     const out = parsed(await weft(runArgs('hd', 'hd-runtime', HELPDESK)));
     expect(out).toMatchObject({ id: helpdesk.id, status: 'completed', fingerprint: helpdesk.fingerprint });
     const records = await journalOf('hd', helpdesk.id);
-    const completed = await completedJobs('hd');
+    const completed = await completedJobs('hd', 'weft-effects-helpdesk');
     const expected = jobIdsOf(records);
     expect(expected.length).toBeGreaterThanOrEqual(3);
     for (const id of expected) expect(completed.has(id), `job ${id} completed on the worker`).toBe(true);
@@ -313,7 +317,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
   });
 
   test('weft worker without --domain or without --redis exits 2 with the usage', async () => {
-    const usage = /usage: weft worker --domain D --redis URL \[--concurrency N\] \[--queue NAME\] \[--lock-ms MS\] \[--redis-prefix P\] \[--dir D\]/;
+    const usage = /usage: weft worker --domain D --redis URL \[--concurrency N\] \[--queue NAME\] \[--lock-ms MS\] \[--quiet\] \[--redis-prefix P\] \[--dir D\]/;
     const noDomain = await weft(['worker', '--redis', server.url]);
     expect(noDomain.code).toBe(2);
     expect(noDomain.stderr).toContain('--domain is required');
@@ -325,5 +329,53 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     const tooShort = await weft(['worker', '--domain', 'travel', '--redis', server.url, '--lock-ms', '100']);
     expect(tooShort.code).toBe(2);
     expect(tooShort.stderr).toContain('--lock-ms is at least 500');
+  });
+
+  test('two domains on one Redis: a helpdesk worker never sees travel’s jobs; the travel worker logs one line per job (none with --quiet)', async () => {
+    const other = await worker('domains', 'domains-helpdesk', { domain: HELPDESK });
+    const loud = await worker('domains', 'domains-travel');
+    const out = parsed(await weft(runArgs('domains', 'domains-runtime')));
+    expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
+    const records = await journalOf('domains', travel.id);
+    // Every job of the run completed on travel's queue; none reached the helpdesk worker.
+    const completed = await completedJobs('domains');
+    for (const id of jobIdsOf(records)) expect(completed.has(id), `job ${id} completed`).toBe(true);
+    expect(other.stdout(), 'the helpdesk worker logged no job').toBe('');
+    // One line per job: key, attempt, outcome, duration — one per job the journal implies.
+    const lines = loud.stdout().trim().split('\n');
+    expect(lines).toHaveLength(jobIdsOf(records).length);
+    for (const line of lines) expect(line).toMatch(new RegExp(`^${travel.id}\\.\\S+ attempt \\d+ (ok|(transient|permanent|policy) \\([a-z_.]+\\)) \\d+ ms$`));
+    expect(lines.filter((l) => / ok \d+ ms$/.test(l)).length).toBeGreaterThan(0);
+    await loud.stop();
+    // --quiet: the same work, no line per job.
+    const quiet = await worker('domains', 'domains-quiet', { args: ['--quiet'] });
+    const again = parsed(await weft([...runArgs('domains', 'domains-runtime-2'), '--seed', '2']));
+    expect(again.status).toBe('completed');
+    expect(quiet.stdout()).toBe('');
+    expect(other.stdout()).toBe('');
+  });
+
+  test('the notice of a run without a worker names a worker command that works as printed (--redis, --redis-prefix, --queue)', async () => {
+    const r = await weft(['run', 'travel', '--redis', server.url, '--redis-prefix', 'hint', '--queue', 'travel-q', '--dir', dir('hint-runtime'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const hint = /start `(weft worker [^`]+)`/.exec(r.stderr)?.[1];
+    expect(hint, r.stderr).toBe(`weft worker --domain travel --redis ${server.url} --redis-prefix hint --queue travel-q`);
+    // Run it as printed (from a folder of its own): it consumes the very queue the run would use.
+    const printed = spawnNode(weftBin, hint!.split(' ').slice(1), {}, mkdtempSync(path.join(root, 'hint-cwd-')));
+    try {
+      await waitFor('the printed worker to be ready', () => /— ready/.test(printed.stderr()), 60_000);
+      const queue = new Queue('travel-q', { connection: { url: server.url }, prefix: 'hint:bull' });
+      try {
+        expect(await queue.getWorkersCount()).toBe(1);
+      } finally {
+        await queue.close();
+      }
+    } finally {
+      printed.signal('SIGTERM');
+      await printed.done;
+    }
+    // Without --queue and --redis-prefix, the command has neither (the worker's defaults are the run's).
+    const plain = await weft(['run', 'travel', '--redis', server.url, '--dir', dir('hint-runtime-2'), '--json']);
+    expect(/start `(weft worker [^`]+)`/.exec(plain.stderr)?.[1], plain.stderr).toBe(`weft worker --domain travel --redis ${server.url}`);
   });
 });

@@ -26,7 +26,7 @@ import { createRuntime } from '../../runtime/runtime.js';
 import type { ReplayResult } from '../../runtime/replay.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain, type LoadedDomain } from '../domain-loader.js';
-import { domainForInvocation, domainForLibrary, openWorkspace, pinnedRecord, workspaceDir } from '../workspace.js';
+import { domainForInvocation, domainForLibrary, openWorkspace, pinnedRecord, readInvocationMeta, workspaceDir } from '../workspace.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 import { locate, locationOf } from '../hints.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
@@ -74,7 +74,7 @@ async function replayById(id: string, dirOption: string | undefined, domainFlag:
   const store = await openStore(choice);
   // The pin only says where to find the domain; the runtime checks the genesis (a foreign journal) and the pin.
   const { pin } = (await pinnedRecord(store, id)).body;
-  const ws = await openWorkspace({ dir, store, redis: choice.redis, domain: await domainForInvocation(store, id, pin, domainFlag) });
+  const ws = await openWorkspace({ dir, store, redis: choice.redis, domain: await domainForInvocation(store, id, pin, domainFlag, { meta: readInvocationMeta(dir, id), dir }) });
   const result = await ws.runtime.replay(id);
   return report(json, result, ws.runtime.journalPath(id) ?? null, ws.publicKeyFile);
 }

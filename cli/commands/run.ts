@@ -147,7 +147,7 @@ export async function run(argv: string[]): Promise<number> {
     return printRefusal('run', id, choice.redis ? null : choice.dir, err, json);
   }
   const location = locationOf(choice, { queue: args.strings.queue });
-  const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, domain.name);
+  const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded);
   const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {

@@ -1,22 +1,29 @@
 /**
- * `weft serve --domain D [--redis URL | --dir D] [--poll-ms N] [--dispatch …] [--json]` — a
- * long-running runtime process (runtime/serve.ts): it takes over every invocation of the store
+ * `weft serve --domain D [--redis URL | --dir D] [--poll-ms N] [--dispatch …] [--queue NAME] [--json]`
+ * — a long-running runtime process (runtime/serve.ts): it takes over every invocation of domain D
  * whose runtime died (its lease expired, or its holder is a dead process on this host) and retries
  * transiently suspended ones with backoff, until SIGTERM or SIGINT, when it stops taking work and
- * lets the runs it started reach their next resting point. Several serve processes may share a
- * store; the lease decides who runs each invocation. One line per event on stdout (`--json`: one
- * JSON object per event).
+ * lets the runs it started reach their next resting point. Invocations of other domains are left
+ * alone, silently. Several serve processes may share a store; the lease decides who runs each
+ * invocation. One line per event on stdout (`--json`: one JSON object per event); a store outage is
+ * two lines, when it starts and when it ends, whatever the number of polls in between.
+ *
+ * `--dispatch auto` (the default, with Redis) decides per resumed invocation, when it is taken:
+ * BullMQ when a worker consumes D's queue (`weft-effects-D`, or --queue) at that moment, else this
+ * process — so a serve started before its workers uses them once they come.
  */
 import { serve } from '../../runtime/serve.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import { queueForDomain } from '../../queue/bullmq.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { loadDomain } from '../domain-loader.js';
-import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
+import { dispatchFlag, dispatchOptions, dispatchUsage, workerCounter } from '../dispatch-choice.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { openWorkspace, workspaceDir } from '../workspace.js';
 
 export const usage =
   `serve --domain D [--dir D] ${storeUsage} ${dispatchUsage} [--poll-ms N] [--json]\n` +
-  '                                       keep invocations moving: take over those whose runtime died, retry transient suspensions';
+  '                                       keep domain D\'s invocations moving: take over those whose runtime died, retry transient suspensions';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -35,23 +42,47 @@ export async function run(argv: string[]): Promise<number> {
   }
   const loaded = await loadDomain(args.strings.domain!);
   const store = await openStore(choice);
-  const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded.domain.name);
-  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded });
+  const queue = args.strings.queue;
+  const open = (to: 'in-process' | 'bullmq' | undefined) => openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: to, queue, domain: loaded });
+  // Without Redis, in this process; with it, BullMQ or in-process as asked, or — auto — per invocation.
+  const fixed = !choice.redis ? undefined : dispatch === 'auto' ? 'bullmq' : dispatch;
+  const ws = await open(fixed);
+  let runtimeFor: ((id: string) => Promise<{ runtime: Runtime; dispatch: string }>) | undefined;
+  let counter: { count(): Promise<number>; close(): Promise<void> } | undefined;
+  if (choice.redis && dispatch === 'auto') {
+    const local = (await open('in-process')).runtime;
+    const workers = workerCounter(choice, queue ?? queueForDomain(loaded.domain.name));
+    counter = workers;
+    runtimeFor = async () => ((await workers.count()) > 0 ? { runtime: ws.runtime, dispatch: 'bullmq' } : { runtime: local, dispatch: 'in-process' });
+  }
   const json = args.flags.json === true;
   const stop = new AbortController();
   process.once('SIGTERM', () => stop.abort());
   process.once('SIGINT', () => stop.abort());
-  process.stderr.write(`weft serve: domain ${loaded.domain.name}, store ${store.name}, every ${pollMs} ms, pid ${process.pid} — ready\n`);
-  await serve(ws.runtime, {
-    pollMs,
-    signal: stop.signal,
-    onEvent: (event) => {
-      if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
-      else if (event.kind === 'resuming') process.stdout.write(`resuming  ${event.id} (${event.why}${event.reason ? `: ${event.reason}` : ''})\n`);
-      else if (event.kind === 'stopped') process.stdout.write(`stopped   ${event.id} ${event.status}${event.reason ? ` — ${event.reason}` : ''}\n`);
-      else if (event.kind === 'skipped') process.stdout.write(`skipped   ${event.id}: ${event.reason}\n`);
-      else process.stdout.write(`error     ${event.id ?? ''} ${event.message}\n`);
-    },
-  });
+  const dispatching = !choice.redis ? 'in-process' : dispatch === 'auto' ? `auto (per invocation, on queue ${queue ?? queueForDomain(loaded.domain.name)})` : dispatch;
+  process.stderr.write(`weft serve: domain ${loaded.domain.name}, store ${store.name}, dispatch ${dispatching}, every ${pollMs} ms, pid ${process.pid} — ready\n`);
+  try {
+    await serve(ws.runtime, {
+      pollMs,
+      signal: stop.signal,
+      domain: loaded.domain,
+      ...(runtimeFor ? { runtimeFor } : {}),
+      onEvent: (event) => {
+        if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
+        else if (event.kind === 'resuming') process.stdout.write(`resuming  ${event.id} (${event.why}${event.reason ? `: ${event.reason}` : ''})${event.dispatch ? ` — effects ${event.dispatch === 'bullmq' ? 'on workers' : 'in this process'}` : ''}\n`);
+        else if (event.kind === 'stopped') process.stdout.write(`stopped   ${event.id} ${event.status}${event.reason ? ` — ${event.reason}` : ''}\n`);
+        else if (event.kind === 'skipped') process.stdout.write(`skipped   ${event.id}: ${event.reason}\n`);
+        else if (event.kind === 'outage') {
+          process.stdout.write(
+            event.state === 'started'
+              ? `outage    since ${event.since}: ${event.message}; retrying\n`
+              : `outage    ended after ${event.ms} ms (since ${event.since})\n`,
+          );
+        } else process.stdout.write(`error     ${event.id ?? ''} ${event.message}\n`);
+      },
+    });
+  } finally {
+    await counter?.close();
+  }
   return 0;
 }

@@ -1,8 +1,12 @@
 /**
- * `weft worker --domain <d> --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--redis-prefix P] [--dir D]`
+ * `weft worker --domain <d> --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--quiet] [--redis-prefix P] [--dir D]`
  * — a long-running process that runs a domain's actuators for the world-effect jobs runtimes put on
- * the BullMQ queue (queue/worker.ts). It refuses a job whose invocation pinned a library its domain
- * does not have. SIGTERM or SIGINT: stop taking jobs, finish the running ones, exit 0; SIGKILL loses
+ * its domain's BullMQ queue (`weft-effects-<domain>` unless --queue says otherwise; queue/worker.ts).
+ * It runs jobs of any library version of its domain whose actuators it has (the pinned library is
+ * read from the store by digest), and refuses, with a coded reason, a job of another domain or one
+ * naming an actuator it lacks. One line per job on stdout (key, attempt, outcome, duration) unless
+ * --quiet; a Redis outage is logged once when it starts and once when it ends, on stderr, while the
+ * worker keeps reconnecting with a bounded backoff. SIGTERM or SIGINT: stop taking jobs, finish the running ones, exit 0; SIGKILL loses
  * nothing (the runtime records the stalled job as a transient failure and dispatches the next
  * attempt, which the actuator dedupes on its idempotency key).
  *
@@ -11,7 +15,8 @@
  * sooner but needs every job to renew it in time. `WEFT_WORKER_LOCK_MS` sets it where no flag does.
  */
 import { startWorker } from '../../queue/worker.js';
-import { bullPrefix, DEFAULT_QUEUE } from '../../queue/bullmq.js';
+import { bullPrefix, queueForDomain } from '../../queue/bullmq.js';
+import { OutageLog } from '../../queue/outage.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
 import { loadDomain } from '../domain-loader.js';
@@ -19,9 +24,10 @@ import { storeChoice, storeOptions } from '../store-choice.js';
 import { domainStateDir, workspaceDir } from '../workspace.js';
 
 export const usage =
-  'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--redis-prefix P] [--dir D]\n' +
-  '                                       run a domain\'s actuators for the jobs on the BullMQ queue until SIGTERM;\n' +
-  '                                       --lock-ms: the job lock (default 30000): a worker that dies is noticed within 1.5 × it';
+  'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--quiet] [--redis-prefix P] [--dir D]\n' +
+  '                                       run a domain\'s actuators for the jobs on its queue (default weft-effects-<domain>) until SIGTERM;\n' +
+  '                                       --lock-ms: the job lock (default 30000): a worker that dies is noticed within 1.5 × it;\n' +
+  '                                       --quiet: no line per job';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -29,7 +35,7 @@ export async function run(argv: string[]): Promise<number> {
   let lockMs = 30_000;
   let choice;
   try {
-    args = parseCommandArgs(argv, { domain: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, 'lock-ms': { type: 'string' }, dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 0 });
+    args = parseCommandArgs(argv, { domain: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, 'lock-ms': { type: 'string' }, quiet: { type: 'boolean' }, dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 0 });
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose actuators this worker runs');
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
     if (!choice.redis) throw new UsageError('--redis URL (or WEFT_REDIS_URL) is required: the Redis the runtimes queue their jobs in');
@@ -47,15 +53,19 @@ export async function run(argv: string[]): Promise<number> {
   const stateDir = domainStateDir(choice.dir, domain);
   const faults = crashHooks();
   const actuators = faults.wrapActuators(domain.actuators({ stateDir, redis }), domain.observe);
-  const queue = args.strings.queue ?? DEFAULT_QUEUE;
+  const queue = args.strings.queue ?? queueForDomain(domain.name);
+  const quiet = args.flags.quiet === true;
   const running = await startWorker({
     domain,
     actuators,
     connection: redis.url,
+    redis,
     queue,
     prefix: bullPrefix(redis.prefix),
     concurrency,
     lockDurationMs: lockMs,
+    ...(quiet ? {} : { log: (line: string) => process.stdout.write(`${line}\n`) }),
+    outage: new OutageLog('weft worker', (line) => process.stderr.write(`${line}\n`)),
   });
   process.stderr.write(`weft worker: domain ${domain.name}, queue ${queue}, concurrency ${concurrency}, lock ${lockMs} ms, pid ${process.pid} — ready\n`);
   await new Promise<void>((resolve) => {

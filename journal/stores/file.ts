@@ -6,6 +6,7 @@
  *   <dir>/invocations/<id>/snapshot.json    the latest snapshot, replaced by atomic rename
  *   <dir>/invocations/<id>/journal.jsonl.torn-<seq>   torn bytes moved aside by quarantineTornTail
  *   <dir>/invocations/<id>/status.json      the runtime's unhashed status note, replaced by atomic rename
+ *   <dir>/invocations/<id>/meta.json        its unhashed metadata (domain name, library digest), replaced by atomic rename
  *   <dir>/blobs/<sha256 hex>                content-addressed bytes
  *
  * Invariants:
@@ -51,7 +52,7 @@ import { recordLine } from '../encode.js';
 import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
 import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
-import { isStatusNote, isValidInvocationId, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
@@ -85,6 +86,7 @@ const JOURNAL = 'journal.jsonl';
 const SNAPSHOT = 'snapshot.json';
 const STATUS = 'status.json';
 const INBOX = 'inbox.json';
+const META = 'meta.json';
 const NEWLINE = 0x0a;
 
 export class FileStore implements JournalStore {
@@ -349,6 +351,18 @@ export class FileStore implements JournalStore {
     } catch (err) {
       if (errno(err) !== 'ENOENT') throw err;
     }
+  }
+
+  async putMetadata(invocation: string, meta: InvocationMetadata): Promise<void> {
+    assertInvocationId(invocation);
+    // Not fsynced: a record a crash loses reads as none, and readers fall back to the pinned library's name.
+    atomicWrite(join(this.invocationDir(invocation), META), canonicalize(normalizeInvocationMetadata(meta)) + '\n', { durable: false });
+  }
+
+  async getMetadata(invocation: string): Promise<InvocationMetadata | undefined> {
+    assertInvocationId(invocation);
+    const bytes = readIfExists(join(this.invocationDir(invocation), META));
+    return bytes === undefined ? undefined : parseInvocationMetadata(bytes.toString('utf8'));
   }
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {

@@ -20,7 +20,7 @@ import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
 import { BlobError, LeaseHeldError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
-import { isStatusNote, normalizeStatusNote, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { isStatusNote, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, parseInboxMessage, checkAppend, checkFence, checkSnapshotAnchor, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
 
 export interface MemoryStoreOptions {
@@ -41,6 +41,7 @@ export class MemoryStore implements JournalStore {
   private readonly blobs = new Map<string, Uint8Array>();
   private readonly statuses = new Map<string, string>();
   private readonly inboxes = new Map<string, string>();
+  private readonly metadata = new Map<string, string>();
   private readonly now: () => number;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -147,6 +148,17 @@ export class MemoryStore implements JournalStore {
   async clearStatus(invocation: string): Promise<void> {
     assertInvocationId(invocation);
     this.statuses.delete(invocation);
+  }
+
+  async putMetadata(invocation: string, meta: InvocationMetadata): Promise<void> {
+    assertInvocationId(invocation);
+    this.metadata.set(invocation, canonicalize(normalizeInvocationMetadata(meta)));
+  }
+
+  async getMetadata(invocation: string): Promise<InvocationMetadata | undefined> {
+    assertInvocationId(invocation);
+    const text = this.metadata.get(invocation);
+    return text === undefined ? undefined : parseInvocationMetadata(text);
   }
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {

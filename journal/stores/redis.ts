@@ -11,6 +11,8 @@
  *                              invocation forever (attempt/appended: see "Resends" in redis-scripts.ts)
  *   <prefix>:{<id>}:snapshot   STRING canonical JSON { data, hash, seq }
  *   <prefix>:{<id>}:status     STRING canonical JSON of the runtime's status note (no lease needed)
+ *   <prefix>:{<id>}:meta       STRING canonical JSON of its metadata { domain?, library } (no lease needed;
+ *                              data only: whoever can write it cannot make a reader load code)
  *   <prefix>:blob:<sha256>     STRING the blob's bytes (content-addressed)
  *   <prefix>:invocations       ZSET (all scores 0) — the invocation registry behind list()
  *
@@ -59,7 +61,7 @@ import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
 import { AppendOutcomeUnknownError, BlobError, InvalidNameError, JournalIntegrityError, StoreUnreachableError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
-import { endingOf, isStatusNote, isValidInvocationId, normalizeStatusNote, SEALED_STATUSES, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, SEALED_STATUSES, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
@@ -531,6 +533,17 @@ export class RedisStore implements JournalStore {
   async clearStatus(invocation: string): Promise<void> {
     const keys = this.keys(invocation);
     await (await this.redis()).del(keys.status);
+  }
+
+  async putMetadata(invocation: string, meta: InvocationMetadata): Promise<void> {
+    const key = `${this.keyBase(invocation)}meta`;
+    const text = canonicalize(normalizeInvocationMetadata(meta));
+    await (await this.redis()).set(key, text);
+  }
+
+  async getMetadata(invocation: string): Promise<InvocationMetadata | undefined> {
+    const text = await (await this.redis()).get(`${this.keyBase(invocation)}meta`);
+    return text === null ? undefined : parseInvocationMetadata(text);
   }
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {

@@ -81,7 +81,7 @@ const actuators = [
 ];
 const domain = defineDomain({ name: 'race', libraries: [library], actuators, observe: 'obs' });
 const worker = await startWorker({ domain, connection: url, prefix, concurrency: 16 });
-const dispatcher = new BullMqDispatcher({ connection: url, prefix, actuators, recheckMs: 2 });
+const dispatcher = new BullMqDispatcher({ connection: url, prefix, domain: domain.name, actuators, recheckMs: 2 });
 const N = 400;
 const outcomes = await Promise.all(
   Array.from({ length: N }, (_, n) =>
