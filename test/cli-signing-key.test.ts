@@ -1,11 +1,13 @@
 /**
  * The sealing key across processes and folders (issue 19, point 4), through the built CLI:
  *
+ * 0. The key is not in the hash chain: the same run in two workspace folders, each with its own
+ *    generated key, has the same fingerprint and the same journal but for the seal.
  * 1. A resume with another key (another WEFT_SIGNING_KEY) is refused, exit 1, naming both key ids
- *    and how to pass the key; with `--signing-key` of the key that started it, it completes to a
- *    seal the original public key verifies.
+ *    and how to pass the key, writing nothing; with `--signing-key` of the key that started it, it
+ *    completes to a seal the original public key verifies.
  * 2. `weft resume --rekey` is explicit and recorded: `invocation.rekeyed` in the journal (weft log),
- *    the seal verifies with the new key and not the old one (exit 3).
+ *    the seal verifies with the new key and not the old one (exit 3, naming the re-key).
  * 3. Redis: `weft run` with no key says on stderr that it generated one in <dir>/keys and that other
  *    hosts must be given it; a resume from another folder without it refuses with a message about
  *    the key (never completes re-keyed) and makes no key there; with `--signing-key` it completes,
@@ -46,7 +48,24 @@ async function keygen(name: string): Promise<{ key: string; pub: string }> {
 
 beforeAll(() => assertBuilt());
 
-describe('weft and the pinned sealing key (file store)', () => {
+describe('weft and the sealing key (file store)', () => {
+  test('the same run in two folders, each with its own generated key, has one fingerprint; only the seals differ', async () => {
+    const [a, b] = [fresh('own-a'), fresh('own-b')];
+    const [ra, rb] = await Promise.all([a, b].map((dir) => weft(['run', 'travel', '--seed', '30', '--dir', dir, '--json'], env())));
+    expect(ra!.code, show(ra!)).toBe(0);
+    expect(rb!.code, show(rb!)).toBe(0);
+    const [ja, jb] = [lastJson(ra!), lastJson(rb!)];
+    expect(ja.status).toBe('completed');
+    expect(keyIdIn(ja.publicKey!)).not.toBe(keyIdIn(jb.publicKey!));
+    expect(ja.id).toBe(jb.id);
+    expect(ja.fingerprint).toBe(jb.fingerprint);
+    const hashes = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { hash: string }).hash);
+    expect(hashes(ja.journal!).slice(0, -1)).toEqual(hashes(jb.journal!).slice(0, -1));
+    // Each seal is its own key's: verify holds each journal to the key that sealed it.
+    expect((await weft(['verify', ja.journal!, '--public-key', ja.publicKey!], env())).code).toBe(0);
+    expect((await weft(['verify', ja.journal!, '--public-key', jb.publicKey!], env())).code).toBe(3);
+  });
+
   test('resume with another key is refused naming both key ids; --signing-key with the right one completes, verified by the original key', async () => {
     const dir = fresh('ws');
     const run = await weft(['run', 'travel', '--seed', '31', '--hibernate', '--dir', dir, '--json'], env());
