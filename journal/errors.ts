@@ -149,3 +149,45 @@ export class BlobError extends WeftError {
     super('journal.blob', 'permanent', `blob ${digest}: ${detail}`);
   }
 }
+
+/**
+ * The store's server could not be reached: the connection gave up (its budget ran out) or was
+ * closed under the operation. What the operation was sent to do did not happen, or — for an
+ * append whose reply was lost — see AppendOutcomeUnknownError.
+ */
+export class StoreUnreachableError extends WeftError {
+  constructor(
+    /** The server, e.g. `redis://127.0.0.1:6379/0` (no credentials). */
+    readonly store: string,
+    /** Why it counts as unreachable, e.g. `no connection for 10000 ms`. */
+    readonly detail: string,
+    /** What was not done, and what to do next. */
+    next = 'start it or check the URL, then run the command again',
+  ) {
+    super('store.unreachable', 'transient', `Redis at ${store} is unreachable (${detail}): ${next}`);
+  }
+}
+
+/**
+ * An append was handed to the connection and its reply never came: the connection died with it in
+ * flight (a server killed, a network cut). The store's scripts are safe to resend, but once the
+ * connection has given up nobody resends it — so the records are in the journal or they are not.
+ * Nothing may be reported as written; a resume reads the journal and goes on from what it holds.
+ */
+export class AppendOutcomeUnknownError extends WeftError {
+  constructor(
+    readonly invocation: string,
+    /** The seqs the lost append carried (first, last). */
+    readonly seqs: { first: number; last: number },
+    readonly store: string,
+    readonly detail: string,
+  ) {
+    const range = seqs.first === seqs.last ? `seq ${seqs.first}` : `seq ${seqs.first}–${seqs.last}`;
+    super(
+      'journal.outcome_unknown',
+      'transient',
+      `Redis at ${store} became unreachable with an append to ${invocation} in flight (${range}; ${detail}): the last append's outcome is unknown — ` +
+        `it is in the journal or it is not; once Redis is back, a resume reads which and goes on from there`,
+    );
+  }
+}

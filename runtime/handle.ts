@@ -10,13 +10,15 @@
  * awaiting_approval, hibernated, suspended (resumable). `suspended` carries its reason and class:
  * a recorded model or observation failure (transient after the pinned attempts, credentials, a
  * moved endpoint) or a runtime-side error (the store down, a bug) — nothing is lost, the journal
- * holds everything up to that point, and `runtime.resume(id)` continues from there. A runtime-side
+ * holds everything up to that point, and `runtime.resume(id)` continues from there. A run whose
+ * last write failed (or whose reply was lost: its outcome unknown) is suspended on that write, never
+ * reported in the state it was reaching, with no records count or fingerprint. A runtime-side
  * reason cannot be hashed into the journal: it goes to the store's status index, which `weft ls`
  * shows. `done` rejects only if the machine itself breaks outside its actors.
  */
 import { EventEmitter } from 'node:events';
 import type { Actor } from 'xstate';
-import { FencedError } from '../journal/errors.js';
+import { FencedError, isWeftError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { SEALED_STATUSES, type JournalStore } from '../journal/store.js';
 import type { JournalWriter } from '../journal/writer.js';
@@ -208,6 +210,8 @@ export class InvocationHandle extends EventEmitter {
     let suspension: Pick<Suspension, 'class' | 'code' | 'message'> & { state: string } | undefined = status === 'suspended' ? (context.suspension ?? undefined) : undefined;
     let trouble: string | undefined;
     let fenced = false;
+    /** False when the records the run stopped on are not (known to be) durable. */
+    let saved = true;
     await this.persisting;
     if (this.snapshotError !== undefined) {
       // The journal is the truth: a resume starts from the previous snapshot and reads the rest back.
@@ -216,20 +220,16 @@ export class InvocationHandle extends EventEmitter {
     try {
       await this.writer!.flush();
     } catch (err) {
-      // Records the run went on from are not durable: as far as the store knows it has not reached
-      // `reached`. It is suspended (runtime), resumable from what is durable — never reported done.
+      // Records the run went on from are not durable (or, when a reply was lost, may not be): as far
+      // as the store knows it has not reached `reached` — not even a suspension it recorded. It is
+      // suspended (runtime) on the write itself, resumable from what is durable; never reported done.
       // A writer whose lease was taken over (fenced) no longer owns the invocation: the new holder
       // goes on from what is durable, and writes its notes; this one says so and writes nothing.
       fenced = err instanceof FencedError;
-      if (reached === 'suspended') {
-        trouble = `the journal could not be saved (${message(err)})`;
-      } else {
-        status = 'suspended';
-        suspension = fenced
-          ? { state: String(this.actor!.getSnapshot().value), class: 'runtime', code: 'journal.fenced', message: `another runtime took this invocation over (${message(err)}); it goes on there from what is durable` }
-          : { state: String(this.actor!.getSnapshot().value), class: 'runtime', code: 'journal.unsaved', message: `the journal could not be saved (${message(err)}); it resumes from what is durable once the store is back` };
-        trouble = undefined;
-      }
+      saved = false;
+      status = 'suspended';
+      suspension = { state: String(this.actor!.getSnapshot().value), class: 'runtime', ...unsaved(err) };
+      trouble = undefined;
     }
     this.actor!.stop();
     if (fenced) {
@@ -244,7 +244,6 @@ export class InvocationHandle extends EventEmitter {
       if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
     });
     const reason = suspension ? suspension.message : status === 'awaiting_approval' ? this.approvalReason : context.failure?.message;
-    const saved = status === reached;
     const result: InvocationResult = {
       id: this.id,
       status,
@@ -275,8 +274,23 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * Why the journal's last write failed, as a suspension: taken over (fenced); an append whose reply
+ * was lost (its outcome unknown: the store's message says so); the store unreachable (nothing was
+ * written); or anything else the store threw.
+ */
+function unsaved(err: unknown): { code: string; message: string } {
+  if (err instanceof FencedError) return { code: 'journal.fenced', message: `another runtime took this invocation over (${message(err)}); it goes on there from what is durable` };
+  if (isWeftError(err) && err.code === 'journal.outcome_unknown') return { code: err.code, message: err.message };
+  if (isWeftError(err) && err.code === 'store.unreachable') return { code: err.code, message: `the journal could not be saved: ${err.message}` };
+  return { code: 'journal.unsaved', message: `the journal could not be saved (${message(err)}); it resumes from what is durable once the store is back` };
+}
+
+/** Codes of a run stopped by its store going away: resumed once the store answers again. */
+const STORE_DOWN: ReadonlySet<string> = new Set(['store.unreachable', 'journal.outcome_unknown']);
+
 /** The command that continues a suspended invocation, by what suspended it. */
-export function suspensionFix(id: string, suspension: Pick<Suspension, 'class'>): string {
+export function suspensionFix(id: string, suspension: Pick<Suspension, 'class'> & { code?: string }): string {
   switch (suspension.class) {
     case 'credentials':
       return `fix the model key (WEFT_MODEL_KEY), then: weft resume ${id}`;
@@ -285,6 +299,6 @@ export function suspensionFix(id: string, suspension: Pick<Suspension, 'class'>)
     case 'transient':
       return `weft resume ${id} (or leave it to weft serve, which retries with backoff)`;
     default:
-      return `weft resume ${id} once the cause is fixed`;
+      return STORE_DOWN.has(suspension.code ?? '') ? `weft resume ${id} once the store is reachable again` : `weft resume ${id} once the cause is fixed`;
   }
 }

@@ -13,7 +13,10 @@ import { endingOf, SEALED_STATUSES, type JournalStore, type Snapshot, type Statu
 import { askedSteps, type AskedStep } from './approval-request.js';
 import type { InvocationStatus } from './handle.js';
 
-/** `interrupted`: not ended, not resting, and no live runtime holds it — its process stopped (a crash, a kill). */
+/**
+ * `interrupted`: not ended, not resting, and no live runtime holds it — its process stopped (a crash,
+ * a kill) or gave up on an unreachable store, when it could not say so in the store either.
+ */
 export type ListedStatus = InvocationStatus | 'running' | 'interrupted' | 'damaged' | 'suspended';
 
 /** What `invocationStatus` can say: every listed status but `damaged` (which only a failed read shows). */
@@ -144,7 +147,8 @@ async function restingState(store: JournalStore, id: string, length?: number): P
     if (ending) return { status: ending };
   }
   const snapshot = await store.getSnapshot(id);
-  const value = (snapshot?.data as { value?: unknown } | undefined)?.value;
+  // A snapshot the journal has gone past is a rest a later run left (woken, approved, resumed): not where it stands.
+  const value = snapshot !== undefined && snapshot.seq < length ? undefined : (snapshot?.data as { value?: unknown } | undefined)?.value;
   const note = await readNote(store, id);
   if (value === 'suspended') {
     const suspension = suspensionOf(snapshot);
@@ -172,7 +176,9 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   if (holder?.live) return { status: 'running' };
   return {
     status: 'interrupted',
-    reason: holder ? `its runtime (${holder.writer}) stopped without resting it (a crash or a kill); the journal keeps everything it acknowledged` : 'no runtime holds it and it did not rest (a crash or a kill)',
+    reason: holder
+      ? `its runtime (${holder.writer}) stopped without resting it (a crash, a kill, or it lost its store with an append in flight); the journal keeps everything that landed, and resume goes on from there`
+      : 'no runtime holds it and it did not rest (a crash, a kill, or it lost its store with an append in flight)',
     fix: `weft resume ${id} (or leave it to weft serve, which takes over expired leases)`,
   };
 }

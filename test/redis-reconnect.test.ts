@@ -17,10 +17,20 @@ describe('reconnectStrategy', () => {
       now += delay ?? 0;
     }
     expect(delays).toEqual([100, 200, 400, 800, 1_000, 1_000]);
-    now = 1_000 + 9_999;
+    now = 1_000 + 9_000;
     expect(retry(7)).toBe(1_000);
     now = 1_000 + 10_000;
     expect(retry(8)).toBeNull();
+  });
+
+  test('the last wait is cut to what is left of the budget: the client gives up at the budget, not up to a second after it', () => {
+    let now = 0;
+    const retry = reconnectStrategy(2_000, () => now);
+    expect(retry(1)).toBe(100);
+    now = 1_700;
+    expect(retry(5)).toBe(300);
+    now = 2_000;
+    expect(retry(6)).toBeNull();
   });
 
   test('each outage gets the whole budget: the count restarts after a successful connection', () => {

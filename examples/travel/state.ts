@@ -39,7 +39,8 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { ActuatorError, type Actuator, type ActuatorContext, type ActuatorKind } from '../../actors/actuator.js';
 import type { Random, RandomStream } from '../../actors/random.js';
-import { reconnectStrategy } from '../../journal/stores/redis-reconnect.js';
+import { StoreUnreachableError } from '../../journal/errors.js';
+import { isConnectionLoss, reconnectStrategy, redisServerName } from '../../journal/stores/redis-reconnect.js';
 
 const json = z.json();
 
@@ -564,6 +565,12 @@ export function redisStateBackend(options: RedisBackendOptions): TravelStateBack
     if (owned) settleRef(redis);
     try {
       return await work(redis);
+    } catch (err) {
+      // A client of our own that gave up: say which server, not ioredis' "Connection is closed.".
+      if (owned && isConnectionLoss(err)) {
+        throw new StoreUnreachableError(redisServerName(options.url!), options.giveUpAfterMs === undefined ? 'its connection was closed' : `no connection for ${options.giveUpAfterMs} ms`, 'the world is looked at again when the run resumes');
+      }
+      throw err;
     } finally {
       inFlight -= 1;
       if (owned) settleRef(redis);

@@ -4,10 +4,14 @@
  * does every command queued behind it — a `weft run` whose Redis died would hang, and a test's child
  * would outlive its test. A short-lived command gives up instead: `reconnectStrategy(ms)` retries
  * with a backoff capped at one second until the server has been unreachable for `ms`, then ends the
- * connection, so every pending and later command fails at once with ioredis' "Connection is closed".
+ * connection, so every pending and later command fails at once (a store reports that as the server
+ * being unreachable: `isConnectionLoss` below).
  * Long-lived processes (`weft serve`, `weft worker`) keep reconnecting, their backoff bounded.
  *
  * ioredis restarts the count after a successful connection, so each outage gets the whole budget.
+ *
+ * How a lost connection is told is here too: `isConnectionLoss` recognises ioredis' errors for it,
+ * and `redisServerName` names the server in the error a user reads instead (no credentials).
  */
 
 /** What a command waits for an unreachable Redis before giving up, unless told otherwise (WEFT_REDIS_GIVE_UP_MS). */
@@ -18,13 +22,40 @@ export type RetryStrategy = (times: number) => number | null;
 
 /**
  * Reconnect after 100 ms, doubling to at most 1 s, until the server has been unreachable for
- * `giveUpAfterMs`; with no budget, reconnect for ever (the same bounded backoff).
+ * `giveUpAfterMs`; with no budget, reconnect for ever (the same bounded backoff). The last wait is
+ * cut to what is left of the budget, so the client gives up at the budget, not up to a second later.
  */
 export function reconnectStrategy(giveUpAfterMs: number | undefined, now: () => number = Date.now): RetryStrategy {
   let downSince = 0;
   return (times) => {
     if (times <= 1) downSince = now();
-    if (giveUpAfterMs !== undefined && now() - downSince >= giveUpAfterMs) return null;
-    return Math.min(100 * 2 ** Math.max(0, times - 1), 1_000);
+    const backoff = Math.min(100 * 2 ** Math.max(0, times - 1), 1_000);
+    if (giveUpAfterMs === undefined) return backoff;
+    const left = giveUpAfterMs - (now() - downSince);
+    return left <= 0 ? null : Math.min(backoff, left);
   };
+}
+
+/**
+ * True for the errors ioredis fails a command with when its connection is gone: the client ended
+ * (gave up reconnecting, or was closed) or, without a give-up budget, the command outlived its
+ * per-command retry limit. A store reports these as the server being unreachable, never as is.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return err.message === 'Connection is closed.' || err.name === 'MaxRetriesPerRequestError';
+}
+
+/** `redis://host:port/db` for a Redis URL, credentials left out: how an error names the server. */
+export function redisServerName(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'redis:' || u.protocol === 'rediss:') {
+      const db = Number(u.pathname.replace(/^\//, '') || u.searchParams.get('db') || 0);
+      return `${u.protocol}//${u.hostname || 'localhost'}:${u.port || 6379}/${Number.isSafeInteger(db) ? db : 0}`;
+    }
+  } catch {
+    /* not a URL: a socket path */
+  }
+  return url.startsWith('/') ? `redis+unix://${url}` : `redis:${url}`;
 }

@@ -49,19 +49,23 @@
  * - A command whose reply a dropped connection lost is resent by ioredis after it reconnects;
  *   every script is safe to run twice (see "Resends" in redis-scripts.ts), so an append is never
  *   written twice and a resent acquire does not lock out its own writer.
+ * - A connection that gives up (`giveUpAfterMs`) ends every operation waiting on it at once
+ *   (`guard`), in the store's words, never ioredis': an append it had been handed fails with
+ *   AppendOutcomeUnknownError (sent or not, it may have run: only the journal can tell, and a
+ *   resume reads it), one it never sent and any other operation with StoreUnreachableError.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
 import { recordLine } from '../encode.js';
-import { BlobError, InvalidNameError, JournalIntegrityError, WeftError } from '../errors.js';
+import { AppendOutcomeUnknownError, BlobError, InvalidNameError, JournalIntegrityError, StoreUnreachableError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
 import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, SEALED_STATUSES, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
-import { reconnectStrategy } from './redis-reconnect.js';
+import { isConnectionLoss, reconnectStrategy, redisServerName } from './redis-reconnect.js';
 import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
@@ -102,6 +106,12 @@ const PREFIX = /^[A-Za-z0-9._:/-]{1,100}$/;
 const SCAN_COUNT = 1000;
 const PIPELINE_CHUNK = 1000;
 
+/** The operations that talk to the server, each run under `guard` (append guards itself: a reply lost there means more). */
+const GUARDED = [
+  'acquire', 'renew', 'release', 'read', 'length', 'tail', 'list', 'rebuildIndex', 'quarantineTornTail', 'putSnapshot', 'getSnapshot',
+  'putStatus', 'getStatus', 'clearStatus', 'putInbox', 'peekInbox', 'clearInbox', 'holder', 'putBlob', 'getBlob', 'indexed', 'openIndexed', 'reindex',
+] as const satisfies ReadonlyArray<keyof RedisStore>;
+
 export class RedisStore implements JournalStore {
   readonly name: string;
   readonly prefix: string;
@@ -111,6 +121,10 @@ export class RedisStore implements JournalStore {
   /** Invocations this handle has put in the registry (see the header). */
   private readonly registered = new Set<string>();
   private closed: Promise<void> | undefined;
+  /** How long the client this store created waits for an unreachable server (undefined: for ever, or a client passed in). */
+  private readonly giveUpAfterMs: number | undefined;
+  /** The operations waiting on the connection: each is told when the client ends (see `guard`). */
+  private readonly waiting = new Set<(cause: Error) => void>();
 
   /** Connect to `options.redis` without checking the server's durability settings (see `open`). */
   constructor(options: RedisStoreOptions) {
@@ -120,9 +134,10 @@ export class RedisStore implements JournalStore {
     }
     this.prefix = prefix;
     this.now = options.now ?? Date.now;
+    this.giveUpAfterMs = typeof options.redis === 'string' ? options.giveUpAfterMs : undefined;
     const { redis } = options;
     if (typeof redis === 'string') {
-      this.name = nameOfUrl(redis);
+      this.name = redisServerName(redis);
       this.owned = true;
       this.client = import('ioredis').then(({ Redis: Client }) => {
         // With a budget, a command waits for the reconnect (no per-command retry limit) until the
@@ -131,6 +146,7 @@ export class RedisStore implements JournalStore {
         const client = new Client(redis, { retryStrategy: reconnectStrategy(options.giveUpAfterMs), ...bounded });
         // Command failures reach their callers; without a listener ioredis logs every reconnect error.
         client.on('error', () => undefined);
+        client.on('end', () => this.ended());
         return client;
       });
       this.client.catch(() => undefined); // reported by the first operation
@@ -138,7 +154,47 @@ export class RedisStore implements JournalStore {
       this.name = nameOfClient(redis);
       this.owned = false;
       this.client = Promise.resolve(redis);
+      redis.on('end', () => this.ended());
     }
+  }
+
+  /**
+   * Run one operation so that a lost connection ends it: when the client stops reconnecting, every
+   * operation still waiting is rejected at once — ioredis itself leaves a command it had sent
+   * unsettled for ever if a reconnect got as far as a socket before failing — and a connection loss
+   * is reported by `lost` (default: StoreUnreachableError naming the server), never as ioredis' text.
+   */
+  private async guard<T>(op: () => Promise<T>, lost: (cause: unknown) => Error = (cause) => this.unreachable(undefined, cause)): Promise<T> {
+    let leave!: (cause: Error) => void;
+    const ended = new Promise<never>((_, reject) => (leave = reject));
+    this.waiting.add(leave);
+    const running = op();
+    running.catch(() => undefined); // when the connection ends first, its later rejection is expected
+    try {
+      return await Promise.race([running, ended]);
+    } catch (err) {
+      throw isConnectionLoss(err) ? lost(err) : err;
+    } finally {
+      this.waiting.delete(leave);
+    }
+  }
+
+  /** The client has stopped for good (gave up reconnecting, or was closed): nothing waiting on it will be answered. */
+  private ended(): void {
+    const cause = new Error('Connection is closed.');
+    for (const leave of [...this.waiting]) leave(cause);
+    this.waiting.clear();
+  }
+
+  /** The error for a server that cannot be reached now (`next`: what was not done and what to do). */
+  private unreachable(next?: string, cause?: unknown): StoreUnreachableError {
+    return new StoreUnreachableError(this.name, this.outage(cause), next);
+  }
+
+  /** How the connection was lost, for an error: the budget it waited, the reconnects a command outlived, or that it was closed. */
+  private outage(cause?: unknown): string {
+    if (this.giveUpAfterMs !== undefined) return `no connection for ${this.giveUpAfterMs} ms`;
+    return (cause as Error | undefined)?.name === 'MaxRetriesPerRequestError' ? 'still no connection after repeated reconnects' : 'its connection was closed';
   }
 
   /**
@@ -164,21 +220,24 @@ export class RedisStore implements JournalStore {
   }
 
   /**
-   * Throws `store.unreachable` (transient) when the server does not answer a PING within
-   * `timeoutMs` — so a command against a Redis that is down fails in seconds, saying so, instead of
-   * waiting out the client's retries and being mistaken for a durability problem.
+   * Throws StoreUnreachableError (`store.unreachable`, transient) when the server does not answer a
+   * PING within `timeoutMs` (at most the give-up budget) — so a command against a Redis that is down
+   * fails in seconds, saying so, instead of waiting out the client's retries and being mistaken for
+   * a durability problem.
    */
   async reachable(timeoutMs = 5_000): Promise<void> {
+    const waitMs = Math.min(timeoutMs, this.giveUpAfterMs ?? timeoutMs);
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        (async () => (await this.client).ping())(),
+        this.guard(async () => (await this.client).ping(), () => this.unreachable()),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer to PING within ${timeoutMs} ms`)), timeoutMs);
+          timer = setTimeout(() => reject(new StoreUnreachableError(this.name, `no answer to PING within ${waitMs} ms`)), waitMs);
         }),
       ]);
     } catch (err) {
-      throw new WeftError('store.unreachable', 'transient', `cannot reach Redis at ${this.name} (${(err as Error).message}): start it, or check the URL`);
+      if (err instanceof StoreUnreachableError) throw err;
+      throw new StoreUnreachableError(this.name, (err as Error).message);
     } finally {
       clearTimeout(timer);
     }
@@ -280,18 +339,28 @@ export class RedisStore implements JournalStore {
       }
     }
     const firstPrev = countable && verdict !== 'head' && records.length > 0 ? String(records[0]!.prev) : '';
-    const redis = await this.redis();
-    // Registered before the append on the same connection (commands run in order), without waiting
-    // for the reply in between (see register).
-    const registering = countable && verdict === 'ok' && records.length > 0 ? this.register(redis, invocation) : undefined;
-    registering?.catch(() => undefined); // awaited below; handled now so a refusal is never unhandled meanwhile
-    const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
-    if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
-    await registering?.catch((err: unknown) => {
-      throw new Error(`the records of ${invocation} are appended, but the invocation could not be put in the registry ${this.registryKey} (${(err as Error)?.message ?? String(err)}); weft ls --rebuild-index repairs it`);
-    });
-    // The index follows status changes (a genesis, a sealed ending) and epoch boundaries (putSnapshot) — not every step.
-    if (records.length > 0 && (records[0]!.seq === 0 || endingOf(records.map((r) => r.kind)) !== undefined)) this.indexPatch(redis, invocation, appendPatch(records, this.now()));
+    const writes = countable && verdict === 'ok' && records.length > 0;
+    // Handed to a client that has not given up, the script may run although its reply never comes.
+    let handed = false;
+    const lost = (cause: unknown) =>
+      handed && writes
+        ? new AppendOutcomeUnknownError(invocation, { first: expectedSeq, last: expectedSeq + records.length - 1 }, this.name, this.outage(cause))
+        : this.unreachable(`the append to ${invocation} was not sent, nothing was written; once Redis is back, resume it`, cause);
+    await this.guard(async () => {
+      const redis = await this.redis();
+      handed = redis.status !== 'end';
+      // Registered before the append on the same connection (commands run in order), without waiting
+      // for the reply in between (see register).
+      const registering = writes ? this.register(redis, invocation) : undefined;
+      registering?.catch(() => undefined); // awaited below; handled now so a refusal is never unhandled meanwhile
+      const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
+      if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
+      await registering?.catch((err: unknown) => {
+        throw new Error(`the records of ${invocation} are appended, but the invocation could not be put in the registry ${this.registryKey} (${(err as Error)?.message ?? String(err)}); weft ls --rebuild-index repairs it`);
+      });
+      // The index follows status changes (a genesis, a sealed ending) and epoch boundaries (putSnapshot) — not every step.
+      if (records.length > 0 && (records[0]!.seq === 0 || endingOf(records.map((r) => r.kind)) !== undefined)) this.indexPatch(redis, invocation, appendPatch(records, this.now()));
+    }, lost);
   }
 
   async read(invocation: string, from = 0, to?: number): Promise<JournalRecord[]> {
@@ -664,6 +733,20 @@ export class RedisStore implements JournalStore {
     return stored;
   }
 
+  /** Every operation in GUARDED runs under `guard`, wrapped here once (the methods above read as plain code). */
+  static {
+    for (const name of GUARDED) {
+      const op = RedisStore.prototype[name] as (this: RedisStore, ...args: unknown[]) => Promise<unknown>;
+      Object.defineProperty(RedisStore.prototype, name, {
+        value: function guarded(this: RedisStore, ...args: unknown[]) {
+          return this.guard(() => op.apply(this, args));
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+
   private parse(journalKey: string, line: string, seq: number): JournalRecord {
     try {
       return JSON.parse(line) as JournalRecord;
@@ -671,20 +754,6 @@ export class RedisStore implements JournalStore {
       throw new JournalIntegrityError(seq, `the record at index ${seq} of ${journalKey} on ${this.name} is not valid JSON (${(err as Error).message}); verify the journal with weft verify`);
     }
   }
-}
-
-/** `redis://host:port/db` for a URL (credentials left out). */
-function nameOfUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.protocol === 'redis:' || u.protocol === 'rediss:') {
-      const db = Number(u.pathname.replace(/^\//, '') || u.searchParams.get('db') || 0);
-      return `${u.protocol}//${u.hostname || 'localhost'}:${u.port || 6379}/${Number.isSafeInteger(db) ? db : 0}`;
-    }
-  } catch {
-    /* not a URL: a socket path */
-  }
-  return url.startsWith('/') ? `redis+unix://${url}` : `redis:${url}`;
 }
 
 /** `redis://host:port/db` for a client (its options). */
