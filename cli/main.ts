@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { closeStores } from './store-choice.js';
 import { expectJsonLine, failureLine, printFailureLine, printJsonLine, wantsJson } from './json-line.js';
+import { guardStream } from './terminal-guard.js';
 import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
 
@@ -74,6 +75,10 @@ function version(): string {
 }
 
 quietWhenOutputCloses();
+// Text from intents, models and actuators reaches many lines: none of it may act on a terminal.
+guardStream(process.stdout);
+guardStream(process.stderr);
+
 main(process.argv.slice(2))
   .then(
     (code) => {

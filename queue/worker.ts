@@ -131,6 +131,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       // finds the job: noticed within 1.5 × the lock (45 s by default).
       lockDuration: options.lockDurationMs ?? 30_000,
       stalledInterval: Math.max(500, Math.floor((options.lockDurationMs ?? 30_000) / 2)),
+      // After a failed fetch (Redis out of reach) BullMQ waits this long before the next: a bounded
+      // backoff of 1 s, so a worker takes jobs again within a second of Redis coming back (its
+      // default, 15 s, left a run waiting that long after an outage).
+      runRetryDelay: 1_000,
     },
   );
   // An outage starts at the connection's first error or close, and ends when a probe on a
@@ -149,7 +153,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       () => (probe = undefined),
     );
   };
-  worker.on('error', (err) => lost(err?.message ?? String(err)));
+  worker.on('error', (err) => {
+    if (isConnectionError(err)) lost(err.message);
+  });
   worker.on('ioredis:close', () => lost('the connection closed'));
   await worker.waitUntilReady();
   return {
@@ -164,6 +170,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await ownStore?.close();
     },
   };
+}
+
+/** Whether BullMQ's error is Redis being out of reach (not, say, a lost job lock). */
+function isConnectionError(err: unknown): err is Error {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/.test(code)) ||
+    (typeof message === 'string' && /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|connect E/i.test(message));
 }
 
 /** A Redis URL without its user and password (undefined stays undefined). */

@@ -29,8 +29,9 @@
  * - **Per invocation, where its effects run**: `runtimeFor(id)` may hand each resume a runtime of its
  *   own (the CLI's `--dispatch auto`: BullMQ when a worker consumes the domain's queue at that
  *   moment, else this process); default, the runtime given.
- * - **Outages**: when the store cannot be listed, one `outage` event when that starts and one when a
- *   listing succeeds again (with how long it lasted) — not one per poll.
+ * - **Outages**: when the store cannot be listed — an error, or no answer within `listTimeoutMs` —
+ *   one `outage` event when that starts and one when a listing succeeds again (with how long it
+ *   lasted), not one per poll. Polling never waits for the wake-up consumer to connect.
  */
 import { LeaseHeldError } from '../journal/errors.js';
 import { libraryDigest } from '../htn/library/digest.js';
@@ -59,6 +60,11 @@ export interface ServeOptions {
    * repair brings that set in line with the whole index.
    */
   repairMs?: number;
+  /**
+   * How long one listing may take before it counts as failed (default 30 s): a command caught by a
+   * dropped connection can stay unanswered for ever, and serve must go on polling (and say so).
+   */
+  listTimeoutMs?: number;
   /** The domain whose invocations are served (default the runtime's; a runtime without one serves every invocation). */
   domain?: { name: string; libraries: readonly Library[] };
   /** The runtime that resumes this invocation, chosen when it is taken (default the runtime given), and what it dispatches with, for the event. */
@@ -124,15 +130,25 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   };
 
   // With BullMQ, a durable sleep's delayed job wakes it at once; the listing below is the fallback.
-  const wakeups = await runtime.onWake((id) => {
-    if (running.has(id) || options.signal?.aborted) return;
-    take({ id, tenant: '?', intent: '?', records: 0, status: 'waiting_timer' }, 'timer');
-  })?.catch((err: unknown) => {
-    emit({ kind: 'error', message: `cannot consume wake-ups: ${(err as Error)?.message ?? String(err)}` });
-    return undefined;
-  });
+  // Not awaited: the listing must not wait for it (a Redis lost while it connects would hold serve
+  // before its first poll for ever); a consumer that connects after serve stopped is closed at once.
+  let wakeups: { close(): Promise<void> } | undefined;
+  let stopped = false;
+  void runtime
+    .onWake((id) => {
+      if (running.has(id) || options.signal?.aborted) return;
+      take({ id, tenant: '?', intent: '?', records: 0, status: 'waiting_timer' }, 'timer');
+    })
+    ?.then(
+      (consumer) => {
+        if (stopped) void consumer.close().catch(() => undefined);
+        else wakeups = consumer;
+      },
+      (err: unknown) => emit({ kind: 'error', message: `cannot consume wake-ups: ${(err as Error)?.message ?? String(err)}` }),
+    );
 
   const repairMs = options.repairMs ?? 30_000;
+  const listTimeoutMs = options.listTimeoutMs ?? 30_000;
   let repairedAt: number | undefined;
   let outageSince: number | undefined;
   while (!options.signal?.aborted) {
@@ -140,7 +156,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
     try {
       // Repairs keep to the real clock (an injected `now` may be frozen or virtual, for backoff).
       const repair = repairedAt === undefined || Date.now() - repairedAt >= repairMs;
-      rows = await runtime.listOpen({ repair });
+      rows = await within(listTimeoutMs, runtime.listOpen({ repair }), `the store did not answer a listing within ${listTimeoutMs} ms`);
       if (repair) repairedAt = Date.now();
       if (outageSince !== undefined) {
         emit({ kind: 'outage', state: 'ended', since: new Date(outageSince).toISOString(), ms: Date.now() - outageSince });
@@ -162,6 +178,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
     }
     await pause(pollMs, options.signal);
   }
+  stopped = true;
   await wakeups?.close().catch(() => undefined);
   await Promise.allSettled([...running.values()]);
 }
@@ -190,6 +207,14 @@ function domainFilter(store: JournalStore, domain: { name: string; libraries: re
     known.set(id, answer);
     return answer;
   };
+}
+
+/** `promise`, or a rejection with `message` once `ms` have passed (the promise itself is left to settle). */
+function within<T>(ms: number, promise: Promise<T>, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  promise.catch(() => undefined);
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

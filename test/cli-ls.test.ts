@@ -105,6 +105,13 @@ describe('weft ls', () => {
     expect(r.stdout).not.toMatch(/^ghost|^notes\.txt/m);
   });
 
+  test('a Redis that cannot be reached is named by its URL, not by the workspace folder (exit 1, within the give-up budget)', async () => {
+    const r = await weft(['ls', '--redis', 'redis://127.0.0.1:1', '--dir', path.join(root, 'nothing')], { WEFT_REDIS_GIVE_UP_MS: '300' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^weft ls: cannot list redis:\/\/127\.0\.0\.1:1: Redis at redis:\/\/127\.0\.0\.1:1\/0 is unreachable/);
+    expect(r.stderr).not.toContain(path.join(root, 'nothing'));
+  });
+
   test('a workspace with no invocations says so and exits 0', async () => {
     const r = await weft(['ls', '--dir', path.join(root, 'nothing')]);
     expect(r.code, r.stderr).toBe(0);

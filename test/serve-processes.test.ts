@@ -12,9 +12,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
-import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
 import { redisAvailable, startRedis } from './support/redis-server.js';
-import { sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
+import { runNodeWithin, sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
 
 const available = redisAvailable();
 if (!available && process.env.CI !== 'true') console.warn('\n*** redis-server is not installed: the weft serve process tests are SKIPPED ***\n');
@@ -181,11 +181,18 @@ suite('weft serve (processes)', () => {
       expect(serve.stdout().match(/^outage/gm)).toHaveLength(2);
       expect(serve.stdout()).not.toMatch(/^error/m);
       // Both carry on: a run with --dispatch bullmq completes on the worker.
-      const done = lastJson((await weft(['run', 'travel', ...args, '--dispatch', 'bullmq', '--dir', fresh(), '--json'])).stdout);
-      expect(done.status).toBe('completed');
-    } finally {
+      const run = await runNodeWithin(60_000, weftBin, ['run', 'travel', ...args, '--dispatch', 'bullmq', '--dir', fresh(), '--json']);
+      expect(run.timedOut, `the run after the outage did not end within 60 s\n${run.stderr}\n${seen()}`).toBe(false);
+      expect(lastJson(run.stdout).status).toBe('completed');
+      expect(worker.stdout()).toMatch(/ attempt 1 ok \d+ ms$/m);
+      // And both stop on SIGTERM (BullMQ's own graceful close never ended after a long outage).
       serve.signal('SIGTERM');
       worker.signal('SIGTERM');
+      const stopped = await Promise.race([Promise.all([serve.done, worker.done]).then(() => true), sleep(20_000).then(() => false)]);
+      expect(stopped, `serve and the worker exit on SIGTERM after an outage\n${seen()}`).toBe(true);
+    } finally {
+      serve.signal('SIGKILL');
+      worker.signal('SIGKILL');
       await Promise.all([serve.done, worker.done]);
       await own.stop();
     }

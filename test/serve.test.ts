@@ -208,4 +208,28 @@ describe('serve', () => {
     expect(asked).toEqual([first.id]);
     expect(events).toMatchObject([{ kind: 'resuming', id: first.id, dispatch: 'elsewhere' }, { kind: 'stopped', status: 'completed' }]);
   });
+
+  test('a listing that never answers (a command lost with its connection) counts as an outage, and serve goes on polling', async () => {
+    class Hanging extends MemoryStore {
+      hang = true;
+      lists = 0;
+      override async list(): Promise<string[]> {
+        this.lists++;
+        if (this.hang) return new Promise<string[]>(() => undefined); // never settles
+        return super.list();
+      }
+    }
+    const store = new Hanging();
+    const runtime = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }));
+    const events: ServeEvent[] = [];
+    const stop = new AbortController();
+    const serving = runtime.serve({ pollMs: 2, listTimeoutMs: 30, signal: stop.signal, onEvent: (e) => events.push(e) });
+    while (store.lists < 3) await new Promise((r) => setTimeout(r, 5));
+    store.hang = false;
+    while (!events.some((e) => e.kind === 'outage' && e.state === 'ended')) await new Promise((r) => setTimeout(r, 5));
+    stop.abort();
+    await serving;
+    expect(events.map((e) => `${e.kind}:${e.kind === 'outage' ? e.state : ''}`)).toEqual(['outage:started', 'outage:ended']);
+    expect(events[0]).toMatchObject({ message: expect.stringContaining('did not answer a listing within 30 ms') });
+  });
 });

@@ -41,6 +41,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const choice = storeChoice(dir, args.strings);
     location = locationOf(choice);
+    where = choice.redis ? choice.redis.url : dir; // an unreachable Redis is named by its URL
     const store = await openStore(choice);
     where = store.name;
     if (args.flags['rebuild-index']) {

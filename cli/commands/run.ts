@@ -160,7 +160,8 @@ export async function run(argv: string[]): Promise<number> {
     const handle = await ws.runtime.start(intent, { ...start, id });
     if (args.flags.hibernate) handle.hibernate();
     if (!json) {
-      const pinned = (await ws.store.read(handle.id, 0, 1))[0];
+      // Only a progress line: a store that fails this read (Redis going away) must not abandon the live run.
+      const pinned = (await ws.store.read(handle.id, 0, 1).catch(() => []))[0];
       if (pinned) process.stdout.write(`${progressLine(pinned, false)}\n`);
     }
     const result = await followRun(handle, !json);
