@@ -3,9 +3,10 @@
  *
  * 0. The key is not in the hash chain: the same run in two workspace folders, each with its own
  *    generated key, has the same fingerprint and the same journal but for the seal.
- * 1. A resume with another key (another WEFT_SIGNING_KEY) is refused, exit 1, naming both key ids
- *    and how to pass the key, writing nothing; with `--signing-key` of the key that started it, it
- *    completes to a seal the original public key verifies.
+ * 1. A resume or an approval with another key (another WEFT_SIGNING_KEY or --signing-key) is
+ *    refused, exit 1, naming both key ids and how to pass the key, writing nothing (no record, no
+ *    decision in the inbox); with the key that started it, it completes to a seal the original
+ *    public key verifies.
  * 2. `weft resume --rekey` is explicit and recorded: `invocation.rekeyed` in the journal (weft log),
  *    the seal verifies with the new key and not the old one (exit 3, naming the re-key).
  * 3. Redis: `weft run` with no key says on stderr that it generated one in <dir>/keys and that other
@@ -16,8 +17,9 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-signing-key-'));
@@ -114,6 +116,45 @@ describe('weft and the sealing key (file store)', () => {
     expect(withOld.stdout + withOld.stderr).toContain(`re-keyed to key ${keyIdIn(other.pub).slice(0, 16)}`);
   });
 
+  test('approve with another key is refused before the decision is written; with the key that started it, it completes', async () => {
+    // Travel under a policy that asks a person for anything over 100.
+    const domain = path.join(fresh('strict'), 'strict-travel.mjs');
+    const dist = (p: string) => JSON.stringify(path.join(repoRoot, 'dist', p));
+    writeFileSync(
+      domain,
+      [
+        `import travel from ${dist('examples/travel/index.js')};`,
+        `import { defineDomain, spendApprovalPolicy } from ${dist('index.js')};`,
+        `export default defineDomain({`,
+        `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
+        `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
+        `  policy: spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' }),`,
+        `});`,
+      ].join('\n'),
+    );
+    const dir = fresh('ws');
+    const run = await weft(['run', domain, '--dir', dir, '--json'], env());
+    const started = lastJson(run);
+    expect(started.status, show(run)).toBe('awaiting_approval');
+    const original = path.join(dir, 'keys', 'weft.pub');
+    const other = await keygen('approver');
+    const journalBefore = readFileSync(started.journal!, 'utf8');
+
+    const refused = await weft(['approve', started.id, '--by', 'ana', '--dir', dir, '--signing-key', other.key, '--json'], env());
+    expect(refused.code, show(refused)).toBe(1);
+    const reason = lastJson(refused).reason!;
+    expect(reason).toContain(keyIdIn(original).slice(0, 16));
+    expect(reason).toContain(keyIdIn(other.pub).slice(0, 16));
+    expect(reason).toContain('--signing-key FILE');
+    expect(readFileSync(started.journal!, 'utf8')).toBe(journalBefore);
+    expect(existsSync(path.join(dir, 'invocations', started.id, 'inbox.json'))).toBe(false); // the decision was not left behind
+
+    const approved = await weft(['approve', started.id, '--by', 'ana', '--dir', dir, '--json'], env());
+    expect(approved.code, show(approved)).toBe(0);
+    expect(lastJson(approved).status).toBe('completed');
+    expect((await weft(['verify', started.journal!, '--public-key', original], env())).code).toBe(0);
+  });
+
   test('a --signing-key file that is not a key is one clear line', async () => {
     const bad = path.join(fresh('bad'), 'not-a.key');
     writeFileSync(bad, 'hello');
@@ -146,6 +187,11 @@ describe.skipIf(!available)('weft on Redis and the sealing key', () => {
     expect(run.stderr).toContain('--signing-key');
     expect(started.publicKey).toBe(path.join(x, '.weft', 'keys', 'weft.pub'));
 
+    const admin = new Redis(server.url);
+    const journalLength = () => admin.llen(`sk:{${started.id}}:journal`);
+    const before = await journalLength();
+    expect(before).toBeGreaterThan(0);
+
     const y = fresh('y');
     const refused = await weft(['resume', started.id, ...redis, '--json'], env(), y);
     expect(refused.code, show(refused)).toBe(1);
@@ -155,6 +201,8 @@ describe.skipIf(!available)('weft on Redis and the sealing key', () => {
     expect(out.reason).toMatch(/key/);
     expect(out.reason).toContain(keyIdIn(started.publicKey!).slice(0, 16));
     expect(existsSync(path.join(y, '.weft', 'keys', 'weft.key'))).toBe(false);
+    expect(await journalLength()).toBe(before); // nothing written
+    admin.disconnect();
 
     const resumed = await weft(['resume', started.id, ...redis, '--signing-key', path.join(x, '.weft', 'keys', 'weft.key'), '--json'], env(), y);
     expect(resumed.code, show(resumed)).toBe(0);
