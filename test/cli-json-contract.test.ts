@@ -38,6 +38,8 @@ describe('--json: one line on stdout whatever the outcome', () => {
     ['verify: an unknown flag', ['verify', 'x.jsonl', '--bogus'], 'usage', /Unknown option/],
     ['ls: an unknown flag', ['ls', '--bogus'], 'usage', /Unknown option/],
     ['ls: a bad --redis', ['ls', '--redis', 'http://x'], 'usage', /redis:\/\/ or rediss:\/\//],
+    ['show: an unknown flag', ['show', 'x', '--bogus'], 'usage', /Unknown option/],
+    ['show: no id', ['show'], 'usage', /missing argument/],
   ])('%s: exit 2, refused usage', async (_name, args, refused, reason) => {
     const r = await weft([...args, '--dir', dir, '--json'], ENV, root);
     expect(r.code, show(r)).toBe(2);
