@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { assertBuilt, weft } from './support/cli.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const redisOk = requireRedis();
@@ -40,36 +41,18 @@ if (!redisOk && process.env.CI === 'true') {
   });
 }
 
-const dist = (p: string) => JSON.stringify(path.join(repoRoot, 'dist', p));
 const folder = (name: string) => {
   const dir = path.join(root, name);
   mkdirSync(dir, { recursive: true });
   return dir;
 };
 
-/** A user's domain module: travel's library under another name and policy (so the built-in travel cannot replay it). */
-function strictTravel(): string {
-  const file = path.join(root, 'strict-travel.mjs');
-  writeFileSync(
-    file,
-    [
-      `import travel from ${dist('examples/travel/index.js')};`,
-      `import { defineDomain, spendApprovalPolicy } from ${dist('index.js')};`,
-      `export default defineDomain({`,
-      `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
-      `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
-      `  policy: spendApprovalPolicy({ version: 'strict-meta', limit: 100_000, amountArg: 'amount' }),`,
-      `});`,
-    ].join('\n'),
-  );
-  return file;
-}
 
 describe.skipIf(!redisOk)('the domain of an invocation, from the store’s metadata', () => {
   const store = (prefix: string) => ['--redis', server.url, '--redis-prefix', prefix];
 
   test('replay --redis finds a module domain from the workspace that started it, from a domains.json mapping elsewhere, and otherwise says what to pass', async () => {
-    const module = strictTravel();
+    const module = writeStrictTravelDomain(root, { version: 'strict-meta', limit: 100_000 });
     const started = await weft(['run', module, ...store('m1'), '--dispatch', 'in-process', '--dir', folder('m1-start'), '--json']);
     expect(started.code, started.stderr).toBe(0);
     const { id, fingerprint } = JSON.parse(started.stdout.trim().split('\n').at(-1)!) as { id: string; fingerprint: string };

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import { spawnTracked } from './support/children.js';
 import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-domain-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -27,25 +28,7 @@ interface Line {
   publicKey: string | null;
 }
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Line;
-const dist = (p: string) => path.join(repoRoot, 'dist', p);
 
-/** A user's domain module outside the repo: travel with a strict policy (every booking needs approval). */
-function strictDomainFile(): string {
-  const file = path.join(root, 'strict-travel.mjs');
-  writeFileSync(
-    file,
-    [
-      `import travel from ${JSON.stringify(dist('examples/travel/index.js'))};`,
-      `import { defineDomain, spendApprovalPolicy } from ${JSON.stringify(dist('index.js'))};`,
-      `export default defineDomain({`,
-      `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
-      `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
-      `  policy: spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' }),`,
-      `});`,
-    ].join('\n'),
-  );
-  return file;
-}
 
 describe('domains and the pin from the command line', () => {
   test('resume with another model is refused naming the pin; resume with the pinned one finishes to the uninterrupted fingerprint', async () => {
@@ -65,7 +48,7 @@ describe('domains and the pin from the command line', () => {
   });
 
   test('a domain by path: recorded at start, found by approve; approve with another model is refused first', async () => {
-    const file = strictDomainFile();
+    const file = writeStrictTravelDomain(root);
     const dir = path.join(root, 'strict');
     const waiting = await weft(['run', file, '--dir', dir, '--json']);
     expect(waiting.code, waiting.stderr).toBe(0);
@@ -83,7 +66,7 @@ describe('domains and the pin from the command line', () => {
   });
 
   test('without the workspace record, a user domain is named with --domain; the error says so', async () => {
-    const file = strictDomainFile();
+    const file = writeStrictTravelDomain(root);
     const dir = path.join(root, 'no-meta');
     const line = last((await weft(['run', file, '--dir', dir, '--json'])).stdout);
     rmSync(path.join(dir, 'meta'), { recursive: true });

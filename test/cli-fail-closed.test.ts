@@ -6,14 +6,15 @@
  * completes it sealed; a 404 before any reply and an empty intent fail sealed; rejecting an
  * approval ends the invocation terminal and sealed, never left running.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TRAVEL_GOALS, TRAVEL_SUMMARY } from '../examples/travel/transcript.js';
-import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { assertBuilt, weft } from './support/cli.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-fail-closed-'));
 const LINE_KEYS = ['fingerprint', 'id', 'journal', 'publicKey', 'reason', 'status'];
@@ -161,28 +162,10 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
 });
 
 describe('defect 1 (CLI): approve --reject ends the invocation terminal and sealed', () => {
-  /** Travel whose policy needs a person for any spend over 100: the booking epoch awaits approval. */
-  function strictTravelFile(): string {
-    const dist = (p: string) => JSON.stringify(path.join(repoRoot, 'dist', p));
-    const file = path.join(root, 'strict-travel.mjs');
-    writeFileSync(
-      file,
-      [
-        `import travel from ${dist('examples/travel/index.js')};`,
-        `import { defineDomain, spendApprovalPolicy } from ${dist('index.js')};`,
-        `export default defineDomain({`,
-        `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
-        `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
-        `  policy: spendApprovalPolicy({ version: 'strict-fc', limit: 100, amountArg: 'amount' }),`,
-        `});`,
-      ].join('\n'),
-    );
-    return file;
-  }
 
   test('a rejected booking: the run goes on to a terminal, sealed, verifiable end — never left running', async () => {
     const dir = path.join(root, 'reject');
-    const waiting = await weft(['run', strictTravelFile(), '--json', '--dir', dir]);
+    const waiting = await weft(['run', writeStrictTravelDomain(root, { version: 'strict-fc' }), '--json', '--dir', dir]);
     expect(waiting.code, waiting.stderr).toBe(0);
     const line = oneLine(waiting.stdout);
     expect(line.status).toBe('awaiting_approval');

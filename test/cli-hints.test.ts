@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { spawnTracked } from './support/children.js';
-import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
+import { assertBuilt, weft, weftBin, type CliResult } from './support/cli.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const available = requireRedis();
@@ -38,24 +39,6 @@ afterAll(async () => {
 const ENV = { WEFT_REDIS_URL: '', WEFT_SIGNING_KEY: '', WEFT_DEBUG: '' };
 const show = (r: CliResult) => `exit ${r.code} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
 
-/** A domain module that needs approval for every booking (travel with a strict policy). */
-function strictDomainFile(): string {
-  const file = path.join(root, 'strict-travel.mjs');
-  const dist = (p: string) => JSON.stringify(path.join(repoRoot, 'dist', p));
-  writeFileSync(
-    file,
-    [
-      `import travel from ${dist('examples/travel/index.js')};`,
-      `import { defineDomain, spendApprovalPolicy } from ${dist('index.js')};`,
-      `export default defineDomain({`,
-      `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
-      `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
-      `  policy: spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' }),`,
-      `});`,
-    ].join('\n'),
-  );
-  return file;
-}
 
 const COMMANDS = /\bweft (?:resume|approve|replay|verify|log|export|ls)\b/g;
 const VALUED = new Set(['--dir', '--redis', '--redis-prefix', '--redis-durability', '--queue', '--public-key', '--by', '--domain']);
@@ -176,7 +159,7 @@ async function everyHintWorks(mode: Mode, cwd: string): Promise<void> {
   expect(followed.find((f) => f.hint.startsWith('weft replay '))!.result.stdout).toMatch(/identical to the journal/);
 
   // A run awaiting approval: the approve hint (with --by filled in) continues it.
-  const waiting = await weft(['run', strictDomainFile(), '--seed', '2', ...where], ENV, cwd);
+  const waiting = await weft(['run', writeStrictTravelDomain(root), '--seed', '2', ...where], ENV, cwd);
   expect(waiting.code, show(waiting)).toBe(0);
   expect(waiting.stdout).toMatch(/status +awaiting_approval/);
   expectNamed(hintsIn(waiting.stdout));

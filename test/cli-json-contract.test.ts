@@ -38,6 +38,9 @@ describe('--json: one line on stdout whatever the outcome', () => {
     ['verify: an unknown flag', ['verify', 'x.jsonl', '--bogus'], 'usage', /Unknown option/],
     ['ls: an unknown flag', ['ls', '--bogus'], 'usage', /Unknown option/],
     ['ls: a bad --redis', ['ls', '--redis', 'http://x'], 'usage', /redis:\/\/ or rediss:\/\//],
+    ['resume: --quarantine-torn with Redis', ['resume', 'inv-x', '--quarantine-torn', '--redis', 'redis://127.0.0.1:1'], 'usage', /--quarantine-torn is for a workspace on disk/],
+    ['show: an unknown flag', ['show', 'x', '--bogus'], 'usage', /Unknown option/],
+    ['show: no id', ['show'], 'usage', /missing argument/],
   ])('%s: exit 2, refused usage', async (_name, args, refused, reason) => {
     const r = await weft([...args, '--dir', dir, '--json'], ENV, root);
     expect(r.code, show(r)).toBe(2);

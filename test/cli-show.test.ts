@@ -6,11 +6,12 @@
  * escape sequences is shown inert, as text and as JSON; a bad id is a usage error, an unknown one
  * says where to look.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { assertBuilt, weft } from './support/cli.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-show-'));
@@ -23,25 +24,7 @@ interface Line {
   reason: string | null;
 }
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Line;
-const dist = (p: string) => path.join(repoRoot, 'dist', p);
 
-/** Travel with a strict policy: the booking epoch (780 EUR) needs a person's approval. */
-function strictDomainFile(): string {
-  const file = path.join(root, 'strict-travel.mjs');
-  writeFileSync(
-    file,
-    [
-      `import travel from ${JSON.stringify(dist('examples/travel/index.js'))};`,
-      `import { defineDomain, spendApprovalPolicy } from ${JSON.stringify(dist('index.js'))};`,
-      `export default defineDomain({`,
-      `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
-      `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
-      `  policy: spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' }),`,
-      `});`,
-    ].join('\n'),
-  );
-  return file;
-}
 
 /** Nothing in `text` that a terminal would act on: no ESC, no C1 control, no bidi override. */
 function expectInert(text: string): void {
@@ -75,7 +58,7 @@ describe('weft show, workspace on disk', () => {
   test('awaiting approval: the reason and the steps asked for, in show, ls, ls --json and run --json', async () => {
     const dir = path.join(root, 'strict');
     const reason = 'the epoch spends 780, above the 100 limit';
-    const run = last((await weft(['run', strictDomainFile(), '--dir', dir, '--json'])).stdout);
+    const run = last((await weft(['run', writeStrictTravelDomain(root), '--dir', dir, '--json'])).stdout);
     expect(run).toMatchObject({ status: 'awaiting_approval', reason });
 
     const shown = await weft(['show', run.id, '--dir', dir]);

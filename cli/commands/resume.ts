@@ -40,6 +40,8 @@ export async function run(argv: string[]): Promise<number> {
       { min: 1, max: 1 },
     );
     flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
+    // A Redis append is one script, all or nothing: a Redis journal has no torn tail to move aside.
+    if (args.flags['quarantine-torn'] && flags.choice.redis) throw new UsageError('--quarantine-torn is for a workspace on disk (--dir D): a journal in Redis is appended all or nothing and is never torn');
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('resume', usage, err);
     throw err;

@@ -3,7 +3,7 @@
  * must decide on it: its status and why, its pin, each epoch with its goal, plan source, admission
  * and approval, and each step with its actuator, args, outcome, attempts and result or failure;
  * what it waits for (for an approval: the policy's reason and the steps asked for) and the
- * commands that act on it, with this command's location flags. `--json` prints the description
+ * commands that act on it, with this command's location flags (cli/hints.ts). `--json` prints the description
  * itself (runtime/describe.ts documents every field). Needs no domain; reads only.
  *
  * Everything that came from a person, a model or an actuator is printed inert (terminal-text.ts):
@@ -16,7 +16,9 @@ import type { EpochDescription, InvocationDescription, StepDescription } from '.
 import { describeInvocation } from '../../runtime/describe-load.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
-import { inert, inertJson, quoted } from '../terminal-text.js';
+import { locationOf } from '../hints.js';
+import { failureLine, printJsonLine } from '../json-line.js';
+import { inert, quoted } from '../terminal-text.js';
 import { workspaceDir } from '../workspace.js';
 
 export const usage =
@@ -42,36 +44,14 @@ export async function run(argv: string[]): Promise<number> {
     const message = inert(err instanceof Error ? err.message : String(err));
     const usageError = isWeftError(err) && err.code === 'runtime.bad_invocation_id';
     // A script still gets its one line: what was refused and why.
-    if (args.flags.json) process.stdout.write(inertJson(JSON.stringify({ id, status: null, reason: message, refused: isWeftError(err) ? err.code : 'error' })) + '\n');
+    if (args.flags.json) printJsonLine(failureLine(message, isWeftError(err) ? err.code : 'error', usageError ? 2 : 1, { id }));
     if (usageError) return usageFailure('show', usage, new UsageError(message));
     process.stderr.write(`weft show: ${message}\n`);
     return 1;
   }
-  if (args.flags.json) process.stdout.write(inertJson(JSON.stringify(description)) + '\n');
-  else process.stdout.write(renderDescription(description, locationFlags(choice, args.strings)).join('\n') + '\n');
+  if (args.flags.json) printJsonLine(description);
+  else process.stdout.write(renderDescription(description, locationOf(choice).store).join('\n') + '\n');
   return 0;
-}
-
-/** The flags that point a command at the same store: `--dir D`, or `--redis URL` when given as a flag (WEFT_REDIS_URL serves itself). */
-export function locationFlags(choice: StoreChoice, strings: Record<string, string | undefined>): string {
-  if (!choice.redis) return `--dir ${shellWord(choice.dir)}`;
-  const flags: string[] = [];
-  if (strings.redis !== undefined) flags.push(`--redis ${hasPassword(choice.redis.url) ? '<url>' : shellWord(choice.redis.url)}`);
-  if (choice.redis.prefix !== 'weft') flags.push(`--redis-prefix ${shellWord(choice.redis.prefix)}`);
-  return flags.join(' ');
-}
-
-function hasPassword(url: string): boolean {
-  try {
-    return new URL(url).password !== '';
-  } catch {
-    return true;
-  }
-}
-
-/** A word a POSIX shell reads back as itself. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${inert(text).replace(/'/g, `'\\''`)}'`;
 }
 
 const LABEL = 12;
