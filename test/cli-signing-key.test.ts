@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
+import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-signing-key-'));
@@ -118,20 +119,7 @@ describe('weft and the sealing key (file store)', () => {
 
   test('approve with another key is refused before the decision is written; with the key that started it, it completes', async () => {
     // Travel under a policy that asks a person for anything over 100.
-    const domain = path.join(fresh('strict'), 'strict-travel.mjs');
-    const dist = (p: string) => JSON.stringify(path.join(repoRoot, 'dist', p));
-    writeFileSync(
-      domain,
-      [
-        `import travel from ${dist('examples/travel/index.js')};`,
-        `import { defineDomain, spendApprovalPolicy } from ${dist('index.js')};`,
-        `export default defineDomain({`,
-        `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
-        `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
-        `  policy: spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' }),`,
-        `});`,
-      ].join('\n'),
-    );
+    const domain = writeStrictTravelDomain(fresh('strict'));
     const dir = fresh('ws');
     const run = await weft(['run', domain, '--dir', dir, '--json'], env());
     const started = lastJson(run);
