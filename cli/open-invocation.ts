@@ -2,7 +2,8 @@
  * Opening the workspace of an invocation that exists — what `resume` and `approve` share: find its
  * domain (`--domain`, else the module recorded at start, else the built-in whose library it pinned)
  * and its model (the pinned one; see model-choice.ts), then open a runtime over them. The runtime
- * compares all of it with the pin before it writes anything.
+ * compares all of it with the pin, and its signing key with the key in force, before it writes
+ * anything; a workspace without a key makes none for an invocation whose store names its key.
  */
 import { FileStore } from '../journal/stores/file.js';
 import type { CrashHooks } from './faults.js';
@@ -39,8 +40,10 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   const model = modelForPin(options.id, pin, options.model, meta);
   const faults = options.faults;
   const dispatch = options.store ? await chooseDispatch(options.dispatch ?? 'auto', options.store, options.queue, loaded) : undefined;
-  // An invocation that pinned its sealing key (flag 3) is sealed by that key: a key made here now could only be refused — unless re-keying.
-  const generateKey = pin.sealKey === undefined || options.rekey === true;
+  // An invocation whose store metadata names its sealing key is sealed by that key (runtime/seal-key.ts):
+  // a key made here now could only be refused — unless re-keying. The runtime then refuses, naming the key.
+  const recordedKey = (await store.getMetadata(options.id))?.sealKey;
+  const generateKey = recordedKey === undefined || options.rekey === true;
   const ws = await openWorkspace({ dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);
   return ws;

@@ -56,8 +56,8 @@ export interface InvocationMeta {
  * The signing key: `--signing-key FILE` (`file`), else `WEFT_SIGNING_KEY` (a key file made by
  * `weft keygen`) — what several processes sharing a Redis store use so that one key seals every
  * journal — else the workspace's own, generated (and written 0600) the first time it is needed
- * unless `generate` is false (resuming an invocation that pinned another key: a fresh key could
- * only be refused). `generated` says a key was made now.
+ * unless `generate` is false (resuming an invocation whose store records its key: a fresh key
+ * could only be refused). `generated` says a key was made now.
  */
 export async function workspaceKey(dir: string, options: { file?: string | undefined; generate?: boolean } = {}): Promise<{ key: SigningKey | undefined; publicKeyFile: string; generated: boolean }> {
   const given = options.file ?? (process.env.WEFT_SIGNING_KEY || undefined);
@@ -81,7 +81,7 @@ export async function workspaceKey(dir: string, options: { file?: string | undef
 /** What a command says on stderr when it made a key that journals in Redis — which other hosts resume — are sealed by. */
 export function generatedKeyNotice(keysDir: string): string {
   const file = path.join(keysDir, SECRET_FILE);
-  return `weft: generated a signing key in ${keysDir} (no --signing-key or WEFT_SIGNING_KEY was given); the invocations sealed with it in Redis pin its key id, ` +
+  return `weft: generated a signing key in ${keysDir} (no --signing-key or WEFT_SIGNING_KEY was given); the store records its key id for the invocations it starts in Redis, ` +
     `so any other host that resumes or approves them must be given it: copy ${file} there and pass --signing-key FILE (or set WEFT_SIGNING_KEY)\n`;
 }
 

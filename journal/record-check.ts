@@ -152,16 +152,14 @@ function checkPosition(
   return undefined;
 }
 
-/** The key that must seal a journal that pinned one (behaviour flag 3): the pinned key, or the last re-key's. */
-function keyInForce(state: ChainState): string | undefined {
-  return state.rekeyedTo ?? state.pin?.sealKey;
-}
-
-/** A re-key changes the key in force, from that key: only in a journal that pinned its sealing key. */
+/**
+ * A re-key changes the key in force. The key an invocation started with is not in the journal (it is
+ * kept in the store's metadata, so the fingerprint does not depend on it): a first re-key's `from`
+ * cannot be checked here; each later one must start from the previous one's `to`.
+ */
 function checkRekey(record: JournalRecord<'invocation.rekeyed'>, state: ChainState): string | undefined {
-  const current = keyInForce(state);
-  if (current === undefined) return 'invocation.rekeyed in a journal that pinned no sealing key';
-  if (record.body.from !== current) return `invocation.rekeyed from key ${record.body.from.slice(0, 16)}…, but the key in force is ${current.slice(0, 16)}…`;
+  const current = state.rekeyedTo;
+  if (current !== undefined && record.body.from !== current) return `invocation.rekeyed from key ${record.body.from.slice(0, 16)}…, but the key in force is ${current.slice(0, 16)}… (the previous re-key's)`;
   state.rekeyedTo = record.body.to;
   return undefined;
 }
@@ -170,9 +168,10 @@ function checkRekey(record: JournalRecord<'invocation.rekeyed'>, state: ChainSta
 function checkSeal(record: JournalRecord<'invocation.sealed'>, state: ChainState): string | undefined {
   const seal = record.body;
   if (seal.fingerprint !== record.prev) return 'seal fingerprint is not the hash of the record before it';
-  const expected = keyInForce(state);
+  // A re-keyed journal is sealed by the last re-key's key and no other.
+  const expected = state.rekeyedTo;
   if (expected !== undefined && seal.keyId !== expected) {
-    return `sealed by key ${seal.keyId.slice(0, 16)}…, but the journal ${state.rekeyedTo ? 'was re-keyed to' : 'pinned'} key ${expected.slice(0, 16)}… (a seal by another key needs an invocation.rekeyed record before it)`;
+    return `sealed by key ${seal.keyId.slice(0, 16)}…, but the journal was re-keyed to key ${expected.slice(0, 16)}… (a seal by another key needs an invocation.rekeyed record before it)`;
   }
   state.sealed = true;
   state.fingerprint = seal.fingerprint;

@@ -29,12 +29,6 @@ export const pinSchema = z.strictObject({
   policy: z.string().min(1),
   /** Limits that shape the journal (re-prompts, re-plans, attempts, planner budgets). */
   limits: z.record(z.string(), z.number().int().nonnegative()).optional(),
-  /**
-   * The key id (SHA-256 of the ed25519 public key) that will seal the journal, fixed at start
-   * (behaviour flag 3): a resume with another key is refused unless it re-keys explicitly
-   * (`invocation.rekeyed`). Absent in journals pinned before flag 3.
-   */
-  sealKey: digest.optional(),
 });
 export type Pin = z.infer<typeof pinSchema>;
 
@@ -126,10 +120,12 @@ export const bodySchemas = {
   'invocation.failed': z.strictObject({ code: z.string().min(1), class: failureClass, reason: z.string().min(1) }),
   'invocation.handed_off': z.strictObject({ reason: z.string().min(1) }),
   /**
-   * An explicit re-key (behaviour flag 3; `weft resume --rekey`): from here on the journal is
-   * sealed by key `to` instead of `from` (key ids). Written by the runtime, not by the machine, so
-   * resume and replay pass over it wherever it stands (recorder.ts); `verify` then expects the seal
-   * by `to`.
+   * An explicit re-key (`resume(id, { rekey: true })`, `weft resume --rekey`): from here on the
+   * journal is sealed by key `to` instead of `from` (key ids; `from` is the key the store's
+   * metadata recorded at start, or the previous re-key's `to`). Only a re-keyed journal has one, so
+   * a run that is never re-keyed has the same bytes whatever key seals it. Written by the runtime,
+   * not by the machine, so resume and replay pass over it wherever it stands (recorder.ts);
+   * `verify` then expects the seal by `to`.
    */
   'invocation.rekeyed': z.strictObject({ from: digest, to: digest }),
   'invocation.sealed': z.strictObject({

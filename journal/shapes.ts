@@ -79,7 +79,6 @@ export const pinShape = strict({
   asOf: nonEmpty,
   policy: nonEmpty,
   limits: optional(recordOf(count)),
-  sealKey: optional(digest),
 });
 
 export const bodyShapes: Record<RecordKind, Shape> = {

@@ -31,6 +31,12 @@
  *   resume) learns which domain an invocation belongs to. It is data, never code: it holds no module
  *   path, and a reader resolves a domain name only to code it has locally (cli/workspace.ts). A
  *   malformed record is refused on write (TypeError) and reads as none.
+ * - The metadata also holds `sealKey`, the id of the key the invocation was started with (replaced
+ *   by an explicit re-key), so that a resume or approval with another key is refused before it
+ *   writes anything. It is a guard against accidents — resuming on a host that holds another key —
+ *   not a security boundary: it is unhashed and anyone who can write the store can change it. The
+ *   proof remains `verify` with the auditor's public key. Being outside the hash chain, the key id
+ *   leaves the journal — and its fingerprint — the same whichever key seals it.
  */
 import type { JournalRecord } from './records.js';
 
@@ -117,25 +123,35 @@ export interface InvocationMetadata {
   domain?: string;
   /** The digest of the method library it pinned (the pin's `library`). */
   library: string;
+  /**
+   * The key id (full SHA-256 hex of the ed25519 public key) that seals it: the key it was started
+   * with, or the one an explicit re-key changed it to. Absent for invocations started before the
+   * store kept it, or by a runtime without a signing key: then any key may resume them.
+   */
+  sealKey?: string;
 }
 
 const DOMAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const DIGEST = /^[0-9a-f]{64}$/;
 
-/** Whether `value` has the shape of InvocationMetadata: a domain NAME (never a path) and a full SHA-256 hex digest. */
+/** Whether `value` has the shape of InvocationMetadata: a domain NAME (never a path) and full SHA-256 hex digests. */
 export function isInvocationMetadata(value: unknown): value is InvocationMetadata {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const meta = value as Record<string, unknown>;
   if (typeof meta.library !== 'string' || !DIGEST.test(meta.library)) return false;
+  if (meta.sealKey !== undefined && (typeof meta.sealKey !== 'string' || !DIGEST.test(meta.sealKey))) return false;
   return meta.domain === undefined || (typeof meta.domain === 'string' && DOMAIN_NAME.test(meta.domain));
 }
 
 /** The metadata as a store keeps it: its known fields only; throws TypeError on a malformed record. */
 export function normalizeInvocationMetadata(meta: InvocationMetadata): InvocationMetadata {
   if (!isInvocationMetadata(meta)) {
-    throw new TypeError(`invocation metadata needs \`library\` (a SHA-256 hex digest) and, optionally, \`domain\` (a domain name: letters, digits, '.', '_', '-'); got ${JSON.stringify(meta)?.slice(0, 200)}`);
+    throw new TypeError(
+      `invocation metadata needs \`library\` (a SHA-256 hex digest) and, optionally, \`domain\` (a domain name: letters, digits, '.', '_', '-') ` +
+        `and \`sealKey\` (a key id: a SHA-256 hex digest); got ${JSON.stringify(meta)?.slice(0, 200)}`,
+    );
   }
-  return { ...(meta.domain === undefined ? {} : { domain: meta.domain }), library: meta.library };
+  return { ...(meta.domain === undefined ? {} : { domain: meta.domain }), library: meta.library, ...(meta.sealKey === undefined ? {} : { sealKey: meta.sealKey }) };
 }
 
 /** The metadata stored as `text`, or undefined when it is not valid metadata (a damaged record reads as none). */
@@ -207,7 +223,7 @@ export interface JournalStore {
   /** Remove the message (after its decision was recorded). */
   clearInbox(invocation: string): Promise<void>;
 
-  /** Record which domain and library `invocation` is, replacing any earlier record. Atomic, idempotent; needs no lease. Throws TypeError on malformed metadata. */
+  /** Record which domain, library and sealing key `invocation` has, replacing any earlier record. Atomic, idempotent; needs no lease. Throws TypeError on malformed metadata. */
   putMetadata(invocation: string, meta: InvocationMetadata): Promise<void>;
   /** The invocation's metadata, or undefined (none, or a record that cannot be read). */
   getMetadata(invocation: string): Promise<InvocationMetadata | undefined>;

@@ -11,19 +11,17 @@
  * 2 — spend counted only on the actuators that spend: the envelope's spending cap sums its arg
  *     over the steps whose actuator declares `spends` (machines/spenders.ts), not over every world
  *     effect that happens to pass an arg of that name.
- * 3 — the sealing key pinned at start: the pin records the key id that will seal the journal
- *     (`pin.sealKey`); a resume or approval that would seal with another key is refused unless it
- *     re-keys explicitly, which the journal records (`invocation.rekeyed`); replay and verify hold
- *     the seal to the key in force (pinned, or the last re-key's).
+ * 3 — withdrawn, never shipped: never reuse the number. It put the sealing key's id in the pin,
+ *     which made the fingerprint depend on the key; the key id is now kept in the store's
+ *     unhashed invocation metadata instead (journal/store.ts), which changes no journal.
  */
 import type { Pin } from '../journal/records.js';
 
 export const FLAG_FAIL_CLOSED = 1;
 export const FLAG_DECLARED_SPEND = 2;
-export const FLAG_SEAL_KEY_PINNED = 3;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_SEAL_KEY_PINNED];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

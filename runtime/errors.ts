@@ -82,15 +82,15 @@ export class ForeignJournalError extends WeftError {
 }
 
 /**
- * The key this runtime would seal with is not the one the invocation's journal is sealed by (flag 3:
- * pinned at start, or re-keyed explicitly). Nothing was written. Names both key ids (short) and how
+ * The key this runtime would seal with is not the one the invocation's journal is sealed by (the key
+ * in force, seal-key.ts: recorded at start, or re-keyed explicitly). Nothing was written. Names both key ids (short) and how
  * to pass the right key, or to re-key on purpose.
  */
 export class SealKeyMismatchError extends WeftError {
   constructor(
     readonly invocation: string,
     readonly command: 'resume' | 'approve' | 'start',
-    /** The key id in force (pinned or re-keyed to). */
+    /** The key id in force (recorded at start, or re-keyed to). */
     readonly expected: string,
     /** This runtime's key id, or undefined when it has no signing key. */
     readonly offered: string | undefined,
@@ -100,7 +100,7 @@ export class SealKeyMismatchError extends WeftError {
     super(
       'pin.seal_key',
       'permanent',
-      `refusing to ${command} ${invocation}: its journal is sealed by signing key ${short(expected)} (${rekeyed ? 're-keyed to it' : 'pinned at start'}), ` +
+      `refusing to ${command} ${invocation}: its journal is sealed by signing key ${short(expected)} (${rekeyed ? 're-keyed to it' : 'recorded at start'}), ` +
         (offered === undefined ? 'and this runtime has no signing key' : `but this runtime's signing key is ${short(offered)}`) +
         `. Pass that key (CLI: --signing-key FILE or WEFT_SIGNING_KEY=FILE; code: createRuntime({ signingKey })), ` +
         `or change the key on purpose with --rekey on resume or approve (the journal records it). Nothing was written`,

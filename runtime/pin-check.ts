@@ -13,15 +13,13 @@
  *   older runtimes and is ignored) — compared for resume and approve; replay calls no model;
  * - `flags` (behaviour versions) and `limits`: not compared with the caller's settings but APPLIED
  *   from the pin; a flag or limit this runtime does not implement is refused, naming it;
- * - `sealKey` (flag 3): the key that seals the journal — the pinned one, or the last explicit
- *   re-key's (`invocation.rekeyed`) — must be this runtime's signing key, else SealKeyMismatchError
- *   (or, asked for, a re-key recorded before the run goes on). Replay seals nothing and needs no
- *   key: the journal's own seal is checked against the key in force when it is read.
+ *
+ * The key that seals is not in the pin (the fingerprint does not depend on it): see seal-key.ts.
  *
  * Pure: no I/O; the runtime gathers the offer and throws PinMismatchError with the list.
  */
 import { canonicalize } from '../journal/canonical.js';
-import type { JournalRecord, Pin } from '../journal/records.js';
+import type { Pin } from '../journal/records.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import type { Library } from '../htn/library/schema.js';
 
@@ -103,27 +101,4 @@ export function libraryMismatch(pinned: string, offered: ReadonlyArray<{ name: s
     offered: offered.map((l) => `${l.name} ${l.digest}`).join(', ') || 'none',
     fix: `use the domain version that has library ${pinned} (keep old versions in defineDomain({ libraries })), or replay from a store or bundle that holds it`,
   };
-}
-
-/** A key id as people compare them: its first 16 hex characters (of the SHA-256 of the public key). */
-export function shortKeyId(keyId: string): string {
-  return keyId.slice(0, 16);
-}
-
-/**
- * The key id that must seal this journal (flag 3): the last re-key's, else the pinned one; undefined
- * for a journal pinned before flag 3 (any key seals it, as before).
- */
-export function sealKeyInForce(records: readonly JournalRecord[]): { keyId: string; rekeyed: boolean } | undefined {
-  const first = records[0] as JournalRecord<'invocation.pinned'> | undefined;
-  const pinned = first?.kind === 'invocation.pinned' ? first.body.pin.sealKey : undefined;
-  if (pinned === undefined) return undefined;
-  let keyId = pinned;
-  let rekeyed = false;
-  for (const record of records) {
-    if (record.kind !== 'invocation.rekeyed') continue;
-    keyId = (record as JournalRecord<'invocation.rekeyed'>).body.to;
-    rekeyed = true;
-  }
-  return { keyId, rekeyed };
 }

@@ -12,9 +12,9 @@
  * Every record read back is re-chained from the recorder's own tail, so a replay that gets to
  * the end has proved the journal byte for byte (same hashes, same fingerprint).
  *
- * An explicit re-key (`invocation.rekeyed`, flag 3) is written by the runtime, not derived by the
- * machine: wherever it stands, the recorder passes over it (re-chained like any record) before the
- * next record, and from then on `sealKey` — the key id that must seal the journal — is its `to`.
+ * An explicit re-key (`invocation.rekeyed`, seal-key.ts) is written by the runtime, not derived by
+ * the machine: wherever it stands, the recorder passes over it (re-chained like any record) before
+ * the next record, and from then on `sealKey` — the key id that must seal the journal — is its `to`.
  *
  * Durability (invariant 1, write-ahead): a record that announces a call out of the process — a
  * model request, a dispatch, a compensation, a timer — is appended at once, with whatever is staged
@@ -42,7 +42,7 @@ export interface RecorderOptions {
   writer?: JournalWriter;
   /** Called for every record the recorder passes, read back or written (progress, inspector). */
   onRecord?: (record: JournalRecord, replayed: boolean) => void;
-  /** The key id that must seal the journal (flag 3: pinned, or re-keyed to); undefined before flag 3. */
+  /** The key id that must seal the journal (the key in force, seal-key.ts); undefined when any key may. */
   sealKey?: string;
 }
 
@@ -59,7 +59,7 @@ export class Recorder {
     this.keyInForce = options.sealKey;
   }
 
-  /** The key id that must seal the journal (flag 3), as of the records passed so far; undefined before flag 3. */
+  /** The key id that must seal the journal, as of the records passed so far; undefined when any key may. */
   get sealKey(): string | undefined {
     return this.keyInForce;
   }

@@ -52,7 +52,8 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   const first = records[0] as JournalRecord<'invocation.pinned'>;
   const { invocation, pin } = first.body;
   const library = await deps.loadLibrary(pin.library);
-  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1), ...(pin.sealKey === undefined ? {} : { sealKey: pin.sealKey }) });
+  // No key is in force until a re-key names one: the recorder then holds the seal to it.
+  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1) });
   let actorError: unknown;
   const services: EpochServices = {
     onActorError: (err) => {

@@ -4,14 +4,15 @@
  * (a Redis store, a BullMQ dispatcher) to the same options.
  *
  * - `start(intent, opts?)` pins (library digest, runtime version and flags, model, seed, asOf,
- *   policy, limits, the key id that will seal it), writes `invocation.pinned`, and runs the
- *   machine. Options default as `weft run` does (start-options.ts); a malformed one is refused
- *   before anything is written. Starting an id that exists attaches to it — or fails clearly if its
- *   intent, pin or sealing key differ.
+ *   policy, limits), writes `invocation.pinned`, and runs the machine; the id of the key that will
+ *   seal it goes into the store's unhashed metadata, not the pin (seal-key.ts). Options default as
+ *   `weft run` does (start-options.ts); a malformed one is refused before anything is written.
+ *   Starting an id that exists attaches to it — or fails clearly if its intent, pin or sealing key
+ *   differ.
  * - `resume(id)` re-opens an invocation from its latest snapshot (or from the start) and the
  *   journal's tail: the records after the snapshot are read back, not re-done, then it runs live.
- *   Its signing key must be the one the journal is sealed by (flag 3), unless `rekey` records a
- *   change of key first.
+ *   Its signing key must be the key in force (seal-key.ts), unless `rekey` records a change of key
+ *   first.
  * - `approve(id, decision)` records a person's decision on a hibernated epoch and continues.
  * - `replay(id | journal)` re-runs the machine over a journal without calling anything, re-deriving
  *   every decomposition; any difference stops with ReplayDivergenceError.
@@ -49,7 +50,8 @@ import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
-import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, sealKeyInForce, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
+import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
+import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.js';
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
@@ -64,9 +66,10 @@ export interface ResumeOptions {
   snapshot?: unknown;
   at?: { seq: number; tail: string };
   /**
-   * Flag 3: when this runtime's signing key is not the one the journal is sealed by, change it on
-   * purpose — an `invocation.rekeyed` record (from, to) is appended before the run goes on, and the
-   * journal is then sealed by this key. Without it such a resume is refused (SealKeyMismatchError).
+   * When this runtime's signing key is not the key in force (seal-key.ts), change it on purpose —
+   * an `invocation.rekeyed` record (from, to) is appended before the run goes on, the store's
+   * metadata names the new key, and the journal is then sealed by it. Without it such a resume is
+   * refused (SealKeyMismatchError).
    */
   rekey?: boolean;
 }
@@ -208,9 +211,9 @@ export class Runtime {
   async start(intent: string, options?: Partial<StartOptions>): Promise<InvocationHandle> {
     const opts = resolveStartOptions(intent, options, this.options.domain?.asOf);
     const library = this.pickLibrary(opts.library);
-    // Flag 3: the key that will seal the journal is fixed now, so a runtime without one cannot start.
+    // The key that will seal the journal is fixed now (recorded in the store's metadata), so a runtime without one cannot start.
     const key = this.options.signingKey;
-    if (!key) throw new RuntimeUsageError('runtime.no_signing_key', 'runtime.start: this runtime has no signing key, and an invocation pins the key that will seal it: pass createRuntime({ signingKey }) (loadSigningKey(file), or generateSigningKey() + writeKeyPair(dir, key))');
+    if (!key) throw new RuntimeUsageError('runtime.no_signing_key', 'runtime.start: this runtime has no signing key, and an invocation is sealed by the key it starts with: pass createRuntime({ signingKey }) (loadSigningKey(file), or generateSigningKey() + writeKeyPair(dir, key))');
     await this.ready();
     const digest = this.digests.get(library)!;
     await this.putBlobOnce(digest, () => canonicalBytes(library));
@@ -226,15 +229,15 @@ export class Runtime {
       asOf: new Date(opts.asOf).toISOString(),
       policy: (this.options.policy ?? allowAll).id,
       limits: { ...this.limits },
-      sealKey: key.keyId,
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
     // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
     const cut = intent.length > this.limits.maxIntentChars || !isWellFormed(intent);
     const recordedIntent = cut ? toWellFormed(intent.slice(0, Math.min(REFUSED_PREFIX_CHARS, this.limits.maxIntentChars))) : intent;
     const intentCut = cut ? { chars: intent.length, digest: utf16Digest(intent) } : undefined;
-    // Which domain and library it is, in the store beside the journal (unhashed): any process finds its domain by it.
-    if ((await this.options.store.length(id)) === 0) await this.options.store.putMetadata(id, { ...(this.options.domain ? { domain: this.options.domain.name } : {}), library: digest });
+    // Which domain, library and sealing key it is, in the store beside the journal (unhashed): any
+    // process finds its domain by it, and a resume with another key is refused (seal-key.ts).
+    if ((await this.options.store.length(id)) === 0) await this.options.store.putMetadata(id, { ...this.domainMetadata(digest), sealKey: key.keyId });
     let writer: JournalWriter;
     try {
       writer = await JournalWriter.create(this.options.store, { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions());
@@ -246,6 +249,11 @@ export class Runtime {
     }
     const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
     return this.run(writer, library, input, [], undefined, key.keyId);
+  }
+
+  /** The store metadata's domain and library (seal-key.ts adds the key). */
+  private domainMetadata(library: string): { domain?: string; library: string } {
+    return { ...(this.options.domain ? { domain: this.options.domain.name } : {}), library };
   }
 
   /**
@@ -274,7 +282,7 @@ export class Runtime {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
     }
     // Continuing here seals with this runtime's key: a key the journal is not sealed by is refused before the inbox is written.
-    if (options.run !== false && !options.rekey) await this.checkSealKey('approve', id);
+    if (options.run !== false && !options.rekey) this.checkSealKey('approve', id, await this.sealKeyOf(id), false);
     await this.options.store.putInbox(id, { type: 'approval', ...decision, at: (this.options.now?.() ?? new Date()).getTime() });
     if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.journalPath(id) });
     return this.resumeAs('approve', id, { ...(options.rekey ? { rekey: true } : {}) });
@@ -369,8 +377,9 @@ export class Runtime {
       return InvocationHandle.finished({ id, status: ended, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
-    // Flag 3: the key in force must be this runtime's — or, asked for, the change is recorded first.
-    const rekey = await this.checkSealKey(command, id, options.rekey === true, pinnedRecord);
+    // The key in force must be this runtime's — or, asked for, the change is recorded first.
+    const inForce = await this.sealKeyOf(id);
+    const rekey = this.checkSealKey(command, id, inForce, options.rekey === true);
     const stored = await store.getSnapshot(id);
     const snapshot =
       options.snapshot !== undefined && options.at
@@ -385,6 +394,9 @@ export class Runtime {
         const key = this.options.signingKey!;
         await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
         await writer.append({ kind: 'invocation.rekeyed', epoch: tail?.epoch ?? 0, body: { from: rekey.from, to: rekey.to } });
+        // The journal now says which key seals; the metadata follows it (were this lost, the journal's re-key still wins).
+        const meta = await store.getMetadata(id);
+        await store.putMetadata(id, { ...(meta ?? this.domainMetadata(pinnedRecord.body.pin.library)), sealKey: rekey.to });
       }
       const from = snapshot ? snapshot.seq : 1;
       const existing = await store.read(id, from);
@@ -421,25 +433,22 @@ export class Runtime {
   }
 
   /**
-   * Flag 3: the key in force (pinned at start, or the last re-key's) must be this runtime's signing
-   * key. Returns the key in force and the one to seal with — different only when `rekey` asks to
-   * change it (the caller records the change) — or undefined for a journal pinned before flag 3.
-   * Throws SealKeyMismatchError, having written nothing.
+   * The key in force (seal-key.ts) must be this runtime's signing key. Returns the key in force and
+   * the one to seal with — different only when `rekey` asks to change it (the caller records the
+   * change) — or undefined when no key is in force (any key seals). Throws SealKeyMismatchError,
+   * having written nothing.
    */
-  private async checkSealKey(command: 'resume' | 'approve', id: string, rekey = false, pinned?: JournalRecord): Promise<{ from: string; to: string } | undefined> {
-    const inForce = await this.sealKeyOf(id, pinned);
-    if (!inForce) return undefined;
+  private checkSealKey(command: 'resume' | 'approve', id: string, inForce: SealKeyInForce | undefined, rekey: boolean): { from: string; to: string } | undefined {
     const offered = this.options.signingKey?.keyId;
-    if (offered === inForce.keyId) return { from: inForce.keyId, to: offered };
-    if (rekey && offered !== undefined) return { from: inForce.keyId, to: offered };
-    throw new SealKeyMismatchError(id, command, inForce.keyId, offered, inForce.rekeyed);
+    const choice = sealKeyChoice(inForce, offered, rekey);
+    if (choice === 'refused') throw new SealKeyMismatchError(id, command, inForce!.keyId, offered, inForce!.rekeyed);
+    return choice;
   }
 
-  /** The key in force of a journal that pinned one (flag 3; the whole journal is read only then), else undefined. */
-  private async sealKeyOf(id: string, pinned?: JournalRecord): Promise<{ keyId: string; rekeyed: boolean } | undefined> {
-    const first = pinned ?? (await this.options.store.read(id, 0, 1))[0];
-    if (first?.kind !== 'invocation.pinned' || (first as JournalRecord<'invocation.pinned'>).body.pin.sealKey === undefined) return undefined;
-    return sealKeyInForce(await this.options.store.read(id));
+  /** The key in force for `id`: its journal's last re-key, else the key its store metadata recorded at start (seal-key.ts). */
+  private async sealKeyOf(id: string): Promise<SealKeyInForce | undefined> {
+    const recorded = (await this.options.store.getMetadata(id))?.sealKey;
+    return sealKeyInForce(await this.options.store.read(id), recorded);
   }
 
   /**
@@ -474,20 +483,17 @@ export class Runtime {
   private async attach(id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
     const first = (await this.options.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
     const existing = first.body;
-    // The same start with another signing key: say so (not "a different pin"), as resume would. The
-    // key compared, the rest of the pin must be the same (a re-keyed journal keeps its pinned key).
-    const inForce = await this.sealKeyOf(id, first);
-    if (inForce && existing.intent === intent && existing.tenant === tenant && inForce.keyId !== pin.sealKey) {
-      throw new SealKeyMismatchError(id, 'start', inForce.keyId, pin.sealKey, inForce.rekeyed);
-    }
-    const offered = inForce ? { ...pin, sealKey: existing.pin.sealKey } : pin;
-    if (existing.intent !== intent || existing.tenant !== tenant || canonicalize(existing.pin) !== canonicalize(offered)) {
+    if (existing.intent !== intent || existing.tenant !== tenant || canonicalize(existing.pin) !== canonicalize(pin)) {
       throw new RuntimeUsageError(
         'runtime.id_conflict',
         `invocation ${id} already exists with a different intent or pin (pinned: ${canonicalize({ intent: existing.intent, tenant: existing.tenant, pin: existing.pin })}); ` +
           `start with another id, or resume ${id} as it is`,
       );
     }
+    // The same start with another signing key: say so, as resume would (the key is not in the pin).
+    const inForce = await this.sealKeyOf(id);
+    const offered = this.options.signingKey?.keyId;
+    if (inForce && inForce.keyId !== offered) throw new SealKeyMismatchError(id, 'start', inForce.keyId, offered, inForce.rekeyed);
     return this.resume(id);
   }
 

@@ -34,8 +34,6 @@ describe('domains and the pin from the command line', () => {
   test('resume with another model is refused naming the pin; resume with the pinned one finishes to the uninterrupted fingerprint', async () => {
     const whole = last((await weft(['run', 'travel', '--seed', '8', '--dir', path.join(root, 'whole'), '--json'])).stdout);
     const dir = path.join(root, 'pinned');
-    // The same signing key in both workspaces: the pin names the key that seals (flag 3), so the fingerprints compare.
-    cpSync(path.join(root, 'whole', 'keys'), path.join(dir, 'keys'), { recursive: true });
     const paused = last((await weft(['run', 'travel', '--seed', '8', '--dir', dir, '--json', '--hibernate'])).stdout);
     expect(paused.status).toBe('hibernated');
     const journalBefore = readFileSync(paused.journal, 'utf8');
@@ -135,7 +133,6 @@ describe('domains and the pin from the command line', () => {
     const positional = JSON.parse((await weft(['run', 'travel', TRAVEL_INTENT, '--dir', dir('positional'), '--json'])).stdout) as { id: string; fingerprint: string };
     const file = path.join(root, 'intent.txt');
     writeFileSync(file, `${TRAVEL_INTENT}\n`); // as `echo "…" > intent.txt` writes it: the line break is not part of the intent
-    cpSync(path.join(dir('positional'), 'keys'), path.join(dir('file'), 'keys'), { recursive: true }); // one key: the pin names it (flag 3)
     const fromFile = await weft(['run', 'travel', '--intent-file', file, '--dir', dir('file'), '--json']);
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(JSON.parse(fromFile.stdout)).toMatchObject({ id: positional.id, status: 'completed', fingerprint: positional.fingerprint });

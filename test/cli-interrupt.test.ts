@@ -39,8 +39,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-// One signing key for every process and folder: an invocation pins the key that seals it (flag 3),
-// so the resumed runs reach the uninterrupted fingerprint only under the same key.
+// One signing key for every process and folder: the store records the key an invocation starts
+// with, and a resume from another folder must seal with it.
 const sharedKeys = path.join(root, 'shared-keys');
 await writeKeyPair(sharedKeys, signingKeyFromSecret(new Uint8Array(32).fill(79)));
 const ENV = { WEFT_REDIS_URL: '', WEFT_SIGNING_KEY: path.join(sharedKeys, 'weft.key'), WEFT_DEBUG: '' };

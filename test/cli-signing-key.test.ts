@@ -1,11 +1,14 @@
 /**
  * The sealing key across processes and folders (issue 19, point 4), through the built CLI:
  *
- * 1. A resume with another key (another WEFT_SIGNING_KEY) is refused, exit 1, naming both key ids
- *    and how to pass the key; with `--signing-key` of the key that started it, it completes to a
- *    seal the original public key verifies.
+ * 0. The key is not in the hash chain: the same run in two workspace folders, each with its own
+ *    generated key, has the same fingerprint and the same journal but for the seal.
+ * 1. A resume or an approval with another key (another WEFT_SIGNING_KEY or --signing-key) is
+ *    refused, exit 1, naming both key ids and how to pass the key, writing nothing (no record, no
+ *    decision in the inbox); with the key that started it, it completes to a seal the original
+ *    public key verifies.
  * 2. `weft resume --rekey` is explicit and recorded: `invocation.rekeyed` in the journal (weft log),
- *    the seal verifies with the new key and not the old one (exit 3).
+ *    the seal verifies with the new key and not the old one (exit 3, naming the re-key).
  * 3. Redis: `weft run` with no key says on stderr that it generated one in <dir>/keys and that other
  *    hosts must be given it; a resume from another folder without it refuses with a message about
  *    the key (never completes re-keyed) and makes no key there; with `--signing-key` it completes,
@@ -14,8 +17,10 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-signing-key-'));
@@ -46,7 +51,24 @@ async function keygen(name: string): Promise<{ key: string; pub: string }> {
 
 beforeAll(() => assertBuilt());
 
-describe('weft and the pinned sealing key (file store)', () => {
+describe('weft and the sealing key (file store)', () => {
+  test('the same run in two folders, each with its own generated key, has one fingerprint; only the seals differ', async () => {
+    const [a, b] = [fresh('own-a'), fresh('own-b')];
+    const [ra, rb] = await Promise.all([a, b].map((dir) => weft(['run', 'travel', '--seed', '30', '--dir', dir, '--json'], env())));
+    expect(ra!.code, show(ra!)).toBe(0);
+    expect(rb!.code, show(rb!)).toBe(0);
+    const [ja, jb] = [lastJson(ra!), lastJson(rb!)];
+    expect(ja.status).toBe('completed');
+    expect(keyIdIn(ja.publicKey!)).not.toBe(keyIdIn(jb.publicKey!));
+    expect(ja.id).toBe(jb.id);
+    expect(ja.fingerprint).toBe(jb.fingerprint);
+    const hashes = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { hash: string }).hash);
+    expect(hashes(ja.journal!).slice(0, -1)).toEqual(hashes(jb.journal!).slice(0, -1));
+    // Each seal is its own key's: verify holds each journal to the key that sealed it.
+    expect((await weft(['verify', ja.journal!, '--public-key', ja.publicKey!], env())).code).toBe(0);
+    expect((await weft(['verify', ja.journal!, '--public-key', jb.publicKey!], env())).code).toBe(3);
+  });
+
   test('resume with another key is refused naming both key ids; --signing-key with the right one completes, verified by the original key', async () => {
     const dir = fresh('ws');
     const run = await weft(['run', 'travel', '--seed', '31', '--hibernate', '--dir', dir, '--json'], env());
@@ -95,6 +117,32 @@ describe('weft and the pinned sealing key (file store)', () => {
     expect(withOld.stdout + withOld.stderr).toContain(`re-keyed to key ${keyIdIn(other.pub).slice(0, 16)}`);
   });
 
+  test('approve with another key is refused before the decision is written; with the key that started it, it completes', async () => {
+    // Travel under a policy that asks a person for anything over 100.
+    const domain = writeStrictTravelDomain(fresh('strict'));
+    const dir = fresh('ws');
+    const run = await weft(['run', domain, '--dir', dir, '--json'], env());
+    const started = lastJson(run);
+    expect(started.status, show(run)).toBe('awaiting_approval');
+    const original = path.join(dir, 'keys', 'weft.pub');
+    const other = await keygen('approver');
+    const journalBefore = readFileSync(started.journal!, 'utf8');
+
+    const refused = await weft(['approve', started.id, '--by', 'ana', '--dir', dir, '--signing-key', other.key, '--json'], env());
+    expect(refused.code, show(refused)).toBe(1);
+    const reason = lastJson(refused).reason!;
+    expect(reason).toContain(keyIdIn(original).slice(0, 16));
+    expect(reason).toContain(keyIdIn(other.pub).slice(0, 16));
+    expect(reason).toContain('--signing-key FILE');
+    expect(readFileSync(started.journal!, 'utf8')).toBe(journalBefore);
+    expect(existsSync(path.join(dir, 'invocations', started.id, 'inbox.json'))).toBe(false); // the decision was not left behind
+
+    const approved = await weft(['approve', started.id, '--by', 'ana', '--dir', dir, '--json'], env());
+    expect(approved.code, show(approved)).toBe(0);
+    expect(lastJson(approved).status).toBe('completed');
+    expect((await weft(['verify', started.journal!, '--public-key', original], env())).code).toBe(0);
+  });
+
   test('a --signing-key file that is not a key is one clear line', async () => {
     const bad = path.join(fresh('bad'), 'not-a.key');
     writeFileSync(bad, 'hello');
@@ -127,6 +175,11 @@ describe.skipIf(!available)('weft on Redis and the sealing key', () => {
     expect(run.stderr).toContain('--signing-key');
     expect(started.publicKey).toBe(path.join(x, '.weft', 'keys', 'weft.pub'));
 
+    const admin = new Redis(server.url);
+    const journalLength = () => admin.llen(`sk:{${started.id}}:journal`);
+    const before = await journalLength();
+    expect(before).toBeGreaterThan(0);
+
     const y = fresh('y');
     const refused = await weft(['resume', started.id, ...redis, '--json'], env(), y);
     expect(refused.code, show(refused)).toBe(1);
@@ -136,6 +189,8 @@ describe.skipIf(!available)('weft on Redis and the sealing key', () => {
     expect(out.reason).toMatch(/key/);
     expect(out.reason).toContain(keyIdIn(started.publicKey!).slice(0, 16));
     expect(existsSync(path.join(y, '.weft', 'keys', 'weft.key'))).toBe(false);
+    expect(await journalLength()).toBe(before); // nothing written
+    admin.disconnect();
 
     const resumed = await weft(['resume', started.id, ...redis, '--signing-key', path.join(x, '.weft', 'keys', 'weft.key'), '--json'], env(), y);
     expect(resumed.code, show(resumed)).toBe(0);

@@ -31,7 +31,7 @@ const goal = fc.record({ task: name, args: fc.array(json, { maxLength: 3 }) });
 const step = fc.record({ step: count, actuator: name, args: json, key: name, attempt: count });
 const done = fc.record({ step: count, key: name, attempt: count, result: json });
 
-// Kinds with a place of their own are left out: the pin (first), the seal (last), a re-key (only after a pin that names a sealing key).
+// Kinds with a place of their own are left out: the pin (first), the seal (last), a re-key (each from the previous one's key, and the seal by the last one's).
 const bodies: { [K in Exclude<RecordKind, 'invocation.pinned' | 'invocation.rekeyed' | 'invocation.sealed'>]: fc.Arbitrary<BodyOf<K>> } = {
   'admission.decided': fc.record(
     { subject: fc.constantFrom('authoring' as const, 'epoch' as const, 'step' as const), step: count, decision: fc.constantFrom('allow' as const, 'deny' as const, 'require_approval' as const), policy: name, reason: str },

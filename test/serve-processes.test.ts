@@ -24,8 +24,8 @@ suite('weft serve (processes)', () => {
   let server: Awaited<ReturnType<typeof startRedis>>;
   const root = mkdtempSync(path.join(tmpdir(), 'weft-serve-'));
   let n = 0;
-  // Every workspace holds the one signing key: an invocation pins the key that seals it (flag 3), so
-  // serve, in its own folder, finishes a run started elsewhere — and fingerprints compare — only under one key.
+  // Every workspace holds the one signing key: the store records the key an invocation starts with,
+  // so serve, in its own folder, finishes a run started elsewhere only with that key.
   const sharedKeys = path.join(root, 'shared-keys');
   const fresh = () => {
     const folder = mkdtempSync(path.join(root, `d${n++}-`));

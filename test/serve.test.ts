@@ -146,8 +146,8 @@ describe('serve', () => {
     const down = runtimeOver(store, flaky(3, () => new ModelUnavailableError('m', 'HTTP 503')), { limits: { modelAttempts: 1 } });
     const start = (id: string) => down.start(intent, { tenant: 't', seed: id, asOf: '2026-12-01T09:00:00Z', id }).then((h) => h.done);
     for (const id of ['mine', 'theirs', 'legacy']) expect(await start(id)).toMatchObject({ status: 'suspended', suspension: { class: 'transient' } });
-    // What the runtime wrote at start: the library it pinned (this runtime has no domain, so no name).
-    expect(await store.getMetadata('mine')).toEqual({ library: ((await store.read('mine', 0, 1))[0]!.body as { pin: { library: string } }).pin.library });
+    // What the runtime wrote at start: the library it pinned (this runtime has no domain, so no name) and its sealing key's id.
+    expect(await store.getMetadata('mine')).toEqual({ library: ((await store.read('mine', 0, 1))[0]!.body as { pin: { library: string } }).pin.library, sealKey: down.options.signingKey!.keyId });
     const library = (await store.getMetadata('mine'))!.library;
     await store.putMetadata('mine', { domain: 'notify', library });
     await store.putMetadata('theirs', { domain: 'refunds', library });

@@ -96,10 +96,9 @@ function refundsDomain(applied: string[]) {
   return defineDomain({ name: 'refunds', libraries: [library], actuators: actuators(applied), observe: 'refunds.observe', policy, model: new ScriptedModel(transcript), asOf });
 }
 
-/** The pin an older weft (flag 1 alone: no declared spend, no pinned sealing key) would have written. */
+/** The pin an older weft (flag 1 alone: no declared spend) would have written. */
 function olderPin(pin: Pin): Pin {
-  const { sealKey: _none, ...rest } = pin;
-  return { ...rest, flags: [FLAG_FAIL_CLOSED] };
+  return { ...pin, flags: [FLAG_FAIL_CLOSED] };
 }
 
 const admissions = (records: JournalRecord[]) => records.filter((r) => r.kind === 'admission.decided').map((r) => (r as JournalRecord<'admission.decided'>).body);

@@ -377,6 +377,24 @@ export function storeConformance(h: StoreHarness): void {
         }
         expect(await store.getMetadata('bad')).toBeUndefined();
       });
+
+      it('keeps the sealing key id, validated like the others, and replaced whole with the rest', async (store) => {
+        const KEY = 'c'.repeat(64);
+        const KEY2 = 'd'.repeat(64);
+        await store.putMetadata('keyed', { domain: 'travel', library: LIB, sealKey: KEY });
+        expect(await store.getMetadata('keyed')).toEqual({ domain: 'travel', library: LIB, sealKey: KEY });
+        const other = await h.peer(store, { now });
+        expect(await other.getMetadata('keyed')).toEqual({ domain: 'travel', library: LIB, sealKey: KEY });
+        if (other !== store) await other.close();
+        await store.putMetadata('keyed', { domain: 'travel', library: LIB, sealKey: KEY2 }); // a re-key replaces it
+        expect((await store.getMetadata('keyed'))!.sealKey).toBe(KEY2);
+        await store.putMetadata('keyed', { domain: 'travel', library: LIB });
+        expect(await store.getMetadata('keyed')).toEqual({ domain: 'travel', library: LIB }); // whole, not merged
+        for (const bad of ['c'.repeat(16), 'C'.repeat(64), '', 7, null]) {
+          await expect(store.putMetadata('keyed', { domain: 'travel', library: LIB, sealKey: bad } as never), JSON.stringify(bad)).rejects.toThrow(TypeError);
+        }
+        expect(await store.getMetadata('keyed')).toEqual({ domain: 'travel', library: LIB }); // a refused write changes nothing
+      });
     });
 
     describe('blobs', () => {

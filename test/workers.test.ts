@@ -71,9 +71,10 @@ let travelApplied: string[];
 const workers: WorkerProcess[] = [];
 
 /**
- * A workspace folder with the one signing key every folder shares: an invocation pins the key that
- * seals it (behaviour flag 3), so a run, its resume elsewhere and the embedded reference compare
- * fingerprints only under one key.
+ * A workspace folder with the one signing key the distributed runs share: the store records the key
+ * an invocation starts with, and a resume elsewhere must seal with it. The embedded references are
+ * made in folders of their own, each with its own generated key: a fingerprint does not depend on
+ * the key, so the runs on workers still reach it.
  */
 const sharedKeys = path.join(root, 'shared-keys');
 await writeKeyPair(sharedKeys, signingKeyFromSecret(new Uint8Array(32).fill(77)));
@@ -85,7 +86,7 @@ function dir(name: string): string {
 const readJsonl = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
 
 async function reference(domain: string, name: string): Promise<Reference> {
-  const r = await weft(['run', domain, '--dir', dir(name), '--json'], { WEFT_COUNT_APPENDS: '1' });
+  const r = await weft(['run', domain, '--dir', path.join(root, name), '--json'], { WEFT_COUNT_APPENDS: '1' });
   expect(r.code, r.stderr).toBe(0);
   const out = JSON.parse(r.stdout) as RunJson;
   expect(out.status).toBe('completed');
@@ -101,7 +102,7 @@ beforeAll(async () => {
   const refs = await Promise.allSettled([reference('travel', 'ref-travel'), reference(HELPDESK, 'ref-helpdesk')]);
   for (const r of refs) if (r.status === 'rejected') throw r.reason;
   [travel, helpdesk] = refs.map((r) => (r as PromiseFulfilledResult<Reference>).value) as [Reference, Reference];
-  const embeddedWorld = JSON.parse(readFileSync(path.join(dir('ref-travel'), 'state', 'travel', travel.id, 'providers.json'), 'utf8')) as { ledger: Ledger };
+  const embeddedWorld = JSON.parse(readFileSync(path.join(root, 'ref-travel', 'state', 'travel', travel.id, 'providers.json'), 'utf8')) as { ledger: Ledger };
   travelApplied = Object.keys(embeddedWorld.ledger).sort();
 });
 
@@ -217,7 +218,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     for (const id of expected) expect(completed.has(id), `job ${id} completed on the worker`).toBe(true);
     const deskFile = path.join(dir('hd-worker'), 'state', 'helpdesk', 'desk.json');
     const desk = JSON.parse(readFileSync(deskFile, 'utf8')) as { effects: Record<string, { ticket?: string; message?: string }> };
-    const embeddedDesk = JSON.parse(readFileSync(path.join(dir('ref-helpdesk'), 'state', 'helpdesk', 'desk.json'), 'utf8')) as unknown;
+    const embeddedDesk = JSON.parse(readFileSync(path.join(root, 'ref-helpdesk', 'state', 'helpdesk', 'desk.json'), 'utf8')) as unknown;
     expect(desk).toEqual(embeddedDesk);
     expect(Object.keys(desk.effects)).toHaveLength(2);
     expect(existsSync(path.join(dir('hd-runtime'), 'state', 'helpdesk', 'desk.json')), 'the runtime ran no actuator itself').toBe(false);

@@ -6,7 +6,7 @@
  *   <dir>/invocations/<id>/snapshot.json    the latest snapshot, replaced by atomic rename
  *   <dir>/invocations/<id>/journal.jsonl.torn-<seq>   torn bytes moved aside by quarantineTornTail
  *   <dir>/invocations/<id>/status.json      the runtime's unhashed status note, replaced by atomic rename
- *   <dir>/invocations/<id>/meta.json        its unhashed metadata (domain name, library digest), replaced by atomic rename
+ *   <dir>/invocations/<id>/meta.json        its unhashed metadata (domain name, library digest, sealing key id), replaced by atomic rename
  *   <dir>/blobs/<sha256 hex>                content-addressed bytes
  *
  * Invariants:

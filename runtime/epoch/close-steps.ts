@@ -48,13 +48,13 @@ export async function finish(s: EpochServices, input: FinishInput) {
       kinds: ['invocation.sealed'] as const,
       epoch: ctx.epoch,
       describe: `the seal over fingerprint ${fingerprint}${rec.sealKey === undefined ? '' : ` by key ${rec.sealKey.slice(0, 16)}`}`,
-      // Flag 3: the journal is sealed by the key in force (pinned, or re-keyed to) and no other.
+      // The journal is sealed by the key in force (recorded at start, or re-keyed to; seal-key.ts) and no other.
       accepts: (r) => r.body.fingerprint === fingerprint && (rec.sealKey === undefined || r.body.keyId === rec.sealKey),
     },
     async () => {
       if (!s.signingKey) throw new WeftError('runtime.no_signing_key', 'permanent', 'this runtime has no signing key to seal the journal');
       if (rec.sealKey !== undefined && s.signingKey.keyId !== rec.sealKey) {
-        throw new WeftError('runtime.seal_key_changed', 'permanent', `refusing to seal with key ${s.signingKey.keyId.slice(0, 16)}: the journal is sealed by key ${rec.sealKey.slice(0, 16)} (flag 3); resume with that key, or re-key explicitly`);
+        throw new WeftError('runtime.seal_key_changed', 'permanent', `refusing to seal with key ${s.signingKey.keyId.slice(0, 16)}: the journal is sealed by key ${rec.sealKey.slice(0, 16)}; resume with that key, or re-key explicitly`);
       }
       return {
         kind: 'invocation.sealed',
