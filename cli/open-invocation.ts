@@ -44,7 +44,7 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   // a key made here now could only be refused — unless re-keying. The runtime then refuses, naming the key.
   const recordedKey = (await store.getMetadata(options.id))?.sealKey;
   const generateKey = recordedKey === undefined || options.rekey === true;
-  const ws = await openWorkspace({ dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
+  const ws = await openWorkspace({ dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, recordedKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);
   return ws;
 }

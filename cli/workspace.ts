@@ -11,7 +11,7 @@
  * of that name, or through `<dir>/domains.json`, this host's own map of domain names to modules. A
  * name read from a store is never imported as a path or package (domainForInvocation).
  */
-import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Actuator } from '../actors/actuator.js';
@@ -23,14 +23,14 @@ import type { JournalRecord, Pin } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
 import { closeAtExit, type StoreChoice } from './store-choice.js';
 import { workerHint } from './dispatch-choice.js';
-import { signingKeyFromSecret, type SigningKey } from '../journal/seal.js';
+import type { SigningKey } from '../journal/seal.js';
 import { builtinDomainForLibrary, loadBuiltinDomain } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import type { InvocationLimits } from '../machines/context.js';
 import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type DomainRef, type LoadedDomain } from './domain-loader.js';
-import { loadSigningKey, PUBLIC_FILE, SECRET_FILE, writeKeyPair } from '../runtime/keys.js';
+import { ensureKeyPair, loadSigningKey, PUBLIC_FILE, SECRET_FILE } from '../runtime/keys.js';
 
 export interface Workspace {
   dir: string;
@@ -53,36 +53,66 @@ export interface InvocationMeta {
 }
 
 /**
- * The signing key: `--signing-key FILE` (`file`), else `WEFT_SIGNING_KEY` (a key file made by
- * `weft keygen`) — what several processes sharing a Redis store use so that one key seals every
- * journal — else the workspace's own, generated (and written 0600) the first time it is needed
- * unless `generate` is false (resuming an invocation whose store records its key: a fresh key
- * could only be refused). `generated` says a key was made now.
+ * Where a user's own signing key lives: `$WEFT_HOME/keys`, else `$XDG_CONFIG_HOME/weft/keys`, else
+ * `~/.config/weft/keys`. In the Redis mode the store is not a folder, so a key kept in the folder a
+ * command ran from (`./.weft/keys`) would make a resume from another folder seal with another key;
+ * the user's key is the same wherever they run weft on this host.
  */
-export async function workspaceKey(dir: string, options: { file?: string | undefined; generate?: boolean } = {}): Promise<{ key: SigningKey | undefined; publicKeyFile: string; generated: boolean }> {
+export function userKeysDir(): string {
+  const home = process.env.WEFT_HOME || path.join(process.env.XDG_CONFIG_HOME || path.join(homedir(), '.config'), 'weft');
+  return path.join(path.resolve(home), 'keys');
+}
+
+export interface KeyChoice {
+  key: SigningKey | undefined;
+  publicKeyFile: string;
+  /** The folder the key is in, and whether it was made now. */
+  keysDir: string;
+  generated: boolean;
+}
+
+/**
+ * The signing key: `--signing-key FILE` (`file`), else `WEFT_SIGNING_KEY` (a key file made by
+ * `weft keygen`) — what several hosts sharing a Redis store use so that one key seals every
+ * journal — else a key made on first use (written 0600): with a workspace on disk, the
+ * workspace's own (`<dir>/keys`: the key travels with the journals); with Redis, the user's
+ * (`userKeysDir()`). `recorded`: the key id the store records for the invocation being resumed —
+ * a key of the workspace or the user's that has it is chosen (invocations started before keys
+ * moved to the user's folder). `generate: false` makes no key (resuming an invocation whose store
+ * records its key: a fresh key could only be refused). `generated` says a key was made now.
+ */
+export async function workspaceKey(dir: string, options: { file?: string | undefined; generate?: boolean; redis?: boolean; recorded?: string | undefined } = {}): Promise<KeyChoice> {
   const given = options.file ?? (process.env.WEFT_SIGNING_KEY || undefined);
   if (given) {
     const file = path.resolve(given);
     const publicKeyFile = file.endsWith('.key') ? `${file.slice(0, -'.key'.length)}.pub` : `${file}.pub`;
-    return { key: await loadSigningKey(file), publicKeyFile, generated: false };
+    return { key: await loadSigningKey(file), publicKeyFile, keysDir: path.dirname(file), generated: false };
   }
-  const keysDir = path.join(dir, 'keys');
-  const secretFile = path.join(keysDir, SECRET_FILE);
-  const publicKeyFile = path.join(keysDir, PUBLIC_FILE);
-  let generated = false;
-  if (!existsSync(secretFile)) {
-    if (options.generate === false) return { key: undefined, publicKeyFile, generated };
-    await writeKeyPair(keysDir, signingKeyFromSecret(randomBytes(32)));
-    generated = true;
+  const workspaceKeys = path.join(dir, 'keys');
+  const ownKeys = options.redis ? userKeysDir() : workspaceKeys;
+  if (options.recorded !== undefined) {
+    for (const keysDir of options.redis ? [ownKeys, workspaceKeys] : [ownKeys]) {
+      const secretFile = path.join(keysDir, SECRET_FILE);
+      if (!existsSync(secretFile)) continue;
+      const key = await loadSigningKey(secretFile);
+      if (key.keyId === options.recorded) return { key, publicKeyFile: path.join(keysDir, PUBLIC_FILE), keysDir, generated: false };
+    }
   }
-  return { key: await loadSigningKey(secretFile), publicKeyFile, generated };
+  if (options.generate === false) {
+    const secretFile = path.join(ownKeys, SECRET_FILE);
+    // The runtime refuses a key other than the recorded one, naming both: hand it the key there is.
+    const key = existsSync(secretFile) ? await loadSigningKey(secretFile) : undefined;
+    return { key, publicKeyFile: path.join(ownKeys, PUBLIC_FILE), keysDir: ownKeys, generated: false };
+  }
+  const { key, publicFile, generated } = await ensureKeyPair(ownKeys);
+  return { key, publicKeyFile: publicFile, keysDir: ownKeys, generated };
 }
 
-/** What a command says on stderr when it made a key that journals in Redis — which other hosts resume — are sealed by. */
+/** What a command says on stderr when it made the key that journals in Redis — which other hosts may resume — are sealed by. */
 export function generatedKeyNotice(keysDir: string): string {
   const file = path.join(keysDir, SECRET_FILE);
-  return `weft: generated a signing key in ${keysDir} (no --signing-key or WEFT_SIGNING_KEY was given); the store records its key id for the invocations it starts in Redis, ` +
-    `so any other host that resumes or approves them must be given it: copy ${file} there and pass --signing-key FILE (or set WEFT_SIGNING_KEY)\n`;
+  return `weft: generated your signing key in ${keysDir} (no --signing-key or WEFT_SIGNING_KEY was given); it seals the invocations you start in Redis, ` +
+    `and the store records its key id, so another host that resumes or approves them must be given it: copy ${file} there and pass --signing-key FILE (or set WEFT_SIGNING_KEY)\n`;
 }
 
 export function workspaceDir(dirOption: string | undefined): string {
@@ -113,8 +143,10 @@ export interface OpenOptions {
   limits?: Partial<InvocationLimits> | undefined;
   /** `--signing-key FILE` (signing-key-choice.ts); default WEFT_SIGNING_KEY, then the workspace's key. */
   signingKeyFile?: string | undefined;
-  /** Make the workspace's key when it has none (default true). */
+  /** Make a key when there is none (default true). */
   generateKey?: boolean | undefined;
+  /** The key id the store records for the invocation being resumed (workspaceKey picks a key that has it). */
+  recordedKey?: string | undefined;
 }
 
 /** Where a domain keeps its local state in a workspace (handed to its factories as `stateDir`). */
@@ -126,9 +158,9 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const dir = workspaceDir(options.dir);
   const { domain, ref } = options.domain;
   const store = options.store ?? new FileStore(dir);
-  const { key, publicKeyFile, generated } = await workspaceKey(dir, { file: options.signingKeyFile, generate: options.generateKey ?? true });
+  const { key, publicKeyFile, keysDir, generated } = await workspaceKey(dir, { file: options.signingKeyFile, generate: options.generateKey ?? true, redis: options.redis !== undefined, recorded: options.recordedKey });
   // In Redis mode another host may resume what this one seals: a key made here must not go unnoticed.
-  if (generated && options.redis) process.stderr.write(generatedKeyNotice(path.join(dir, 'keys')));
+  if (generated && options.redis) process.stderr.write(generatedKeyNotice(keysDir));
   const stateDir = domainStateDir(dir, domain);
   const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix, giveUpAfterMs: options.redis.giveUpAfterMs } : undefined;
   const actuators = domain.actuators({ stateDir, ...(redis ? { redis } : {}) });

@@ -174,3 +174,32 @@ export async function publicKeyFromStore(store: Pick<JournalStore, 'getBlob'>, k
   const publicKey = bytesToHex(bytes);
   return keyIdOf(publicKey) === keyId ? { publicKey, keyId } : undefined;
 }
+
+/**
+ * The key pair in `dir`, made now if there is none — safely when several processes ask at once:
+ * the pair is written complete in a private folder first and the secret is then linked into
+ * place (atomic: exactly one process wins); every other process loads the winner's key. The
+ * public half is linked after it. `generated`: this call made the key.
+ */
+export async function ensureKeyPair(dir: string): Promise<{ key: SigningKey; secretFile: string; publicFile: string; generated: boolean }> {
+  const secretFile = path.join(dir, SECRET_FILE);
+  const publicFile = path.join(dir, PUBLIC_FILE);
+  if (await exists(secretFile)) return { key: await loadSigningKey(secretFile), secretFile, publicFile, generated: false };
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const scratch = await fs.mkdtemp(path.join(dir, '.new-'));
+  try {
+    const made = await writeKeyPair(scratch, generateSigningKey());
+    try {
+      await fs.link(made.secretFile, secretFile);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      return { key: await loadSigningKey(secretFile), secretFile, publicFile, generated: false }; // another process won
+    }
+    await fs.link(made.publicFile, publicFile).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+    return { key: await loadSigningKey(secretFile), secretFile, publicFile, generated: true };
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}

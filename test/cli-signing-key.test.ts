@@ -164,35 +164,44 @@ describe.skipIf(!available)('weft on Redis and the sealing key', () => {
     await server?.stop();
   });
 
-  test('run says it generated a key; a resume elsewhere without it refuses (about the key), makes no key, and with --signing-key completes sealed by the original key', async () => {
+  test("run makes the user's key and says so; a resume from another folder (same user) completes sealed by it; another host without it refuses (about the key), makes no key, and with --signing-key completes sealed by the original key", async () => {
     const redis = ['--redis', server.url, '--redis-prefix', 'sk'];
+    // The user's home on this host, and another host's (cli/workspace.ts userKeysDir).
+    const home = fresh('home');
+    const elsewhere = fresh('other-host');
     const x = fresh('x');
-    const run = await weft(['run', 'travel', '--seed', '34', '--hibernate', ...redis, '--json'], env(), x);
+    const run = await weft(['run', 'travel', '--seed', '34', '--hibernate', ...redis, '--json'], env({ WEFT_HOME: home }), x);
     expect(run.code, show(run)).toBe(0);
     const started = lastJson(run);
     expect(started.status).toBe('hibernated');
-    expect(run.stderr).toContain(`generated a signing key in ${path.join(x, '.weft', 'keys')}`);
+    expect(run.stderr).toContain(`generated your signing key in ${path.join(home, 'keys')}`);
     expect(run.stderr).toContain('--signing-key');
-    expect(started.publicKey).toBe(path.join(x, '.weft', 'keys', 'weft.pub'));
+    expect(started.publicKey).toBe(path.join(home, 'keys', 'weft.pub'));
+    expect(existsSync(path.join(x, '.weft', 'keys'))).toBe(false); // not in the folder it ran from
+    const again = await weft(['run', 'travel', '--seed', '35', '--hibernate', ...redis, '--json'], env({ WEFT_HOME: home }), fresh('x2'));
+    expect(again.stderr).not.toContain('generated'); // said once, when made
+    expect(lastJson(again).publicKey).toBe(started.publicKey);
 
     const admin = new Redis(server.url);
     const journalLength = () => admin.llen(`sk:{${started.id}}:journal`);
     const before = await journalLength();
     expect(before).toBeGreaterThan(0);
 
+    // Another host: no key of the user's there — refused, naming the key, nothing written, no key made.
     const y = fresh('y');
-    const refused = await weft(['resume', started.id, ...redis, '--json'], env(), y);
+    const refused = await weft(['resume', started.id, ...redis, '--json'], env({ WEFT_HOME: elsewhere }), y);
     expect(refused.code, show(refused)).toBe(1);
     const out = lastJson(refused);
     expect(out.status).not.toBe('completed');
     expect(out.fingerprint).toBeNull();
     expect(out.reason).toMatch(/key/);
     expect(out.reason).toContain(keyIdIn(started.publicKey!).slice(0, 16));
+    expect(existsSync(path.join(elsewhere, 'keys', 'weft.key'))).toBe(false);
     expect(existsSync(path.join(y, '.weft', 'keys', 'weft.key'))).toBe(false);
     expect(await journalLength()).toBe(before); // nothing written
     admin.disconnect();
 
-    const resumed = await weft(['resume', started.id, ...redis, '--signing-key', path.join(x, '.weft', 'keys', 'weft.key'), '--json'], env(), y);
+    const resumed = await weft(['resume', started.id, ...redis, '--signing-key', path.join(home, 'keys', 'weft.key'), '--json'], env({ WEFT_HOME: elsewhere }), y);
     expect(resumed.code, show(resumed)).toBe(0);
     expect(lastJson(resumed).status).toBe('completed');
     const bundle = path.join(y, 'bundle.json');
@@ -201,5 +210,27 @@ describe.skipIf(!available)('weft on Redis and the sealing key', () => {
     writeFileSync(bundle, exported.stdout);
     const verified = await weft(['verify', bundle, '--public-key', started.publicKey!], env(), y);
     expect(verified.code, show(verified)).toBe(0);
+
+    // The same user in yet another folder: the second invocation resumes with no flag at all.
+    const z = fresh('z');
+    const same = await weft(['resume', lastJson(again).id, ...redis, '--json'], env({ WEFT_HOME: home }), z);
+    expect(lastJson(same).status, show(same)).toBe('completed');
+    const bundle2 = path.join(z, 'bundle.json');
+    writeFileSync(bundle2, (await weft(['export', lastJson(again).id, ...redis], env(), z)).stdout);
+    expect((await weft(['verify', bundle2, '--public-key', started.publicKey!], env(), z)).code).toBe(0);
+  });
+
+  test('an invocation started with a key in the folder it ran from (before keys moved to the user\'s folder) resumes there with it', async () => {
+    const redis = ['--redis', server.url, '--redis-prefix', 'sk-legacy'];
+    const x = fresh('legacy');
+    const keys = path.join(x, '.weft', 'keys');
+    const keygen = await weft(['keygen', '--out', keys]);
+    expect(keygen.code, show(keygen)).toBe(0);
+    const run = await weft(['run', 'travel', '--seed', '36', '--hibernate', ...redis, '--signing-key', path.join(keys, 'weft.key'), '--json'], env({ WEFT_HOME: fresh('home-l') }), x);
+    const started = lastJson(run);
+    expect(started.status, show(run)).toBe('hibernated');
+    // No flag now: the key the store records is found in ./.weft/keys, though the user's key is another.
+    const resumed = await weft(['resume', started.id, ...redis, '--json'], env({ WEFT_HOME: fresh('home-l2') }), x);
+    expect(lastJson(resumed).status, show(resumed)).toBe('completed');
   });
 });

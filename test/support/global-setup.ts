@@ -3,7 +3,8 @@
  *
  * Set-up marks the run: `WEFT_TEST_SUITE` (a fresh id, in the environment of every test worker and
  * so of every process a test starts, and of theirs) and `WEFT_TEST_REGISTRY` (the folder where
- * test/support/children.ts registers each child it spawns).
+ * test/support/children.ts registers each child it spawns); `WEFT_HOME` points the user's own
+ * signing key (the Redis mode's default) at a folder of this run's, never the real home's.
  *
  * Teardown, after every test file's own clean-up has run, looks for survivors two ways: the
  * registry's entries whose process is still alive, and any process carrying this run's marker in its
@@ -28,7 +29,11 @@ export default function setup(): () => Promise<void> {
   const registry = mkdtempSync(path.join(tmpdir(), 'weft-test-registry-'));
   process.env.WEFT_TEST_SUITE = suite;
   process.env.WEFT_TEST_REGISTRY = registry;
+  // The user's own signing key (Redis mode, cli/workspace.ts userKeysDir) is this run's, never the real one's.
+  const home = mkdtempSync(path.join(tmpdir(), 'weft-test-home-'));
+  process.env.WEFT_HOME = home;
   return async () => {
+    rmSync(home, { recursive: true, force: true });
     const survivors = findSurvivors(suite, registry);
     for (const s of survivors) kill(s.pid);
     rmSync(registry, { recursive: true, force: true });
