@@ -18,7 +18,7 @@ import { defineDomain } from '../runtime/domain.js';
 const root = mkdtempSync(path.join(tmpdir(), 'weft-domain-name-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const define = (name: string) => defineDomain({ name, libraries: [travelLibrary], evaluables: travelEvaluables, observe: TRAVEL_OBSERVE, actuators: () => [] });
+const define = (name: string) => defineDomain({ name, libraries: [travelLibrary], evaluables: travelEvaluables(), observe: TRAVEL_OBSERVE, actuators: () => [] });
 const storable = (name: string) => isInvocationMetadata({ domain: name, library: 'a'.repeat(64) });
 
 describe('one rule for a domain name', () => {
