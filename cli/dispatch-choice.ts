@@ -55,9 +55,14 @@ export function workerCounter(choice: StoreChoice, queue: string): { count(): Pr
     made.on('error', () => undefined);
     return made;
   });
+  // A queue that cannot be made counts 0 and has nothing to close: never an unhandled rejection, even when nobody asks.
+  const queueOrNone = probe.catch(() => undefined);
   return {
-    count: async () => (await probe).getWorkersCount().catch(() => 0),
-    close: async () => closeWithin(await probe, 2_000).catch(() => undefined),
+    count: async () => (await queueOrNone)?.getWorkersCount().catch(() => 0) ?? 0,
+    close: async () => {
+      const made = await queueOrNone;
+      if (made) await closeWithin(made, 2_000).catch(() => undefined);
+    },
   };
 }
 
