@@ -12,6 +12,7 @@
 import { bullPrefix, closeWithin, queueForDomain, withReconnect, workerCommand } from '../queue/bullmq.js';
 import { UsageError, type OptionSpec } from './args.js';
 import { domainFlag, type LoadedDomain } from './domain-loader.js';
+import { redisUrlInHints } from './hints.js';
 import { storeChoice, type StoreChoice } from './store-choice.js';
 
 export const dispatchOptions: OptionSpec = { dispatch: { type: 'string' }, queue: { type: 'string' } };
@@ -40,6 +41,7 @@ export function continueFlags(dir: string, strings: Record<string, string | unde
 /** The command that starts a worker for `domain`'s jobs in this store, as a user can run it. */
 export function workerHint(choice: StoreChoice, queue: string | undefined, domain: DomainNames): string {
   const { name, flag } = namesOf(domain);
+  if (choice.redis) redisUrlInHints(choice.redis.url); // says once when the URL is named as "$WEFT_REDIS_URL"
   return workerCommand({ domain: flag, domainName: name, redisUrl: choice.redis?.url, redisPrefix: choice.redis?.prefix, queue });
 }
 

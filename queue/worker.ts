@@ -92,8 +92,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     ownStore ??= new RedisStore({ redis: url, prefix: options.redis?.prefix ?? 'weft' });
     return ownStore;
   };
-  // The command a refusal names: the job's domain on this worker's Redis (credentials left out: a refusal is recorded in the journal).
-  const hintFor = (other: string) => workerCommand({ domain: other, redisUrl: withoutCredentials(options.redis?.url ?? (typeof options.connection === 'string' ? options.connection : undefined)), redisPrefix: options.redis?.prefix, queue });
+  // The command a refusal names: the job's domain on this worker's Redis. A refusal is recorded in the
+  // journal: a URL that holds a password is named "$WEFT_REDIS_URL" (workerCommand), never printed.
+  const hintFor = (other: string) => workerCommand({ domain: other, redisUrl: options.redis?.url ?? (typeof options.connection === 'string' ? options.connection : undefined), redisPrefix: options.redis?.prefix, queue });
   const admit = admission(domain, local, store, hintFor);
   const log = options.log;
   const run = async (job: Job): Promise<JobOutcome> => {
@@ -177,19 +178,6 @@ function isConnectionError(err: unknown): err is Error {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
   return (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/.test(code)) ||
     (typeof message === 'string' && /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|connect E/i.test(message));
-}
-
-/** A Redis URL without its user and password (undefined stays undefined). */
-function withoutCredentials(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return undefined;
-  }
 }
 
 /** Resolves once Redis answers a PING on a connection of its own (or `stopped()` turns true). */

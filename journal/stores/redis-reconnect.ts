@@ -11,7 +11,8 @@
  * ioredis restarts the count after a successful connection, so each outage gets the whole budget.
  *
  * How a lost connection is told is here too: `isConnectionLoss` recognises ioredis' errors for it,
- * and `redisServerName` names the server in the error a user reads instead (no credentials).
+ * and `redisServerName` names the server in the error a user reads instead (no credentials);
+ * `holdsCredentials` says whether a URL may be printed at all (queue/shell-words.ts).
  */
 
 /** What a command waits for an unreachable Redis before giving up, unless told otherwise (WEFT_REDIS_GIVE_UP_MS). */
@@ -58,4 +59,18 @@ export function redisServerName(url: string): string {
     /* not a URL: a socket path */
   }
   return url.startsWith('/') ? `redis+unix://${url}` : `redis:${url}`;
+}
+
+/**
+ * Whether a Redis URL holds credentials — a user or a password, or `password=` / `username=` in its
+ * query (ioredis reads them there too) — and so must never be printed. A URL that does not parse is
+ * treated as holding some: nothing is printed that cannot be checked.
+ */
+export function holdsCredentials(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '' || u.searchParams.has('password') || u.searchParams.has('username');
+  } catch {
+    return !url.startsWith('/'); // a socket path holds none
+  }
 }
