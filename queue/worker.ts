@@ -34,7 +34,7 @@ import { readLibraryBlob } from '../runtime/library-blob.js';
 import { bullPrefix, connectionOf, queueForDomain, workerCommand } from './bullmq.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 import { InProcessDispatcher } from './in-process.js';
-import type { OutageLog } from './outage.js';
+import type { Outage } from './outage.js';
 
 export interface WorkerOptions {
   domain: Domain;
@@ -56,7 +56,7 @@ export interface WorkerOptions {
   /** One line per job (key, attempt, outcome, duration); default: none. */
   log?: (line: string) => void;
   /** Told when Redis becomes unreachable and when it is back (one line each, not one per retry). */
-  outage?: OutageLog;
+  outage?: Outage;
 }
 
 export interface RunningWorker {
