@@ -29,6 +29,7 @@ import type { Actuator } from '../actors/actuator.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { JournalStore } from '../journal/store.js';
 import { RedisStore } from '../journal/stores/redis.js';
+import { isConnectionLoss } from '../journal/stores/redis-reconnect.js';
 import type { Domain } from '../runtime/domain.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { bullPrefix, connectionOf, queueForDomain, workerCommand } from './bullmq.js';
@@ -155,7 +156,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     );
   };
   worker.on('error', (err) => {
-    if (isConnectionError(err)) lost(err.message);
+    if (isConnectionLoss(err)) lost(err.message);
   });
   worker.on('ioredis:close', () => lost('the connection closed'));
   await worker.waitUntilReady();
@@ -171,13 +172,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await ownStore?.close();
     },
   };
-}
-
-/** Whether BullMQ's error is Redis being out of reach (not, say, a lost job lock). */
-function isConnectionError(err: unknown): err is Error {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/.test(code)) ||
-    (typeof message === 'string' && /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|connect E/i.test(message));
 }
 
 /** Resolves once Redis answers a PING on a connection of its own (or `stopped()` turns true). */

@@ -37,14 +37,22 @@ export function reconnectStrategy(giveUpAfterMs: number | undefined, now: () => 
   };
 }
 
+/** The socket errors of a server out of reach, by code (Node's) or in a message (BullMQ passes ioredis' on). */
+const UNREACHABLE_CODE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/;
+const UNREACHABLE_TEXT = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|connect E/i;
+
 /**
- * True for the errors ioredis fails a command with when its connection is gone: the client ended
- * (gave up reconnecting, or was closed) or, without a give-up budget, the command outlived its
- * per-command retry limit. A store reports these as the server being unreachable, never as is.
+ * True for the errors of a connection to Redis that is gone: ioredis failing a command because the
+ * client ended (gave up reconnecting, or was closed) or, without a give-up budget, because the
+ * command outlived its per-command retry limit; and a socket that could not reach the server (what
+ * BullMQ's workers report). A store reports these as the server being unreachable, never as is; a
+ * worker counts them as an outage (not, say, a lost job lock).
  */
-export function isConnectionLoss(err: unknown): boolean {
+export function isConnectionLoss(err: unknown): err is Error {
   if (!(err instanceof Error)) return false;
-  return err.message === 'Connection is closed.' || err.name === 'MaxRetriesPerRequestError';
+  if (err.message === 'Connection is closed.' || err.name === 'MaxRetriesPerRequestError') return true;
+  const { code } = err as { code?: unknown };
+  return (typeof code === 'string' && UNREACHABLE_CODE.test(code)) || UNREACHABLE_TEXT.test(err.message);
 }
 
 /** `redis://host:port/db` for a Redis URL, credentials left out: how an error names the server. */
