@@ -231,6 +231,18 @@ describe('flag 2 is pinned: which actuators spend is read from the pin, never fr
     expect(applied.map((a) => a.split(' ')[0])).toEqual(['refund.issue', 'email.send']);
   });
 
+  test('a runtime that knows no actuators (its own dispatcher, a factory domain) pins none declared: the rule that counts more, as the pin shows', async () => {
+    const applied: string[] = [];
+    const domain = defineDomain({ name: 'refunds', libraries: [library], actuators: () => actuators([]), observe: 'refunds.observe', policy, model: new ScriptedModel(transcript), asOf });
+    const runtime = createRuntime({ store: new MemoryStore(), domain, dispatcher: new InProcessDispatcher(actuators(applied)), signingKey: key });
+    const result = await (await runtime.start(intent)).done;
+    const records = await runtime.store.read(result.id);
+    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin).toMatchObject({ flags: [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND], spenders: [] });
+    expect(admissions(records).find((a) => a.decision === 'deny')?.reason).toMatch(/would spend 1200/);
+    expect(applied).toEqual([]);
+    expect((await bareRuntime(runtime.store as MemoryStore).replay(result.id)).fingerprint).toBe(result.fingerprint);
+  });
+
   test('after an edit of spends: resume is refused naming spenders and writes nothing; replay still reads the pin; the unedited domain resumes', async () => {
     const store = new MemoryStore();
     const handle = await createRuntime({ store, domain: refundsDomain([]), signingKey: key }).start(intent, { id: 'edited' });
@@ -259,6 +271,22 @@ describe('flag 2 is pinned: which actuators spend is read from the pin, never fr
     const result = await resumed.done;
     expect(result.status).toBe('completed');
     expect((await edited.replay('edited')).fingerprint).toBe(result.fingerprint);
+  });
+
+  test('approve with edited spends is refused naming spenders, writing no record; with the pinned declaration it completes', async () => {
+    const approval = spendApprovalPolicy({ version: 'refunds-low', limit: 500, amountArg: 'amount' });
+    const store = new MemoryStore();
+    const handle = await createRuntime({ store, domain: refundsDomain([], undefined, approval), signingKey: key }).start(intent, { id: 'to-approve' });
+    expect((await handle.done).status).toBe('awaiting_approval');
+    const before = await store.length('to-approve');
+    const edited = createRuntime({ store, domain: refundsDomain([], { 'refund.issue': 'amount', 'email.send': 'amount' }, approval), signingKey: key });
+    const err = await edited.approve('to-approve', { decision: 'approved', by: 'ana' }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(PinMismatchError);
+    expect((err as PinMismatchError).command).toBe('approve');
+    expect((err as PinMismatchError).mismatches.map((m) => m.field)).toEqual(['spenders']);
+    expect(await store.length('to-approve')).toBe(before);
+    const approved = await createRuntime({ store, domain: refundsDomain([], undefined, approval), signingKey: key }).approve('to-approve', { decision: 'approved', by: 'ana' });
+    expect((await approved.done).status).toBe('completed');
   });
 });
 
