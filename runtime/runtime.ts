@@ -266,7 +266,9 @@ export class Runtime {
   }
 
   /**
-   * Continue an invocation from its latest snapshot and the journal after it. A journal whose
+   * Continue an invocation from its latest snapshot and the journal after it — a hibernated one is
+   * woken, a suspended one retried, a sleeping one goes on if its time has come (else it rests
+   * again); one awaiting approval waits for `approve`. A journal whose
    * final record is torn (a crash mid-write) is refused with TornTailError; move that record aside
    * explicitly first (`store.quarantineTornTail(lease)`, or `weft resume --quarantine-torn`).
    */
@@ -415,7 +417,10 @@ export class Runtime {
       if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
       // So is one waiting on a durable sleep: its execute fires the timer if the time has come, else it rests again.
-      if (command === 'resume' && (handle.state?.value === 'suspended' || handle.state?.value === 'awaitingTimer')) handle.send({ type: 'resume' });
+      // A hibernated one is woken: resuming it is the decision to go on (and one woken before, whose
+      // journal has gone past its snapshot, reads those records back only once awake).
+      const resting = handle.state?.value;
+      if (command === 'resume' && (resting === 'suspended' || resting === 'awaitingTimer' || resting === 'hibernated')) handle.send({ type: 'resume' });
       return handle;
     } catch (err) {
       await writer.close().catch(() => undefined);
