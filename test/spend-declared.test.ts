@@ -266,9 +266,7 @@ describe('flag 2 is pinned: which actuators spend is read from the pin, never fr
     expect((dropped as PinMismatchError).mismatches.map((m) => [m.field, m.pinned, m.offered])).toEqual([['spenders', 'refund.issue (amount)', 'none declared']]);
     // The unedited domain resumes it to the end; the edited runtime replays the result (the pin decides).
     const applied: string[] = [];
-    const resumed = await createRuntime({ store, domain: refundsDomain(applied), signingKey: key }).resume('edited');
-    resumed.send({ type: 'resume' });
-    const result = await resumed.done;
+    const result = await (await createRuntime({ store, domain: refundsDomain(applied), signingKey: key }).resume('edited')).done;
     expect(result.status).toBe('completed');
     expect((await edited.replay('edited')).fingerprint).toBe(result.fingerprint);
   });
