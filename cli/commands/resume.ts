@@ -67,7 +67,6 @@ export async function run(argv: string[]): Promise<number> {
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
     const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true });
-    if (handle.state?.value === 'hibernated') handle.send({ type: 'resume' });
     const result = await followRun(handle, !json);
     rested();
     return printOutcome(ws, result, json, location);

@@ -18,6 +18,7 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 import { locate, locationOf, type Location } from '../hints.js';
 import { failureLine, printJsonLine } from '../json-line.js';
+import { describeSpenders } from '../../machines/spenders.js';
 import { inert, quoted } from '../terminal-text.js';
 import { workspaceDir } from '../workspace.js';
 
@@ -72,6 +73,7 @@ export function renderDescription(d: InvocationDescription, location: Location):
     const p = d.pin;
     out.push(line('pin', `library ${short(p.library)}  policy ${inert(p.policy)}  seed ${quoted(p.seed, 40)}  asOf ${inert(p.asOf)}`));
     out.push(line('', `model ${inert(p.model.id)}  flags ${p.flags.length ? p.flags.join(',') : 'none'}  runtime ${inert(p.runtime)}`));
+    if (p.spenders) out.push(line('', `spends ${inert(describeSpenders(p.spenders))}`));
   }
   out.push(line('journal', `${plural(d.records, 'record')}, ${d.journal.verified ? 'chain and schemas verified' : `verified up to here; then: ${locate(inert(d.journal.problem ?? 'unreadable'), d.id, location)}`}`));
   if (d.ending) {
