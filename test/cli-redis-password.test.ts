@@ -71,4 +71,11 @@ describe.runIf(available)('a Redis URL with a password', () => {
     expect(ls.stderr).toContain('cannot list redis://127.0.0.1:1/0');
     expect(ls.stdout + ls.stderr).not.toContain(PASSWORD);
   });
+
+  test('a URL that is not a Redis one is refused without printing its password', async () => {
+    const ls = await weft(['ls', '--redis', `http://me:${PASSWORD}@127.0.0.1:1/0`]);
+    expect(ls.code).toBe(2);
+    expect(ls.stderr).toContain('--redis takes a redis:// or rediss:// URL, got another (not shown: it may hold a password)');
+    expect(ls.stdout + ls.stderr).not.toContain(PASSWORD);
+  });
 });
