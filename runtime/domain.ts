@@ -29,6 +29,7 @@ import { EvaluableRegistry, type EvaluablePredicate } from '../htn/library/evalu
 import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
+import { DOMAIN_NAME } from '../journal/store.js';
 import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import { RuntimeUsageError } from './errors.js';
 
@@ -101,14 +102,13 @@ export interface Domain {
   model(ctx: DomainContext): Model | undefined;
 }
 
-const NAME = /^[a-z0-9][a-z0-9._-]*$/i;
 
 /** Build a domain: validates what can be checked without running anything, and brands it. */
 export function defineDomain(definition: DomainDefinition): Domain {
   const where = `defineDomain(${JSON.stringify(definition?.name ?? '?')})`;
   if (typeof definition !== 'object' || definition === null) throw new RuntimeUsageError('domain.invalid', 'defineDomain needs an object');
-  if (typeof definition.name !== 'string' || !NAME.test(definition.name)) {
-    throw new RuntimeUsageError('domain.invalid', `${where}: name must be letters, digits, '.', '_' or '-' (it names the domain's state folder)`);
+  if (typeof definition.name !== 'string' || !DOMAIN_NAME.test(definition.name)) {
+    throw new RuntimeUsageError('domain.invalid', `${where}: name must be 1–100 letters, digits, '.', '_' or '-' (it names the domain's state folder and is kept in the store's metadata)`);
   }
   if (!Array.isArray(definition.libraries) || definition.libraries.length === 0) {
     throw new RuntimeUsageError('domain.invalid', `${where}: libraries must hold at least one method library`);
