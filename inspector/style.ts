@@ -31,7 +31,7 @@ td.empty, p.empty { color: var(--muted); text-align:center; padding: 24px; }
 .status-running, .status-waiting_timer, .outcome-dispatched, .outcome-open, .outcome-sleeping { background:var(--run-bg); color:var(--run); }
 .reason { margin-left: 8px; color: var(--muted); }
 section { background: var(--card); border:1px solid var(--line); border-radius: 8px; padding: 14px 16px; margin-bottom: 14px; }
-section.timeline > section.epoch { border-left: 4px solid var(--line); margin: 10px 0; }
+section.epoch { border-left: 4px solid var(--line); margin: 10px 0; }
 section.epoch.epoch-completed { border-left-color: var(--ok); } section.epoch.epoch-failed, section.epoch.epoch-denied { border-left-color: var(--bad); }
 section.epoch.epoch-compensated { border-left-color: var(--wait); } section.epoch.epoch-open { border-left-color: var(--run); }
 .epoch-no { font-weight: 700; } .goal { color: #344054; } .plan { color: var(--muted); font-weight: 400; }
@@ -49,6 +49,7 @@ details.record summary { cursor: pointer; display:flex; gap:14px; padding: 5px 4
 details.record summary::-webkit-details-marker { display: none; }
 details.record .seq { width: 36px; color: var(--muted); } details.record .kind { width: 210px; font-weight: 600; }
 details.record .epoch-tag { width: 70px; color: var(--muted); } details.record .at { color: var(--muted); font-size: 12px; }
+details.record .kind.sad { color: var(--bad); }
 details.record[open] { background: #fafbfc; } details.record dl { padding: 6px 8px 12px 54px; }
 details.record.bad summary { background: var(--bad-bg); }
 .flag { font-size: 12px; font-weight: 600; border-radius: 4px; padding: 0 6px; } .flag.bad { color: var(--bad); } .flag.after { color: var(--muted); }

@@ -121,7 +121,7 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
       'summary',
       {},
       el('span', { class: 'num seq' }, i),
-      el('span', { class: 'mono kind' }, rec ? String(rec.kind) : '(not JSON)'),
+      el('span', { class: `mono kind${rec && /\.(rejected|failed)$/.test(String(rec.kind)) ? ' sad' : ''}` }, rec ? String(rec.kind) : '(not JSON)'),
       el('span', { class: 'epoch-tag' }, rec && rec.epoch !== undefined ? `epoch ${String(rec.epoch)}` : ''),
       el('span', { class: 'at' }, rec?.meta?.at !== undefined ? String(rec.meta.at) : ''),
       bad ? el('span', { class: 'flag bad' }, 'first bad record') : after ? el('span', { class: 'flag after' }, 'after the bad record') : null,
