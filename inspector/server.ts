@@ -7,6 +7,7 @@
  *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
  *   GET /api/trusted-key               the key given with --public-key and its label, or null
+ *   GET /api/viewer                    the store's name and its location flags
  *   GET /assets/…, /vendor/…           the page's modules (assets.ts)
  *
  * Every request passes access.ts first (a token, when the viewer has one). Nothing here writes to
@@ -32,6 +33,8 @@ export interface InspectorOptions {
   store: JournalStore;
   /** The public key the user trusts, with where it came from (shown beside the verdict). */
   trustedKey?: { key: PublicKey; label: string };
+  /** The CLI's flags naming this store (`--dir D`, `--redis URL`), appended to the commands the page shows. */
+  location?: string;
   /** When set, every request must carry it (access.ts). */
   token?: string;
 }
@@ -83,6 +86,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     const t = options.trustedKey;
     return sendJson(res, 200, t ? { publicKey: t.key.publicKey, keyId: t.key.keyId, label: t.label } : null);
   }
+  if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
   const api = /^\/api\/invocations\/([^/]+)(\/journal)?$/.exec(p);
   if (api) {
     const id = decodeURIComponent(api[1]!);

@@ -22,6 +22,7 @@ th { text-align:left; font-weight:600; font-size:12px; color:var(--muted); text-
 th, td { padding:8px 10px; border-bottom:1px solid var(--line); vertical-align: top; }
 tbody tr:last-child td { border-bottom: 0; } tbody tr:hover { background: #f9fafb; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.id { white-space: nowrap; }
 td.why { color: var(--muted); max-width: 360px; } .fix { margin-top: 2px; color: #344054; }
 td.empty, p.empty { color: var(--muted); text-align:center; padding: 24px; }
 .status, .outcome { display:inline-block; padding:1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; white-space: nowrap; background:var(--idle-bg); color:var(--idle); }
@@ -54,6 +55,7 @@ details.record[open] { background: #fafbfc; } details.record dl { padding: 6px 8
 details.record.bad summary { background: var(--bad-bg); }
 .flag { font-size: 12px; font-weight: 600; border-radius: 4px; padding: 0 6px; } .flag.bad { color: var(--bad); } .flag.after { color: var(--muted); }
 pre { margin: 0; white-space: pre-wrap; word-break: break-all; background: #f2f4f7; padding: 8px; border-radius: 6px; }
+.next p { margin: 0 0 8px; } dl.commands { grid-template-columns: 260px 1fr; margin-top: 8px; }
 .crumbs { margin: 0; color: var(--muted); }
 .error { color: var(--bad); } .loading { color: var(--muted); }
 `;

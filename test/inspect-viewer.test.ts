@@ -14,6 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { spawnTracked } from './support/children.js';
 import { assertBuilt, weft, weftBin } from './support/cli.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
@@ -164,6 +165,21 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
     expect(await page.locator('.summary dd[data-field="intent"]').textContent()).toBe(evil);
     expect(await page.locator('main img, main script').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test('awaiting approval: the journal holds but is not sealed yet (not a failure), and the page shows what is asked and the command with --dir', async () => {
+    const waiting = last((await weft(['run', writeStrictTravelDomain(root), '--seed', '3', '--dir', dir, '--json'])).stdout);
+    expect(waiting.status).toBe('awaiting_approval');
+    const { page, errors } = await openPage();
+    await page.goto(`${viewer.url}invocations/${waiting.id}`);
+    await page.locator('#verdict').waitFor();
+    expect(await page.locator('#verdict h2').textContent()).toBe('chain intact; not sealed yet');
+    const next = page.locator('#next');
+    expect(await next.locator('p').first().textContent()).toBe("waiting for a person's approval: the epoch spends 780, above the 100 limit");
+    expect(await next.locator('table.asked tbody tr').count()).toBe(5);
+    expect(await next.locator('dd', { hasText: 'weft approve' }).first().textContent()).toBe(`weft approve ${waiting.id} --by <you> --dir ${dir}`);
     expect(errors).toEqual([]);
     await page.close();
   });

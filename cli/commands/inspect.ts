@@ -17,6 +17,7 @@ import { isLoopback } from '../../inspector/access.js';
 import { createInspectorServer } from '../../inspector/server.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { locationOf } from '../hints.js';
 import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 
@@ -73,7 +74,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const store = await openForReading(choice);
-  const server = createInspectorServer({ store, ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
+  const server = createInspectorServer({ store, location: locationOf(choice).store, ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

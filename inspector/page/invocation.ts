@@ -6,7 +6,7 @@
  */
 import { append, cut, el, failure, getJson, replace, statusBadge } from './dom.js';
 import { verifyInPage, type Verdict } from './verify.js';
-import type { DescriptionView, EpochView, StepView, TrustedKey } from './wire.js';
+import type { DescriptionView, EpochView, StepView, TrustedKey, ViewerInfo } from './wire.js';
 
 const root = document.getElementById('app')!;
 const id = decodeURIComponent(location.pathname.replace(/^\/invocations\//, '').replace(/\/$/, ''));
@@ -33,7 +33,7 @@ function verdictPanel(verdict: Verdict): HTMLElement {
           {},
           verdict.sealed
             ? `${verdict.records} records hold. No trusted key was given, so the seal's signature was not checked: start weft inspect with --public-key FILE.`
-            : `${verdict.records} records hold; the journal has no seal yet (still running or waiting).`,
+            : `${verdict.records} records hold; the journal has no seal yet (still running or waiting): its seal is checked once it ends.`,
         ),
         el('dl', {}, el('dt', {}, verdict.sealed ? 'fingerprint' : 'tail'), el('dd', { class: 'mono', id: 'fingerprint' }, verdict.fingerprint ?? '—'), verdict.keyId ? el('dt', {}, 'sealed by key') : null, verdict.keyId ? el('dd', { class: 'mono' }, verdict.keyId) : null),
       );
@@ -59,7 +59,7 @@ function header(d: DescriptionView): HTMLElement {
     rows.push(['library', el('span', { class: 'mono' }, d.pin.library)]);
     rows.push(['pin', `policy ${d.pin.policy} · seed ${d.pin.seed} · asOf ${d.pin.asOf} · model ${d.pin.model.id} · flags ${d.pin.flags.length ? d.pin.flags.join(',') : 'none'} · runtime ${d.pin.runtime}`]);
   }
-  if (d.fix) rows.push(['next', el('span', { class: 'mono' }, d.fix)]);
+  if (d.fix && d.commands.length === 0) rows.push(['next', el('span', { class: 'mono' }, d.fix)]);
   return el('section', { class: 'summary' }, el('dl', {}, ...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { 'data-field': k }, v)])));
 }
 
@@ -92,6 +92,38 @@ function epochBlock(e: EpochView): HTMLElement {
       ? el('table', { class: 'steps' }, el('thead', {}, el('tr', {}, el('th', {}, 'step'), el('th', {}, 'operator → actuator'), el('th', {}, 'args'), el('th', {}, 'outcome'), el('th', { class: 'num' }, 'attempts'), el('th', {}, 'result'))), el('tbody', {}, ...e.steps.map(stepRow)))
       : null,
   );
+}
+
+/** What a resting invocation waits for, and the commands that act on it (with this viewer's store flags). */
+function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
+  const w = d.waiting;
+  const parts: Node[] = [];
+  if (w?.kind === 'approval') {
+    parts.push(el('p', {}, "waiting for a person's approval", w.reason ? `: ${w.reason}` : ''));
+    if (w.decided) parts.push(el('p', { class: 'note' }, `decided: ${w.decided.decision} by ${w.decided.by}${w.decided.note ? ` — ${w.decided.note}` : ''} (in its inbox, not yet recorded)`));
+    if (w.steps) {
+      parts.push(
+        el(
+          'table',
+          { class: 'steps asked' },
+          el('thead', {}, el('tr', {}, el('th', {}, 'step'), el('th', {}, 'operator → actuator'), el('th', {}, 'args'), el('th', {}, ''))),
+          el('tbody', {}, ...w.steps.map((s) => el('tr', {}, el('td', { class: 'num' }, `#${s.step}`), el('td', { class: 'mono' }, `${s.operator} → ${s.actuator ?? '?'}`), el('td', { class: 'mono args' }, json(s.args)), el('td', {}, s.readOnly ? 'read-only' : '')))),
+        ),
+      );
+    }
+  } else if (w?.kind === 'timer') parts.push(el('p', {}, `waiting for its timer${w.until ? ` until ${w.until}` : ''}`));
+  else if (w?.kind === 'hibernated') parts.push(el('p', {}, 'hibernated at an epoch boundary, to be resumed'));
+  else if (w?.kind === 'suspended') parts.push(el('p', {}, `suspended${w.class ? ` (${w.class}${w.code ? `, ${w.code}` : ''})` : ''}${w.reason ? `: ${w.reason}` : ''}`));
+  if (d.commands.length) {
+    parts.push(
+      el(
+        'dl',
+        { class: 'commands' },
+        ...d.commands.flatMap((c) => [el('dt', {}, c.does), el('dd', { class: 'mono' }, `${c.command}${info.location ? ` ${info.location}` : ''}`)]),
+      ),
+    );
+  }
+  return parts.length ? el('section', { class: 'next', id: 'next' }, el('h2', {}, w ? 'waiting' : 'commands'), ...parts) : null;
 }
 
 interface LineRecord {
@@ -152,19 +184,22 @@ async function main(): Promise<void> {
   let text: string;
   let bytes: Uint8Array;
   let key: TrustedKey | null;
+  let info: ViewerInfo;
   try {
     const path = `/api/invocations/${encodeURIComponent(id)}`;
-    const [d, journal, k] = await Promise.all([
+    const [d, journal, k, i] = await Promise.all([
       getJson<DescriptionView>(path),
       fetch(`${path}/journal`, { credentials: 'same-origin' }).then(async (res) => {
         if (!res.ok) throw new Error(`${path}/journal: HTTP ${res.status}`);
         return new Uint8Array(await res.arrayBuffer());
       }),
       getJson<TrustedKey | null>('/api/trusted-key'),
+      getJson<ViewerInfo>('/api/viewer'),
     ]);
     description = d;
     bytes = journal;
     key = k;
+    info = i;
     text = new TextDecoder().decode(journal);
   } catch (err) {
     append(root, failure(err));
@@ -178,6 +213,7 @@ async function main(): Promise<void> {
     el('h1', { class: 'mono' }, description.id),
     verdictPanel(verdict),
     header(description),
+    nextPanel(description, info),
     el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
     journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
   );

@@ -19,7 +19,7 @@ function row(inv: ListedInvocation): HTMLTableRowElement {
   return el(
     'tr',
     { 'data-id': inv.id, 'data-status': inv.status },
-    el('td', { class: 'mono' }, el('a', { href: invocationHref(inv.id) }, inv.id)),
+    el('td', { class: 'mono id' }, el('a', { href: invocationHref(inv.id) }, inv.id)),
     el('td', {}, cut(inv.tenant, 24)),
     el('td', { class: 'intent' }, cut(inv.intent, 80)),
     el('td', {}, statusBadge(inv.status)),

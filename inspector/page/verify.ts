@@ -16,13 +16,19 @@ export type Verdict =
   /** The first record that does not hold, by seq. */
   | { kind: 'failed'; seq: number; problem: string; sealMismatch: boolean };
 
+/**
+ * The chain first, without a key: a journal that is not sealed yet (running, waiting for approval)
+ * is intact, not failed. Only a sealed one is then checked against the trusted key.
+ */
 export function verifyInPage(bytes: Uint8Array, key: TrustedKey | null): Verdict {
-  const verdict = verifyJournalBytes(bytes, key ? { publicKey: { publicKey: key.publicKey, keyId: key.keyId } } : {});
-  if (!verdict.ok) {
-    const seq = verdict.error?.seq ?? verdict.count;
-    const message = verdict.error?.problem ?? 'the journal does not verify';
-    return { kind: 'failed', seq, problem: message, sealMismatch: verdict.sealMismatch === true };
-  }
-  if (key && verdict.sealed) return { kind: 'verified', fingerprint: verdict.fingerprint!, keyId: verdict.keyId!, records: verdict.count, key };
-  return { kind: 'chain-only', fingerprint: verdict.fingerprint ?? null, sealed: verdict.sealed, keyId: verdict.keyId ?? null, records: verdict.count };
+  const chain = verifyJournalBytes(bytes);
+  if (!chain.ok) return failed(chain.error?.seq ?? chain.count, chain.error?.problem, false);
+  if (!key || !chain.sealed) return { kind: 'chain-only', fingerprint: chain.fingerprint ?? null, sealed: chain.sealed, keyId: chain.keyId ?? null, records: chain.count };
+  const sealed = verifyJournalBytes(bytes, { publicKey: { publicKey: key.publicKey, keyId: key.keyId } });
+  if (!sealed.ok) return failed(sealed.error?.seq ?? sealed.count, sealed.error?.problem, sealed.sealMismatch === true);
+  return { kind: 'verified', fingerprint: sealed.fingerprint!, keyId: sealed.keyId!, records: sealed.count, key };
+}
+
+function failed(seq: number, problem: string | undefined, sealMismatch: boolean): Verdict {
+  return { kind: 'failed', seq, problem: problem ?? 'the journal does not verify', sealMismatch };
 }

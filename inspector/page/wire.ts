@@ -53,9 +53,22 @@ export interface DescriptionView {
   journal: { verified: boolean; problem: string | null };
   pin: { library: string; runtime: string; seed: string; asOf: string; policy: string; flags: number[]; model: { id: string } } | null;
   epochs: EpochView[];
+  waiting: WaitingView | null;
   ending: { status: string; summary: string | null; reason: string | null } | null;
   seal: { fingerprint: string; keyId: string } | null;
   commands: Array<{ command: string; does: string }>;
+}
+
+export type WaitingView =
+  | { kind: 'approval'; reason: string | null; plan: string | null; steps: Array<{ step: number; operator: string; actuator: string | null; args: unknown; readOnly: boolean }> | null; decided: { decision: string; by: string; note: string | null } | null }
+  | { kind: 'timer'; step: number | null; until: string | null }
+  | { kind: 'hibernated' }
+  | { kind: 'suspended'; class: string | null; code: string | null; reason: string | null; state: string | null };
+
+/** Where the viewer reads from, as the CLI's location flags (`--dir D`, `--redis URL`), to complete the commands shown. */
+export interface ViewerInfo {
+  store: string;
+  location: string;
 }
 
 /** The key the person who started `weft inspect` trusts (`--public-key`), or null. */
