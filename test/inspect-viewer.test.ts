@@ -169,6 +169,24 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
     await page.close();
   });
 
+  test('a key the journal was not sealed by: the page names the seal as not the trusted key\'s', async () => {
+    const other = path.join(root, 'other-key');
+    expect((await weft(['keygen', '--out', other])).code).toBe(0);
+    const wrong = await startViewer(['--dir', dir, '--public-key', path.join(other, 'weft.pub')]);
+    try {
+      const { page, errors } = await openPage();
+      await page.goto(`${wrong.url}invocations/${run.id}`);
+      await page.locator('#verdict').waitFor();
+      const sealSeq = readFileSync(run.journal, 'utf8').trim().split('\n').length - 1;
+      expect(await page.locator('#verdict h2').textContent()).toBe(`✗ seal signature mismatch at seq ${sealSeq}`);
+      expect(await page.locator('#verdict').textContent()).not.toContain('verified in this page');
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await wrong.stop();
+    }
+  });
+
   test('awaiting approval: the journal holds but is not sealed yet (not a failure), and the page shows what is asked and the command with --dir', async () => {
     const waiting = last((await weft(['run', writeStrictTravelDomain(root), '--seed', '3', '--dir', dir, '--json'])).stdout);
     expect(waiting.status).toBe('awaiting_approval');
