@@ -56,6 +56,9 @@ details.record.bad summary { background: var(--bad-bg); }
 .flag { font-size: 12px; font-weight: 600; border-radius: 4px; padding: 0 6px; } .flag.bad { color: var(--bad); } .flag.after { color: var(--muted); }
 pre { margin: 0; white-space: pre-wrap; word-break: break-all; background: #f2f4f7; padding: 8px; border-radius: 6px; }
 .next p { margin: 0 0 8px; } dl.commands { grid-template-columns: 260px 1fr; margin-top: 8px; }
+section.drop { margin-top: 18px; border-style: dashed; } section.drop.over { border-color: var(--accent); background: #f5f8ff; }
+section.drop input[type=file] { display: none; } .button { color: var(--accent); cursor: pointer; text-decoration: underline; }
+#drop-result .verdict { margin: 8px 0 0; } .dropped { margin: 8px 0 0; color: var(--muted); }
 .crumbs { margin: 0; color: var(--muted); }
 .error { color: var(--bad); } .loading { color: var(--muted); }
 `;

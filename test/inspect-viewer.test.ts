@@ -223,6 +223,12 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
       expect(await page.locator('#bad-seq').textContent()).toMatch(new RegExp(`^seq ${seq}: .*hash`));
       expect(await page.locator('#verdict').textContent()).not.toContain('verified in this page');
       expect(await page.locator('details.record.bad .seq').textContent()).toBe(String(seq));
+      // The same file dropped on the list page is verified there, with no server data, to the same seq.
+      await page.goto(other.url);
+      await page.locator('#drop').waitFor();
+      await page.setInputFiles('#drop-file', done.journal);
+      await page.locator('#drop-result #verdict').waitFor();
+      expect(await page.locator('#drop-result #verdict h2').textContent()).toBe(`✗ verification failed at seq ${seq}`);
       expect(errors).toEqual([]);
       await page.close();
     } finally {
@@ -241,7 +247,9 @@ describe.runIf(hasChromium)('weft inspect, who may connect', () => {
     expect(refused.stdout).toBe('');
   });
 
-  test('with a token, a request without it gets 401; the printed URL carries it, and the page works with it', async () => {
+  test('with a token, a request without it gets 401; the printed URL carries it, and the page works with it (and verifies a dropped bundle)', async () => {
+    const completed = last((await weft(['run', 'travel', LISBON, ...TRAVEL, '--dir', dir, '--json'])).stdout); // the same pin and seed: the invocation already there
+    expect(completed.status).toBe('completed');
     const token = 'a-token-nobody-guesses-1234';
     const viewer = await startViewer(['--dir', dir, '--token', token]);
     try {
@@ -261,6 +269,19 @@ describe.runIf(hasChromium)('weft inspect, who may connect', () => {
       await page.locator('#verdict').waitFor();
       // No --public-key: the chain is checked, the seal's signature is said not to be.
       expect(await page.locator('#verdict h2').textContent()).toMatch(/^chain intact; (seal signature not checked|not sealed yet)$/);
+      // A bundle from weft export, chosen on the list page: verified in the page against the key it carries, labelled as such.
+      const exported = await weft(['export', completed.id, '--dir', dir]);
+      expect(exported.code, exported.stderr).toBe(0);
+      const bundle = path.join(root, 'bundle.json');
+      writeFileSync(bundle, exported.stdout);
+      await page.goto(viewer.url);
+      await page.locator('#drop').waitFor();
+      await page.setInputFiles('#drop-file', bundle);
+      await page.locator('#drop-result #verdict').waitFor();
+      expect(await page.locator('#drop-result #verdict h2').textContent()).toBe('✓ verified in this page');
+      expect(await page.locator('#drop-result #fingerprint').textContent()).toBe(completed.fingerprint);
+      expect(await page.locator('#drop-result #verdict').textContent()).toContain('the key carried in the bundle — from the file, not independent');
+      expect(await page.locator('#drop-result .dropped').textContent()).toBe(`bundle.json — bundle of ${completed.id}`);
       expect(errors).toEqual([]);
       await page.close();
     } finally {

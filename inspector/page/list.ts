@@ -5,7 +5,8 @@
  * `/api/invocations` (runtime/list.ts `listInvocations`).
  */
 import { cut, el, failure, getJson, invocationHref, replace, statusBadge } from './dom.js';
-import type { ListedInvocation } from './wire.js';
+import { dropPanel } from './drop.js';
+import type { ListedInvocation, TrustedKey } from './wire.js';
 
 const root = document.getElementById('app')!;
 
@@ -30,10 +31,12 @@ function row(inv: ListedInvocation): HTMLTableRowElement {
 
 async function main(): Promise<void> {
   let rows: ListedInvocation[];
+  let trusted: TrustedKey | null = null;
+  const drop = dropPanel(() => trusted);
   try {
-    rows = await getJson<ListedInvocation[]>('/api/invocations');
+    [rows, trusted] = await Promise.all([getJson<ListedInvocation[]>('/api/invocations'), getJson<TrustedKey | null>('/api/trusted-key')]);
   } catch (err) {
-    replace(root, failure(err));
+    replace(root, failure(err), drop);
     return;
   }
   const statuses = [...new Set(rows.map((r) => r.status))].sort();
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
   };
   for (const input of [status, tenant]) input.addEventListener('change', render);
   search.addEventListener('input', render);
-  replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table);
+  replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, drop);
   render();
 }
 
