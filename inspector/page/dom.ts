@@ -57,3 +57,13 @@ export async function getJson<T>(path: string): Promise<T> {
 export function failure(err: unknown): HTMLElement {
   return el('p', { class: 'error' }, err instanceof Error ? err.message : String(err));
 }
+
+/** Name the store this viewer reads in the top bar (`/api/viewer`); the page works without it. */
+export function showWhere(): void {
+  getJson<{ store: string }>('/api/viewer')
+    .then((info) => {
+      const where = document.getElementById('where');
+      if (where) where.textContent = info.store;
+    })
+    .catch(() => undefined);
+}

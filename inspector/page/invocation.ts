@@ -4,7 +4,7 @@
  * their steps, and the journal's records, each expandable to its body, seq, hash and prev. The
  * records shown are the lines the page verified itself (`/api/invocations/<id>/journal`).
  */
-import { append, cut, el, failure, getJson, replace, statusBadge } from './dom.js';
+import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
 import { verdictPanel } from './verdict-view.js';
 import { verifyInPage } from './verify.js';
 import type { DescriptionView, EpochView, StepView, TrustedKey, ViewerInfo } from './wire.js';
@@ -187,4 +187,5 @@ async function main(): Promise<void> {
   document.body.dataset.verdict = verdict.kind;
 }
 
+showWhere();
 void main();

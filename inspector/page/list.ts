@@ -4,7 +4,7 @@
  * status and tenant and a search box over id and intent, applied in the page. The rows come from
  * `/api/invocations` (runtime/list.ts `listInvocations`).
  */
-import { cut, el, failure, getJson, invocationHref, replace, statusBadge } from './dom.js';
+import { cut, el, failure, getJson, invocationHref, replace, statusBadge, showWhere } from './dom.js';
 import { dropPanel } from './drop.js';
 import type { ListedInvocation, TrustedKey } from './wire.js';
 
@@ -69,4 +69,5 @@ async function main(): Promise<void> {
   render();
 }
 
+showWhere();
 void main();
