@@ -12,6 +12,7 @@
 import { bullPrefix, closeWithin, queueForDomain, withReconnect, workerCommand } from '../queue/bullmq.js';
 import { UsageError, type OptionSpec } from './args.js';
 import { domainFlag, type LoadedDomain } from './domain-loader.js';
+import { redisUrlInHints } from './hints.js';
 import { storeChoice, type StoreChoice } from './store-choice.js';
 
 export const dispatchOptions: OptionSpec = { dispatch: { type: 'string' }, queue: { type: 'string' } };
@@ -40,6 +41,7 @@ export function continueFlags(dir: string, strings: Record<string, string | unde
 /** The command that starts a worker for `domain`'s jobs in this store, as a user can run it. */
 export function workerHint(choice: StoreChoice, queue: string | undefined, domain: DomainNames): string {
   const { name, flag } = namesOf(domain);
+  if (choice.redis) redisUrlInHints(choice.redis.url); // says once when the URL is named as "$WEFT_REDIS_URL"
   return workerCommand({ domain: flag, domainName: name, redisUrl: choice.redis?.url, redisPrefix: choice.redis?.prefix, queue });
 }
 
@@ -55,9 +57,14 @@ export function workerCounter(choice: StoreChoice, queue: string): { count(): Pr
     made.on('error', () => undefined);
     return made;
   });
+  // A queue that cannot be made counts 0 and has nothing to close: never an unhandled rejection, even when nobody asks.
+  const queueOrNone = probe.catch(() => undefined);
   return {
-    count: async () => (await probe).getWorkersCount().catch(() => 0),
-    close: async () => closeWithin(await probe, 2_000).catch(() => undefined),
+    count: async () => (await queueOrNone)?.getWorkersCount().catch(() => 0) ?? 0,
+    close: async () => {
+      const made = await queueOrNone;
+      if (made) await closeWithin(made, 2_000).catch(() => undefined);
+    },
   };
 }
 

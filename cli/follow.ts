@@ -18,7 +18,8 @@ import { invocationStatus } from '../runtime/list.js';
 import { UsageError } from './args.js';
 import { DomainLoadError } from './domain-loader.js';
 import { progressLine } from './progress.js';
-import { command, flagsFor, locate, shellWord, type Location } from './hints.js';
+import { shellWord } from '../queue/shell-words.js';
+import { command, flagsFor, locate, type Location } from './hints.js';
 import { printJsonLine } from './json-line.js';
 import type { Workspace } from './workspace.js';
 

@@ -1,6 +1,7 @@
 /**
  * Every hint the CLI prints is a command that works as printed. A hint names the store the
- * command used: `--dir D` for a workspace on disk; `--redis URL` (with `--redis-prefix P` and
+ * command used: `--dir D` for a workspace on disk; `--redis URL` (`--redis "$WEFT_REDIS_URL"` when
+ * the URL holds a password, which is never printed; once per command stderr says so) (with `--redis-prefix P` and
  * `--redis-durability relaxed` when they are not the defaults, and `--dir D` when keys and
  * metadata live in another folder than ./.weft) for Redis — never the folder of a store that
  * has nothing, never `null`.
@@ -11,7 +12,23 @@
  * that invocation. A command that already names a location is left as it is.
  */
 import path from 'node:path';
+import { redisUrlWord, REDIS_URL_VARIABLE, shellWord } from '../queue/shell-words.js';
 import type { StoreChoice } from './store-choice.js';
+
+let toldOfPassword = false;
+
+/**
+ * A Redis URL as this command's hints name it (queue/shell-words.ts): never with its password — then
+ * `"$WEFT_REDIS_URL"`, and once per command a line on stderr saying so.
+ */
+export function redisUrlInHints(url: string): string {
+  const word = redisUrlWord(url);
+  if (word === REDIS_URL_VARIABLE && !toldOfPassword) {
+    toldOfPassword = true;
+    process.stderr.write(`weft: the Redis URL holds a password: the commands printed name it as ${REDIS_URL_VARIABLE}\n`);
+  }
+  return word;
+}
 
 /** The workspace a command uses without --dir (workspace.ts DEFAULT_DIR; not imported: verify and log stay light). */
 const defaultWorkspace = () => path.resolve('.weft');
@@ -21,11 +38,6 @@ const ID_COMMANDS = ['resume', 'approve', 'replay', 'verify', 'log', 'export'] a
 
 /** The commands that dispatch world effects: they take --queue. */
 const DISPATCHING = new Set(['resume', 'approve']);
-
-/** A word as a POSIX shell reads it: as it is when it is plain, else single-quoted. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /** Where a command found its invocations, as flags: the store's, and the queue's for the commands that dispatch. */
 export interface Location {
@@ -40,16 +52,16 @@ export function locationOf(choice: StoreChoice, options: { queue?: string | unde
   const words: string[] = [];
   let queue = '';
   if (choice.redis) {
-    words.push('--redis', choice.redis.url);
-    if (choice.redis.prefix !== 'weft') words.push('--redis-prefix', choice.redis.prefix);
+    words.push('--redis', redisUrlInHints(choice.redis.url));
+    if (choice.redis.prefix !== 'weft') words.push('--redis-prefix', shellWord(choice.redis.prefix));
     if (choice.redis.durability !== 'strict') words.push('--redis-durability', choice.redis.durability);
     // Keys and the metadata of what was started here live in the workspace folder; ./.weft is the default.
-    if (choice.dir !== defaultWorkspace()) words.push('--dir', choice.dir);
+    if (choice.dir !== defaultWorkspace()) words.push('--dir', shellWord(choice.dir));
     if (options.queue !== undefined) queue = `--queue ${shellWord(options.queue)}`;
   } else {
-    words.push('--dir', choice.dir);
+    words.push('--dir', shellWord(choice.dir));
   }
-  return { store: words.map(shellWord).join(' '), queue };
+  return { store: words.join(' '), queue };
 }
 
 /** The flags `weft <verb>` takes to find what `location` names. */

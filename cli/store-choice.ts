@@ -12,7 +12,7 @@
 import type { JournalStore } from '../journal/store.js';
 import { FileStore } from '../journal/stores/file.js';
 import { RedisStore } from '../journal/stores/redis.js';
-import { DEFAULT_REDIS_GIVE_UP_MS } from '../journal/stores/redis-reconnect.js';
+import { DEFAULT_REDIS_GIVE_UP_MS, holdsCredentials } from '../journal/stores/redis-reconnect.js';
 import { UsageError, type OptionSpec } from './args.js';
 
 export const storeOptions: OptionSpec = {
@@ -39,7 +39,7 @@ export function storeChoice(dir: string, strings: Record<string, string | undefi
     if (strings['redis-prefix'] !== undefined || strings['redis-durability'] !== undefined) throw new UsageError('--redis-prefix and --redis-durability go with --redis URL (or WEFT_REDIS_URL)');
     return { dir };
   }
-  if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got ${JSON.stringify(url)}`);
+  if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got ${holdsCredentials(url) ? 'another (not shown: it may hold a password)' : JSON.stringify(url)}`);
   const durability = strings['redis-durability'] ?? 'strict';
   if (durability !== 'strict' && durability !== 'relaxed') throw new UsageError(`--redis-durability is strict or relaxed, got ${JSON.stringify(durability)}`);
   return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability, giveUpAfterMs: longLived ? undefined : redisGiveUpMs() } };

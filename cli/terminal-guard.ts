@@ -18,7 +18,13 @@ const ACTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029
 // The styles this CLI itself draws (cli/commands/log.ts), kept whole.
 const OWN_STYLE = /(\x1b\[(?:2|22|31|39)m)/;
 
-const escape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+/** A character written as a visible `\uXXXX` (also its JSON escape). */
+export const escapeChar = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** `text` with every character that could act on a terminal written as `\uXXXX` (tab and newline kept; no style kept). */
+export function escapeActive(text: string): string {
+  return text.replace(ACTIVE, escapeChar);
+}
 
 /** `text` with every character that could act on a terminal written as `\uXXXX`, the CLI's own styles kept. */
 export function guardText(text: string): string {
@@ -27,7 +33,7 @@ export function guardText(text: string): string {
   // split with a capturing group: odd parts are the CLI's own styles, even parts are guarded.
   return text
     .split(OWN_STYLE)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(ACTIVE, escape)))
+    .map((part, i) => (i % 2 === 1 ? part : escapeActive(part)))
     .join('');
 }
 

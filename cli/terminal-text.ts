@@ -12,16 +12,11 @@
  *   the same value once parsed) — for `--json` output that may be shown on a terminal.
  */
 import { quote, quoteValue } from '../machines/untrusted-text.js';
+import { escapeActive, escapeChar } from './terminal-guard.js';
 
-// C0 controls, DEL and C1 controls; the bidi marks, embeddings, overrides and isolates; the line and
-// paragraph separators (which JSON allows raw in strings, and some terminals treat as a new line).
-const ACTIVE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-const escape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-
-/** `text` with every character that could act on a terminal written as `\uXXXX`. */
+/** `text` with every character that could act on a terminal written as `\uXXXX` — terminal-guard.ts's set, and tab and newline too (one line per value). */
 export function inert(text: string): string {
-  return text.replace(ACTIVE, escape);
+  return escapeActive(text).replace(/[\t\n]/g, escapeChar);
 }
 
 /** A value JSON-quoted (strings bounded to `max` characters, saying how long they were), made inert. */

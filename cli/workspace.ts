@@ -269,7 +269,9 @@ export async function domainByName(name: string, id: string, dir: string | undef
   const builtin = await loadBuiltinDomain(name);
   if (builtin) return { domain: builtin, ref: { builtin: name } };
   const mapFile = dir === undefined ? undefined : path.join(dir, DOMAIN_MAP_FILE);
-  const spec = mapFile === undefined ? undefined : readDomainMap(mapFile)[name];
+  const map = mapFile === undefined ? {} : readDomainMap(mapFile);
+  // Own keys only: a name from the store such as `constructor` is no member of Object.prototype here.
+  const spec = Object.hasOwn(map, name) ? map[name] : undefined;
   const where = mapFile ?? `<workspace>/${DOMAIN_MAP_FILE}`;
   if (spec === undefined) {
     throw new DomainLoadError(`${id} belongs to domain ${name}, which is not a built-in and not mapped in ${where}: pass --domain <path | package> of domain ${name}, or map it there ({ "${name}": "./path/to/domain.js" })`);

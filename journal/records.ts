@@ -29,6 +29,12 @@ export const pinSchema = z.strictObject({
   policy: z.string().min(1),
   /** Limits that shape the journal (re-prompts, re-plans, attempts, planner budgets). */
   limits: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /**
+   * Under behaviour flag 2: the actuators that declare they spend (`Actuator.spends`), sorted by
+   * name — each with its arg that is money out. Empty: none declares (every world effect counts,
+   * the rule before flag 2). Admission reads it from here, never from the runtime's actuators.
+   */
+  spenders: z.array(z.strictObject({ actuator: z.string().min(1), arg: z.string().min(1) })).optional(),
 });
 export type Pin = z.infer<typeof pinSchema>;
 

@@ -131,7 +131,8 @@ export interface InvocationMetadata {
   sealKey?: string;
 }
 
-const DOMAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** A domain's name: 1–100 letters, digits, '.', '_' and '-', not starting with a punctuation mark — the one rule defineDomain and the store's metadata check both apply. */
+export const DOMAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const DIGEST = /^[0-9a-f]{64}$/;
 
 /** Whether `value` has the shape of InvocationMetadata: a domain NAME (never a path) and full SHA-256 hex digests. */

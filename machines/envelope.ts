@@ -19,15 +19,16 @@
  *   `spend.cap`. A world-effect step in scope whose arg is present but not a finite number is
  *   refused (fail closed); negative amounts count as 0 (they never offset a charge).
  *
- * Which steps spend (the spend scope) depends on the invocation's pin:
- * - under behaviour flag 2, only steps whose actuator declares that it spends (`Actuator.spends`,
- *   the name of its arg that is money out) — the `spenders` the caller passes — and, when
+ * Which steps spend (the spend scope) depends on the invocation's pin (machines/spenders.ts,
+ * `pinnedSpendScope`), never on the actuators a runtime has now:
+ * - under behaviour flag 2, with spending actuators pinned (`pin.spenders`: those whose actuator
+ *   declares `spends`, the name of its arg that is money out), only their steps — and, when
  *   `spend.actuators` is given too, are listed there. A message that mentions an amount is not
  *   spending. `spendDeclarationProblem` refuses an ambiguous declaration when a domain or runtime
  *   is built, so the two never disagree;
- * - without it (journals pinned before flag 2, or a runtime that knows no actuators), every
- *   world-effect step that passes `spend.arg` (of `spend.actuators`, when given) — the rule those
- *   journals were written under, and the one that counts more (fail closed).
+ * - without flag 2 (journals pinned before it), or with none pinned (a domain that declares
+ *   `spends` nowhere), every world-effect step that passes `spend.arg` (of `spend.actuators`, when
+ *   given) — the rule those journals were written under, and the one that counts more.
  *
  * `authoredEffects` is not a check here: it tells the admission of an authored fragment with world
  * effects to ask a person ('approval', the default) or to admit it ('allow').
@@ -68,8 +69,8 @@ function stepName(step: EpochStep, index: number | undefined): string {
 }
 
 /**
- * The actuators that declare they spend (flag 2), or undefined for the rule before it (every
- * world-effect step). See the header.
+ * The pinned spending actuators (flag 2), or undefined for the rule before it (every world-effect
+ * step). See the header.
  */
 export type Spenders = ReadonlySet<string> | undefined;
 

@@ -10,7 +10,8 @@
  *     world effects approved, every authored step's admission recorded.
  * 2 — spend counted only on the actuators that spend: the envelope's spending cap sums its arg
  *     over the steps whose actuator declares `spends` (machines/spenders.ts), not over every world
- *     effect that happens to pass an arg of that name.
+ *     effect that happens to pass an arg of that name. Which actuators those are is pinned
+ *     (`pin.spenders`, sorted; empty when the domain declares none, which keeps the rule before).
  * 3 — withdrawn, never shipped: never reuse the number. It put the sealing key's id in the pin,
  *     which made the fingerprint depend on the key; the key id is now kept in the store's
  *     unhashed invocation metadata instead (journal/store.ts), which changes no journal.

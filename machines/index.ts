@@ -12,6 +12,6 @@ export * from './constraints.js';
 export * from './reply.js';
 export { parseStrictJson, type StrictJsonResult } from './strict-json.js';
 export { FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, IMPLEMENTED_FLAGS } from './flags.js';
-export { spendDeclarationProblem, spendersOf, type SpendingDeclaration } from './spenders.js';
+export { pinnedSpenders, pinnedSpendScope, spendDeclarationProblem, spendersOf, type PinnedSpender, type SpendingDeclaration } from './spenders.js';
 export { SLEEP_ACTUATOR, sleepUntil } from './sleep.js';
 export * from './epoch.js';

@@ -19,9 +19,9 @@ export interface EpochAdmissionRequest {
   goal: Goal;
   plan: EpochPlan;
   /**
-   * Under behaviour flag 2: the actuators that declare they spend (`Actuator.spends`). A policy that
-   * sums money should count only their steps (and, when the set is empty, fail closed: count every
-   * world effect); absent for journals pinned before flag 2.
+   * Under behaviour flag 2: the actuators the invocation pinned as spending (`Actuator.spends`,
+   * `pin.spenders`). A policy that sums money should count only their steps; absent (count every
+   * world effect, as before) for journals pinned before flag 2 and for domains that declare none.
    */
   spenders?: ReadonlySet<string>;
 }
@@ -59,10 +59,11 @@ export const allowAll: AdmissionPolicy = {
 /**
  * A common policy: an epoch whose world-effect steps move more than `limit` (summed over the
  * numeric actuator arg named `amountArg`) needs a person's approval; steps on actuators in `deny`
- * are refused outright. Under flag 2, when some actuators declare `spends`, only their steps are
- * summed (a message that mentions an amount is not counted); when none does, every world effect is,
- * as before — an undeclared domain asks a person more often, never less. `envelope`, if given, is carried on the policy as it is (its id format is
- * unchanged, so a new envelope needs a new version).
+ * are refused outright. Under flag 2, when the pin names spending actuators, only their steps are
+ * summed (a message that mentions an amount is not counted); when it names none, every world effect
+ * is, as before — an undeclared domain asks a person more often, never less. `envelope`, if given,
+ * is carried on the policy as it is (its id format is unchanged, so a new envelope needs a new
+ * version).
  */
 export function spendApprovalPolicy(options: {
   version: string;

@@ -42,6 +42,7 @@ import type { Actuator } from '../actors/actuator.js';
 import { WeftError } from '../journal/errors.js';
 import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
 import { CatalogueDispatcher } from './catalogue.js';
+import { redisUrlWord, shellWord } from './shell-words.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 
 /**
@@ -59,20 +60,16 @@ export const UNNAMED_DOMAIN_QUEUE = 'weft-effects';
 
 /**
  * The command that starts a worker for these jobs, as a user can run it: the domain as `--domain`
- * takes it (a built-in's name, a module's path), the Redis URL, and `--redis-prefix` / `--queue`
+ * takes it (a built-in's name, a module's path), the Redis URL (`"$WEFT_REDIS_URL"` when it holds a
+ * password: shell-words.ts), and `--redis-prefix` / `--queue`
  * whenever they are not the defaults the worker would pick itself.
  */
 export function workerCommand(options: { domain: string; domainName?: string; redisUrl?: string; redisPrefix?: string; queue?: string }): string {
   const name = options.domainName ?? options.domain;
-  const parts = ['weft worker', `--domain ${word(options.domain)}`, `--redis ${options.redisUrl === undefined ? '<url>' : word(options.redisUrl)}`];
-  if (options.redisPrefix !== undefined && options.redisPrefix !== 'weft') parts.push(`--redis-prefix ${word(options.redisPrefix)}`);
-  if (options.queue !== undefined && options.queue !== queueForDomain(name)) parts.push(`--queue ${word(options.queue)}`);
+  const parts = ['weft worker', `--domain ${shellWord(options.domain)}`, `--redis ${options.redisUrl === undefined ? '<url>' : redisUrlWord(options.redisUrl)}`];
+  if (options.redisPrefix !== undefined && options.redisPrefix !== 'weft') parts.push(`--redis-prefix ${shellWord(options.redisPrefix)}`);
+  if (options.queue !== undefined && options.queue !== queueForDomain(name)) parts.push(`--queue ${shellWord(options.queue)}`);
   return parts.join(' ');
-}
-
-/** A word as a POSIX shell reads it: as it is when plain, else single-quoted (as cli/hints.ts shellWord). */
-function word(text: string): string {
-  return /^[A-Za-z0-9_/.:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** BullMQ's key prefix under a Weft Redis prefix (`weft` → `weft:bull`): runtimes and workers must agree on it. */

@@ -1,18 +1,21 @@
 /**
- * One line when Redis becomes unreachable and one when it is back, for long-lived processes
- * (`weft serve`, `weft worker`) that keep reconnecting with a bounded backoff: an outage is logged
- * once, with its start, and once at its end, with its duration — never one line per retry.
+ * When Redis went out of reach and when it came back, for long-lived processes (`weft serve`,
+ * `weft worker`) that keep reconnecting with a bounded backoff: an outage is told once, at its start,
+ * and once at its end, with its duration — never once per retry or per failed poll.
  *
- * `down` and `up` may be called as often as the connection's events fire: only the first `down` of
- * an outage and the first `up` after it say anything.
+ * `Outage` keeps that account and hands each change to whoever tells it (serve: an `outage` event);
+ * `OutageLog` tells it as one line each (the worker). `unreachable` and `reachable` may be called as
+ * often as the connection's events fire: only the first of an outage and the first after it count.
  */
-export class OutageLog {
+
+/** A change: the outage started (`reason`: what failed), or ended after `ms`. Times in ms since the epoch. */
+export type OutageChange = { state: 'started'; since: number; reason: string } | { state: 'ended'; since: number; at: number; ms: number };
+
+export class Outage {
   private since: number | undefined;
 
   constructor(
-    /** Who is speaking, e.g. `weft worker`. */
-    private readonly who: string,
-    private readonly log: (line: string) => void,
+    private readonly tell: (change: OutageChange) => void,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -21,18 +24,38 @@ export class OutageLog {
     return this.since !== undefined;
   }
 
-  /** Redis could not be reached (`reason`: what failed): logs the outage's start, once. */
+  /** Redis could not be reached (`reason`: what failed): the outage starts, once. */
   unreachable(reason: string): void {
     if (this.since !== undefined) return;
     this.since = this.now();
-    this.log(`${this.who}: Redis unreachable since ${new Date(this.since).toISOString()} (${reason.slice(0, 200)}); retrying`);
+    this.tell({ state: 'started', since: this.since, reason });
   }
 
-  /** Redis answered: logs the outage's end and duration, if one was under way. */
+  /** Redis answered: the outage under way, if any, ends. */
   reachable(): void {
     if (this.since === undefined) return;
     const at = this.now();
-    this.log(`${this.who}: Redis reachable again at ${new Date(at).toISOString()}, after an outage of ${at - this.since} ms (since ${new Date(this.since).toISOString()})`);
+    const since = this.since;
     this.since = undefined;
+    this.tell({ state: 'ended', since, at, ms: at - since });
   }
+}
+
+/** An Outage told as one line at its start and one at its end. */
+export class OutageLog extends Outage {
+  constructor(
+    /** Who is speaking, e.g. `weft worker`. */
+    who: string,
+    log: (line: string) => void,
+    now: () => number = Date.now,
+  ) {
+    super((change) => log(outageLine(who, change)), now);
+  }
+}
+
+function outageLine(who: string, change: OutageChange): string {
+  const since = new Date(change.since).toISOString();
+  return change.state === 'started'
+    ? `${who}: Redis unreachable since ${since} (${change.reason.slice(0, 200)}); retrying`
+    : `${who}: Redis reachable again at ${new Date(change.at).toISOString()}, after an outage of ${change.ms} ms (since ${since})`;
 }

@@ -29,12 +29,13 @@ import type { Actuator } from '../actors/actuator.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { JournalStore } from '../journal/store.js';
 import { RedisStore } from '../journal/stores/redis.js';
+import { isConnectionLoss } from '../journal/stores/redis-reconnect.js';
 import type { Domain } from '../runtime/domain.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { bullPrefix, connectionOf, queueForDomain, workerCommand } from './bullmq.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 import { InProcessDispatcher } from './in-process.js';
-import type { OutageLog } from './outage.js';
+import type { Outage } from './outage.js';
 
 export interface WorkerOptions {
   domain: Domain;
@@ -56,7 +57,7 @@ export interface WorkerOptions {
   /** One line per job (key, attempt, outcome, duration); default: none. */
   log?: (line: string) => void;
   /** Told when Redis becomes unreachable and when it is back (one line each, not one per retry). */
-  outage?: OutageLog;
+  outage?: Outage;
 }
 
 export interface RunningWorker {
@@ -92,8 +93,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     ownStore ??= new RedisStore({ redis: url, prefix: options.redis?.prefix ?? 'weft' });
     return ownStore;
   };
-  // The command a refusal names: the job's domain on this worker's Redis (credentials left out: a refusal is recorded in the journal).
-  const hintFor = (other: string) => workerCommand({ domain: other, redisUrl: withoutCredentials(options.redis?.url ?? (typeof options.connection === 'string' ? options.connection : undefined)), redisPrefix: options.redis?.prefix, queue });
+  // The command a refusal names: the job's domain on this worker's Redis. A refusal is recorded in the
+  // journal: a URL that holds a password is named "$WEFT_REDIS_URL" (workerCommand), never printed.
+  const hintFor = (other: string) => workerCommand({ domain: other, redisUrl: options.redis?.url ?? (typeof options.connection === 'string' ? options.connection : undefined), redisPrefix: options.redis?.prefix, queue });
   const admit = admission(domain, local, store, hintFor);
   const log = options.log;
   const run = async (job: Job): Promise<JobOutcome> => {
@@ -154,7 +156,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     );
   };
   worker.on('error', (err) => {
-    if (isConnectionError(err)) lost(err.message);
+    if (isConnectionLoss(err)) lost(err.message);
   });
   worker.on('ioredis:close', () => lost('the connection closed'));
   await worker.waitUntilReady();
@@ -170,26 +172,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await ownStore?.close();
     },
   };
-}
-
-/** Whether BullMQ's error is Redis being out of reach (not, say, a lost job lock). */
-function isConnectionError(err: unknown): err is Error {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/.test(code)) ||
-    (typeof message === 'string' && /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|connect E/i.test(message));
-}
-
-/** A Redis URL without its user and password (undefined stays undefined). */
-function withoutCredentials(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return undefined;
-  }
 }
 
 /** Resolves once Redis answers a PING on a connection of its own (or `stopped()` turns true). */

@@ -19,7 +19,8 @@
  *   fix           the listing's advice (the `→` line of `weft ls`), or null
  *   records       journal records that verified
  *   journal       { verified: boolean, problem: string | null } — problem: the first record that did not verify
- *   pin           { library, runtime, seed, asOf, policy, flags, model: { id, params }, limits } | null
+ *   pin           { library, runtime, seed, asOf, policy, flags, model: { id, params }, limits, spenders } | null
+ *                 spenders: [{ actuator, arg }] pinned under flag 2 (empty: none declared), null before it
  *   epochs        [{ epoch, goal: { task, args } | null, source: 'htn' | 'gap' | null, plan (digest) | null,
  *                    admission: { decision, policy, reason } | null,
  *                    approval: { reason, decision: 'approved' | 'rejected' | null, by, note } | null,
@@ -98,7 +99,7 @@ export interface InvocationDescription {
   fix: string | null;
   records: number;
   journal: { verified: boolean; problem: string | null };
-  pin: (Omit<Pin, 'limits'> & { limits: Record<string, number> | null }) | null;
+  pin: (Omit<Pin, 'limits' | 'spenders'> & { limits: Record<string, number> | null; spenders: NonNullable<Pin['spenders']> | null }) | null;
   epochs: EpochDescription[];
   waiting: Waiting | null;
   ending: { status: 'completed' | 'failed' | 'handed_off'; summary: string | null; code: string | null; class: string | null; reason: string | null } | null;
@@ -126,7 +127,7 @@ export function invocationDescription(input: DescribeInput): InvocationDescripti
     fix: summary.fix ?? null,
     records: records.length,
     journal: { verified: input.journalProblem === undefined, problem: input.journalProblem ?? null },
-    pin: pinned ? { ...pinned.pin, limits: pinned.pin.limits ?? null } : null,
+    pin: pinned ? { ...pinned.pin, limits: pinned.pin.limits ?? null, spenders: pinned.pin.spenders ?? null } : null,
     epochs,
     waiting: waitingOf(input, epochs),
     ending,

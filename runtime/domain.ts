@@ -15,8 +15,10 @@
  * - Actuators and the model may be given as factories of a DomainContext (a folder the domain may
  *   keep local state in); they are called only when the runtime needs them, so replaying a journal
  *   somewhere else writes nothing there.
- * - Which actuators spend is declared once, on the actuator (`spends: 'amount'`); a declaration the
- *   policy's envelope could read two ways is refused here (machines/spenders.ts).
+ * - Which actuators spend is declared once, on the actuator (`spends: 'amount'`); in a domain that
+ *   uses `spends`, a declaration the policy's envelope could read two ways is refused here
+ *   (machines/spenders.ts). A domain that declares `spends` nowhere is checked for nothing: it
+ *   keeps the rule before flag 2 (every world effect passing the cap's arg counts).
  * - Everything that decides a journal's content — library digests, the policy's id, the evaluables'
  *   versions (referenced by name@version inside each library, so inside its digest), the model's id
  *   and parameters — is compared with an invocation's pin before it is resumed (runtime/pin-check.ts).
@@ -27,7 +29,8 @@ import { EvaluableRegistry, type EvaluablePredicate } from '../htn/library/evalu
 import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
-import { spendDeclarationProblem } from '../machines/spenders.js';
+import { DOMAIN_NAME } from '../journal/store.js';
+import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import { RuntimeUsageError } from './errors.js';
 
 export const DOMAIN_BRAND: unique symbol = Symbol.for('weft.domain') as never;
@@ -87,20 +90,25 @@ export interface Domain {
   readonly evaluables: EvaluableRegistry | undefined;
   readonly intent: string | undefined;
   readonly asOf: string | undefined;
+  /**
+   * What its actuators declare they spend (sorted, as a pin records it) when they are given as a
+   * list; undefined for a factory (known when it is called). A runtime that dispatches through its
+   * own dispatcher pins this.
+   */
+  readonly declaredSpenders: readonly PinnedSpender[] | undefined;
   /** The domain's actuators for this context (the factory is called on every call). */
   actuators(ctx: DomainContext): Actuator[];
   /** The domain's own model for this context, if it ships one. */
   model(ctx: DomainContext): Model | undefined;
 }
 
-const NAME = /^[a-z0-9][a-z0-9._-]*$/i;
 
 /** Build a domain: validates what can be checked without running anything, and brands it. */
 export function defineDomain(definition: DomainDefinition): Domain {
   const where = `defineDomain(${JSON.stringify(definition?.name ?? '?')})`;
   if (typeof definition !== 'object' || definition === null) throw new RuntimeUsageError('domain.invalid', 'defineDomain needs an object');
-  if (typeof definition.name !== 'string' || !NAME.test(definition.name)) {
-    throw new RuntimeUsageError('domain.invalid', `${where}: name must be letters, digits, '.', '_' or '-' (it names the domain's state folder)`);
+  if (typeof definition.name !== 'string' || !DOMAIN_NAME.test(definition.name)) {
+    throw new RuntimeUsageError('domain.invalid', `${where}: name must be 1–100 letters, digits, '.', '_' or '-' (it names the domain's state folder and is kept in the store's metadata)`);
   }
   if (!Array.isArray(definition.libraries) || definition.libraries.length === 0) {
     throw new RuntimeUsageError('domain.invalid', `${where}: libraries must hold at least one method library`);
@@ -130,6 +138,7 @@ export function defineDomain(definition: DomainDefinition): Domain {
     evaluables,
     intent: definition.intent,
     asOf: definition.asOf,
+    declaredSpenders: Array.isArray(actuatorsOf) ? Object.freeze(pinnedSpenders(actuatorsOf.filter((a) => a && typeof a.name === 'string'))) : undefined,
     actuators(ctx) {
       const list = typeof actuatorsOf === 'function' ? actuatorsOf(ctx) : actuatorsOf;
       return checkSpending(where, checkActuators(where, [...list], definition.observe), definition.policy);

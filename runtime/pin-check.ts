@@ -13,6 +13,10 @@
  *   older runtimes and is ignored) — compared for resume and approve; replay calls no model;
  * - `flags` (behaviour versions) and `limits`: not compared with the caller's settings but APPLIED
  *   from the pin; a flag or limit this runtime does not implement is refused, naming it;
+ * - `spenders` (under flag 2: the actuators that declare `spends`, with their arg) — compared for
+ *   resume and approve when the runtime knows its actuators, so an edit of `spends` is refused for
+ *   an invocation that started before it rather than silently changing what it admits; replay
+ *   needs no actuators and reads the pinned list;
  *
  * The key that seals is not in the pin (the fingerprint does not depend on it): see seal-key.ts.
  *
@@ -22,6 +26,7 @@ import { canonicalize } from '../journal/canonical.js';
 import type { Pin } from '../journal/records.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import type { Library } from '../htn/library/schema.js';
+import { describeSpenders, type PinnedSpender } from '../machines/spenders.js';
 
 export interface PinMismatch {
   /** The pin's field, e.g. `model.id`, `library`, `policy`. */
@@ -76,6 +81,16 @@ export function compareLimits(pinned: Record<string, number> | undefined, known:
   const unknown = Object.keys(pinned ?? {}).filter((k) => !known.includes(k)).sort();
   if (unknown.length === 0) return [];
   return [{ field: 'limits', pinned: unknown.join(', '), offered: known.join(', '), fix: `limit(s) ${unknown.join(', ')} come from a newer weft; resume or replay with that version` }];
+}
+
+/** Which actuators spend (flag 2): the pinned list against what this runtime's actuators declare. */
+export function compareSpenders(pinned: readonly PinnedSpender[], offered: readonly PinnedSpender[]): PinMismatch[] {
+  if (canonicalize(pinned) === canonicalize(offered)) return [];
+  const a = describeSpenders(pinned);
+  const b = describeSpenders(offered);
+  const asPinned = pinned.length === 0 ? 'no spends on any actuator' : `exactly ${pinned.map((s) => `${s.actuator} spends: '${s.arg}'`).join(', ')}`;
+  const fix = `resume with actuators declaring ${asPinned}, as when it started; a changed spends declaration applies to new invocations only`;
+  return [{ field: 'spenders', pinned: a, offered: b, fix }];
 }
 
 /** The pinned library's evaluables this registry lacks (each as `name@version`). */

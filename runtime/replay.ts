@@ -5,6 +5,9 @@
  * library and compared with the journal, record by record. Every record is re-chained, so a
  * replay that reaches the end has reproduced the journal's bytes and its fingerprint.
  *
+ * Replay needs no actuators: which of them spend (behaviour flag 2) is read from the pin, as every
+ * admission is re-derived from what the invocation pinned, not from what this process has.
+ *
  * Resting states are driven by the journal: a recorded `approval.decided` is replayed as the
  * person's decision; a hibernation or a recorded suspension (a model or observation failure) is
  * resumed if the journal goes on. An actor's error during replay (a divergence) is the replay's
@@ -29,8 +32,6 @@ export interface ReplayDeps {
   evaluables?: EvaluableRegistry;
   /** Used only to re-check actuator names and arg schemas at certification; never dispatched. */
   dispatcher?: Dispatcher;
-  /** The actuators that declare they spend (flag 2's spend scope; machines/spenders.ts). */
-  spenders?: ReadonlySet<string>;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
@@ -66,7 +67,6 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     observe: deps.observe,
     evaluables: deps.evaluables,
     dispatcher: deps.dispatcher,
-    ...(deps.spenders ? { spenders: deps.spenders } : {}),
     sleep: async () => undefined,
     now: () => 0, // never asked: replay reads every recorded timer firing
   };

@@ -4,7 +4,7 @@
  * (a Redis store, a BullMQ dispatcher) to the same options.
  *
  * - `start(intent, opts?)` pins (library digest, runtime version and flags, model, seed, asOf,
- *   policy, limits), writes `invocation.pinned`, and runs the machine; the id of the key that will
+ *   policy, limits, the actuators that spend), writes `invocation.pinned`, and runs the machine; the id of the key that will
  *   seal it goes into the store's unhashed metadata, not the pin (seal-key.ts). Options default as
  *   `weft run` does (start-options.ts); a malformed one is refused before anything is written.
  *   Starting an id that exists attaches to it — or fails clearly if its intent, pin or sealing key
@@ -36,8 +36,8 @@ import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
-import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
-import { spendDeclarationProblem, spendersOf } from '../machines/spenders.js';
+import { FLAG_DECLARED_SPEND, hasFlag, IMPLEMENTED_FLAGS } from '../machines/flags.js';
+import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
@@ -50,7 +50,7 @@ import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
-import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
+import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, compareSpenders, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.js';
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
@@ -150,8 +150,13 @@ export class Runtime {
   private readonly blobsStored = new Map<string, Promise<void>>();
   /** True when the runtime made its store from `redis` (and closes it). */
   private readonly ownsStore: boolean;
-  /** The actuators that declare they spend (flag 2), or undefined when this runtime has no actuators. */
-  private readonly spenders: ReadonlySet<string> | undefined;
+  /**
+   * What this runtime's actuators declare they spend (flag 2; machines/spenders.ts) — pinned by
+   * `start`, compared with the pin on resume — or undefined when it knows no actuators (its own
+   * dispatcher, and a domain whose actuators come from a factory). Admission never reads it: it
+   * reads the pin.
+   */
+  private readonly declaredSpenders: readonly PinnedSpender[] | undefined;
 
   /** The options with the domain's parts filled in: what this runtime actually runs. */
   readonly options: ResolvedOptions;
@@ -168,7 +173,9 @@ export class Runtime {
     if (options.actuators) {
       const problem = spendDeclarationProblem((options.policy ?? allowAll).envelope, options.actuators);
       if (problem) throw new RuntimeUsageError('runtime.ambiguous_spend', `createRuntime: ${problem}`);
-      this.spenders = spendersOf(options.actuators);
+      this.declaredSpenders = pinnedSpenders(options.actuators);
+    } else {
+      this.declaredSpenders = options.domain?.declaredSpenders;
     }
     this.dispatcher = options.dispatcher ?? chooseDispatcher(options);
     this.writerId = options.writer ?? `${hostname()}:${process.pid}`;
@@ -229,6 +236,8 @@ export class Runtime {
       asOf: new Date(opts.asOf).toISOString(),
       policy: (this.options.policy ?? allowAll).id,
       limits: { ...this.limits },
+      // Which actuators spend (flag 2), fixed for the invocation's life; none known: none declared (every world effect counts).
+      ...(BEHAVIOUR_FLAGS.includes(FLAG_DECLARED_SPEND) ? { spenders: [...(this.declaredSpenders ?? [])] } : {}),
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
     // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
@@ -293,8 +302,9 @@ export class Runtime {
   /**
    * Re-run an invocation over its journal without calling anything; see replay.ts. The source is an
    * id in this runtime's store, a journal file, or records with the libraries they pinned (a bundle).
-   * The pin is checked first (library, evaluables, policy, flags, limits — not the model: replay
-   * calls none), and a journal filed under another invocation's id is refused.
+   * The pin is checked first (library, evaluables, policy, flags, limits — not the model, nor which
+   * actuators spend: replay calls none, and reads the spenders from the pin), and a journal filed
+   * under another invocation's id is refused.
    */
   async replay(source: string | { journalPath: string } | { records: readonly JournalRecord[]; libraries?: readonly Library[] }): Promise<ReplayResult> {
     const records = typeof source === 'string' ? await this.options.store.read(source) : 'journalPath' in source ? parseJournalFile(source.journalPath) : source.records;
@@ -312,7 +322,6 @@ export class Runtime {
       evaluables: this.options.evaluables,
       observe: this.options.observe,
       dispatcher: this.dispatcher,
-      ...(this.spenders ? { spenders: this.spenders } : {}),
       inspect: this.options.inspect,
     });
   }
@@ -471,6 +480,10 @@ export class Runtime {
     if (withModel) mismatches.push(...compareModel(pin.model, this.options.model ? { id: this.options.model.id, params: pinnedModelParams(this.options.model) } : undefined));
     mismatches.push(...compareFlags(pin.flags, BEHAVIOUR_FLAGS));
     mismatches.push(...compareLimits(pin.limits, Object.keys(DEFAULT_LIMITS)));
+    // Which actuators spend: compared when the run goes on here with actuators that declare it; replay reads the pin alone.
+    if (command !== 'replay' && hasFlag(pin, FLAG_DECLARED_SPEND) && this.declaredSpenders !== undefined) {
+      mismatches.push(...compareSpenders(pin.spenders ?? [], this.declaredSpenders));
+    }
     if (mismatches.length > 0) throw new PinMismatchError(invocation, command, mismatches);
     return library!;
   }
@@ -517,7 +530,6 @@ export class Runtime {
       model: this.options.model,
       dispatcher: this.dispatcher,
       signingKey: this.options.signingKey,
-      ...(this.spenders ? { spenders: this.spenders } : {}),
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       onActorError: (err) => handle.noteActorError(err),
       now: () => (this.options.now ? this.options.now().getTime() : Date.now()),

@@ -25,7 +25,8 @@
  *   resumed: those whose store metadata names it, or — for a journal from before the store kept
  *   metadata — whose pinned library is one of the domain's (by digest, or by the stored library's
  *   name). Others are left alone, silently: another domain's serve runs them. The answer is kept per
- *   invocation (it never changes), so a poll costs nothing more for them.
+ *   invocation while it is open (it never changes), so a poll costs nothing more for them; a store
+ *   that cannot answer is asked again at the next poll, silently (serve-domain.ts).
  * - **Per invocation, where its effects run**: `runtimeFor(id)` may hand each resume a runtime of its
  *   own (the CLI's `--dispatch auto`: BullMQ when a worker consumes the domain's queue at that
  *   moment, else this process); default, the runtime given.
@@ -34,13 +35,11 @@
  *   lasted), not one per poll. Polling never waits for the wake-up consumer to connect.
  */
 import { LeaseHeldError } from '../journal/errors.js';
-import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
-import type { JournalRecord } from '../journal/records.js';
-import type { JournalStore } from '../journal/store.js';
-import { readLibraryBlob } from './library-blob.js';
+import { Outage } from '../queue/outage.js';
 import type { InvocationSummary } from './list.js';
 import type { Runtime } from './runtime.js';
+import { domainFilter } from './serve-domain.js';
 
 export interface ServeOptions {
   /** How often the store is looked at (default 1 s). */
@@ -98,12 +97,12 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   const running = new Map<string, Promise<void>>();
   const backoff = new Map<string, { failures: number; notBefore: number }>();
 
-  const belongs = domainFilter(runtime.store, options.domain ?? runtime.options.domain);
+  const domain = domainFilter(runtime.store, options.domain ?? runtime.options.domain);
 
   const take = (row: InvocationSummary, why: 'interrupted' | 'suspended' | 'timer' | 'approval') => {
     const run = (async () => {
       try {
-        if (!(await belongs(row.id))) return; // another domain's: left alone, silently
+        if (!(await domain.belongs(row.id))) return; // another domain's (or the store cannot say now): left alone, silently
         const chosen = options.runtimeFor ? await options.runtimeFor(row.id) : { runtime };
         emit({ kind: 'resuming', id: row.id, why, ...(row.reason === undefined ? {} : { reason: row.reason }), ...(chosen.dispatch === undefined ? {} : { dispatch: chosen.dispatch }) });
         const handle = await chosen.runtime.resume(row.id);
@@ -150,7 +149,12 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   const repairMs = options.repairMs ?? 30_000;
   const listTimeoutMs = options.listTimeoutMs ?? 30_000;
   let repairedAt: number | undefined;
-  let outageSince: number | undefined;
+  // Outages keep to the real clock too.
+  const outage = new Outage((change) =>
+    emit(change.state === 'started'
+      ? { kind: 'outage', state: 'started', since: new Date(change.since).toISOString(), message: change.reason }
+      : { kind: 'outage', state: 'ended', since: new Date(change.since).toISOString(), ms: change.ms }),
+  );
   while (!options.signal?.aborted) {
     let rows: InvocationSummary[] = [];
     try {
@@ -158,15 +162,10 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
       const repair = repairedAt === undefined || Date.now() - repairedAt >= repairMs;
       rows = await within(listTimeoutMs, runtime.listOpen({ repair }), `the store did not answer a listing within ${listTimeoutMs} ms`);
       if (repair) repairedAt = Date.now();
-      if (outageSince !== undefined) {
-        emit({ kind: 'outage', state: 'ended', since: new Date(outageSince).toISOString(), ms: Date.now() - outageSince });
-        outageSince = undefined;
-      }
+      outage.reachable();
+      domain.keepOnly([...rows.map((row) => row.id), ...running.keys()]); // what ended is forgotten
     } catch (err) {
-      if (outageSince === undefined) {
-        outageSince = Date.now();
-        emit({ kind: 'outage', state: 'started', since: new Date(outageSince).toISOString(), message: `cannot list the store: ${(err as Error)?.message ?? String(err)}` });
-      }
+      outage.unreachable(`cannot list the store: ${(err as Error)?.message ?? String(err)}`);
     }
     for (const row of rows) {
       if (options.signal?.aborted) break;
@@ -181,32 +180,6 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   stopped = true;
   await wakeups?.close().catch(() => undefined);
   await Promise.allSettled([...running.values()]);
-}
-
-/**
- * Whether an invocation belongs to `domain` (see the header), remembered per id once known; with no
- * domain, every invocation does. A store that cannot answer now is asked again at the next poll.
- */
-function domainFilter(store: JournalStore, domain: { name: string; libraries: readonly Library[] } | undefined): (id: string) => Promise<boolean> {
-  if (!domain) return async () => true;
-  const digests = new Set(domain.libraries.map((l) => libraryDigest(l)));
-  const names = new Set(domain.libraries.map((l) => l.name));
-  const known = new Map<string, boolean>();
-  return async (id) => {
-    const cached = known.get(id);
-    if (cached !== undefined) return cached;
-    const meta = await store.getMetadata(id);
-    let answer: boolean;
-    if (meta?.domain !== undefined) answer = meta.domain === domain.name;
-    else {
-      const first = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
-      const digest = meta?.library ?? (first?.kind === 'invocation.pinned' ? first.body.pin.library : undefined);
-      if (digest === undefined) return false; // no pin yet: asked again at the next poll
-      answer = digests.has(digest) || names.has((await readLibraryBlob(store, digest).catch(() => undefined))?.name ?? '');
-    }
-    known.set(id, answer);
-    return answer;
-  };
 }
 
 /** `promise`, or a rejection with `message` once `ms` have passed (the promise itself is left to settle). */

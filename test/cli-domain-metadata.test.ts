@@ -55,13 +55,13 @@ describe.skipIf(!redisOk)('the domain of an invocation, from the store’s metad
     const module = writeStrictTravelDomain(root, { version: 'strict-meta', limit: 100_000 });
     const started = await weft(['run', module, ...store('m1'), '--dispatch', 'in-process', '--dir', folder('m1-start'), '--json']);
     expect(started.code, started.stderr).toBe(0);
-    const { id, fingerprint } = JSON.parse(started.stdout.trim().split('\n').at(-1)!) as { id: string; fingerprint: string };
+    const { id, fingerprint, publicKey } = JSON.parse(started.stdout.trim().split('\n').at(-1)!) as { id: string; fingerprint: string; publicKey: string };
     // What the store keeps beside the journal: the domain's name, the library's digest and the sealing key's id — no path.
     const meta = JSON.parse((await admin.get(`m1:{${id}}:meta`))!) as Record<string, string>;
     expect(Object.keys(meta).sort()).toEqual(['domain', 'library', 'sealKey']);
     expect(meta.domain).toBe('strict-travel');
     expect(meta.library).toMatch(/^[0-9a-f]{64}$/);
-    expect(meta.sealKey).toBe((JSON.parse(readFileSync(path.join(folder('m1-start'), 'keys', 'weft.pub'), 'utf8')) as { keyId: string }).keyId);
+    expect(meta.sealKey).toBe((JSON.parse(readFileSync(publicKey, 'utf8')) as { keyId: string }).keyId);
 
     // The workspace that started it recorded its module: replay with Redis uses that record too.
     const here = await weft(['replay', id, ...store('m1'), '--dir', folder('m1-start'), '--json']);

@@ -210,8 +210,9 @@ describe('verify and log take an invocation by id in either store, and log shows
     const dir = path.join(root, 'log-ws');
     const redis = ['--redis', server!.url, '--redis-prefix', 'log'];
     const inFile = JSON.parse((await weft(['run', 'travel', '--dir', dir, '--json'], ENV, cwd)).stdout.trim().split('\n').at(-1)!) as { id: string };
-    // The same workspace folder (--dir) with Redis: the same signing key, so the same seal.
-    const inRedis = JSON.parse((await weft(['run', 'travel', ...redis, '--dir', dir, '--json'], ENV, cwd)).stdout.trim().split('\n').at(-1)!) as { id: string };
+    // The workspace's signing key with Redis too (Redis mode's own default is the user's key): the same seal.
+    const key = ['--signing-key', path.join(dir, 'keys', 'weft.key')];
+    const inRedis = JSON.parse((await weft(['run', 'travel', ...redis, ...key, '--dir', dir, '--json'], ENV, cwd)).stdout.trim().split('\n').at(-1)!) as { id: string };
     expect(inRedis.id).toBe(inFile.id);
     const records = (out: string) => out.split('\n').filter((l) => /^ +\d+ +e\d/.test(l)).map((l) => l.replace(/\s+\[unverified:.*$/, ''));
 

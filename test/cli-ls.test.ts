@@ -108,7 +108,7 @@ describe('weft ls', () => {
   test('a Redis that cannot be reached is named by its URL, not by the workspace folder (exit 1, within the give-up budget)', async () => {
     const r = await weft(['ls', '--redis', 'redis://127.0.0.1:1', '--dir', path.join(root, 'nothing')], { WEFT_REDIS_GIVE_UP_MS: '300' });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^weft ls: cannot list redis:\/\/127\.0\.0\.1:1: Redis at redis:\/\/127\.0\.0\.1:1\/0 is unreachable/);
+    expect(r.stderr).toMatch(/^weft ls: cannot list redis:\/\/127\.0\.0\.1:1\/0: Redis at redis:\/\/127\.0\.0\.1:1\/0 is unreachable/);
     expect(r.stderr).not.toContain(path.join(root, 'nothing'));
   });
 

@@ -6,7 +6,8 @@
  * escape sequences is shown inert, as text and as JSON; a bad id is a usage error, an unknown one
  * says where to look.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -41,6 +42,7 @@ describe('weft show, workspace on disk', () => {
     const lines = shown.stdout.split('\n');
     expect(lines).toContain(`invocation  ${run.id}`);
     expect(lines).toContain('status      completed');
+    expect(lines).toContain('            spends card.charge (amount)');
     expect(lines.filter((l) => l.startsWith('epoch '))).toEqual([
       'epoch 1  find_options("me", "lisbon", 12)  htn plan, completed',
       'epoch 2  book_trip("me", "lisbon", 12, 900)  htn plan, completed',
@@ -74,6 +76,22 @@ describe('weft show, workspace on disk', () => {
     expect(rows[0]!.approvalSteps!.map((s) => s.operator)).toEqual(['hold_flight', 'hold_hotel', 'charge_card', 'confirm_flight', 'confirm_hotel']);
     const listed = (await weft(['ls', '--dir', dir])).stdout.split('\n');
     expect(listed[listed.findIndex((l) => l.startsWith(run.id)) + 1]).toBe(`    ${reason}`);
+  });
+
+  test('a journal with a torn tail: its good records are described, it says where it stops, and next names --dir', async () => {
+    const dir = path.join(root, 'torn');
+    const run = last((await weft(['run', 'travel', '--dir', dir, '--json'])).stdout);
+    const journal = path.join(dir, 'invocations', run.id, 'journal.jsonl');
+    const good = readFileSync(journal, 'utf8').split('\n').length - 1;
+    appendFileSync(journal, '{"seq":99,"kind":"to'); // a crash mid-append
+    const shown = await weft(['show', run.id, '--dir', dir]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines.find((l) => l.startsWith('journal '))).toMatch(new RegExp(`^journal {5}${good} records, verified up to here; then: seq ${good}: torn final record`));
+    expect(lines.filter((l) => l.startsWith('epoch ')).length).toBe(3);
+    expect(lines).toContain(`next        → weft resume ${run.id} --quarantine-torn --dir ${dir}`);
+    const json = JSON.parse((await weft(['show', run.id, '--dir', dir, '--json'])).stdout) as { records: number; journal: { verified: boolean } };
+    expect(json).toMatchObject({ records: good, journal: { verified: false } });
   });
 
   test('an intent with terminal escape sequences is shown inert, as text and as JSON', async () => {
@@ -132,5 +150,21 @@ describe.runIf(redis || process.env.CI === 'true')('weft show, Redis store', () 
     expect(json).toMatchObject({ status: 'completed', journal: { verified: true } });
     // Another prefix holds nothing of it.
     expect((await weft(['show', run.id, '--redis', server.url, '--redis-prefix', 'other'])).code).toBe(1);
+  });
+
+  test('a journal with a stored line that is not JSON: the records before it are described, with where it stops', async () => {
+    const on = ['--redis', server.url, '--redis-prefix', 'showbad'];
+    const run = last((await weft(['run', 'travel', ...on, '--dispatch', 'in-process', '--dir', path.join(root, 'redis-bad'), '--json'])).stdout);
+    const raw = new Redis(server.url);
+    try {
+      const [key] = await raw.keys(`showbad:*${run.id}*journal`);
+      await raw.lset(key!, 15, '{ not json');
+    } finally {
+      raw.disconnect();
+    }
+    const shown = await weft(['show', run.id, ...on]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.split('\n').find((l) => l.startsWith('journal '))).toMatch(/^journal {5}15 records, verified up to here; then: seq 15: /);
+    expect(shown.stdout).toContain('epoch 1  find_options');
   });
 });

@@ -10,7 +10,8 @@
  * keep the old one as a frozen fixture (`travel-v0`: pinned with no behaviour flags, policy v1;
  * `travel-v1`: flag 1 alone, before flag 2): a journal an older weft wrote must replay on this
  * one, to its own fingerprint, forever. (Flag 3 was withdrawn before it shipped; the committed
- * journal pins flags 1 and 2, and nothing in it depends on the key that sealed it but the seal.)
+ * journal pins flags 1 and 2 with its spending actuators, and nothing in it depends on the key
+ * that sealed it but the seal.)
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -172,10 +173,11 @@ describe('golden journals', () => {
     expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
   });
 
-  test('the committed travel journal pins flags 1 and 2, and no key: only its seal names the key', () => {
+  test('the committed travel journal pins flags 1 and 2 and its spending actuator, and no key: only its seal names the key', () => {
     const records = readRecords(fixtureDir);
     const pinned = records[0] as JournalRecord<'invocation.pinned'>;
     expect(pinned.body.pin.flags).toEqual([1, 2]);
+    expect(pinned.body.pin.spenders).toEqual([{ actuator: 'card.charge', arg: 'amount' }]);
     expect(records.slice(0, -1).some((r) => canonicalize(r).includes(key.keyId))).toBe(false);
     expect((records.at(-1) as JournalRecord<'invocation.sealed'>).body.keyId).toBe(key.keyId);
   });

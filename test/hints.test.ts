@@ -7,7 +7,8 @@
  */
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { command, locate, locationOf, shellWord } from '../cli/hints.js';
+import { command, locate, locationOf } from '../cli/hints.js';
+import { shellWord } from '../queue/shell-words.js';
 
 const here = path.resolve('.weft');
 const redis = (over: Partial<{ url: string; prefix: string; durability: 'strict' | 'relaxed' }> = {}, dir = here) => ({
@@ -24,7 +25,10 @@ describe('locationOf', () => {
     ['Redis, no queue given', redis(), undefined, '--redis redis://127.0.0.1:7000/0', ''],
     ['Redis, a queue given, even a domain\'s default (which the location cannot know)', redis(), 'weft-effects-travel', '--redis redis://127.0.0.1:7000/0', '--queue weft-effects-travel'],
     ['Redis, another queue', redis(), 'q2', '--redis redis://127.0.0.1:7000/0', '--queue q2'],
-    ['a URL a shell would split', redis({ url: 'redis://:p w@h:1/0?x=1&y=2' }), undefined, `--redis 'redis://:p w@h:1/0?x=1&y=2'`, ''],
+    ['a URL a shell would split', redis({ url: 'redis://h:1/0?x=1&y=2' }), undefined, `--redis 'redis://h:1/0?x=1&y=2'`, ''],
+    ['a URL with a password: never printed', redis({ url: 'redis://:hunter2@h:1/0' }), undefined, '--redis "$WEFT_REDIS_URL"', ''],
+    ['a URL with a user and password', redis({ url: 'redis://me:hunter2@h:1/0', prefix: 'p1' }), undefined, '--redis "$WEFT_REDIS_URL" --redis-prefix p1', ''],
+    ['a URL with password= in its query', redis({ url: 'redis://h:1/0?password=hunter2' }), undefined, '--redis "$WEFT_REDIS_URL"', ''],
   ])('%s', (_name, choice, queue, store, queueFlags) => {
     expect(locationOf(choice, { queue })).toEqual({ store, queue: queueFlags });
   });

@@ -4,7 +4,7 @@
  * reconnects — so nothing waits on a dead server for ever. The budget restarts with each outage.
  */
 import { describe, expect, test } from 'vitest';
-import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
+import { isConnectionLoss, reconnectStrategy } from '../journal/stores/redis-reconnect.js';
 
 describe('reconnectStrategy', () => {
   test('backs off from 100 ms to at most 1 s, and gives up once the server has been gone for the budget', () => {
@@ -53,5 +53,23 @@ describe('reconnectStrategy', () => {
     retry(1);
     now = 86_400_000;
     expect(retry(500)).toBe(1_000);
+  });
+});
+
+describe('isConnectionLoss: one test for a connection to Redis that is gone (the store and the worker both use it)', () => {
+  const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
+  const named = (message: string, name: string) => Object.assign(new Error(message), { name });
+  test.each([
+    ['ioredis: the client ended', new Error('Connection is closed.'), true],
+    ['ioredis: a command outlived its reconnects', named('Reached the max retries per request limit', 'MaxRetriesPerRequestError'), true],
+    ['a socket refused, by code', coded('connect ECONNREFUSED 127.0.0.1:1', 'ECONNREFUSED'), true],
+    ['a reset, by code only', coded('read failed', 'ECONNRESET'), true],
+    ['a timeout in the message (BullMQ passes it on)', new Error('connect ETIMEDOUT'), true],
+    ['a host that cannot be resolved', coded('getaddrinfo ENOTFOUND nowhere', 'ENOTFOUND'), true],
+    ['a lost job lock', new Error('Missing lock for job 7. moveToFinished'), false],
+    ['a script error', new Error('ERR Error running script'), false],
+    ['not an Error', 'ECONNREFUSED', false],
+  ])('%s', (_what, err, lost) => {
+    expect(isConnectionLoss(err)).toBe(lost);
   });
 });

@@ -163,6 +163,27 @@ describe('serve', () => {
     expect((await down.list()).find((r) => r.id === 'theirs')).toMatchObject({ status: 'suspended' });
   });
 
+  test('a store that cannot say which domain an invocation is of: no error line about it', async () => {
+    class Unsure extends MemoryStore {
+      unsure = new Set<string>();
+      override async getMetadata(id: string) {
+        if (this.unsure.has(id)) throw new Error('connect ECONNREFUSED 127.0.0.1:1');
+        return super.getMetadata(id);
+      }
+    }
+    const store = new Unsure();
+    const down = runtimeOver(store, flaky(2, () => new ModelUnavailableError('m', 'HTTP 503')), { limits: { modelAttempts: 1 } });
+    const start = (id: string) => down.start(intent, { tenant: 't', seed: id, asOf: '2026-12-01T09:00:00Z', id }).then((h) => h.done);
+    for (const id of ['mine', 'theirs']) expect(await start(id)).toMatchObject({ status: 'suspended' });
+    const library = (await store.getMetadata('mine'))!.library;
+    await store.putMetadata('mine', { domain: 'notify', library });
+    await store.putMetadata('theirs', { domain: 'refunds', library });
+    store.unsure.add('theirs');
+    const events = await serveUntil(down, (e) => e.some((x) => x.kind === 'stopped' && x.id === 'mine'), { domain: { name: 'notify', libraries: [notifyLibrary] } });
+    expect(events.filter((e) => e.id === 'theirs')).toEqual([]);
+    expect(events.filter((e) => e.kind === 'error')).toEqual([]);
+  });
+
   test('a store outage is two events — when it starts and when it ends — however many polls fail in between', async () => {
     class Flaky extends MemoryStore {
       down = false;

@@ -36,7 +36,7 @@ const ACTIVE = /[\u001b\u0007\u0080-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029
 
 describe('the text view of an invocation', () => {
   test('a compensated epoch and a failed run read as what happened', async () => {
-    const lines = renderDescription(await soldOut(), '--dir D');
+    const lines = renderDescription(await soldOut(), { store: '--dir D', queue: '' });
     expect(lines).toContain('status      failed');
     expect(lines.find((l) => l.startsWith('ended'))).toMatch(/^ended {7}failed \(model\.no_scripted_reply, permanent\): the model could not be asked/);
     expect(lines).toContain('epoch 2  book_trip("me", "lisbon", 12, 900)  htn plan, compensated');
@@ -47,6 +47,14 @@ describe('the text view of an invocation', () => {
     expect(lines).toContain('  truncated: removed #0, #1, #2, #3, #4: h-alfama sold its last room while it was held; choose another hotel');
     expect(lines).toContain('epoch 3  share_itinerary("me", "lisbon")  gap path, no plan authored, failed');
     expect(lines).toContain('  weft replay sold --dir D');
+  });
+
+  test('the listing\'s advice names this command\'s location, like every other command shown', async () => {
+    const d = structuredClone(await soldOut());
+    d.status = 'suspended';
+    d.fix = 'fix the model key (WEFT_MODEL_KEY), then: weft resume sold';
+    const lines = renderDescription(d, { store: '--redis redis://h:1/0 --redis-prefix p', queue: '--queue q' });
+    expect(lines).toContain('next        → fix the model key (WEFT_MODEL_KEY), then: weft resume sold --redis redis://h:1/0 --redis-prefix p --queue q');
   });
 
   test('every untrusted field is printed inert', async () => {
@@ -73,11 +81,11 @@ describe('the text view of an invocation', () => {
       step.compensation = { actuator: evil, attempts: 1, outcome: 'failed', result: evil, failure: { class: evil, code: evil, message: evil } };
     }
     d.waiting = { kind: 'approval', reason: evil, plan: null, steps: [{ step: 0, operator: evil, actuator: evil, args: { a: evil }, readOnly: false }], decided: { decision: evil, by: evil, note: evil } };
-    const text = renderDescription(d, '--dir D').join('\n');
+    const text = renderDescription(d, { store: '--dir D', queue: '' }).join('\n');
     expect(text).not.toMatch(ACTIVE);
     expect(text).toContain('\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u202eevil\\u2028line');
     d.waiting = { kind: 'suspended', class: evil, code: evil, reason: evil, state: evil };
     d.fix = evil;
-    expect(renderDescription(d, '').join('\n')).not.toMatch(ACTIVE);
+    expect(renderDescription(d, { store: '', queue: '' }).join('\n')).not.toMatch(ACTIVE);
   });
 });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { guardText } from '../cli/terminal-guard.js';
+import { inert } from '../cli/terminal-text.js';
 import { assertBuilt, weft } from './support/cli.js';
 
 const ACTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
@@ -57,6 +58,17 @@ describe('weft: an intent with escape sequences never reaches the terminal raw',
     for (const out of [text, json, ls, lsJson, log, refused]) {
       expect(out.stdout).not.toMatch(ACTIVE);
       expect(out.stderr).not.toMatch(ACTIVE);
+    }
+  });
+});
+
+describe('inert (cli/terminal-text.ts) and the guard escape one set of characters', () => {
+  test('inert escapes exactly what the guard escapes, plus tab and newline, each as \\uXXXX', () => {
+    for (let code = 0; code < 0x3000; code++) {
+      const char = String.fromCharCode(code);
+      const escaped = `\\u${code.toString(16).padStart(4, '0')}`;
+      const guarded = guardText(char) !== char;
+      expect(inert(char), `U+${code.toString(16)}`).toBe(guarded || char === '\t' || char === '\n' ? escaped : char);
     }
   });
 });

@@ -14,6 +14,7 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 import { locate, locationOf, type Location } from '../hints.js';
+import { redisServerName } from '../../journal/stores/redis-reconnect.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
 import { isWeftError } from '../../journal/errors.js';
 
@@ -41,7 +42,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const choice = storeChoice(dir, args.strings);
     location = locationOf(choice);
-    where = choice.redis ? choice.redis.url : dir; // an unreachable Redis is named by its URL
+    where = choice.redis ? redisServerName(choice.redis.url) : dir; // an unreachable Redis is named by its server, never its password
     const store = await openStore(choice);
     where = store.name;
     if (args.flags['rebuild-index']) {

@@ -72,5 +72,7 @@ export async function run(argv: string[]): Promise<number> {
     return printOutcome(ws, result, json, location);
   } catch (err) {
     return printRefusal('resume', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
+  } finally {
+    rested(); // rested, ended or refused: a signal from now on is Node's again, never a "resume with"
   }
 }

@@ -169,5 +169,7 @@ export async function run(argv: string[]): Promise<number> {
     return printOutcome(ws, result, json, location);
   } catch (err) {
     return printRefusal('run', id, ws.store, err, json, undefined, location);
+  } finally {
+    rested(); // rested, ended or refused: a signal from now on is Node's again, never a "resume with"
   }
 }

@@ -16,8 +16,9 @@ import type { EpochDescription, InvocationDescription, StepDescription } from '.
 import { describeInvocation } from '../../runtime/describe-load.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
-import { locationOf } from '../hints.js';
+import { locate, locationOf, type Location } from '../hints.js';
 import { failureLine, printJsonLine } from '../json-line.js';
+import { describeSpenders } from '../../machines/spenders.js';
 import { inert, quoted } from '../terminal-text.js';
 import { workspaceDir } from '../workspace.js';
 
@@ -50,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   if (args.flags.json) printJsonLine(description);
-  else process.stdout.write(renderDescription(description, locationOf(choice).store).join('\n') + '\n');
+  else process.stdout.write(renderDescription(description, locationOf(choice)).join('\n') + '\n');
   return 0;
 }
 
@@ -59,8 +60,8 @@ const line = (label: string, value: string) => `${label.padEnd(LABEL)}${value}`;
 const short = (digest: string) => `${digest.slice(0, 12)}…`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** The text view of a description; `location` is appended to every command. Pure. */
-export function renderDescription(d: InvocationDescription, location: string): string[] {
+/** The text view of a description; `location` is added to every command, the listing's advice included. Pure. */
+export function renderDescription(d: InvocationDescription, location: Location): string[] {
   const out: string[] = [];
   out.push(line('invocation', d.id));
   // A sealed run's reason is its ending's, shown on the `ended` line.
@@ -72,8 +73,9 @@ export function renderDescription(d: InvocationDescription, location: string): s
     const p = d.pin;
     out.push(line('pin', `library ${short(p.library)}  policy ${inert(p.policy)}  seed ${quoted(p.seed, 40)}  asOf ${inert(p.asOf)}`));
     out.push(line('', `model ${inert(p.model.id)}  flags ${p.flags.length ? p.flags.join(',') : 'none'}  runtime ${inert(p.runtime)}`));
+    if (p.spenders) out.push(line('', `spends ${inert(describeSpenders(p.spenders))}`));
   }
-  out.push(line('journal', `${plural(d.records, 'record')}, ${d.journal.verified ? 'chain and schemas verified' : `verified up to here; then: ${inert(d.journal.problem ?? 'unreadable')}`}`));
+  out.push(line('journal', `${plural(d.records, 'record')}, ${d.journal.verified ? 'chain and schemas verified' : `verified up to here; then: ${locate(inert(d.journal.problem ?? 'unreadable'), d.id, location)}`}`));
   if (d.ending) {
     const e = d.ending;
     out.push(line('ended', e.status === 'completed' ? `completed: ${quoted(e.summary ?? '', 200)}` : `${e.status}${e.code ? ` (${inert(e.code)}, ${inert(e.class ?? '?')})` : ''}: ${inert(e.reason ?? '')}`));
@@ -84,10 +86,10 @@ export function renderDescription(d: InvocationDescription, location: string): s
   for (const epoch of d.epochs) out.push('', ...renderEpoch(epoch, epoch === asked));
   const waiting = renderWaiting(d);
   if (waiting.length) out.push('', ...waiting);
-  if (d.fix && (d.commands.length === 0 || d.status === 'suspended')) out.push('', line('next', `→ ${inert(d.fix)}`));
+  if (d.fix && (d.commands.length === 0 || d.status === 'suspended')) out.push('', line('next', `→ ${locate(inert(d.fix), d.id, location)}`));
   if (d.commands.length) {
     out.push('', 'next');
-    for (const c of d.commands) out.push(`  ${c.command}${location ? ` ${location}` : ''}`, `      ${c.does}`);
+    for (const c of d.commands) out.push(`  ${c.command}${location.store ? ` ${location.store}` : ''}`, `      ${c.does}`);
   }
   return out;
 }

@@ -11,7 +11,8 @@
  * ioredis restarts the count after a successful connection, so each outage gets the whole budget.
  *
  * How a lost connection is told is here too: `isConnectionLoss` recognises ioredis' errors for it,
- * and `redisServerName` names the server in the error a user reads instead (no credentials).
+ * and `redisServerName` names the server in the error a user reads instead (no credentials);
+ * `holdsCredentials` says whether a URL may be printed at all (queue/shell-words.ts).
  */
 
 /** What a command waits for an unreachable Redis before giving up, unless told otherwise (WEFT_REDIS_GIVE_UP_MS). */
@@ -36,14 +37,22 @@ export function reconnectStrategy(giveUpAfterMs: number | undefined, now: () => 
   };
 }
 
+/** The socket errors of a server out of reach, by code (Node's) or in a message (BullMQ passes ioredis' on). */
+const UNREACHABLE_CODE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/;
+const UNREACHABLE_TEXT = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|connect E/i;
+
 /**
- * True for the errors ioredis fails a command with when its connection is gone: the client ended
- * (gave up reconnecting, or was closed) or, without a give-up budget, the command outlived its
- * per-command retry limit. A store reports these as the server being unreachable, never as is.
+ * True for the errors of a connection to Redis that is gone: ioredis failing a command because the
+ * client ended (gave up reconnecting, or was closed) or, without a give-up budget, because the
+ * command outlived its per-command retry limit; and a socket that could not reach the server (what
+ * BullMQ's workers report). A store reports these as the server being unreachable, never as is; a
+ * worker counts them as an outage (not, say, a lost job lock).
  */
-export function isConnectionLoss(err: unknown): boolean {
+export function isConnectionLoss(err: unknown): err is Error {
   if (!(err instanceof Error)) return false;
-  return err.message === 'Connection is closed.' || err.name === 'MaxRetriesPerRequestError';
+  if (err.message === 'Connection is closed.' || err.name === 'MaxRetriesPerRequestError') return true;
+  const { code } = err as { code?: unknown };
+  return (typeof code === 'string' && UNREACHABLE_CODE.test(code)) || UNREACHABLE_TEXT.test(err.message);
 }
 
 /** `redis://host:port/db` for a Redis URL, credentials left out: how an error names the server. */
@@ -58,4 +67,18 @@ export function redisServerName(url: string): string {
     /* not a URL: a socket path */
   }
   return url.startsWith('/') ? `redis+unix://${url}` : `redis:${url}`;
+}
+
+/**
+ * Whether a Redis URL holds credentials — a user or a password, or `password=` / `username=` in its
+ * query (ioredis reads them there too) — and so must never be printed. A URL that does not parse is
+ * treated as holding some: nothing is printed that cannot be checked.
+ */
+export function holdsCredentials(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '' || u.searchParams.has('password') || u.searchParams.has('username');
+  } catch {
+    return !url.startsWith('/'); // a socket path holds none
+  }
 }

@@ -109,8 +109,13 @@ const PIPELINE_CHUNK = 1000;
 /** The operations that talk to the server, each run under `guard` (append guards itself: a reply lost there means more). */
 const GUARDED = [
   'acquire', 'renew', 'release', 'read', 'length', 'tail', 'list', 'rebuildIndex', 'quarantineTornTail', 'putSnapshot', 'getSnapshot',
-  'putStatus', 'getStatus', 'clearStatus', 'putInbox', 'peekInbox', 'clearInbox', 'holder', 'putBlob', 'getBlob', 'indexed', 'openIndexed', 'reindex',
+  'putStatus', 'getStatus', 'clearStatus', 'putMetadata', 'getMetadata', 'putInbox', 'peekInbox', 'clearInbox', 'holder', 'putBlob', 'getBlob', 'indexed', 'openIndexed', 'reindex',
 ] as const satisfies ReadonlyArray<keyof RedisStore>;
+
+/** Every asynchronous JournalStore operation but append (guards itself) and close: a new one left out of GUARDED fails to compile here. */
+type MustGuard = Exclude<{ [K in keyof JournalStore]: JournalStore[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof JournalStore], 'append' | 'close'>;
+const everyOperationGuarded: ReadonlyArray<(typeof GUARDED)[number]> = [] as MustGuard[];
+void everyOperationGuarded;
 
 export class RedisStore implements JournalStore {
   readonly name: string;
@@ -125,6 +130,8 @@ export class RedisStore implements JournalStore {
   private readonly giveUpAfterMs: number | undefined;
   /** The operations waiting on the connection: each is told when the client ends (see `guard`). */
   private readonly waiting = new Set<(cause: Error) => void>();
+  /** The 'end' listener put on the client (taken off a client passed in when this store closes). */
+  private readonly onEnd = () => this.ended();
 
   /** Connect to `options.redis` without checking the server's durability settings (see `open`). */
   constructor(options: RedisStoreOptions) {
@@ -146,7 +153,7 @@ export class RedisStore implements JournalStore {
         const client = new Client(redis, { retryStrategy: reconnectStrategy(options.giveUpAfterMs), ...bounded });
         // Command failures reach their callers; without a listener ioredis logs every reconnect error.
         client.on('error', () => undefined);
-        client.on('end', () => this.ended());
+        client.on('end', this.onEnd);
         return client;
       });
       this.client.catch(() => undefined); // reported by the first operation
@@ -154,7 +161,7 @@ export class RedisStore implements JournalStore {
       this.name = nameOfClient(redis);
       this.owned = false;
       this.client = Promise.resolve(redis);
-      redis.on('end', () => this.ended());
+      redis.on('end', this.onEnd);
     }
   }
 
@@ -687,7 +694,10 @@ export class RedisStore implements JournalStore {
   /** Quit the client this store created (waiting for replies in flight); a client passed in stays open. */
   async close(): Promise<void> {
     this.closed ??= (async () => {
-      if (!this.owned) return;
+      if (!this.owned) {
+        (await this.client).off('end', this.onEnd); // the caller's client outlives this store
+        return;
+      }
       let client: Redis;
       try {
         client = await this.client;

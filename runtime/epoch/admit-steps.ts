@@ -17,7 +17,8 @@ import { SLEEP_ACTUATOR, sleepArgsProblem } from '../../machines/sleep.js';
 import { checkEnvelopeEpoch } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
-import { spendScope, type EpochServices } from './services.js';
+import { pinnedSpendScope } from '../../machines/spenders.js';
+import type { EpochServices } from './services.js';
 
 /** Certification before anything runs: every step names a known actuator with args that fit. */
 function certify(s: EpochServices, plan: EpochPlan): string | undefined {
@@ -41,14 +42,14 @@ function certify(s: EpochServices, plan: EpochPlan): string | undefined {
 function withinContract(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): string | undefined {
   const broken = checkTaskConstraints(s.library, ctx.goal!, plan.steps);
   if (broken) return broken;
-  return s.policy.envelope ? checkEnvelopeEpoch(s.policy.envelope, plan, ctx.spent ?? 0, spendScope(s, ctx.pin)) : undefined;
+  return s.policy.envelope ? checkEnvelopeEpoch(s.policy.envelope, plan, ctx.spent ?? 0, pinnedSpendScope(ctx.pin)) : undefined;
 }
 
 function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admission {
   const failClosed = hasFlag(ctx.pin, FLAG_FAIL_CLOSED);
   const refusal = certify(s, plan) ?? (failClosed ? withinContract(s, ctx, plan) : undefined);
   if (refusal) return { decision: 'deny', reason: refusal };
-  const spenders = spendScope(s, ctx.pin);
+  const spenders = pinnedSpendScope(ctx.pin);
   const admission = s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan, ...(spenders ? { spenders } : {}) });
   if (!failClosed || admission.decision !== 'allow' || plan.source !== 'authored') return admission;
   const effects = plan.steps.filter((step) => !step.readOnly).length;

@@ -10,7 +10,8 @@ import type { InvocationContext } from '../../machines/context.js';
 import { epochOutcome } from '../../machines/epoch.js';
 import { envelopeSpend } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
-import { spendScope, type EpochServices } from './services.js';
+import { pinnedSpendScope } from '../../machines/spenders.js';
+import type { EpochServices } from './services.js';
 
 export async function truncate(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
@@ -25,7 +26,7 @@ export async function closeEpoch(s: EpochServices, ctx: InvocationContext) {
   await rec.derive({ kind: 'epoch.closed', epoch: ctx.epoch, body: { outcome: outcome.outcome, steps: ctx.done.length } });
   // What a completed epoch spent counts against the envelope's per-invocation cap; a compensated one spent nothing.
   const envelope = hasFlag(ctx.pin, FLAG_FAIL_CLOSED) ? s.policy.envelope : undefined;
-  const spent = envelope && outcome.outcome === 'completed' && ctx.plan ? envelopeSpend(envelope, ctx.done.map((d) => ctx.plan!.steps[d.step]!), spendScope(s, ctx.pin)) : undefined;
+  const spent = envelope && outcome.outcome === 'completed' && ctx.plan ? envelopeSpend(envelope, ctx.done.map((d) => ctx.plan!.steps[d.step]!), pinnedSpendScope(ctx.pin)) : undefined;
   return { ...rec.at(), outcome, ...(spent ? { spent } : {}) };
 }
 

@@ -25,7 +25,8 @@ import { checkEnvelopeStep, envelopeSpend } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
-import { spendScope, type EpochServices } from './services.js';
+import { pinnedSpendScope } from '../../machines/spenders.js';
+import type { EpochServices } from './services.js';
 
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
   const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
@@ -86,7 +87,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
   const admitAttempt = (i: number, attempt: number): Admission => {
     const step = plan.steps[i]!;
     if (envelope) {
-      const spenders = spendScope(s, ctx.pin);
+      const spenders = pinnedSpendScope(ctx.pin);
       const spent = (ctx.spent ?? 0) + envelopeSpend(envelope, done.map((d) => plan.steps[d.step]!), spenders);
       const refusal = checkEnvelopeStep(envelope, step, dispatches, spent, spenders);
       if (refusal) return { decision: 'deny', reason: refusal };

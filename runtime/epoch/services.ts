@@ -10,9 +10,6 @@ import type { Library } from '../../htn/library/schema.js';
 import type { AdmissionPolicy } from '../../machines/policy.js';
 import type { Dispatcher } from '../../queue/dispatcher.js';
 import type { Recorder } from '../recorder.js';
-import type { Pin } from '../../journal/records.js';
-import type { Spenders } from '../../machines/envelope.js';
-import { FLAG_DECLARED_SPEND, hasFlag } from '../../machines/flags.js';
 
 export interface EpochServices {
   /** The recorder of the invocation this machine runs (swapped on resume). */
@@ -27,11 +24,6 @@ export interface EpochServices {
   model?: Model;
   dispatcher?: Dispatcher;
   signingKey?: SigningKey;
-  /**
-   * The actuators that declare they spend (`Actuator.spends`), which the envelope's spending cap
-   * counts under flag 2; undefined when this runtime knows no actuators (the rule before flag 2).
-   */
-  spenders?: ReadonlySet<string>;
   sleep(ms: number): Promise<void>;
   /** The wall clock (ms): when a durable sleep step is due — live only; replay reads the recorded firing. */
   now(): number;
@@ -41,8 +33,3 @@ export interface EpochServices {
 
 /** The name of the one-off task the gap path certifies an authored fragment under. */
 export const AUTHORED_TASK = 'weft:authored';
-
-/** The spend scope the envelope uses for an invocation with this pin: the declared spenders under flag 2, else the rule before it. */
-export function spendScope(s: Pick<EpochServices, 'spenders'>, pin: Pick<Pin, 'flags'>): Spenders {
-  return hasFlag(pin, FLAG_DECLARED_SPEND) ? s.spenders : undefined;
-}
