@@ -3,6 +3,10 @@
  * then every request must carry it: `Authorization: Bearer T`, or `?token=T` in the URL (the URL
  * `weft inspect` prints), after which a cookie carries it for the page's own requests. Without it:
  * 401. Tokens are compared in constant time.
+ *
+ * A loopback viewer also refuses a request whose Host header names anything but loopback: a web page
+ * elsewhere that rebinds its own name to 127.0.0.1 (DNS rebinding) would otherwise read the store
+ * through the person's browser.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -38,4 +42,11 @@ export function sameToken(given: string | undefined, expected: string): boolean 
 /** The Set-Cookie header that keeps the token for the page's later requests. */
 export function tokenCookie(token: string): string {
   return `${TOKEN_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`;
+}
+
+/** Whether a request's Host header (`name[:port]`) names a loopback address. */
+export function loopbackHostHeader(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
+  return isLoopback(name);
 }

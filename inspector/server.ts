@@ -23,7 +23,7 @@ import type { PublicKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
 import { describeInvocation } from '../runtime/describe-load.js';
 import { listInvocations } from '../runtime/list.js';
-import { presentedToken, sameToken, tokenCookie } from './access.js';
+import { loopbackHostHeader, presentedToken, sameToken, tokenCookie } from './access.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
@@ -37,6 +37,8 @@ export interface InspectorOptions {
   location?: string;
   /** When set, every request must carry it (access.ts). */
   token?: string;
+  /** Bound to loopback: then a request must name a loopback host (access.ts, against DNS rebinding). */
+  loopback?: boolean;
 }
 
 const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -65,6 +67,10 @@ export function createInspectorServer(options: InspectorOptions): Server {
 
 async function handle(options: InspectorOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://viewer.invalid');
+  if (options.loopback && !loopbackHostHeader(req.headers.host)) {
+    send(res, 403, 'text/plain; charset=utf-8', 'weft inspect: this viewer answers only requests addressed to 127.0.0.1 or localhost\n');
+    return;
+  }
   if (options.token !== undefined) {
     const { token, fromUrl } = presentedToken(req, url);
     if (!sameToken(token, options.token)) {
@@ -80,7 +86,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   const p = url.pathname;
   if (p === '/' || p === '/index.html') return html(res, pageShell('list', 'invocations — weft inspect'));
   const page = /^\/invocations\/([^/]+)\/?$/.exec(p);
-  if (page) return html(res, pageShell('invocation', `${decodeURIComponent(page[1]!)} — weft inspect`));
+  if (page) return html(res, pageShell('invocation', `${decoded(page[1]!) ?? '?'} — weft inspect`));
   if (p === '/api/invocations') return sendJson(res, 200, await listInvocations(options.store));
   if (p === '/api/trusted-key') {
     const t = options.trustedKey;
@@ -89,7 +95,8 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
   const api = /^\/api\/invocations\/([^/]+)(\/journal)?$/.exec(p);
   if (api) {
-    const id = decodeURIComponent(api[1]!);
+    const id = decoded(api[1]!);
+    if (id === undefined) return sendJson(res, 400, { error: 'the invocation id in the URL is not valid percent-encoding' });
     try {
       const description = await describeInvocation(options.store, id);
       if (!api[2]) return sendJson(res, 200, description);
@@ -106,6 +113,15 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   const bytes = file === undefined ? undefined : await readAsset(file);
   if (bytes !== undefined) return send(res, 200, 'text/javascript; charset=utf-8', bytes);
   send(res, 404, 'text/plain; charset=utf-8', `weft inspect: nothing at ${p}\n`);
+}
+
+/** A URL segment decoded, or undefined when it is not valid percent-encoding. */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function html(res: ServerResponse, body: string): void {

@@ -8,6 +8,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -245,6 +246,26 @@ describe.runIf(hasChromium)('weft inspect, who may connect', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--token');
     expect(refused.stdout).toBe('');
+  });
+
+  test('a loopback viewer answers only requests addressed to loopback (a rebound name gets 403), and a bad id is a 400', async () => {
+    const viewer = await startViewer(['--dir', dir]);
+    try {
+      const { port } = new URL(viewer.url);
+      const get = (host: string, p = '/api/invocations') =>
+        new Promise<number>((resolve, reject) => {
+          request({ host: '127.0.0.1', port: Number(port), path: p, headers: { host } }, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject).end();
+        });
+      expect(await get('evil.example')).toBe(403);
+      expect(await get(`evil.example:${port}`)).toBe(403);
+      expect(await get(`127.0.0.1:${port}`)).toBe(200);
+      expect(await get(`localhost:${port}`)).toBe(200);
+      expect(await get(`localhost:${port}`, '/api/invocations/%E0%A4%A')).toBe(400);
+      expect(await get(`localhost:${port}`, '/api/invocations/..%2Fx')).toBe(400);
+      expect(await get(`localhost:${port}`, '/api/invocations/inv-nobody')).toBe(404);
+    } finally {
+      await viewer.stop();
+    }
   });
 
   test('with a token, a request without it gets 401; the printed URL carries it, and the page works with it (and verifies a dropped bundle)', async () => {

@@ -74,7 +74,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const store = await openForReading(choice);
-  const server = createInspectorServer({ store, location: locationOf(choice).store, ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
+  const server = createInspectorServer({ store, location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
