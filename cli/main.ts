@@ -34,6 +34,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   worker: () => import('./commands/worker.js'),
   serve: () => import('./commands/serve.js'),
   htn: () => import('./commands/htn.js'),
+  inspect: () => import('./commands/inspect.js'),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,0 +1,110 @@
+/**
+ * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--public-key F] [--port N] [--host H --token T]`
+ * — serve the viewer (inspector/server.ts) over a workspace or a Redis store, and print its URL.
+ *
+ * It reads only: a Redis store is opened without the durability check that refuses writers a
+ * server that could lose appends (a viewer appends nothing), and no lease is taken. It binds
+ * 127.0.0.1 by default (port 7391; `--port 0` picks a free one). Any other `--host` needs
+ * `--token T`, which every request must then carry (a usage error, exit 2, otherwise). The key
+ * given with `--public-key` (a weft.pub, or a weft.key whose public half is used) is the one the
+ * page verifies seals against. Runs until SIGINT or SIGTERM, then exits 0.
+ */
+import type { AddressInfo } from 'node:net';
+import type { JournalStore } from '../../journal/store.js';
+import { FileStore } from '../../journal/stores/file.js';
+import { RedisStore } from '../../journal/stores/redis.js';
+import { isLoopback } from '../../inspector/access.js';
+import { createInspectorServer } from '../../inspector/server.js';
+import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
+import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { locationOf } from '../hints.js';
+import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
+import { workspaceDir } from '../workspace.js';
+
+export const usage =
+  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--public-key F] [--port N] [--host H --token T]\n' +
+  '                                       serve the viewer on http://127.0.0.1:7391/ (reads only): every invocation, each one\n' +
+  '                                       with its steps and journal, verified in the page against --public-key';
+
+export const DEFAULT_PORT = 7391;
+
+export async function run(argv: string[]): Promise<number> {
+  let choice: StoreChoice;
+  let host: string;
+  let port: number;
+  let token: string | undefined;
+  let keyFile: string | undefined;
+  try {
+    const args = parseCommandArgs(
+      argv,
+      {
+        dir: { type: 'string' },
+        redis: { type: 'string' },
+        'redis-prefix': { type: 'string' },
+        'public-key': { type: 'string', short: 'k' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
+      },
+      { min: 0, max: 0 },
+    );
+    choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
+    host = args.strings.host ?? '127.0.0.1';
+    token = args.strings.token;
+    keyFile = args.strings['public-key'];
+    const portText = args.strings.port ?? String(DEFAULT_PORT);
+    if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port takes a port number 0–65535 (0: any free one), got ${JSON.stringify(portText)}`);
+    port = Number(portText);
+    if (token !== undefined && token.length < 16) throw new UsageError('--token must be at least 16 characters (every request must carry it: make it hard to guess)');
+    if (!isLoopback(host) && token === undefined) {
+      throw new UsageError(`--host ${host} is reachable beyond this machine: pass --token T (at least 16 characters; every request must then carry it), or leave --host out to bind 127.0.0.1`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('inspect', usage, err);
+    throw err;
+  }
+
+  let trustedKey;
+  if (keyFile !== undefined) {
+    try {
+      trustedKey = { key: await loadPublicKey(keyFile), label: `${keyFile} (given with --public-key)` };
+    } catch (err) {
+      if (err instanceof KeyFileError) return usageFailure('inspect', usage, new UsageError(err.message));
+      throw err;
+    }
+  }
+  const store = await openForReading(choice);
+  const server = createInspectorServer({ store, location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    process.stderr.write(`weft inspect: cannot listen on ${host}:${port} (${code ?? (err as Error).message})${code === 'EADDRINUSE' ? ': pass --port N for another port, or --port 0 for any free one' : ''}\n`);
+    return 1;
+  }
+  const bound = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost}:${bound}/${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
+  process.stdout.write(`weft inspect: ${store.name} at ${url}${trustedKey ? '' : ' (no --public-key: seals are not checked against a key you trust)'}\n`);
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return 0;
+}
+
+/** The store, opened to be read: a Redis one without the writers' durability refusal (nothing is appended). */
+async function openForReading(choice: StoreChoice): Promise<JournalStore> {
+  if (!choice.redis) return new FileStore(choice.dir);
+  const { url, prefix, giveUpAfterMs } = choice.redis;
+  const store = new RedisStore({ redis: url, prefix, ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }) });
+  closeAtExit(store);
+  await store.reachable();
+  return store;
+}

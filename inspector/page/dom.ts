@@ -1,0 +1,69 @@
+/**
+ * The page's DOM helpers. Text that came from a person, a model or an actuator (intents, goals,
+ * args, results, reasons) is untrusted: it only ever reaches the DOM as a text node (`textContent`),
+ * never as markup — there is no innerHTML anywhere in the page. Attributes are set one by one, and
+ * links are built from encoded ids.
+ */
+
+export type Child = Node | string | number | null | undefined | false;
+
+/** An element with attributes and children; strings become text nodes. */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  append(node, ...children);
+  return node;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+  }
+}
+
+/** Replace everything inside `parent`. */
+export function replace(parent: Node, ...children: Child[]): void {
+  while (parent.firstChild) parent.removeChild(parent.firstChild);
+  append(parent, ...children);
+}
+
+/** A status as a coloured badge (the class is from a closed list; unknown statuses get a neutral one). */
+const STATUSES = new Set(['completed', 'failed', 'handed_off', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'running', 'interrupted', 'damaged']);
+export function statusBadge(status: string): HTMLElement {
+  return el('span', { class: `status status-${STATUSES.has(status) ? status : 'other'}` }, status.replace(/_/g, ' '));
+}
+
+/** The link to an invocation's page (ids are letters, digits, '.', '_', '-'; encoded all the same). */
+export function invocationHref(id: string): string {
+  return `/invocations/${encodeURIComponent(id)}`;
+}
+
+/** Cut long text for a table cell; the full text is in the title. */
+export function cut(text: string, max: number): HTMLElement {
+  const span = el('span', {}, text.length > max ? `${text.slice(0, max - 1)}…` : text);
+  if (text.length > max) span.title = text;
+  return span;
+}
+
+/** GET a JSON endpoint of the viewer (same origin: the token cookie goes with it). */
+export async function getJson<T>(path: string): Promise<T> {
+  const res = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+  return (await res.json()) as T;
+}
+
+/** A short error line in place of what could not be loaded. */
+export function failure(err: unknown): HTMLElement {
+  return el('p', { class: 'error' }, err instanceof Error ? err.message : String(err));
+}
+
+/** Name the store this viewer reads in the top bar (`/api/viewer`); the page works without it. */
+export function showWhere(): void {
+  getJson<{ store: string }>('/api/viewer')
+    .then((info) => {
+      const where = document.getElementById('where');
+      if (where) where.textContent = info.store;
+    })
+    .catch(() => undefined);
+}

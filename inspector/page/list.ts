@@ -1,0 +1,73 @@
+/**
+ * The invocations page (`/`): every invocation in the store as a table — id (linking to its page),
+ * tenant, intent (cut), status, records, and why a suspended or damaged one is so — with filters by
+ * status and tenant and a search box over id and intent, applied in the page. The rows come from
+ * `/api/invocations` (runtime/list.ts `listInvocations`).
+ */
+import { cut, el, failure, getJson, invocationHref, replace, statusBadge, showWhere } from './dom.js';
+import { dropPanel } from './drop.js';
+import type { ListedInvocation, TrustedKey } from './wire.js';
+
+const root = document.getElementById('app')!;
+
+function option(value: string, label: string): HTMLOptionElement {
+  const o = el('option', { value }, label);
+  return o;
+}
+
+function row(inv: ListedInvocation): HTMLTableRowElement {
+  const why = [inv.problem, inv.reason].filter((t): t is string => typeof t === 'string' && t !== '').join('; ');
+  return el(
+    'tr',
+    { 'data-id': inv.id, 'data-status': inv.status },
+    el('td', { class: 'mono id' }, el('a', { href: invocationHref(inv.id) }, inv.id)),
+    el('td', {}, cut(inv.tenant, 24)),
+    el('td', { class: 'intent' }, cut(inv.intent, 80)),
+    el('td', {}, statusBadge(inv.status)),
+    el('td', { class: 'num' }, inv.records),
+    el('td', { class: 'why' }, why === '' ? '' : cut(why, 140), inv.fix ? el('div', { class: 'fix mono' }, cut(inv.fix, 140)) : null),
+  );
+}
+
+async function main(): Promise<void> {
+  let rows: ListedInvocation[];
+  let trusted: TrustedKey | null = null;
+  const drop = dropPanel(() => trusted);
+  try {
+    [rows, trusted] = await Promise.all([getJson<ListedInvocation[]>('/api/invocations'), getJson<TrustedKey | null>('/api/trusted-key')]);
+  } catch (err) {
+    replace(root, failure(err), drop);
+    return;
+  }
+  const statuses = [...new Set(rows.map((r) => r.status))].sort();
+  const tenants = [...new Set(rows.map((r) => r.tenant))].sort();
+  const status = el('select', { id: 'filter-status', 'aria-label': 'status' }, option('', 'every status'), ...statuses.map((s) => option(s, s.replace(/_/g, ' '))));
+  const tenant = el('select', { id: 'filter-tenant', 'aria-label': 'tenant' }, option('', 'every tenant'), ...tenants.map((t) => option(t, t)));
+  const search = el('input', { id: 'search', type: 'search', placeholder: 'search id or intent', 'aria-label': 'search' });
+  const count = el('span', { class: 'count' });
+  const body = el('tbody');
+  const table = el(
+    'table',
+    { class: 'invocations' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'invocation'), el('th', {}, 'tenant'), el('th', {}, 'intent'), el('th', {}, 'status'), el('th', { class: 'num' }, 'records'), el('th', {}, 'why'))),
+    body,
+  );
+  const render = () => {
+    const wantStatus = status.value;
+    const wantTenant = tenant.value;
+    const words = search.value.trim().toLowerCase();
+    const shown = rows.filter(
+      (r) => (wantStatus === '' || r.status === wantStatus) && (wantTenant === '' || r.tenant === wantTenant) && (words === '' || r.id.toLowerCase().includes(words) || r.intent.toLowerCase().includes(words)),
+    );
+    replace(body, ...shown.map(row));
+    if (shown.length === 0) body.appendChild(el('tr', {}, el('td', { colspan: '6', class: 'empty' }, rows.length === 0 ? 'no invocations in this store yet' : 'nothing matches')));
+    count.textContent = shown.length === rows.length ? `${rows.length} invocation${rows.length === 1 ? '' : 's'}` : `${shown.length} of ${rows.length}`;
+  };
+  for (const input of [status, tenant]) input.addEventListener('change', render);
+  search.addEventListener('input', render);
+  replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, drop);
+  render();
+}
+
+showWhere();
+void main();

@@ -1,0 +1,80 @@
+/**
+ * What the viewer's JSON endpoints send — the fields of runtime/list.ts `InvocationSummary` and
+ * runtime/describe.ts `InvocationDescription` (version 1) that the page reads. Declared here, not
+ * imported: the page is compiled for the browser and must not pull the runtime (Node) into its
+ * program. Both shapes only ever gain fields, so a page reading a subset keeps working.
+ */
+
+export interface ListedInvocation {
+  id: string;
+  tenant: string;
+  intent: string;
+  records: number;
+  status: string;
+  problem?: string;
+  reason?: string;
+  fix?: string;
+}
+
+export interface StepView {
+  step: number;
+  operator: string | null;
+  actuator: string | null;
+  args: unknown;
+  outcome: string;
+  attempts: number;
+  result: unknown;
+  failure: { class: string; code: string; message: string } | null;
+  compensation: { actuator: string; attempts: number; outcome: string } | null;
+}
+
+export interface EpochView {
+  epoch: number;
+  goal: { task: string; args: unknown[] } | null;
+  source: string | null;
+  plan: string | null;
+  admission: { decision: string; policy: string; reason: string | null } | null;
+  approval: { reason: string | null; decision: string | null; by: string | null; note: string | null } | null;
+  outcome: string;
+  truncated: { removed: number[]; reason: string } | null;
+  steps: StepView[];
+}
+
+export interface DescriptionView {
+  version: number;
+  id: string;
+  tenant: string | null;
+  intent: string | null;
+  status: string;
+  reason: string | null;
+  problem: string | null;
+  fix: string | null;
+  records: number;
+  journal: { verified: boolean; problem: string | null };
+  pin: { library: string; runtime: string; seed: string; asOf: string; policy: string; flags: number[]; model: { id: string } } | null;
+  epochs: EpochView[];
+  waiting: WaitingView | null;
+  ending: { status: string; summary: string | null; reason: string | null } | null;
+  seal: { fingerprint: string; keyId: string } | null;
+  commands: Array<{ command: string; does: string }>;
+}
+
+export type WaitingView =
+  | { kind: 'approval'; reason: string | null; plan: string | null; steps: Array<{ step: number; operator: string; actuator: string | null; args: unknown; readOnly: boolean }> | null; decided: { decision: string; by: string; note: string | null } | null }
+  | { kind: 'timer'; step: number | null; until: string | null }
+  | { kind: 'hibernated' }
+  | { kind: 'suspended'; class: string | null; code: string | null; reason: string | null; state: string | null };
+
+/** Where the viewer reads from, as the CLI's location flags (`--dir D`, `--redis URL`), to complete the commands shown. */
+export interface ViewerInfo {
+  store: string;
+  location: string;
+}
+
+/** The key the person who started `weft inspect` trusts (`--public-key`), or null. */
+export interface TrustedKey {
+  publicKey: string;
+  keyId: string;
+  /** Where it came from, shown beside the verdict. */
+  label: string;
+}

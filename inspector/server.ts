@@ -1,0 +1,138 @@
+/**
+ * The viewer's HTTP server (`weft inspect`): read-only over one store.
+ *
+ *   GET /                              the invocations page (page/list.ts)
+ *   GET /invocations/<id>              one invocation's page (page/invocation.ts)
+ *   GET /api/invocations               runtime/list.ts listInvocations, as JSON
+ *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
+ *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
+ *   GET /api/trusted-key               the key given with --public-key and its label, or null
+ *   GET /api/viewer                    the store's name and its location flags
+ *   GET /assets/…, /vendor/…           the page's modules (assets.ts)
+ *
+ * Every request passes access.ts first (a token, when the viewer has one). Nothing here writes to
+ * the store, and no secret key is ever read: the trusted key is a public key. Untrusted text in the
+ * JSON is rendered by the page as text; the Content-Security-Policy allows no script but this
+ * origin's files and the import map (by its hash), so an intent that smuggles markup could not run
+ * it even if it reached the DOM as markup.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isWeftError } from '../journal/errors.js';
+import type { PublicKey } from '../journal/seal.js';
+import type { JournalStore } from '../journal/store.js';
+import { describeInvocation } from '../runtime/describe-load.js';
+import { listInvocations } from '../runtime/list.js';
+import { loopbackHostHeader, presentedToken, sameToken, tokenCookie } from './access.js';
+import { assetFile, readAsset } from './assets.js';
+import { journalBytes } from './journal-bytes.js';
+import { IMPORT_MAP, pageShell } from './shell.js';
+import { STYLE } from './style.js';
+
+export interface InspectorOptions {
+  store: JournalStore;
+  /** The public key the user trusts, with where it came from (shown beside the verdict). */
+  trustedKey?: { key: PublicKey; label: string };
+  /** The CLI's flags naming this store (`--dir D`, `--redis URL`), appended to the commands the page shows. */
+  location?: string;
+  /** When set, every request must carry it (access.ts). */
+  token?: string;
+  /** Bound to loopback: then a request must name a loopback host (access.ts, against DNS rebinding). */
+  loopback?: boolean;
+}
+
+const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const CSP = [
+  "default-src 'none'",
+  `script-src 'self' ${hash(IMPORT_MAP)}`,
+  `style-src ${hash(STYLE)}`,
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' };
+
+/** An HTTP server for the viewer (not yet listening). */
+export function createInspectorServer(options: InspectorOptions): Server {
+  return createServer((req, res) => {
+    handle(options, req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `weft inspect: ${err instanceof Error ? err.message : String(err)}\n`);
+      else res.destroy();
+    });
+  });
+}
+
+async function handle(options: InspectorOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://viewer.invalid');
+  if (options.loopback && !loopbackHostHeader(req.headers.host)) {
+    send(res, 403, 'text/plain; charset=utf-8', 'weft inspect: this viewer answers only requests addressed to 127.0.0.1 or localhost\n');
+    return;
+  }
+  if (options.token !== undefined) {
+    const { token, fromUrl } = presentedToken(req, url);
+    if (!sameToken(token, options.token)) {
+      send(res, 401, 'text/plain; charset=utf-8', 'weft inspect: this viewer needs its token: open the URL weft inspect printed (with ?token=…), or send Authorization: Bearer <token>\n', { 'www-authenticate': 'Bearer' });
+      return;
+    }
+    if (fromUrl) res.setHeader('set-cookie', tokenCookie(options.token));
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(res, 405, 'text/plain; charset=utf-8', 'weft inspect: this viewer only reads (GET)\n', { allow: 'GET, HEAD' });
+    return;
+  }
+  const p = url.pathname;
+  if (p === '/' || p === '/index.html') return html(res, pageShell('list', 'invocations — weft inspect'));
+  const page = /^\/invocations\/([^/]+)\/?$/.exec(p);
+  if (page) return html(res, pageShell('invocation', `${decoded(page[1]!) ?? '?'} — weft inspect`));
+  if (p === '/api/invocations') return sendJson(res, 200, await listInvocations(options.store));
+  if (p === '/api/trusted-key') {
+    const t = options.trustedKey;
+    return sendJson(res, 200, t ? { publicKey: t.key.publicKey, keyId: t.key.keyId, label: t.label } : null);
+  }
+  if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
+  const api = /^\/api\/invocations\/([^/]+)(\/journal)?$/.exec(p);
+  if (api) {
+    const id = decoded(api[1]!);
+    if (id === undefined) return sendJson(res, 400, { error: 'the invocation id in the URL is not valid percent-encoding' });
+    try {
+      const description = await describeInvocation(options.store, id);
+      if (!api[2]) return sendJson(res, 200, description);
+      const bytes = await journalBytes(options.store, id);
+      if (bytes === undefined) return sendJson(res, 404, { error: `invocation ${id} has no journal in ${options.store.name}` });
+      return send(res, 200, 'application/x-ndjson; charset=utf-8', bytes);
+    } catch (err) {
+      if (isWeftError(err) && err.code === 'runtime.bad_invocation_id') return sendJson(res, 400, { error: err.message });
+      if (isWeftError(err) && err.code === 'runtime.unknown_invocation') return sendJson(res, 404, { error: err.message });
+      throw err;
+    }
+  }
+  const file = assetFile(p);
+  const bytes = file === undefined ? undefined : await readAsset(file);
+  if (bytes !== undefined) return send(res, 200, 'text/javascript; charset=utf-8', bytes);
+  send(res, 404, 'text/plain; charset=utf-8', `weft inspect: nothing at ${p}\n`);
+}
+
+/** A URL segment decoded, or undefined when it is not valid percent-encoding. */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function html(res: ServerResponse, body: string): void {
+  send(res, 200, 'text/html; charset=utf-8', body, { 'content-security-policy': CSP });
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...COMMON_HEADERS, 'content-type': type, ...headers });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}

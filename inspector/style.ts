@@ -1,0 +1,64 @@
+/** The viewer's style sheet, inlined into each page's shell (shell.ts). Status colours are by class. */
+export const STYLE = `
+:root { --fg:#1d2330; --muted:#667085; --line:#e4e7ec; --bg:#f7f8fa; --card:#fff; --accent:#3056d3;
+  --ok:#067647; --ok-bg:#dcfae6; --bad:#b42318; --bad-bg:#fee4e2; --wait:#b54708; --wait-bg:#fef0c7;
+  --run:#175cd3; --run-bg:#d1e9ff; --idle:#475467; --idle-bg:#eaecf0; }
+* { box-sizing: border-box; }
+body { margin:0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--fg); background:var(--bg); }
+.mono, pre, code { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: underline; }
+header.top { display:flex; align-items:center; gap:16px; padding:10px 24px; background:#111827; color:#fff; }
+header.top .brand { color:#fff; font-weight:600; letter-spacing:.02em; }
+header.top .where { color:#9ca3af; font-size:12px; }
+main { max-width: 1280px; margin: 0 auto; padding: 20px 24px 60px; }
+h1 { font-size: 18px; margin: 8px 0 16px; word-break: break-all; }
+h2 { font-size: 15px; margin: 0 0 8px; } h3 { font-size: 14px; margin: 0 0 8px; display:flex; gap:12px; align-items:baseline; flex-wrap:wrap; }
+.toolbar { display:flex; gap:8px; align-items:center; margin-bottom:12px; }
+.toolbar input { flex: 1; max-width: 420px; padding:7px 10px; border:1px solid var(--line); border-radius:6px; font: inherit; }
+.toolbar select { padding:6px 8px; border:1px solid var(--line); border-radius:6px; background:#fff; font: inherit; }
+.toolbar .count { color: var(--muted); margin-left:auto; }
+table { width:100%; border-collapse: collapse; background: var(--card); border:1px solid var(--line); border-radius:8px; overflow:hidden; }
+th { text-align:left; font-weight:600; font-size:12px; color:var(--muted); text-transform:uppercase; letter-spacing:.04em; background:#fafbfc; }
+th, td { padding:8px 10px; border-bottom:1px solid var(--line); vertical-align: top; }
+tbody tr:last-child td { border-bottom: 0; } tbody tr:hover { background: #f9fafb; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.id { white-space: nowrap; }
+td.why { color: var(--muted); max-width: 360px; } .fix { margin-top: 2px; color: #344054; }
+td.empty, p.empty { color: var(--muted); text-align:center; padding: 24px; }
+.status, .outcome { display:inline-block; padding:1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; white-space: nowrap; background:var(--idle-bg); color:var(--idle); }
+.status-completed, .outcome-ok, .outcome-completed { background:var(--ok-bg); color:var(--ok); }
+.status-failed, .status-damaged, .outcome-failed, .outcome-denied { background:var(--bad-bg); color:var(--bad); }
+.status-awaiting_approval, .status-suspended, .status-interrupted, .outcome-compensated { background:var(--wait-bg); color:var(--wait); }
+.status-running, .status-waiting_timer, .outcome-dispatched, .outcome-open, .outcome-sleeping { background:var(--run-bg); color:var(--run); }
+.reason { margin-left: 8px; color: var(--muted); }
+section { background: var(--card); border:1px solid var(--line); border-radius: 8px; padding: 14px 16px; margin-bottom: 14px; }
+section.epoch { border-left: 4px solid var(--line); margin: 10px 0; }
+section.epoch.epoch-completed { border-left-color: var(--ok); } section.epoch.epoch-failed, section.epoch.epoch-denied { border-left-color: var(--bad); }
+section.epoch.epoch-compensated { border-left-color: var(--wait); } section.epoch.epoch-open { border-left-color: var(--run); }
+.epoch-no { font-weight: 700; } .goal { color: #344054; } .plan { color: var(--muted); font-weight: 400; }
+.note { margin: 4px 0 8px; color: #344054; }
+table.steps td.args, table.steps td.detail { max-width: 380px; word-break: break-all; }
+dl { display:grid; grid-template-columns: 130px 1fr; gap: 4px 12px; margin: 0; }
+dt { color: var(--muted); } dd { margin: 0; word-break: break-all; }
+.verdict h2 { font-size: 16px; }
+.verdict.ok { border-color: #75e0a7; background: #f6fef9; } .verdict.ok h2 { color: var(--ok); }
+.verdict.bad { border-color: #fda29b; background: #fffbfa; } .verdict.bad h2 { color: var(--bad); }
+.verdict.partial { border-color: #fedf89; background: #fffcf5; } .verdict.partial h2 { color: var(--wait); }
+.journal ol { list-style: none; padding: 0; margin: 0; }
+.journal li { border-bottom: 1px solid var(--line); } .journal li:last-child { border-bottom: 0; }
+details.record summary { cursor: pointer; display:flex; gap:14px; padding: 5px 4px; align-items: baseline; }
+details.record summary::-webkit-details-marker { display: none; }
+details.record .seq { width: 36px; color: var(--muted); } details.record .kind { width: 210px; font-weight: 600; }
+details.record .epoch-tag { width: 70px; color: var(--muted); } details.record .at { color: var(--muted); font-size: 12px; }
+details.record .kind.sad { color: var(--bad); }
+details.record[open] { background: #fafbfc; } details.record dl { padding: 6px 8px 12px 54px; }
+details.record.bad summary { background: var(--bad-bg); }
+.flag { font-size: 12px; font-weight: 600; border-radius: 4px; padding: 0 6px; } .flag.bad { color: var(--bad); } .flag.after { color: var(--muted); }
+pre { margin: 0; white-space: pre-wrap; word-break: break-all; background: #f2f4f7; padding: 8px; border-radius: 6px; }
+.next p { margin: 0 0 8px; } dl.commands { grid-template-columns: 260px 1fr; margin-top: 8px; }
+section.drop { margin-top: 18px; border-style: dashed; } section.drop.over { border-color: var(--accent); background: #f5f8ff; }
+section.drop input[type=file] { display: none; } .button { color: var(--accent); cursor: pointer; text-decoration: underline; }
+#drop-result .verdict { margin: 8px 0 0; } .dropped { margin: 8px 0 0; color: var(--muted); }
+.crumbs { margin: 0; color: var(--muted); }
+.error { color: var(--bad); } .loading { color: var(--muted); }
+`;

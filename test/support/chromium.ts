@@ -1,0 +1,33 @@
+/**
+ * A real headless Chromium for the viewer's tests: Debian's `chromium` (/usr/bin/chromium, or
+ * WEFT_TEST_CHROMIUM) driven by playwright-core. `requireChromium()` works like requireRedis: without
+ * the browser, tests fail under CI (CI=true; .ci/run installs it) and are skipped, loudly, elsewhere.
+ */
+import { accessSync, constants } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+export const chromiumPath = process.env.WEFT_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+export const NO_CHROMIUM_MESSAGE = `${chromiumPath} is missing: the viewer's browser tests need it (apt-get install chromium; .ci/run installs it)`;
+
+export function chromiumAvailable(): boolean {
+  try {
+    accessSync(chromiumPath, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the browser tests can run (see the header). */
+export function requireChromium(): boolean {
+  if (chromiumAvailable()) return true;
+  if (process.env.CI === 'true') return false;
+  console.warn(`\n${'!'.repeat(78)}\n!! SKIPPING the viewer's browser tests: ${NO_CHROMIUM_MESSAGE}\n${'!'.repeat(78)}\n`);
+  return false;
+}
+
+/** One headless browser (a test file shares it; close it in afterAll). */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu'], headless: true });
+}
