@@ -56,7 +56,12 @@ export function attachLive(server: Server, options: LiveOptions): void {
     if (follow !== null) live.followJournal(follow, from, ws);
     else live.followList(ws);
   });
-  server.on('close', () => void live?.close());
+  // Upgraded sockets keep a net.Server from closing: the feed (and its sockets) end when close is asked for, not when it is done.
+  const close = server.close.bind(server);
+  server.close = (callback?: (err?: Error) => void) => {
+    void live?.close();
+    return close(callback);
+  };
 }
 
 interface Refusal {
@@ -138,12 +143,9 @@ class LiveFeed {
   private readonly poll: NodeJS.Timeout;
 
   constructor(private readonly store: JournalStore) {
-    let watchedOnce = false;
-    this.changes = watchStoreChanges(store, (id) => this.changed(id), () => {
-      // A watch taken late (the folder appeared): what happened before it is reported now.
-      if (watchedOnce) void this.store.list().then((ids) => ids.forEach((id) => this.changed(id)), () => undefined);
-      watchedOnce = true;
-    });
+    // A watch taken late (the folder appeared): what happened before it is reported now.
+    const everything = () => void this.store.list().then((ids) => ids.forEach((id) => this.changed(id)), () => undefined);
+    this.changes = watchStoreChanges(store, (id) => this.changed(id), everything);
     this.poll = setInterval(() => this.tick(), POLL_MS);
     this.poll.unref();
   }

@@ -21,11 +21,11 @@ export interface StoreChanges {
   close(): Promise<void>;
 }
 
-/** Report the id of each invocation that may have changed to `changed`. */
-export function watchStoreChanges(store: JournalStore, changed: (id: string) => void, onWatching: () => void = () => undefined): StoreChanges {
+/** Report the id of each invocation that may have changed to `changed`; `watchingLate` when a watch that could not be taken at first is now taken. */
+export function watchStoreChanges(store: JournalStore, changed: (id: string) => void, watchingLate: () => void = () => undefined): StoreChanges {
   if (store instanceof RedisStore) return redisNudges(store, changed);
   const file = journalFileOf(store, 'x');
-  if (file !== undefined) return folderWatch(path.dirname(path.dirname(file)), changed, onWatching);
+  if (file !== undefined) return folderWatch(path.dirname(path.dirname(file)), changed, watchingLate);
   return { watching: false, retry: () => undefined, close: async () => undefined };
 }
 
@@ -55,9 +55,9 @@ function redisNudges(store: RedisStore, changed: (id: string) => void): StoreCha
   };
 }
 
-function folderWatch(folder: string, changed: (id: string) => void, onWatching: () => void): StoreChanges {
+function folderWatch(folder: string, changed: (id: string) => void, watchingLate: () => void): StoreChanges {
   let watcher: FSWatcher | undefined;
-  const start = () => {
+  const start = (late: boolean) => {
     try {
       watcher = watch(folder, { recursive: true, persistent: false }, (_event, name) => {
         const id = typeof name === 'string' ? name.split(path.sep)[0] : undefined;
@@ -67,18 +67,18 @@ function folderWatch(folder: string, changed: (id: string) => void, onWatching: 
         watcher?.close();
         watcher = undefined;
       });
-      onWatching();
+      if (late) watchingLate(); // what changed before the watch is reported by the caller
     } catch {
       watcher = undefined; // no folder yet, or no watch here: the poll covers it
     }
   };
-  start();
+  start(false);
   return {
     get watching() {
       return watcher !== undefined;
     },
     retry: () => {
-      if (watcher === undefined) start();
+      if (watcher === undefined) start(true);
     },
     close: async () => {
       watcher?.close();

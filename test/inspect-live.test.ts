@@ -26,7 +26,9 @@ const SLOW_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-travel-domain.m
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
 /** Long enough for the page to be opened on the run while it is in flight. */
-const OBSERVE_DELAY_MS = 4_000;
+const OBSERVE_DELAY_MS = 8_000;
+/** Where the screenshots go (kept after the run, not committed): WEFT_TEST_ARTIFACTS, or the temporary folder. */
+const ARTIFACTS = process.env.WEFT_TEST_ARTIFACTS ?? tmpdir();
 
 interface RunLine {
   id: string;
@@ -78,11 +80,12 @@ const shownSeqs = async (page: Page) => (await page.locator('details.record .seq
  * The list page open before the run: its row appears and ends completed; the invocation page, opened
  * while the run is in flight, shows records arriving and ends completed and verified.
  */
-async function followARun(viewerUrl: string, start: () => Promise<RunLine>): Promise<{ run: RunLine; shownWhileRunning: number; seqs: number[] }> {
+async function followARun(store: string, viewerUrl: string, start: () => Promise<RunLine>): Promise<{ run: RunLine; shownWhileRunning: number; seqs: number[] }> {
   const { page: list, errors: listErrors } = await openPage();
   await list.goto(viewerUrl);
   await list.locator('table.invocations').waitFor();
   await list.locator('body[data-live="live"]').waitFor({ state: 'attached' });
+  expect(await list.locator('#live-state').textContent()).toBe('● live');
   const running = start();
   // The row arrives over the WebSocket (the page is not reloaded).
   const row = list.locator('tr[data-id]').first();
@@ -93,6 +96,7 @@ async function followARun(viewerUrl: string, start: () => Promise<RunLine>): Pro
   await page.locator('#verdict').waitFor();
   expect(await page.locator('[data-field="status"] .status').textContent()).toBe('running');
   const shownWhileRunning = (await shownSeqs(page)).length;
+  await page.screenshot({ path: path.join(ARTIFACTS, `weft-inspect-live-${store}-running.png`), fullPage: true });
   const run = await running;
   expect(run.status).toBe('completed');
   expect(run.id).toBe(id);
@@ -104,7 +108,7 @@ async function followARun(viewerUrl: string, start: () => Promise<RunLine>): Pro
   await list.locator(`tr[data-id="${id}"] .status`, { hasText: 'completed' }).waitFor({ timeout: 15_000 });
   expect(listErrors).toEqual([]);
   expect(errors).toEqual([]);
-  await page.screenshot({ path: path.join(root, `live-${id}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `weft-inspect-live-${store}-ended.png`), fullPage: true });
   await page.close();
   await list.close();
   return { run, shownWhileRunning, seqs };
@@ -132,7 +136,7 @@ describe.runIf(hasChromium)('weft inspect live, on the file store', () => {
     const dir = path.join(root, 'files'); // not there yet: the viewer watches for it
     const viewer = await startViewer(['--dir', dir, '--public-key', keys.pub]);
     try {
-      const { run, shownWhileRunning, seqs } = await followARun(viewer.url, async () =>
+      const { run, shownWhileRunning, seqs } = await followARun('files', viewer.url, async () =>
         last((await weft(['run', '--domain', SLOW_TRAVEL, LISBON, ...TRAVEL, '--dir', dir, '--json'], { WEFT_SIGNING_KEY: keys.key, WEFT_TEST_OBSERVE_DELAY_MS: String(OBSERVE_DELAY_MS) })).stdout),
       );
       const lines = readFileSync(run.journal, 'utf8').trimEnd().split('\n').length;
@@ -209,7 +213,7 @@ describe.runIf(hasChromium && (redis || process.env.CI === 'true'))('weft inspec
     try {
       await listener.subscribe('weft:appended');
       listener.on('message', (_channel: string, message: string) => nudges.push(message));
-      const { run, shownWhileRunning, seqs } = await followARun(viewer.url, async () =>
+      const { run, shownWhileRunning, seqs } = await followARun('redis', viewer.url, async () =>
         last((await weft(['run', '--domain', SLOW_TRAVEL, LISBON, ...TRAVEL, '--redis', server.url, '--dir', path.join(root, 'r'), '--json'], { WEFT_SIGNING_KEY: keys.key, WEFT_TEST_OBSERVE_DELAY_MS: String(OBSERVE_DELAY_MS) })).stdout),
       );
       const reader = new Redis(server.url);

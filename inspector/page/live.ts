@@ -1,9 +1,10 @@
 /**
  * The page's end of the viewer's WebSocket (inspector/live.ts): a journal's new records, in seq
  * order from the count the page already has, and the list's changed rows. A dropped connection is
- * opened again from where the page is, so nothing is missed or shown twice; `#live` in the top bar
- * says whether updates are arriving.
+ * opened again from where the page is, so nothing is missed or shown twice; `#live-state` in the top
+ * bar (and `data-live` on the body) says whether updates are arriving.
  */
+import { el } from './dom.js';
 import type { ListedInvocation } from './wire.js';
 
 const RECONNECT_MS = 1_000;
@@ -14,6 +15,12 @@ function liveUrl(query: string): string {
 
 function showState(state: 'live' | 'reconnecting'): void {
   document.body.dataset.live = state;
+  const bar = document.querySelector('header.top');
+  if (!bar) return;
+  let badge = bar.querySelector<HTMLElement>('.live-state');
+  if (!badge) badge = bar.appendChild(el('span', { class: 'live-state', id: 'live-state' }));
+  badge.className = `live-state ${state}`;
+  badge.textContent = state === 'live' ? '● live' : 'reconnecting…';
 }
 
 function open(query: () => string, onMessage: (message: unknown) => void): void {
