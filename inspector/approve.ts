@@ -124,19 +124,16 @@ export async function approvalRoute(approver: Approver | undefined, req: Incomin
   return true;
 }
 
-/** The body as text, or undefined once it passes MAX_BODY_BYTES (the rest is not read). */
+/** The body as text, or undefined once it passes MAX_BODY_BYTES (the rest is drained, not kept). */
 function readBody(req: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
+      if (size > MAX_BODY_BYTES) return; // drained, not kept
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.pause();
-        return;
-      }
-      chunks.push(chunk);
+      if (size > MAX_BODY_BYTES) resolve(undefined);
+      else chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);

@@ -119,7 +119,9 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
       const { page, errors } = await openPage();
       await page.goto(`${viewer.url}invocations/${run.id}`);
       await page.locator('#next table.asked').waitFor();
+      await page.locator('#approve-form[data-enabled="true"]').waitFor(); // once /api/approvals answered
       expect(await page.locator('#approve').isDisabled()).toBe(false);
+      expect(await page.locator('#approve-status').textContent()).toBe('this viewer resumes it once decided');
       expect(await decideInPage(page, '#approve', 'ops <b>lead</b>', 'within budget after all')).toBe('completed');
       expect(await page.locator('#verdict h2').textContent()).toBe('✓ verified in this page');
       expect(await page.locator('#verdict').textContent()).toContain(`${run.publicKey} (given with --public-key)`);
@@ -181,6 +183,8 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
       expect(((await bad.json()) as { error: string }).error).toBe('decision must be "approved" or "rejected"');
       expect((await post({ ...auth, origin: viewer.origin }, JSON.stringify({ decision: 'approved', by: ' ' }))).status).toBe(400);
       expect((await post({ ...auth, origin: viewer.origin }, 'not json')).status).toBe(400);
+      expect((await post({ ...auth, origin: viewer.origin }, JSON.stringify({ decision: 'approved', by: 'ops', note: 'x'.repeat(9000) }))).status).toBe(413);
+      expect((await post({ ...auth, origin: viewer.origin }, JSON.stringify({ decision: 'approved', by: 'ops', extra: 1 }))).status).toBe(400);
       const described = async () => (await (await fetch(`${viewer.origin}/api/invocations/${run.id}`, { headers: auth })).json()) as { status: string; waiting: { decided: unknown } };
       expect((await described()).waiting.decided).toBeNull(); // nothing written
       // The page: it says weft serve (or weft resume) goes on, and a click puts the decision in the inbox.
