@@ -96,8 +96,10 @@ async function decideInPage(page: Page, button: '#approve' | '#reject', by: stri
   await page.fill('#approve-note', note);
   await page.click(button);
   // The page follows the run and reloads at its end: the form is gone and the summary names the end.
-  await page.waitForFunction(() => !document.getElementById('approve-form') && document.querySelector('.summary .status') !== null, undefined, { timeout: 90_000 });
+  // (Locators, not a function evaluated in the page: its Content-Security-Policy allows no eval.)
+  await page.locator('#approve-form').waitFor({ state: 'detached', timeout: 90_000 });
   await page.locator('#verdict').waitFor();
+  await page.locator('.summary .status').waitFor();
   return (await page.locator('.summary .status').textContent()) ?? '';
 }
 
@@ -203,7 +205,7 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
       const resumed = await weft(['resume', run.id, '--dir', dir, '--json']);
       expect(last(resumed.stdout).status, resumed.stderr).toBe('completed');
       expect(kinds(run.journal).find((r) => r.kind === 'approval.decided')!.body).toMatchObject({ decision: 'approved', by: 'ops', note: 'ok' });
-      await page.waitForFunction(() => document.querySelector('.summary .status')?.textContent === 'completed', undefined, { timeout: 30_000 });
+      await page.locator('.summary .status', { hasText: /^completed$/ }).waitFor({ timeout: 30_000 });
       // Decided and ended: a decision now is refused (409), naming why.
       const late = await post({ ...auth, origin: viewer.origin });
       expect(late.status).toBe(409);
