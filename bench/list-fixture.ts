@@ -58,16 +58,23 @@ export function relinked(template: readonly JournalRecord[], id: string, tenant:
 /** The key the fixture's journals are sealed with. */
 export const fixtureSigningKey = key;
 
-/** Fill `stores` with `count` completed invocations (ids `list-000000`…, tenants `t0`…`t9`); `onProgress` every 1,000. */
-export async function fillEnded(stores: readonly JournalStore[], count: number, onProgress?: (done: number) => void): Promise<string[]> {
-  const ids: string[] = [];
+/**
+ * Fill `stores` with `count` completed invocations (ids `list-000000`…, tenants `t0`…`t9`),
+ * `concurrency` invocations at a time (their flushes overlap); `onProgress` every 1,000.
+ */
+export async function fillEnded(stores: readonly JournalStore[], count: number, options: { concurrency?: number; onProgress?: (done: number) => void } = {}): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, i) => `list-${String(i).padStart(6, '0')}`);
   const template = await endedJournal(TEMPLATE_ID, 't0');
-  for (let i = 0; i < count; i++) {
-    const id = `list-${String(i).padStart(6, '0')}`;
-    const records = relinked(template, id, `t${i % 10}`);
-    for (const store of stores) await putJournal(store, id, records);
-    ids.push(id);
-    if (onProgress && (i + 1) % 1_000 === 0) onProgress(i + 1);
-  }
+  let next = 0;
+  let done = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      const records = relinked(template, ids[i]!, `t${i % 10}`);
+      for (const store of stores) await putJournal(store, ids[i]!, records);
+      if (++done % 1_000 === 0) options.onProgress?.(done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, lane));
   return ids;
 }
