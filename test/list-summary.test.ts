@@ -12,7 +12,9 @@ import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
 import { FileStore } from '../journal/stores/file.js';
 import { invocationSummary, listInvocations, listOpenInvocations } from '../runtime/list.js';
-import { fillEnded } from '../bench/list-fixture.js';
+import { fillEnded, fixtureSigningKey } from '../bench/list-fixture.js';
+import { verifyRecords } from '../journal/reader.js';
+import { publicKeyOf } from '../journal/seal.js';
 
 let dir: string;
 let store: FileStore;
@@ -38,6 +40,15 @@ describe('listing a file store of ended invocations', () => {
     expect(await listOpenInvocations(store)).toEqual([]);
     expect(read).not.toHaveBeenCalled();
     expect(length).not.toHaveBeenCalled();
+  });
+
+  test('the fixture\'s journals are intact, sealed by its key, and each names its own folder (what the bench lists is real)', async () => {
+    for (const id of ids) {
+      const report = verifyRecords(await store.read(id), { publicKey: publicKeyOf(fixtureSigningKey) });
+      expect(report.ok, report.error?.message).toBe(true);
+      expect(report.sealed).toBe(true);
+      expect(report.invocation).toBe(id);
+    }
   });
 
   test('an ending append leaves a summary beside the journal', () => {
