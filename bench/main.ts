@@ -13,6 +13,7 @@ const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> 
   runtime: () => import('./runtime.js'),
   redis: () => import('./redis.js'),
   workers: () => import('./workers.js'),
+  'inspect-list': () => import('./inspect-list.js'),
 };
 
 async function main(argv: string[]): Promise<void> {

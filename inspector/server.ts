@@ -9,9 +9,10 @@
  *   GET /api/trusted-key               the key given with --public-key and its label, or null
  *   GET /api/viewer                    the store's name and its location flags
  *   GET /assets/…, /vendor/…           the page's modules (assets.ts)
+ *   GET /api/approvals, POST /api/invocations/<id>/decision   approvals from the page (approve.ts)
  *   WebSocket /live                    records as they become durable, changed rows (live.ts)
  *
- * Every request passes access.ts first (a token, when the viewer has one). Nothing here writes to
+ * Every request passes access.ts first (a token, when the viewer has one). Nothing here but approve.ts writes to
  * the store, and no secret key is ever read: the trusted key is a public key. Untrusted text in the
  * JSON is rendered by the page as text; the Content-Security-Policy allows no script but this
  * origin's files and the import map (by its hash), so an intent that smuggles markup could not run
@@ -25,6 +26,7 @@ import type { JournalStore } from '../journal/store.js';
 import { describeInvocation } from '../runtime/describe-load.js';
 import { listInvocations } from '../runtime/list.js';
 import { loopbackHostHeader, presentedToken, sameToken, tokenCookie } from './access.js';
+import { approvalRoute, type Approver } from './approve.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
 import { attachLive } from './live.js';
@@ -41,6 +43,8 @@ export interface InspectorOptions {
   token?: string;
   /** Bound to loopback: then a request must name a loopback host (access.ts, against DNS rebinding). */
   loopback?: boolean;
+  /** Decisions on approvals from the page (approve.ts); without it, the page shows the CLI command. */
+  approver?: Approver;
 }
 
 const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -83,6 +87,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     }
     if (fromUrl) res.setHeader('set-cookie', tokenCookie(options.token));
   }
+  if (await approvalRoute(options.approver, req, res, url)) return;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, 'text/plain; charset=utf-8', 'weft inspect: this viewer only reads (GET)\n', { allow: 'GET, HEAD' });
     return;

@@ -62,4 +62,8 @@ section.drop input[type=file] { display: none; } .button { color: var(--accent);
 #drop-result .verdict { margin: 8px 0 0; } .dropped { margin: 8px 0 0; color: var(--muted); }
 .crumbs { margin: 0; color: var(--muted); }
 .error { color: var(--bad); } .loading { color: var(--muted); }
+.approve-form { margin-top: 12px; } .approve-fields { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; }
+.approve-fields input { font: inherit; padding: 4px 8px; border: 1px solid #c9ced6; border-radius: 6px; } #approve-note { flex: 1; min-width: 200px; }
+button.decide { font: inherit; font-weight: 600; padding: 5px 14px; border-radius: 6px; border: 1px solid transparent; cursor: pointer; color: #fff; }
+button.decide.approve { background: var(--ok); } button.decide.reject { background: var(--bad); } button.decide:disabled { opacity: .45; cursor: not-allowed; }
 `;

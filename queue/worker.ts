@@ -30,7 +30,7 @@ import { libraryDigest } from '../htn/library/digest.js';
 import type { JournalStore } from '../journal/store.js';
 import { RedisStore } from '../journal/stores/redis.js';
 import { isConnectionLoss } from '../journal/stores/redis-reconnect.js';
-import type { Domain } from '../runtime/domain.js';
+import type { ActuatorDomain } from '../actors/domain-context.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { bullPrefix, connectionOf, queueForDomain, workerCommand } from './bullmq.js';
 import type { Job, JobOutcome } from './dispatcher.js';
@@ -38,7 +38,7 @@ import { InProcessDispatcher } from './in-process.js';
 import type { Outage } from './outage.js';
 
 export interface WorkerOptions {
-  domain: Domain;
+  domain: ActuatorDomain;
   connection: string | ConnectionOptions;
   /** The queue to consume (default `queueForDomain(domain.name)`). */
   queue?: string;
@@ -192,7 +192,7 @@ async function waitForRedis(connection: ConnectionOptions, stopped: () => boolea
  * Whether this worker may run `job` (see the header): resolves, or throws JobRefusal. Libraries
  * found in the store are remembered by digest (content-addressed: the answer never changes).
  */
-function admission(domain: Domain, local: InProcessDispatcher, store: () => Pick<JournalStore, 'getBlob' | 'getMetadata'>, hintFor: (domain: string) => string): (job: Job) => Promise<void> {
+function admission(domain: ActuatorDomain, local: InProcessDispatcher, store: () => Pick<JournalStore, 'getBlob' | 'getMetadata'>, hintFor: (domain: string) => string): (job: Job) => Promise<void> {
   const known = new Set(domain.libraries.map((l) => libraryDigest(l)));
   const found = new Set<string>();
   return async (job) => {

@@ -24,6 +24,7 @@
  *   and parameters — is compared with an invocation's pin before it is resumed (runtime/pin-check.ts).
  */
 import type { Actuator } from '../actors/actuator.js';
+import type { ActuatorDomain, DomainContext } from '../actors/domain-context.js';
 import type { Model } from '../actors/model/model.js';
 import { EvaluableRegistry, type EvaluablePredicate } from '../htn/library/evaluables.js';
 import type { Library } from '../htn/library/schema.js';
@@ -33,21 +34,9 @@ import { DOMAIN_NAME } from '../journal/store.js';
 import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import { RuntimeUsageError } from './errors.js';
 
-export const DOMAIN_BRAND: unique symbol = Symbol.for('weft.domain') as never;
+export type { DomainContext } from '../actors/domain-context.js';
 
-/** What a domain's factories receive: where this workspace lets the domain keep its own state. */
-export interface DomainContext {
-  /** A folder for the domain's local state (the CLI gives `<workspace>/state/<domain name>`); it may not exist yet. */
-  stateDir: string;
-  /**
-   * In the distributed mode: the Redis the runtime keeps its journals in, which a domain may use for
-   * its own shared state (keys under `prefix`), so that any process — a resumed runtime, a worker —
-   * sees the same world. Absent in the embedded mode. `giveUpAfterMs`, when set, is how long a
-   * client the domain makes should wait for an unreachable server before failing what it was asked
-   * (a short-lived command's budget, journal/stores/redis-reconnect.ts); absent, reconnect for ever.
-   */
-  redis?: { url: string; prefix: string; giveUpAfterMs?: number };
-}
+export const DOMAIN_BRAND: unique symbol = Symbol.for('weft.domain') as never;
 
 export type OrFactory<T> = T | ((ctx: DomainContext) => T);
 
@@ -79,7 +68,7 @@ export interface DomainDefinition {
   asOf?: string;
 }
 
-export interface Domain {
+export interface Domain extends ActuatorDomain {
   readonly [DOMAIN_BRAND]: 1;
   readonly name: string;
   readonly description: string | undefined;

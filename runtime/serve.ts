@@ -38,7 +38,7 @@ import { LeaseHeldError } from '../journal/errors.js';
 import type { Library } from '../htn/library/schema.js';
 import { Outage } from '../queue/outage.js';
 import type { InvocationSummary } from './list.js';
-import type { Runtime } from './runtime.js';
+import type { ServableRuntime } from './servable-runtime.js';
 import { domainFilter } from './serve-domain.js';
 
 export interface ServeOptions {
@@ -67,7 +67,7 @@ export interface ServeOptions {
   /** The domain whose invocations are served (default the runtime's; a runtime without one serves every invocation). */
   domain?: { name: string; libraries: readonly Library[] };
   /** The runtime that resumes this invocation, chosen when it is taken (default the runtime given), and what it dispatches with, for the event. */
-  runtimeFor?: (id: string) => Promise<{ runtime: Runtime; dispatch?: string }>;
+  runtimeFor?: (id: string) => Promise<{ runtime: ServableRuntime; dispatch?: string }>;
 }
 
 export type ServeEvent =
@@ -88,7 +88,7 @@ export function servable(row: InvocationSummary, now: number = Date.now()): 'int
   return undefined;
 }
 
-export async function serve(runtime: Runtime, options: ServeOptions = {}): Promise<void> {
+export async function serve(runtime: ServableRuntime, options: ServeOptions = {}): Promise<void> {
   const pollMs = options.pollMs ?? 1_000;
   const base = options.backoffMs ?? 2_000;
   const cap = options.maxBackoffMs ?? 300_000;

@@ -43,8 +43,8 @@ function runtimeOver(storeDir: string) {
 /** Run the travel example live into `dir`; keep only the journal and the blobs (a portable store). */
 async function generate(dir: string): Promise<{ id: string; fingerprint: string }> {
   const result = await (await runtimeOver(dir).start(travelDomain.intent!, start)).done;
-  // The store's metadata (domain, library, sealing key id) is not part of a portable journal.
-  for (const name of ['lease.json', 'snapshot.json', 'meta.json']) rmSync(path.join(dir, 'invocations', result.id, name), { force: true });
+  // The store's metadata (domain, library, sealing key id) and listing summary are not part of a portable journal.
+  for (const name of ['lease.json', 'snapshot.json', 'meta.json', 'summary.json']) rmSync(path.join(dir, 'invocations', result.id, name), { force: true });
   rmSync(path.join(dir, 'locks'), { recursive: true, force: true });
   return { id: result.id, fingerprint: result.fingerprint! };
 }

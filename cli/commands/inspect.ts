@@ -1,5 +1,5 @@
 /**
- * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--public-key F] [--port N] [--host H --token T]`
+ * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H --token T]`
  * — serve the viewer (inspector/server.ts) over a workspace or a Redis store, and print its URL.
  *
  * It reads only: a Redis store is opened without the durability check that refuses writers a
@@ -8,6 +8,10 @@
  * `--token T`, which every request must then carry (a usage error, exit 2, otherwise). The key
  * given with `--public-key` (a weft.pub, or a weft.key whose public half is used) is the one the
  * page verifies seals against. Runs until SIGINT or SIGTERM, then exits 0.
+ *
+ * Approve and Reject in the page write the decision to the invocation's inbox (cli/inspect-approver.ts);
+ * with `--domain D` over a workspace, this process then continues the invocation itself. A Redis
+ * store that fails the writers' durability check takes no decision from the page.
  */
 import type { AddressInfo } from 'node:net';
 import type { JournalStore } from '../../journal/store.js';
@@ -18,13 +22,15 @@ import { createInspectorServer } from '../../inspector/server.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { locationOf } from '../hints.js';
+import { inspectApprover } from '../inspect-approver.js';
 import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 
 export const usage =
-  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--public-key F] [--port N] [--host H --token T]\n' +
-  '                                       serve the viewer on http://127.0.0.1:7391/ (reads only): every invocation, each one\n' +
-  '                                       with its steps and journal, verified in the page against --public-key';
+  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H --token T]\n' +
+  '                                       serve the viewer on http://127.0.0.1:7391/ (reads; writes only decisions): every invocation, each one\n' +
+  '                                       with its steps and journal, verified in the page against --public-key;\n' +
+  '                                       approvals decided in the page (with --domain, resumed by the viewer)';
 
 export const DEFAULT_PORT = 7391;
 
@@ -34,6 +40,7 @@ export async function run(argv: string[]): Promise<number> {
   let port: number;
   let token: string | undefined;
   let keyFile: string | undefined;
+  let domain: string | undefined;
   try {
     const args = parseCommandArgs(
       argv,
@@ -42,6 +49,7 @@ export async function run(argv: string[]): Promise<number> {
         redis: { type: 'string' },
         'redis-prefix': { type: 'string' },
         'public-key': { type: 'string', short: 'k' },
+        domain: { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         token: { type: 'string' },
@@ -52,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
     host = args.strings.host ?? '127.0.0.1';
     token = args.strings.token;
     keyFile = args.strings['public-key'];
+    domain = args.strings.domain;
     const portText = args.strings.port ?? String(DEFAULT_PORT);
     if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port takes a port number 0–65535 (0: any free one), got ${JSON.stringify(portText)}`);
     port = Number(portText);
@@ -74,7 +83,8 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const store = await openForReading(choice);
-  const server = createInspectorServer({ store, location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
+  const approver = await inspectApprover(store, choice, domain);
+  const server = createInspectorServer({ store, approver, location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

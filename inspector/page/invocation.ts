@@ -4,6 +4,7 @@
  * their steps, and the journal's records, each expandable to its body, seq, hash and prev. The
  * records shown are the lines the page verified itself (`/api/invocations/<id>/journal`).
  */
+import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { verdictPanel } from './verdict-view.js';
@@ -79,6 +80,7 @@ function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
         ),
       );
     }
+    if (!w.decided) parts.push(approvalForm(d.id, `${d.commands.find((c) => c.command.startsWith('weft approve'))?.command ?? `weft approve ${d.id} --by <you>`}${info.location ? ` ${info.location}` : ''}`));
   } else if (w?.kind === 'timer') parts.push(el('p', {}, `waiting for its timer${w.until ? ` until ${w.until}` : ''}`));
   else if (w?.kind === 'hibernated') parts.push(el('p', {}, 'hibernated at an epoch boundary, to be resumed'));
   else if (w?.kind === 'suspended') parts.push(el('p', {}, `suspended${w.class ? ` (${w.class}${w.code ? `, ${w.code}` : ''})` : ''}${w.reason ? `: ${w.reason}` : ''}`));

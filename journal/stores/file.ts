@@ -7,6 +7,7 @@
  *   <dir>/invocations/<id>/journal.jsonl.torn-<seq>   torn bytes moved aside by quarantineTornTail
  *   <dir>/invocations/<id>/status.json      the runtime's unhashed status note, replaced by atomic rename
  *   <dir>/invocations/<id>/meta.json        its unhashed metadata (domain name, library digest, sealing key id), replaced by atomic rename
+ *   <dir>/invocations/<id>/summary.json     an ended journal's summary for cheap listing, valid only while the journal is unchanged (file-summary.ts)
  *   <dir>/blobs/<sha256 hex>                content-addressed bytes
  *
  * Invariants:
@@ -52,10 +53,11 @@ import { recordLine } from '../encode.js';
 import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
 import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
-import { isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
+import { readJournalSummary, writeJournalSummary, type JournalSummary } from './file-summary.js';
 import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
 
 export type FlushMode = 'auto' | 'thread-pool' | 'blocking';
@@ -159,6 +161,8 @@ export class FileStore implements JournalStore {
     journal.size += bytes.length;
     journal.length += records.length;
     journal.tailHash = records[records.length - 1]!.hash;
+    // An ending just became durable: summarise the journal for listings (file-summary.ts; best effort).
+    if (endingOf(records.map((record) => record.kind)) !== undefined) writeJournalSummary(dir, lease.invocation, this.journalPath(lease.invocation), journal.fd, journal.length);
   }
 
   /** Whether the next flush blocks: the mode's answer (`'auto'`: while only one journal is open for appending). */
@@ -326,6 +330,14 @@ export class FileStore implements JournalStore {
     const stored = JSON.parse(bytes.toString('utf8')) as Snapshot & { offset?: number };
     if (typeof stored.offset === 'number') this.anchors.set(invocation, { seq: stored.seq, offset: stored.offset });
     return { seq: stored.seq, hash: stored.hash, data: stored.data };
+  }
+
+  /**
+   * An ended journal's summary (file-summary.ts), while the journal is unchanged since it was
+   * written; undefined when there is none or it is stale — then read the journal.
+   */
+  async summary(invocation: string): Promise<JournalSummary | undefined> {
+    return readJournalSummary(this.invocationDir(invocation), invocation, this.journalPath(invocation));
   }
 
   async putStatus(invocation: string, note: StatusNote): Promise<void> {

@@ -1,0 +1,80 @@
+/**
+ * A store full of ended invocations, made cheaply and truthfully. One invocation is run by the real
+ * runtime (the no-op app, one step) over a MemoryStore; every other one is that journal under its
+ * own id — the id replaced in every record, the tenant set, the chain re-linked from the new
+ * genesis and the seal signed again — so each journal is intact and names its own folder (a run of
+ * the runtime costs ~20 ms here, a re-link well under one). Each journal is then appended to the
+ * target store in one append under a lease, as a runtime's appends reach it (so a file store keeps
+ * its summary and a Redis store its status index, exactly as after a real run). For
+ * `npm run bench -- inspect-list` and the listing tests.
+ */
+import { chainRecord, genesisHash } from '../journal/chain.js';
+import { signFingerprint, signingKeyFromSecret } from '../journal/seal.js';
+import type { JournalRecord } from '../journal/records.js';
+import type { JournalStore } from '../journal/store.js';
+import { MemoryStore } from '../journal/stores/memory.js';
+import { createRuntime } from '../runtime/index.js';
+import { BENCH_INTENT, noopActuators, noopLibrary, noopModel } from './noop-app.js';
+
+const key = signingKeyFromSecret(new Uint8Array(32).fill(11));
+
+/** The journal of one completed invocation `id` of tenant `tenant` (the real runtime, in memory). */
+export async function endedJournal(id: string, tenant: string): Promise<JournalRecord[]> {
+  const store = new MemoryStore();
+  const runtime = createRuntime({ store, libraries: [noopLibrary], actuators: noopActuators(1), observe: 'bench.observe', model: noopModel(), signingKey: key });
+  const handle = await runtime.start(BENCH_INTENT, { id, tenant, seed: 1, asOf: '2026-01-01T00:00:00Z' });
+  const result = await handle.done;
+  if (result.status !== 'completed') throw new Error(`fixture invocation ${id} ended ${result.status}: ${result.reason}`);
+  return store.read(id);
+}
+
+/** Append a whole journal to `store` under `id`, in one append, as its runtime would have. */
+export async function putJournal(store: JournalStore, id: string, records: readonly JournalRecord[]): Promise<void> {
+  const lease = await store.acquire(id, { writer: 'list-fixture', ttlMs: 60_000 });
+  try {
+    await store.append(lease, 0, records);
+  } finally {
+    await store.release(lease);
+  }
+}
+
+const TEMPLATE_ID = 'list-template';
+
+/** The template's journal, re-linked as invocation `id` of `tenant` (see the header). */
+export function relinked(template: readonly JournalRecord[], id: string, tenant: string): JournalRecord[] {
+  const renamed = JSON.parse(JSON.stringify(template).split(JSON.stringify(TEMPLATE_ID).slice(1, -1)).join(id)) as JournalRecord[];
+  const pinned = renamed[0] as JournalRecord<'invocation.pinned'>;
+  pinned.body.tenant = tenant;
+  let prev = genesisHash(id, pinned.body.pin);
+  return renamed.map((record) => {
+    const body = record.kind === 'invocation.sealed' ? { ...(record.body as object), fingerprint: prev, signature: signFingerprint(key, prev) } : record.body;
+    const linked = chainRecord(prev, { seq: record.seq, kind: record.kind, epoch: record.epoch, body } as never) as JournalRecord;
+    if (record.meta !== undefined) linked.meta = record.meta;
+    prev = linked.hash;
+    return linked;
+  });
+}
+
+/** The key the fixture's journals are sealed with. */
+export const fixtureSigningKey = key;
+
+/**
+ * Fill `stores` with `count` completed invocations (ids `list-000000`…, tenants `t0`…`t9`),
+ * `concurrency` invocations at a time (their flushes overlap); `onProgress` every 1,000.
+ */
+export async function fillEnded(stores: readonly JournalStore[], count: number, options: { concurrency?: number; onProgress?: (done: number) => void } = {}): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, i) => `list-${String(i).padStart(6, '0')}`);
+  const template = await endedJournal(TEMPLATE_ID, 't0');
+  let next = 0;
+  let done = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      const records = relinked(template, ids[i]!, `t${i % 10}`);
+      for (const store of stores) await putJournal(store, ids[i]!, records);
+      if (++done % 1_000 === 0) options.onProgress?.(done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, lane));
+  return ids;
+}

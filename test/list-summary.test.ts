@@ -1,0 +1,102 @@
+/**
+ * Listing a file store reads the summary the store keeps beside each ended journal
+ * (journal/stores/file-summary.ts) instead of the journal — and never shows a status the journal
+ * does not: a journal changed after its summary was written (edited, cut, copied under another id)
+ * is read in full, and a missing summary (a crash before it was written) is no summary.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import '../journal/sha256-node.js';
+import '../journal/ed25519-node.js';
+import { FileStore } from '../journal/stores/file.js';
+import { invocationSummary, listInvocations, listOpenInvocations } from '../runtime/list.js';
+import { fillEnded, fixtureSigningKey } from '../bench/list-fixture.js';
+import { verifyRecords } from '../journal/reader.js';
+import { publicKeyOf } from '../journal/seal.js';
+
+let dir: string;
+let store: FileStore;
+let ids: string[];
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'weft-list-summary-'));
+  store = new FileStore(dir);
+  ids = await fillEnded([store], 3);
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const folder = (id: string) => join(dir, 'invocations', id);
+
+describe('listing a file store of ended invocations', () => {
+  test('the rows are the ones the journals give, and no journal is read', async () => {
+    const fromJournals = await Promise.all(ids.map((id) => invocationSummary(store, id)));
+    expect(fromJournals.map((row) => row.status)).toEqual(['completed', 'completed', 'completed']);
+    const read = vi.spyOn(store, 'read');
+    const length = vi.spyOn(store, 'length');
+    expect(await listInvocations(store)).toEqual(fromJournals);
+    expect(await listInvocations(store, { tenant: 't1' })).toEqual([fromJournals[1]]);
+    expect(await listOpenInvocations(store)).toEqual([]);
+    expect(read).not.toHaveBeenCalled();
+    expect(length).not.toHaveBeenCalled();
+  });
+
+  test('the fixture\'s journals are intact, sealed by its key, and each names its own folder (what the bench lists is real)', async () => {
+    for (const id of ids) {
+      const report = verifyRecords(await store.read(id), { publicKey: publicKeyOf(fixtureSigningKey) });
+      expect(report.ok, report.error?.message).toBe(true);
+      expect(report.sealed).toBe(true);
+      expect(report.invocation).toBe(id);
+    }
+  });
+
+  test('an ending append leaves a summary beside the journal', () => {
+    for (const id of ids) expect(existsSync(join(folder(id), 'summary.json'))).toBe(true);
+  });
+
+  test('a journal cut after its summary was written is listed as the journal stands, not as ended', async () => {
+    const [id] = ids;
+    const path = join(folder(id!), 'journal.jsonl');
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    const cut = lines.slice(0, -2); // the seal and the ending gone (a hand edit, a bad restore)
+    writeFileSync(path, cut.map((line) => `${line}\n`).join(''));
+    const [row] = await listInvocations(store, { tenant: 't0' });
+    expect(row).toEqual(await invocationSummary(store, id!));
+    expect(row!.status).not.toBe('completed');
+    expect(row!.records).toBe(cut.length);
+  });
+
+  test('a journal rewritten to the same size is read, not trusted to its summary', async () => {
+    const [id] = ids;
+    const path = join(folder(id!), 'journal.jsonl');
+    const text = readFileSync(path, 'utf8');
+    const edited = text.replace('"invocation.completed"', '"invocation.xompleted"');
+    expect(edited.length).toBe(text.length);
+    writeFileSync(path, edited);
+    const [row] = await listInvocations(store, { tenant: 't0' });
+    expect(row).toEqual(await invocationSummary(store, id!));
+    expect(row!.status).not.toBe('completed');
+  });
+
+  test('a folder copied under another id, timestamps kept, is listed as damaged, not as the copy\'s ending', async () => {
+    cpSync(folder(ids[0]!), folder('list-copy'), { recursive: true, preserveTimestamps: true });
+    const row = (await listInvocations(store)).find((r) => r.id === 'list-copy');
+    expect(row?.status).toBe('damaged');
+    expect(row?.problem).toContain('belongs to invocation list-000000');
+  });
+
+  test('without a summary (a crash before it was written) the journal is read, and the row is the same', async () => {
+    const before = await listInvocations(store);
+    for (const id of ids) unlinkSync(join(folder(id), 'summary.json'));
+    const read = vi.spyOn(store, 'read');
+    expect(await listInvocations(store)).toEqual(before);
+    expect(read).toHaveBeenCalled();
+  });
+
+  test('a garbled summary is no summary', async () => {
+    const before = await listInvocations(store);
+    writeFileSync(join(folder(ids[0]!), 'summary.json'), '{"v":1,"stamp":');
+    expect(await listInvocations(store)).toEqual(before);
+  });
+});
