@@ -10,6 +10,7 @@
  *   GET /api/viewer                    the store's name and its location flags
  *   GET /assets/…, /vendor/…           the page's modules (assets.ts)
  *   GET /api/approvals, POST /api/invocations/<id>/decision   approvals from the page (approve.ts)
+ *   WebSocket /live                    records as they become durable, changed rows (live.ts)
  *
  * Every request passes access.ts first (a token, when the viewer has one). Nothing here but approve.ts writes to
  * the store, and no secret key is ever read: the trusted key is a public key. Untrusted text in the
@@ -28,6 +29,7 @@ import { loopbackHostHeader, presentedToken, sameToken, tokenCookie } from './ac
 import { approvalRoute, type Approver } from './approve.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
+import { attachLive } from './live.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
 import { STYLE } from './style.js';
 
@@ -61,12 +63,14 @@ const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy':
 
 /** An HTTP server for the viewer (not yet listening). */
 export function createInspectorServer(options: InspectorOptions): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(options, req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `weft inspect: ${err instanceof Error ? err.message : String(err)}\n`);
       else res.destroy();
     });
   });
+  attachLive(server, options); // the WebSocket at /live (live.ts)
+  return server;
 }
 
 async function handle(options: InspectorOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {

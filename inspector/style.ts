@@ -10,6 +10,7 @@ a { color: var(--accent); text-decoration: none; } a:hover { text-decoration: un
 header.top { display:flex; align-items:center; gap:16px; padding:10px 24px; background:#111827; color:#fff; }
 header.top .brand { color:#fff; font-weight:600; letter-spacing:.02em; }
 header.top .where { color:#9ca3af; font-size:12px; }
+header.top .live-state { margin-left:auto; font-size:12px; color:#9ca3af; } header.top .live-state.live { color:#4ade80; }
 main { max-width: 1280px; margin: 0 auto; padding: 20px 24px 60px; }
 h1 { font-size: 18px; margin: 8px 0 16px; word-break: break-all; }
 h2 { font-size: 15px; margin: 0 0 8px; } h3 { font-size: 14px; margin: 0 0 8px; display:flex; gap:12px; align-items:baseline; flex-wrap:wrap; }

@@ -6,6 +6,7 @@
  */
 import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
+import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { verdictPanel } from './verdict-view.js';
 import { verifyInPage } from './verify.js';
 import type { DescriptionView, EpochView, StepView, TrustedKey, ViewerInfo } from './wire.js';
@@ -146,17 +147,37 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
   return el('section', { class: 'journal' }, el('h2', {}, `journal — ${lines.length} record${lines.length === 1 ? '' : 's'}`), el('ol', { start: '0' }, ...items));
 }
 
+const crumbs = () => el('p', { class: 'crumbs' }, el('a', { href: '/' }, '← invocations'), ' / ', el('span', { class: 'mono' }, id));
+
+/** The page for what it has now: drawn again as records arrive (expanded records stay expanded). */
+function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey | null, info: ViewerInfo): void {
+  const expanded = new Set<string | null>([...root.querySelectorAll('details.record[open] .seq')].map((s) => s.textContent));
+  const text = new TextDecoder().decode(bytes);
+  const verdict = verifyInPage(bytes, key);
+  replace(
+    root,
+    crumbs(),
+    el('h1', { class: 'mono' }, description.id),
+    verdictPanel(verdict),
+    header(description),
+    nextPanel(description, info),
+    el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
+    journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
+  );
+  for (const d of root.querySelectorAll<HTMLDetailsElement>('details.record')) if (expanded.has(d.querySelector('.seq')?.textContent ?? null)) d.open = true;
+  document.body.dataset.verdict = verdict.kind;
+}
+
 async function main(): Promise<void> {
   document.title = `${id} — weft inspect`;
-  replace(root, el('p', { class: 'crumbs' }, el('a', { href: '/' }, '← invocations'), ' / ', el('span', { class: 'mono' }, id)), el('p', { class: 'loading' }, 'loading…'));
+  replace(root, crumbs(), el('p', { class: 'loading' }, 'loading…'));
+  const path = `/api/invocations/${encodeURIComponent(id)}`;
   let description: DescriptionView;
-  let text: string;
   let bytes: Uint8Array;
   let key: TrustedKey | null;
   let info: ViewerInfo;
   try {
-    const path = `/api/invocations/${encodeURIComponent(id)}`;
-    const [d, journal, k, i] = await Promise.all([
+    [description, bytes, key, info] = await Promise.all([
       getJson<DescriptionView>(path),
       fetch(`${path}/journal`, { credentials: 'same-origin' }).then(async (res) => {
         if (!res.ok) throw new Error(`${path}/journal: HTTP ${res.status}`);
@@ -165,28 +186,19 @@ async function main(): Promise<void> {
       getJson<TrustedKey | null>('/api/trusted-key'),
       getJson<ViewerInfo>('/api/viewer'),
     ]);
-    description = d;
-    bytes = journal;
-    key = k;
-    info = i;
-    text = new TextDecoder().decode(journal);
   } catch (err) {
     append(root, failure(err));
     root.querySelector('.loading')?.remove();
     return;
   }
-  const verdict = verifyInPage(bytes, key);
-  root.querySelector('.loading')?.remove();
-  append(
-    root,
-    el('h1', { class: 'mono' }, description.id),
-    verdictPanel(verdict),
-    header(description),
-    nextPanel(description, info),
-    el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
-    journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
-  );
-  document.body.dataset.verdict = verdict.kind;
+  render(description, bytes, key, info);
+  followJournal(id, journalLineCount(bytes), (lines) => {
+    bytes = withLines(bytes, lines);
+    refresh(async () => {
+      description = await getJson<DescriptionView>(path);
+      render(description, bytes, key, info);
+    });
+  });
 }
 
 showWhere();

@@ -6,6 +6,7 @@
  */
 import { cut, el, failure, getJson, invocationHref, replace, statusBadge, showWhere } from './dom.js';
 import { dropPanel } from './drop.js';
+import { followList, putRow } from './live.js';
 import type { ListedInvocation, TrustedKey } from './wire.js';
 
 const root = document.getElementById('app')!;
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
   search.addEventListener('input', render);
   replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, drop);
   render();
+  followList((changed) => (putRow(rows, changed), render())); // live.ts
 }
 
 showWhere();

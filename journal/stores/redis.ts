@@ -67,6 +67,7 @@ import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
 import { isConnectionLoss, reconnectStrategy, redisServerName } from './redis-reconnect.js';
 import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
+import { encodeNudge, nudgeChannel } from './redis-nudge.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
 export { checkRedisDurability, RedisDurabilityError, type DurabilityVerdict } from './redis-durability.js';
@@ -362,6 +363,8 @@ export class RedisStore implements JournalStore {
       registering?.catch(() => undefined); // awaited below; handled now so a refusal is never unhandled meanwhile
       const reply = await scripts.append.run(redis, [keys.lease, keys.journal], [String(lease.token), countable ? String(expectedSeq) : '-1', verdict, firstPrev, randomUUID(), ...lines]);
       if (reply[0] !== Code.OK) throw refusal(reply, { invocation, lease, expectedSeq, records, refused, journalKey: keys.journal });
+      // The records are durable: nudge listeners (a hint to read, never the data; a lost one costs nothing).
+      if (writes) redis.publish(nudgeChannel(this.prefix), encodeNudge({ id: invocation, length: expectedSeq + records.length })).catch(() => undefined);
       await registering?.catch((err: unknown) => {
         throw new Error(`the records of ${invocation} are appended, but the invocation could not be put in the registry ${this.registryKey} (${(err as Error)?.message ?? String(err)}); weft ls --rebuild-index repairs it`);
       });

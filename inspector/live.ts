@@ -1,0 +1,212 @@
+/**
+ * Live updates for the viewer's pages, over a WebSocket at `/live`:
+ *
+ *   /live?follow=<id>&from=<n>   the journal of <id> from seq n on: { type: 'records', id, from, lines }
+ *                                — the records [from, from + lines.length), each as its journal line
+ *   /live?list=1                 a changed invocation's row: { type: 'row', row } (runtime/list.ts)
+ *
+ * The follower reads records by seq from the store, from the last seq it sent, so it never misses
+ * or repeats one, and sends only what the store holds durably (a record the store cannot read yet —
+ * a torn tail being written — is read again at the next change). What changed comes from
+ * store-changes.ts (Redis nudges, or a watch on the workspace's folders); a poll of the followed
+ * journals covers a nudge lost while reconnecting, or a folder that cannot be watched.
+ *
+ * The socket passes the same gates as every request (access.ts): a loopback Host for a loopback
+ * viewer, the token when there is one (401 without), and in addition an Origin, when the browser
+ * sends one, naming this viewer — a page elsewhere cannot open a socket to it.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { recordLine } from '../journal/encode.js';
+import { isValidInvocationId, type JournalStore } from '../journal/store.js';
+import { invocationSummary } from '../runtime/list.js';
+import { loopbackHostHeader, presentedToken, sameToken } from './access.js';
+import { watchStoreChanges, type StoreChanges } from './store-changes.js';
+import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
+
+export const LIVE_PATH = '/live';
+/** How often the followed journals are read without a hint (the safety net, not the way updates come). */
+const POLL_MS = 1_000;
+/** A burst of changes to one invocation becomes one row update. */
+const ROW_COALESCE_MS = 50;
+
+export interface LiveOptions {
+  store: JournalStore;
+  token?: string;
+  loopback?: boolean;
+}
+
+/** Serve `/live` on `server`'s upgrade requests; the follower stops when the server closes. */
+export function attachLive(server: Server, options: LiveOptions): void {
+  let live: LiveFeed | undefined;
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://viewer.invalid');
+    const refused = gate(options, req, url);
+    if (refused) return refuseUpgrade(socket, refused.status, refused.reason, `weft inspect: ${refused.message}\n`, refused.headers);
+    const follow = url.searchParams.get('follow');
+    const from = Number(url.searchParams.get('from') ?? '0');
+    if (follow !== null && (!isValidInvocationId(follow) || !Number.isSafeInteger(from) || from < 0)) {
+      return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live?follow=<invocation id>&from=<seq, 0 or more>\n');
+    }
+    if (follow === null && url.searchParams.get('list') === null) return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live needs ?follow=<id>&from=<seq> or ?list=1\n');
+    const ws = acceptWebSocket(req, socket, head);
+    if (!ws) return;
+    live ??= new LiveFeed(options.store);
+    if (follow !== null) live.followJournal(follow, from, ws);
+    else live.followList(ws);
+  });
+  // Upgraded sockets keep a net.Server from closing: the feed (and its sockets) end when close is asked for, not when it is done.
+  const close = server.close.bind(server);
+  server.close = (callback?: (err?: Error) => void) => {
+    void live?.close();
+    return close(callback);
+  };
+}
+
+interface Refusal {
+  status: number;
+  reason: string;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** Why an upgrade request may not proceed, or undefined. */
+function gate(options: LiveOptions, req: IncomingMessage, url: URL): Refusal | undefined {
+  if (url.pathname !== LIVE_PATH) return { status: 404, reason: 'Not Found', message: `no WebSocket at ${url.pathname}` };
+  if (options.loopback && !loopbackHostHeader(req.headers.host)) return { status: 403, reason: 'Forbidden', message: 'this viewer answers only requests addressed to 127.0.0.1 or localhost' };
+  if (options.token !== undefined && !sameToken(presentedToken(req, url).token, options.token)) {
+    return { status: 401, reason: 'Unauthorized', message: 'this viewer needs its token: open the URL weft inspect printed (with ?token=…), or send Authorization: Bearer <token>', headers: { 'www-authenticate': 'Bearer' } };
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined && !sameOrigin(origin, req.headers.host)) return { status: 403, reason: 'Forbidden', message: 'a WebSocket to this viewer must come from its own pages' };
+  return undefined;
+}
+
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    const o = new URL(origin);
+    return (o.protocol === 'http:' || o.protocol === 'https:') && host !== undefined && o.host.toLowerCase() === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** One page following one journal: sends each record once, in seq order. */
+class JournalFollower {
+  private busy = false;
+  private again = false;
+
+  constructor(
+    private readonly store: JournalStore,
+    readonly id: string,
+    private next: number,
+    private readonly ws: WebSocketConnection,
+  ) {}
+
+  /** Read what the store holds from the last seq sent, and send it; calls during a read make it read again after. */
+  async pump(): Promise<void> {
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
+    this.busy = true;
+    try {
+      do {
+        this.again = false;
+        const records = await this.store.read(this.id, this.next);
+        const lines: string[] = [];
+        for (const record of records) {
+          if (record.seq !== this.next + lines.length) break;
+          lines.push(recordLine(record));
+        }
+        if (lines.length === 0) continue;
+        this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
+        this.next += lines.length;
+      } while (this.again);
+    } catch {
+      // not readable now (a tail being written, the store unreachable): read again at the next change or poll
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+/** The viewer's followers, and what tells them to read. */
+class LiveFeed {
+  private readonly journals = new Map<string, Set<JournalFollower>>();
+  private readonly lists = new Set<WebSocketConnection>();
+  /** Every open socket, closed with the feed. */
+  private readonly sockets = new Set<WebSocketConnection>();
+  private readonly rowTimers = new Map<string, NodeJS.Timeout>();
+  private readonly changes: StoreChanges;
+  private readonly poll: NodeJS.Timeout;
+
+  constructor(private readonly store: JournalStore) {
+    // A watch taken late (the folder appeared): what happened before it is reported now.
+    const everything = () => void this.store.list().then((ids) => ids.forEach((id) => this.changed(id)), () => undefined);
+    this.changes = watchStoreChanges(store, (id) => this.changed(id), everything);
+    this.poll = setInterval(() => this.tick(), POLL_MS);
+    this.poll.unref();
+  }
+
+  followJournal(id: string, from: number, ws: WebSocketConnection): void {
+    this.track(ws);
+    const follower = new JournalFollower(this.store, id, from, ws);
+    let set = this.journals.get(id);
+    if (!set) this.journals.set(id, (set = new Set()));
+    set.add(follower);
+    ws.onClose(() => {
+      set.delete(follower);
+      if (set.size === 0 && this.journals.get(id) === set) this.journals.delete(id);
+    });
+    void follower.pump(); // what landed between the page's load and this socket
+  }
+
+  private track(ws: WebSocketConnection): void {
+    this.sockets.add(ws);
+    ws.onClose(() => this.sockets.delete(ws));
+  }
+
+  followList(ws: WebSocketConnection): void {
+    this.track(ws);
+    this.lists.add(ws);
+    ws.onClose(() => this.lists.delete(ws));
+  }
+
+  private changed(id: string): void {
+    for (const follower of this.journals.get(id) ?? []) void follower.pump();
+    if (this.lists.size > 0 && !this.rowTimers.has(id)) {
+      const timer = setTimeout(() => {
+        this.rowTimers.delete(id);
+        void this.sendRow(id);
+      }, ROW_COALESCE_MS);
+      timer.unref();
+      this.rowTimers.set(id, timer);
+    }
+  }
+
+  private async sendRow(id: string): Promise<void> {
+    if (!isValidInvocationId(id)) return;
+    try {
+      const row = await invocationSummary(this.store, id);
+      const message = JSON.stringify({ type: 'row', row });
+      for (const ws of this.lists) ws.send(message);
+    } catch {
+      // unreadable now: the next change sends it
+    }
+  }
+
+  private tick(): void {
+    this.changes.retry();
+    for (const set of this.journals.values()) for (const follower of set) void follower.pump();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.poll);
+    for (const timer of this.rowTimers.values()) clearTimeout(timer);
+    this.rowTimers.clear();
+    for (const ws of [...this.sockets]) ws.close();
+    await this.changes.close();
+  }
+}
