@@ -8,15 +8,14 @@
  * `weft approve --leave-to-serve` does, for `weft resume` to go on from. Over a Redis the writers
  * would refuse (no AOF), the buttons are disabled and the page shows the `weft approve` command.
  */
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawnTracked } from './support/children.js';
-import { assertBuilt, weft, weftBin } from './support/cli.js';
+import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, requireChromium } from './support/chromium.js';
+import { openPage, startViewer } from './support/inspect-viewer.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 
@@ -34,51 +33,8 @@ interface RunLine {
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 const kinds = (journal: string) => readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; body: Record<string, unknown> });
 
-interface Viewer {
-  url: string;
-  origin: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
 
-/** Start `weft inspect` on a free port and wait for the URL it prints. */
-async function startViewer(args: string[]): Promise<Viewer> {
-  const child = spawnTracked(process.execPath, [weftBin, 'inspect', '--port', '0', ...args], { label: 'weft inspect' });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`weft inspect printed no URL within 60 s: ${out}`)), 60_000);
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const m = /http:\/\/\S+/.exec(out);
-      if (m) (clearTimeout(timer), resolve(m[0]));
-    });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`weft inspect exited (${code}) before serving: ${out}`))));
-  });
-  const u = new URL(url);
-  return {
-    url,
-    origin: `${u.protocol}//${u.host}`,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  page.on('dialog', (dialog) => {
-    errors.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  return { page, errors };
-}
 
 /** An invocation of the strict travel domain, resting awaiting approval in `dir`. */
 async function awaitingApproval(dir: string, version: string, extra: string[] = []): Promise<{ run: RunLine; domain: string }> {
@@ -118,7 +74,7 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
     const { run, domain } = await awaitingApproval(dir, 'page-approve');
     const viewer = await startViewer(['--dir', dir, '--domain', domain, '--public-key', run.publicKey]);
     try {
-      const { page, errors } = await openPage();
+      const { page, errors } = await openPage(browser);
       await page.goto(`${viewer.url}invocations/${run.id}`);
       await page.locator('#next table.asked').waitFor();
       await page.locator('#approve-form[data-enabled="true"]').waitFor(); // once /api/approvals answered
@@ -149,7 +105,7 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
     const { run, domain } = await awaitingApproval(dir, 'page-reject');
     const viewer = await startViewer(['--dir', dir, '--domain', domain, '--public-key', run.publicKey]);
     try {
-      const { page, errors } = await openPage();
+      const { page, errors } = await openPage(browser);
       await page.goto(`${viewer.url}invocations/${run.id}`);
       const end = await decideInPage(page, '#reject', 'ops', 'too expensive');
       expect(['failed', 'handed off']).toContain(end);
@@ -190,7 +146,7 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
       const described = async () => (await (await fetch(`${viewer.origin}/api/invocations/${run.id}`, { headers: auth })).json()) as { status: string; waiting: { decided: unknown } };
       expect((await described()).waiting.decided).toBeNull(); // nothing written
       // The page: it says weft serve (or weft resume) goes on, and a click puts the decision in the inbox.
-      const { page, errors } = await openPage();
+      const { page, errors } = await openPage(browser);
       await page.goto(`${viewer.url.replace(/\/\?/, `/invocations/${run.id}?`)}`);
       await page.locator('#approve-form[data-enabled="true"]').waitFor();
       expect(await page.locator('#approve-status').textContent()).toContain('weft serve');
@@ -231,7 +187,7 @@ describe.runIf(hasChromium && (redis || process.env.CI === 'true'))('approvals f
     const { run } = await awaitingApproval(dir, 'page-redis', ['--redis', server.url, '--redis-durability', 'relaxed']);
     const viewer = await startViewer(['--redis', server.url]);
     try {
-      const { page, errors } = await openPage();
+      const { page, errors } = await openPage(browser);
       await page.goto(`${viewer.url}invocations/${run.id}`);
       await page.locator('#approve-form[data-enabled="false"]').waitFor();
       expect(await page.locator('#approve').isDisabled()).toBe(true);

@@ -13,9 +13,9 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawnTracked } from './support/children.js';
-import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
+import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
+import { openPage, startViewer } from './support/inspect-viewer.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-live-'));
@@ -42,36 +42,7 @@ const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) a
 /** A key pair made by a run in a scratch workspace: the slowed runs sign with it, the viewer trusts its public half. */
 let keys: { key: string; pub: string };
 
-async function startViewer(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawnTracked(process.execPath, [weftBin, 'inspect', '--port', '0', ...args], { label: 'weft inspect' });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`weft inspect printed no URL within 60 s: ${out}`)), 60_000);
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const m = /http:\/\/\S+/.exec(out);
-      if (m) (clearTimeout(timer), resolve(m[0]));
-    });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`weft inspect exited (${code}) before serving: ${out}`))));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  return { page, errors };
-}
 
 /** The seqs the invocation page lists in its journal, in the order shown. */
 const shownSeqs = async (page: Page) => (await page.locator('details.record .seq').allTextContents()).map(Number);
@@ -81,7 +52,7 @@ const shownSeqs = async (page: Page) => (await page.locator('details.record .seq
  * while the run is in flight, shows records arriving and ends completed and verified.
  */
 async function followARun(store: string, viewerUrl: string, start: () => Promise<RunLine>): Promise<{ run: RunLine; shownWhileRunning: number; seqs: number[] }> {
-  const { page: list, errors: listErrors } = await openPage();
+  const { page: list, errors: listErrors } = await openPage(browser);
   await list.goto(viewerUrl);
   await list.locator('table.invocations').waitFor();
   await list.locator('body[data-live="live"]').waitFor({ state: 'attached' });
@@ -91,7 +62,7 @@ async function followARun(store: string, viewerUrl: string, start: () => Promise
   const row = list.locator('tr[data-id]').first();
   await row.waitFor({ timeout: 30_000 });
   const id = (await row.getAttribute('data-id'))!;
-  const { page, errors } = await openPage();
+  const { page, errors } = await openPage(browser);
   await page.goto(`${viewerUrl}invocations/${id}`);
   await page.locator('#verdict').waitFor();
   expect(await page.locator('[data-field="status"] .status').textContent()).toBe('running');

@@ -6,17 +6,16 @@
  * refused, and with a token a request without it gets 401; a Redis store the writers would refuse
  * (no AOF) is read all the same.
  */
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawnTracked } from './support/children.js';
-import { assertBuilt, weft, weftBin } from './support/cli.js';
+import { assertBuilt, weft } from './support/cli.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
+import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-'));
@@ -34,49 +33,8 @@ const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) a
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
 
-interface Viewer {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
 
-/** Start `weft inspect` on a free port and wait for the URL it prints. */
-async function startViewer(args: string[]): Promise<Viewer> {
-  const child = spawnTracked(process.execPath, [weftBin, 'inspect', '--port', '0', ...args], { label: 'weft inspect' });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`weft inspect printed no URL within 60 s: ${out}`)), 60_000);
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const m = /http:\/\/\S+/.exec(out);
-      if (m) (clearTimeout(timer), resolve(m[0]));
-    });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`weft inspect exited (${code}) before serving: ${out}`))));
-  });
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
-/** A page of the browser that records any script error or dialog (nothing may run that we did not ship). */
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  page.on('dialog', (dialog) => {
-    errors.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  return { page, errors };
-}
 
 beforeAll(async () => {
   assertBuilt();
@@ -109,7 +67,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
 
   test('it binds 127.0.0.1 and the list shows the completed run, linked to its page', async () => {
     expect(viewer.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const { page, errors } = await openPage();
+    const { page, errors } = await openPage(browser);
     await page.goto(viewer.url);
     const row = page.locator(`tr[data-id="${run.id}"]`);
     await row.waitFor();
@@ -129,7 +87,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
   });
 
   test('its page verifies the journal in the browser against --public-key and shows the fingerprint', async () => {
-    const { page, errors } = await openPage();
+    const { page, errors } = await openPage(browser);
     const scripts: string[] = [];
     page.on('request', (req) => {
       if (req.resourceType() === 'script') scripts.push(new URL(req.url()).pathname);
@@ -155,7 +113,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
   });
 
   test('an intent carrying markup is shown as text, in the list and on its page, and runs nothing', async () => {
-    const { page, errors } = await openPage();
+    const { page, errors } = await openPage(browser);
     await page.goto(viewer.url);
     const row = page.locator(`tr[data-id="${evilRun.id}"]`);
     await row.waitFor();
@@ -175,7 +133,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
     expect((await weft(['keygen', '--out', other])).code).toBe(0);
     const wrong = await startViewer(['--dir', dir, '--public-key', path.join(other, 'weft.pub')]);
     try {
-      const { page, errors } = await openPage();
+      const { page, errors } = await openPage(browser);
       await page.goto(`${wrong.url}invocations/${run.id}`);
       await page.locator('#verdict').waitFor();
       const sealSeq = readFileSync(run.journal, 'utf8').trim().split('\n').length - 1;
@@ -191,7 +149,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
   test('awaiting approval: the journal holds but is not sealed yet (not a failure), and the page shows what is asked and the command with --dir', async () => {
     const waiting = last((await weft(['run', writeStrictTravelDomain(root), '--seed', '3', '--dir', dir, '--json'])).stdout);
     expect(waiting.status).toBe('awaiting_approval');
-    const { page, errors } = await openPage();
+    const { page, errors } = await openPage(browser);
     await page.goto(`${viewer.url}invocations/${waiting.id}`);
     await page.locator('#verdict').waitFor();
     expect(await page.locator('#verdict h2').textContent()).toBe('chain intact; not sealed yet');
@@ -216,7 +174,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
     writeFileSync(done.journal, lines.join('\n'));
     const other = await startViewer(['--dir', tampered, '--public-key', done.publicKey]);
     try {
-      const { page, errors } = await openPage();
+      const { page, errors } = await openPage(browser);
       await page.goto(`${other.url}invocations/${done.id}`);
       await page.locator('#verdict').waitFor();
       expect(await page.locator('#verdict h2').textContent()).toBe(`✗ verification failed at seq ${seq}`);
@@ -282,7 +240,7 @@ describe.runIf(hasChromium)('weft inspect, who may connect', () => {
         expect((await fetch(`${origin}${p}`, { headers: { authorization: 'Bearer wrong-token-of-some-length' } })).status, p).toBe(401);
       }
       expect((await fetch(`${origin}/api/invocations`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
-      const { page, errors } = await openPage();
+      const { page, errors } = await openPage(browser);
       await page.goto(viewer.url);
       await page.locator('tbody tr[data-id]').first().waitFor();
       const id = await page.locator('tbody tr[data-id]').first().getAttribute('data-id');
@@ -324,7 +282,7 @@ describe.runIf(hasChromium && (redis || process.env.CI === 'true'))('weft inspec
     expect(run.status).toBe('completed');
     const viewer = await startViewer(['--redis', server.url, '--public-key', run.publicKey]);
     try {
-      const { page, errors } = await openPage();
+      const { page, errors } = await openPage(browser);
       await page.goto(viewer.url);
       await page.locator(`tr[data-id="${run.id}"] .status`).waitFor();
       expect(await page.locator(`tr[data-id="${run.id}"] .status`).textContent()).toBe('completed');

@@ -1,0 +1,58 @@
+/**
+ * The viewer's browser tests share these: `startViewer` runs `weft inspect` on a free port as a
+ * tracked child (the suite's process hygiene) and waits for the URL it prints; `openPage` opens a
+ * page that records every script error and dialog — nothing may run in it that Weft did not ship.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { Browser, Page } from 'playwright-core';
+import { spawnTracked } from './children.js';
+import { weftBin } from './cli.js';
+
+export interface Viewer {
+  /** The URL it printed (with ?token= when it has one). */
+  url: string;
+  /** `http://host:port`, what a page of it sends as its Origin. */
+  origin: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Start `weft inspect ...args` on a free port and wait (up to 60 s) for the URL it prints. */
+export async function startViewer(args: string[]): Promise<Viewer> {
+  const child = spawnTracked(process.execPath, [weftBin, 'inspect', '--port', '0', ...args], { label: 'weft inspect' });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`weft inspect printed no URL within 60 s: ${out}`)), 60_000);
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const m = /http:\/\/\S+/.exec(out);
+      if (m) (clearTimeout(timer), resolve(m[0]));
+    });
+    child.stderr!.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`weft inspect exited (${code}) before serving: ${out}`))));
+  });
+  const u = new URL(url);
+  return {
+    url,
+    origin: `${u.protocol}//${u.host}`,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A new page of `browser` that records any script error or dialog in `errors`. */
+export async function openPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.on('dialog', (dialog) => {
+    errors.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return { page, errors };
+}
