@@ -12,10 +12,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { recordLine } from '../journal/encode.js';
-import { JournalIntegrityError } from '../journal/errors.js';
-import type { JournalRecord } from '../journal/records.js';
-import { isValidInvocationId, journalFileOf, type JournalStore } from '../journal/store.js';
+import { isValidInvocationId, journalFileOf } from '../journal/store.js';
+import { storedJournalLines } from '../journal/stored-lines.js';
 import { locate, locationOf } from './hints.js';
 import { openStore, storeChoice } from './store-choice.js';
 
@@ -43,22 +41,8 @@ export async function journalSource(target: string, strings: Record<string, stri
     if (!existsSync(file)) throw notThere();
     return { file, name: file };
   }
-  const bytes = await storedLines(store, target);
+  const bytes = await storedJournalLines(store, target);
   if (bytes === undefined) throw notThere();
   return { bytes, name: `${target} in ${store.name}`, id: target };
 }
 
-/** A store's journal written out as lines; undefined when it has none. */
-async function storedLines(store: JournalStore, id: string): Promise<Uint8Array | undefined> {
-  let records: JournalRecord[];
-  let bad = '';
-  try {
-    records = await store.read(id);
-  } catch (err) {
-    if (!(err instanceof JournalIntegrityError)) throw err;
-    records = await store.read(id, 0, err.seq);
-    bad = '{ (a stored line that is not JSON)\n';
-  }
-  if (records.length === 0 && bad === '') return undefined;
-  return new TextEncoder().encode(records.map((r) => `${recordLine(r)}\n`).join('') + bad);
-}

@@ -6,10 +6,8 @@
  * page names its seq.
  */
 import { promises as fs } from 'node:fs';
-import { recordLine } from '../journal/encode.js';
-import { JournalIntegrityError } from '../journal/errors.js';
-import type { JournalRecord } from '../journal/records.js';
 import { journalFileOf, type JournalStore } from '../journal/store.js';
+import { storedJournalLines } from '../journal/stored-lines.js';
 
 /** The journal's bytes, or undefined when the store holds no journal for `id` (the id is valid). */
 export async function journalBytes(store: JournalStore, id: string): Promise<Uint8Array | undefined> {
@@ -22,15 +20,5 @@ export async function journalBytes(store: JournalStore, id: string): Promise<Uin
       throw err;
     }
   }
-  let records: JournalRecord[];
-  let bad = '';
-  try {
-    records = await store.read(id);
-  } catch (err) {
-    if (!(err instanceof JournalIntegrityError)) throw err;
-    records = await store.read(id, 0, err.seq);
-    bad = '{ (a stored line that is not JSON)\n';
-  }
-  if (records.length === 0 && bad === '') return undefined;
-  return new TextEncoder().encode(records.map((r) => `${recordLine(r)}\n`).join('') + bad);
+  return storedJournalLines(store, id);
 }
