@@ -47,6 +47,18 @@ export interface InvocationSummary {
   suspendedAs?: string;
   /** The command that repairs a damaged invocation or sets it aside, or that continues a suspended one. */
   fix?: string;
+  /** The epoch of the last record (when known). */
+  epoch?: number;
+  /** The last record's kind and envelope time (ISO 8601, the writer's clock), when known. */
+  last?: { kind: string; at?: string };
+}
+
+/** The listing's `epoch` and `last` fields from a last record's facts (absent facts stay absent). */
+function lastFields(kind: string | undefined, epoch: number | undefined, at: string | undefined): Pick<InvocationSummary, 'epoch' | 'last'> {
+  return {
+    ...(epoch === undefined ? {} : { epoch }),
+    ...(kind === undefined ? {} : { last: at === undefined ? { kind } : { kind, at } }),
+  };
 }
 
 /** The suspension a suspended snapshot carries: `data.context.suspension`. */
@@ -66,7 +78,7 @@ export async function invocationStatus(store: JournalStore, id: string): Promise
 
 /** A store with a status index (RedisStore): listing reads it instead of every journal. */
 interface IndexedStore extends JournalStore {
-  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number }>>;
+  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number; epoch?: number; lastKind?: string; lastAt?: string }>>;
 }
 
 function isIndexed(store: JournalStore): store is IndexedStore {
@@ -85,7 +97,7 @@ export async function listInvocations(store: JournalStore, filter: { tenant?: st
     const out: InvocationSummary[] = [];
     for (const entry of await store.indexed(filter.tenant === undefined ? {} : { tenant: filter.tenant })) {
       const row = SEALED_STATUSES.has(entry.status)
-        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus }
+        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus, ...lastFields(entry.lastKind, entry.epoch, entry.lastAt) }
         : await summarize(store, entry.id).catch((err: unknown) => damagedRow(entry.id, err));
       if (keep(row)) out.push(row);
     }
@@ -131,7 +143,7 @@ function damagedRow(id: string, err: unknown): InvocationSummary {
  * facts read from the journal, given only while the journal is unchanged since.
  */
 interface SummarizingStore extends JournalStore {
-  summary(id: string): Promise<{ firstKind: string; pinnedFor: string | undefined; tenant: string | undefined; intent: string | undefined; records: number; lastKinds: string[] } | undefined>;
+  summary(id: string): Promise<{ firstKind: string; pinnedFor: string | undefined; tenant: string | undefined; intent: string | undefined; records: number; lastKinds: string[]; lastEpoch?: number; lastAt?: string } | undefined>;
 }
 
 function isSummarizing(store: JournalStore): store is SummarizingStore {
@@ -148,7 +160,7 @@ async function endedFromSummary(store: JournalStore, id: string): Promise<Invoca
   const facts = await store.summary(id).catch(() => undefined);
   if (!facts || facts.firstKind !== 'invocation.pinned' || facts.pinnedFor !== id) return undefined;
   const ending = endingOf(facts.lastKinds);
-  return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending };
+  return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending, ...lastFields(facts.lastKinds.at(-1), facts.lastEpoch, facts.lastAt) };
 }
 
 async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
@@ -245,14 +257,16 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
       };
     }
     const records = await store.length(id);
+    const lastRecord = (await store.read(id, records - 1, records))[0];
+    const last = lastFields(lastRecord?.kind, lastRecord?.epoch, lastRecord?.meta?.at);
     let state;
     try {
       state = await restingState(store, id, records);
     } catch (err) {
       if (err instanceof TornTailError || !(await snapshotUnreadable(store, id))) throw err;
-      return { ...base, records, status: 'damaged', problem: `the snapshot cannot be read (${message(err)})`, fix: snapshotFix(store, id) };
+      return { ...base, records, ...last, status: 'damaged', problem: `the snapshot cannot be read (${message(err)})`, fix: snapshotFix(store, id) };
     }
-    return { ...base, records, ...state };
+    return { ...base, records, ...last, ...state };
   } catch (err) {
     const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?', records: 0, status: 'damaged' as const };
     if (err instanceof TornTailError) {

@@ -33,6 +33,13 @@ describe('listing a file store of ended invocations', () => {
   test('the rows are the ones the journals give, and no journal is read', async () => {
     const fromJournals = await Promise.all(ids.map((id) => invocationSummary(store, id)));
     expect(fromJournals.map((row) => row.status)).toEqual(['completed', 'completed', 'completed']);
+    // The viewer's columns: the last record's epoch and kind, from the journal and from the summary alike.
+    for (const [i, row] of fromJournals.entries()) {
+      const last = (await store.read(ids[i]!)).at(-1)!;
+      expect(row.last?.kind).toBe('invocation.sealed');
+      expect(row.epoch).toBe(last.epoch);
+      expect(row.last?.at).toBe(last.meta?.at);
+    }
     const read = vi.spyOn(store, 'read');
     const length = vi.spyOn(store, 'length');
     expect(await listInvocations(store)).toEqual(fromJournals);

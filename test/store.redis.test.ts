@@ -15,7 +15,8 @@ import { FencedError, JournalIntegrityError, LeaseHeldError, SeqConflictError } 
 import type { JournalRecord } from '../journal/records.js';
 import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../journal/stores/redis.js';
 import { chainRecord } from '../journal/chain.js';
-import { listOpenInvocations } from '../runtime/list.js';
+import { invocationSummary, listInvocations, listOpenInvocations } from '../runtime/list.js';
+import { fillEnded } from '../bench/list-fixture.js';
 import { chain, storeConformance } from './store-conformance.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
@@ -205,6 +206,23 @@ describe.skipIf(!available)('RedisStore', () => {
       expect((await reader.rebuildIndex()).added).toEqual([]); // idempotent
       await Promise.all([writer.close(), reader.close(), neighbour.close()]);
     });
+  });
+
+  test("the status index carries an ended invocation's epoch and last record, from the append and from a reindex alike (the viewer's columns)", async () => {
+    const store = open();
+    const ids = await fillEnded([store], 2);
+    await (await store.connection()).ping(); // the index merges were sent, not awaited
+    const fromJournals = await Promise.all(ids.map((id) => invocationSummary(store, id)));
+    const fromIndex = await listInvocations(store);
+    expect(fromIndex).toEqual(fromJournals);
+    for (const [i, row] of fromIndex.entries()) {
+      const last = (await store.read(ids[i]!)).at(-1)!;
+      expect(row.last).toEqual({ kind: last.kind, ...(last.meta?.at === undefined ? {} : { at: last.meta.at }) });
+      expect(row.epoch).toBe(last.epoch);
+    }
+    await raw.del(store.indexKey);
+    expect(await listInvocations(store)).toEqual(fromIndex); // rebuilt from the journals
+    await store.close();
   });
 
   describe('the open set (what weft serve polls)', () => {

@@ -1,6 +1,7 @@
 /**
  * The invocations page (`/`): every invocation in the store as a table — id (linking to its page),
- * tenant, intent (cut), status, records, and why a suspended or damaged one is so — with filters by
+ * tenant, intent (cut), status, epoch, records, the last record's kind and age, and why a suspended
+ * or damaged one is so — with filters by
  * status and tenant and a search box over id and intent, applied in the page. The rows come from
  * `/api/invocations` (runtime/list.ts `listInvocations`).
  */
@@ -16,6 +17,17 @@ function option(value: string, label: string): HTMLOptionElement {
   return o;
 }
 
+/** How long ago an envelope time was, by this browser's clock ("" when it is not a time). */
+function age(at: string): string {
+  const ms = Date.now() - Date.parse(at);
+  if (!Number.isFinite(ms)) return '';
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 172800) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} days ago`;
+}
+
 function row(inv: ListedInvocation): HTMLTableRowElement {
   const why = [inv.problem, inv.reason].filter((t): t is string => typeof t === 'string' && t !== '').join('; ');
   return el(
@@ -25,7 +37,9 @@ function row(inv: ListedInvocation): HTMLTableRowElement {
     el('td', {}, cut(inv.tenant, 24)),
     el('td', { class: 'intent' }, cut(inv.intent, 80)),
     el('td', {}, statusBadge(inv.status)),
+    el('td', { class: 'num' }, inv.epoch ?? ''),
     el('td', { class: 'num' }, inv.records),
+    el('td', { class: 'last' }, inv.last ? el('span', { class: 'mono' }, inv.last.kind) : '', inv.last?.at ? el('div', { class: 'age', title: inv.last.at }, age(inv.last.at)) : null),
     el('td', { class: 'why' }, why === '' ? '' : cut(why, 140), inv.fix ? el('div', { class: 'fix mono' }, cut(inv.fix, 140)) : null),
   );
 }
@@ -50,7 +64,7 @@ async function main(): Promise<void> {
   const table = el(
     'table',
     { class: 'invocations' },
-    el('thead', {}, el('tr', {}, el('th', {}, 'invocation'), el('th', {}, 'tenant'), el('th', {}, 'intent'), el('th', {}, 'status'), el('th', { class: 'num' }, 'records'), el('th', {}, 'why'))),
+    el('thead', {}, el('tr', {}, el('th', {}, 'invocation'), el('th', {}, 'tenant'), el('th', {}, 'intent'), el('th', {}, 'status'), el('th', { class: 'num' }, 'epoch'), el('th', { class: 'num' }, 'records'), el('th', {}, 'last record'), el('th', {}, 'why'))),
     body,
   );
   const render = () => {
@@ -61,7 +75,7 @@ async function main(): Promise<void> {
       (r) => (wantStatus === '' || r.status === wantStatus) && (wantTenant === '' || r.tenant === wantTenant) && (words === '' || r.id.toLowerCase().includes(words) || r.intent.toLowerCase().includes(words)),
     );
     replace(body, ...shown.map(row));
-    if (shown.length === 0) body.appendChild(el('tr', {}, el('td', { colspan: '6', class: 'empty' }, rows.length === 0 ? 'no invocations in this store yet' : 'nothing matches')));
+    if (shown.length === 0) body.appendChild(el('tr', {}, el('td', { colspan: '8', class: 'empty' }, rows.length === 0 ? 'no invocations in this store yet' : 'nothing matches')));
     count.textContent = shown.length === rows.length ? `${rows.length} invocation${rows.length === 1 ? '' : 's'}` : `${shown.length} of ${rows.length}`;
   };
   for (const input of [status, tenant]) input.addEventListener('change', render);

@@ -14,6 +14,9 @@ export interface ListedInvocation {
   problem?: string;
   reason?: string;
   fix?: string;
+  /** The last record's epoch, kind and envelope time (ISO 8601), when the store knows them. */
+  epoch?: number;
+  last?: { kind: string; at?: string };
 }
 
 export interface StepView {

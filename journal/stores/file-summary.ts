@@ -37,6 +37,9 @@ export interface JournalSummary {
   records: number;
   /** The kinds of the last two records (what runtime/list.ts reads an ending from). */
   lastKinds: string[];
+  /** The last record's epoch and envelope time (ISO 8601), for the listing's columns. */
+  lastEpoch?: number;
+  lastAt?: string;
 }
 
 /** The identity of a journal file's bytes: equal stamps mean the same, unchanged file. */
@@ -65,6 +68,8 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
     if (first === undefined || last === undefined || length === 0) return;
     const head = JSON.parse(first) as { kind?: unknown; body?: { invocation?: unknown; tenant?: unknown; intent?: unknown } };
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const tail = last.map((line) => JSON.parse(line) as { kind?: unknown; epoch?: unknown; meta?: { at?: unknown } });
+    const end = tail.at(-1);
     const summary: JournalSummary = {
       invocation,
       firstKind: String(head.kind),
@@ -72,7 +77,9 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
       tenant: text(head.body?.tenant),
       intent: text(head.body?.intent),
       records: length,
-      lastKinds: last.map((line) => String((JSON.parse(line) as { kind?: unknown }).kind)),
+      lastKinds: tail.map((record) => String(record.kind)),
+      lastEpoch: typeof end?.epoch === 'number' ? end.epoch : undefined,
+      lastAt: text(end?.meta?.at),
     };
     atomicWrite(join(dir, SUMMARY), canonicalize({ v: 1, stamp, summary: stripUndefined(summary) }) + '\n', { durable: false });
   } catch {
@@ -109,6 +116,8 @@ export function readJournalSummary(dir: string, invocation: string, journalPath:
     intent: typeof s.intent === 'string' ? s.intent : undefined,
     records: s.records,
     lastKinds: s.lastKinds.filter((k): k is string => typeof k === 'string'),
+    ...(typeof s.lastEpoch === 'number' ? { lastEpoch: s.lastEpoch } : {}),
+    ...(typeof s.lastAt === 'string' ? { lastAt: s.lastAt } : {}),
   };
 }
 

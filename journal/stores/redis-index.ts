@@ -1,6 +1,6 @@
 /**
  * The Redis store's status index: one hash `<prefix>:index` (invocation id → JSON entry { tenant,
- * intent (a short prefix), status, epoch, records, updated, reason? }), so that `weft ls --redis
+ * intent (a short prefix), status, epoch, records, updated, reason?, lastKind?, lastAt? }), so that `weft ls --redis
  * URL [--tenant T] [--status S]` needs no scan of every journal, and one set `<prefix>:open` of the
  * ids whose entry has not ended, kept by the same merge script: `weft serve` reads it (and only
  * those entries) on every poll instead of the whole index, and repairs it with the index now and
@@ -34,6 +34,9 @@ export interface IndexEntry {
   /** ms since the epoch, the writer's clock. */
   updated: number;
   reason?: string;
+  /** The kind of the last record as of the entry's update, and its envelope time (ISO 8601), when known. */
+  lastKind?: string;
+  lastAt?: string;
 }
 
 const INTENT_CHARS = 120;
@@ -77,6 +80,8 @@ export function appendPatch(records: readonly JournalRecord[], now: number): Rec
   if (!last) return patch;
   patch.records = last.seq + 1;
   patch.epoch = last.epoch;
+  patch.lastKind = last.kind;
+  if (last.meta?.at !== undefined) patch.lastAt = last.meta.at;
   const first = records[0]!;
   if (first.seq === 0 && first.kind === 'invocation.pinned') {
     const body = first.body as { tenant: string; intent: string };
@@ -115,6 +120,8 @@ export function parseEntry(id: string, text: string): IndexEntry | undefined {
       records: typeof e.records === 'number' ? e.records : 0,
       updated: typeof e.updated === 'number' ? e.updated : 0,
       ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
+      ...(typeof e.lastKind === 'string' ? { lastKind: e.lastKind } : {}),
+      ...(typeof e.lastAt === 'string' ? { lastAt: e.lastAt } : {}),
     };
   } catch {
     return undefined;

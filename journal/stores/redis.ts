@@ -675,6 +675,8 @@ export class RedisStore implements JournalStore {
         epoch: tail.at(-1)?.epoch ?? 0,
         records: length,
         updated: this.now(),
+        ...(tail.at(-1) === undefined ? {} : { lastKind: tail.at(-1)!.kind }),
+        ...(tail.at(-1)?.meta?.at === undefined ? {} : { lastAt: tail.at(-1)!.meta!.at }),
         ...(status === 'suspended' && note?.reason !== undefined ? { reason: note.reason } : {}),
       };
       await redis.hset(this.indexKey, id, JSON.stringify(entry));
