@@ -7,6 +7,8 @@
  *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
  *   GET /api/trusted-key               the key given with --public-key and its label, or null
+ *   GET /api/keys/<keyId>              the public key the store holds under that id, labelled "from the
+ *                                      store, not independent" (the page's last resort: page/trusted-key.ts)
  *   GET /api/viewer                    the store's name and its location flags
  *   GET /assets/…, /vendor/…           the page's modules (assets.ts)
  *   GET /api/approvals, POST /api/invocations/<id>/decision   approvals from the page (approve.ts)
@@ -24,6 +26,7 @@ import { isWeftError } from '../journal/errors.js';
 import type { PublicKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
 import { describeInvocation } from '../runtime/describe-load.js';
+import { publicKeyFromStore } from '../runtime/keys.js';
 import { listInvocations } from '../runtime/list.js';
 import { loopbackHostHeader, presentedToken, sameToken, tokenCookie } from './access.js';
 import { approvalRoute, type Approver } from './approve.js';
@@ -100,6 +103,11 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   if (p === '/api/trusted-key') {
     const t = options.trustedKey;
     return sendJson(res, 200, t ? { publicKey: t.key.publicKey, keyId: t.key.keyId, label: t.label } : null);
+  }
+  const storeKey = /^\/api\/keys\/([0-9a-f]{64})$/.exec(p);
+  if (storeKey) {
+    const key = await publicKeyFromStore(options.store, storeKey[1]!);
+    return sendJson(res, 200, key ? { ...key, label: `from the store (${options.store.name}), not independent: it shows the journal is unchanged since this key sealed it, not whose key it is — pass --public-key, or drop your weft.pub on the page` } : null);
   }
   if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
   const api = /^\/api\/invocations\/([^/]+)(\/journal)?$/.exec(p);

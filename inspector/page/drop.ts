@@ -1,12 +1,23 @@
 /**
  * Offline audit: a journal file or a `weft export` bundle dropped onto the page (or chosen with the
- * file button) is verified right here, with no server data — only the trusted key the viewer was
- * started with, if any (verify.ts `verifyFile`).
+ * file button) is verified right here, with no server data — against the key dropped onto the page,
+ * else the key the viewer was started with, if any (verify.ts `verifyFile`). A public key file
+ * (weft.pub) dropped the same way becomes the page's trusted key (trusted-key.ts).
  */
 import { el, replace } from './dom.js';
+import { droppedKey, KEY_CHANGED, parseKeyFile, setDroppedKey } from './trusted-key.js';
 import { verdictPanel } from './verdict-view.js';
 import { verifyFile } from './verify.js';
 import type { TrustedKey } from './wire.js';
+
+/** What the page trusts now, with a button to forget a dropped key. */
+function keyLine(): HTMLElement {
+  const key = droppedKey();
+  if (!key) return el('p', { class: 'note', id: 'dropped-key' }, 'Drop your weft.pub here to check seals against a key you hold.');
+  const forget = el('button', { type: 'button', class: 'button', id: 'forget-key' }, 'forget it');
+  forget.addEventListener('click', () => setDroppedKey(null));
+  return el('p', { class: 'note', id: 'dropped-key', 'data-key-id': key.keyId }, 'trusted key: ', el('span', { class: 'mono' }, key.keyId.slice(0, 16)), ` — ${key.label} `, forget);
+}
 
 /** The drop panel; `trusted` is read when a file arrives. */
 export function dropPanel(trusted: () => TrustedKey | null): HTMLElement {
@@ -16,12 +27,25 @@ export function dropPanel(trusted: () => TrustedKey | null): HTMLElement {
     'section',
     { class: 'drop', id: 'drop' },
     el('h2', {}, 'verify a file'),
-    el('p', {}, 'Drop a journal (.jsonl) or a bundle from weft export anywhere on this page, or ', el('label', { for: 'drop-file', class: 'button' }, 'choose one'), ': it is verified in this page, nothing is sent.'),
+    el('p', {}, 'Drop a journal (.jsonl), a bundle from weft export or a public key (weft.pub) anywhere on this page, or ', el('label', { for: 'drop-file', class: 'button' }, 'choose one'), ': it is read in this page, nothing is sent.'),
     input,
+    keyLine(),
     result,
   );
+  document.addEventListener(KEY_CHANGED, () => panel.querySelector('#dropped-key')?.replaceWith(keyLine()));
   const check = async (file: File) => {
-    const outcome = verifyFile(new Uint8Array(await file.arrayBuffer()), trusted());
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const asKey = parseKeyFile(bytes, file.name);
+    if (asKey.kind === 'key') {
+      setDroppedKey(asKey.key);
+      replace(result, el('p', { class: 'dropped' }, 'seals are now checked against ', el('span', { class: 'mono' }, asKey.key.keyId), ` (${file.name})`));
+      return;
+    }
+    if (asKey.kind === 'refused') {
+      replace(result, el('p', { class: 'error', id: 'drop-problem' }, asKey.problem));
+      return;
+    }
+    const outcome = verifyFile(bytes, droppedKey() ?? trusted());
     replace(
       result,
       el('p', { class: 'dropped' }, el('span', { class: 'mono' }, file.name), ` — ${outcome.input}${outcome.invocation ? ` of ${outcome.invocation}` : ''}`),

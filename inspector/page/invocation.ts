@@ -7,6 +7,8 @@
 import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
+import { dropPanel } from './drop.js';
+import { KEY_CHANGED, keyForSeal, sealKeyIdOf } from './trusted-key.js';
 import { verdictPanel } from './verdict-view.js';
 import { verifyInPage } from './verify.js';
 import type { DescriptionView, EpochView, StepView, TrustedKey, ViewerInfo } from './wire.js';
@@ -147,10 +149,16 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
   return el('section', { class: 'journal' }, el('h2', {}, `journal — ${lines.length} record${lines.length === 1 ? '' : 's'}`), el('ol', { start: '0' }, ...items));
 }
 
+/** The drop target (a key, a journal, a bundle), made once: it stays the same node across redraws. */
+let drop: HTMLElement | null = null;
+/** The key the latest redraw verified against, for a file dropped later. */
+let currentKey: TrustedKey | null = null;
+
 const crumbs = () => el('p', { class: 'crumbs' }, el('a', { href: '/' }, '← invocations'), ' / ', el('span', { class: 'mono' }, id));
 
 /** The page for what it has now: drawn again as records arrive (expanded records stay expanded). */
 function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey | null, info: ViewerInfo): void {
+  currentKey = key;
   const expanded = new Set<string | null>([...root.querySelectorAll('details.record[open] .seq')].map((s) => s.textContent));
   const text = new TextDecoder().decode(bytes);
   const verdict = verifyInPage(bytes, key);
@@ -163,6 +171,7 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     nextPanel(description, info),
     el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
     journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
+    (drop ??= dropPanel(() => currentKey)),
   );
   for (const d of root.querySelectorAll<HTMLDetailsElement>('details.record')) if (expanded.has(d.querySelector('.seq')?.textContent ?? null)) d.open = true;
   document.body.dataset.verdict = verdict.kind;
@@ -191,11 +200,21 @@ async function main(): Promise<void> {
     root.querySelector('.loading')?.remove();
     return;
   }
+  // The seal is checked against a dropped key, else --public-key, else the store's (labelled): trusted-key.ts.
+  const viewerKey = key;
+  key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
   render(description, bytes, key, info);
+  document.addEventListener(KEY_CHANGED, () =>
+    refresh(async () => {
+      key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
+      render(description, bytes, key, info);
+    }),
+  );
   followJournal(id, journalLineCount(bytes), (lines) => {
     bytes = withLines(bytes, lines);
     refresh(async () => {
       description = await getJson<DescriptionView>(path);
+      key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
       render(description, bytes, key, info);
     });
   });
