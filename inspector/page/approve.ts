@@ -4,9 +4,10 @@
  * `/api/invocations/<id>/decision` (inspector/approve.ts) from this page's own origin, carrying the
  * token cookie. What the viewer may do comes from `/api/approvals`: where it writes nothing (a
  * store that fails the writers' durability check) the buttons are disabled and the reason shown
- * beside the `weft approve` command. After a decision the page follows the invocation — resumed by
- * the viewer itself, or by `weft serve` — polling its description until it rests or ends, then
- * reloads to show the end. Everything from the server reaches the DOM as text.
+ * beside the `weft approve` command. After a decision the page goes on following the invocation
+ * live, as it does anyway (live.ts, over the WebSocket): resumed by the viewer itself, or by
+ * `weft serve`, its records arrive and the page redraws to its end. Nothing polls. Everything from
+ * the server reaches the DOM as text.
  */
 import { el, getJson, replace } from './dom.js';
 
@@ -15,10 +16,6 @@ interface Approvals {
   reason: string | null;
   resumes: 'viewer' | 'serve' | null;
 }
-
-const FOLLOW_EVERY_MS = 500;
-/** Statuses an invocation moves on from by itself; anything else is a rest or an end. */
-const MOVING = new Set(['running', 'awaiting_approval']);
 
 /** The approval form for invocation `id`; `command` is the `weft approve` line shown when the page cannot decide. */
 export function approvalForm(id: string, command: string): HTMLElement {
@@ -55,7 +52,6 @@ export function approvalForm(id: string, command: string): HTMLElement {
         answer.resumes === 'viewer'
           ? `${decision}: this viewer resumed it; following it to its end…`
           : `${decision}: in its inbox. weft serve resumes it — or run weft resume ${id} with this store. Following it…`;
-      follow(id, status);
     } catch (err) {
       status.textContent = `could not send the decision: ${err instanceof Error ? err.message : String(err)}`;
       approve.disabled = reject.disabled = by.disabled = note.disabled = false;
@@ -78,22 +74,4 @@ export function approvalForm(id: string, command: string): HTMLElement {
       replace(status, `deciding here is off (${err instanceof Error ? err.message : String(err)}). Run: `, el('span', { class: 'mono', id: 'approve-command' }, command));
     });
   return form;
-}
-
-/** Poll the invocation until it leaves running/awaiting approval, then reload the page to show its end. */
-function follow(id: string, status: HTMLElement): void {
-  const tick = async () => {
-    try {
-      const d = await getJson<{ status: string }>(`/api/invocations/${encodeURIComponent(id)}`);
-      if (!MOVING.has(d.status)) {
-        location.reload();
-        return;
-      }
-      status.dataset.following = d.status;
-    } catch {
-      // A moment without an answer: try again.
-    }
-    setTimeout(() => void tick(), FOLLOW_EVERY_MS);
-  };
-  setTimeout(() => void tick(), FOLLOW_EVERY_MS);
 }
