@@ -61,3 +61,32 @@ describe('determinism boundary', () => {
     expect(hits, `${file} reaches for ${hits.join(', ')}`).toEqual([]);
   });
 });
+
+/**
+ * The viewer's page (inspector/page/, compiled for the browser) imports only its own modules, the
+ * pure folders (never a store or a Node fast path) and the three vendored packages the import map
+ * names — so what verifies a journal in the browser is the pure code the CLI runs, and nothing
+ * with I/O can reach the page.
+ */
+describe('the viewer page imports only pure modules', () => {
+  const pageFiles = sourceFiles(join(root, 'inspector', 'page')).map((path) => relative(root, path).split('\\').join('/'));
+  const vendored = /^(zod|@noble\/hashes|@noble\/curves)(\/|$)/;
+
+  test('there is a page to check', () => {
+    expect(pageFiles.length).toBeGreaterThan(3);
+  });
+
+  test.each(pageFiles)('%s', (file) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    const specifiers = [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+    const bad = specifiers.filter((spec) => {
+      if (vendored.test(spec)) return false;
+      if (!spec.startsWith('.')) return true; // node:, or any other package
+      const target = join(root, 'inspector', 'page', spec).replace(/\.js$/, '.ts');
+      const rel = relative(root, target).split('\\').join('/');
+      if (rel.startsWith('inspector/page/')) return false;
+      return !pureFiles.includes(rel);
+    });
+    expect(bad, `${file} imports ${bad.join(', ')}, which is not pure: the page may import only inspector/page/ and the pure folders (${pureFolders.join(', ')})`).toEqual([]);
+  });
+});
