@@ -62,7 +62,7 @@ describe.runIf(hasChromium)('the key a seal is checked against', () => {
 
     // The person's own key, dropped on the page (the file chooser is the drop's twin).
     await page.setInputFiles('#drop-file', run.publicKey);
-    await page.waitForFunction(() => document.querySelector('#verdict')?.textContent?.includes('dropped onto this page'));
+    await page.waitForFunction("document.querySelector('#verdict')?.textContent?.includes('dropped onto this page')");
     verdict = await verdictOf(page);
     expect(verdict).toContain('verified');
     expect(verdict).not.toContain('not independent');
@@ -74,12 +74,12 @@ describe.runIf(hasChromium)('the key a seal is checked against', () => {
 
     // A key that did not seal the journal: a mismatch, named as such.
     await page.setInputFiles('#drop-file', otherPub);
-    await page.waitForFunction(() => document.querySelector('#verdict')?.classList.contains('bad'));
+    await page.waitForFunction("document.querySelector('#verdict')?.classList.contains('bad')");
     expect(await verdictOf(page)).toMatch(/seal signature mismatch/);
 
     // Forgotten: back to the store's key, labelled.
     await page.click('#forget-key');
-    await page.waitForFunction(() => document.querySelector('#verdict')?.textContent?.includes('not independent'));
+    await page.waitForFunction("document.querySelector('#verdict')?.textContent?.includes('not independent')");
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -94,7 +94,7 @@ describe.runIf(hasChromium)('the key a seal is checked against', () => {
     await page.setInputFiles('#drop-file', copy);
     await page.locator('#drop-problem').waitFor();
     expect(await page.locator('#drop-problem').textContent()).toContain('secret key');
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(await verdictOf(page)).toContain('not independent');
     expect(errors).toEqual([]);
     await page.close();
