@@ -76,7 +76,8 @@ export function statelyTap(relay: StatelyRelay, now: () => number = () => Date.n
       case '@xstate.snapshot': {
         const root = rootOf(ref);
         if (!root) return;
-        relay.publish(snapshotMessage(root.invocation, boundedSnapshot(event.snapshot as never), { type: typeof event.event?.type === 'string' ? event.event.type : '' }, now()));
+        const type = typeof event.event?.type === 'string' ? event.event.type : '';
+        relay.publish(snapshotMessage(root.invocation, boundedSnapshot(event.snapshot as never), { type: type === 'xstate.init' && root.restored ? 'weft.resumed' : type }, now()));
         return;
       }
       default:
