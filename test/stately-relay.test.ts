@@ -22,8 +22,10 @@ import { StatelyRelay } from '../inspector/stately/relay.js';
 import { eventMessage, MAX_SNAPSHOT_BYTES, snapshotMessage, boundedSnapshot } from '../inspector/stately/protocol.js';
 import { createRuntime } from '../runtime/index.js';
 import { travelDomain } from '../examples/travel/domain.js';
-import { assertBuilt, weftBin } from './support/cli.js';
+import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
 import { spawnTracked } from './support/children.js';
+import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-stately-'));
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
@@ -127,6 +129,69 @@ describe('weft run --stately, seen by an inspector client', () => {
     for (const m of run.messages) if (m.snapshot) expect(JSON.stringify(m.snapshot).length).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
     const huge = boundedSnapshot({ value: 'execute', context: { invocation: 'x'.repeat(10_000), done: Array(10_000).fill({ result: 'y'.repeat(100) }) } });
     expect(JSON.stringify(huge).length).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
+  });
+});
+
+type Rec = ReturnType<typeof journalOf>[number];
+
+/** What any relayed run must show: its one actor, its boundaries in order, a step event per step record. */
+function expectFaithful(messages: Message[], id: string, journal: Rec[]): void {
+  expect(messages[0]!.type).toBe('@xstate.actor');
+  expect(messages.filter((m) => m.type === '@xstate.actor').map((m) => m.sessionId)).toEqual([id]);
+  const values = messages.filter((m) => m.type === '@xstate.snapshot').map((m) => m.snapshot!.value);
+  const planned = journal.filter((r) => r.kind === 'epoch.derived').length;
+  expect(values).toEqual(['parse', ...Array.from({ length: planned }, () => ['decompose', 'admit', 'execute', 'boundary', 'parse']).flat(), 'finishing', 'completed']);
+  const fromJournal = journal.filter((r) => r.kind.startsWith('step.')).map((r) => `${r.kind}#${String(r.body.step)}@${r.seq}`);
+  const fromRelay = messages.filter((m) => /^weft\.step\./.test(m.event?.type ?? '')).map((m) => `${m.event!.type.replace('weft.', '')}#${String(m.event!.step)}@${String(m.event!.seq)}`);
+  expect(fromRelay).toEqual(fromJournal);
+  expect(fromRelay.length).toBeGreaterThan(1);
+}
+
+const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
+
+describe("the README's domain (examples/helpdesk), embedded", () => {
+  test('relayed like travel: its actor, boundaries and steps', async () => {
+    const out = await watched(['run', HELPDESK, '--dir', path.join(root, 'helpdesk'), '--json']);
+    expect(out.code, out.stderr).toBe(0);
+    const result = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { id: string; status: string; journal: string };
+    expect(result.status).toBe('completed');
+    expectFaithful(out.messages, result.id, journalOf(result.journal));
+  });
+});
+
+const redis = requireRedis();
+describe.runIf(redis || process.env.CI === 'true')('on Redis, with a worker process', () => {
+  let server: RedisServer;
+  let worker: WorkerProcess | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await server?.stop();
+  });
+
+  const bundleJournal = async (id: string, dir: string): Promise<Rec[]> => {
+    const exported = await weft(['export', id, '--redis', server.url, '--dir', dir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const bundle = JSON.parse(exported.stdout) as { journal: string };
+    return bundle.journal.trim().split('\n').map((line) => JSON.parse(line) as Rec);
+  };
+
+  test('a travel run whose steps a worker runs, and the README domain in-process: each relayed faithfully', async () => {
+    const dir = path.join(root, 'redis');
+    worker = await startWeftWorker(['--domain', 'travel', '--redis', server.url, '--dir', dir]);
+    const travel = await watched(['run', 'travel', LISBON, ...TRAVEL, '--redis', server.url, '--dir', dir, '--dispatch', 'bullmq', '--json']);
+    expect(travel.code, travel.stderr).toBe(0);
+    const t = JSON.parse(travel.stdout.trim().split('\n').at(-1)!) as { id: string; status: string };
+    expect(t.status).toBe('completed');
+    expectFaithful(travel.messages, t.id, await bundleJournal(t.id, dir));
+
+    const helpdesk = await watched(['run', HELPDESK, '--redis', server.url, '--dir', dir, '--dispatch', 'in-process', '--json']);
+    expect(helpdesk.code, helpdesk.stderr).toBe(0);
+    const h = JSON.parse(helpdesk.stdout.trim().split('\n').at(-1)!) as { id: string; status: string };
+    expect(h.status).toBe('completed');
+    expectFaithful(helpdesk.messages, h.id, await bundleJournal(h.id, dir));
   });
 });
 
