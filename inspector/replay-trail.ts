@@ -55,7 +55,7 @@ export type Trail =
       states: Array<string | null>;
       transitions: TrailTransition[];
     }
-  | { replayed: false; reason: string; records: number };
+  | { replayed: false; reason: string; /** What would let the viewer replay it. */ hint?: string; records: number };
 
 /** The domains a viewer can replay with: the one given with `--domain` (if any), and the built-ins. */
 export interface TrailDomains {
@@ -148,7 +148,11 @@ export async function trailOf(store: JournalStore, id: string, domains: TrailDom
     return { replayed: false, reason: `not replayed: ${err instanceof Error ? err.message : String(err)}`, records: records.length };
   }
   const domain = await domainFor(store, id, library, digest, domains);
-  if (!domain) return { replayed: false, reason: 'not replayed: domain not loaded', records: records.length };
+  if (!domain) {
+    const named = (await store.getMetadata(id).catch(() => undefined))?.domain;
+    const hint = `start weft inspect with --domain <the module of ${named === undefined ? 'its domain' : `domain ${named}`}> to replay it`;
+    return { replayed: false, reason: 'not replayed: domain not loaded', hint, records: records.length };
+  }
   library ??= domain.libraries.find((l) => libraryDigest(l) === digest);
   if (!library) return { replayed: false, reason: `not replayed: the pinned library ${digest} is neither in the store nor in domain ${domain.name}`, records: records.length };
   return trailOfRecords(records, domain, library);

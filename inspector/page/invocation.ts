@@ -252,7 +252,7 @@ function showChart(k: number, last: number): void {
   } else {
     const state = k === last ? stateOfStatus(description.status) : null;
     chart.show({ current: state, visited: new Set(state ? [state] : []), taken: new Set(), last: null });
-    text = `${trail ? trail.reason : `not replayed: ${shown.trailProblem ?? 'no trail'}`}${state ? ` — lit from its status (${description.status.replace(/_/g, ' ')})` : ''}`;
+    text = `${trail ? trail.reason : `not replayed: ${shown.trailProblem ?? 'no trail'}`}${state ? ` — lit from its status (${description.status.replace(/_/g, ' ')})` : ''}${trail?.hint ? `; ${trail.hint}` : ''}`;
     tone = 'partial';
   }
   if (caption) {

@@ -102,4 +102,4 @@ export type TrailView =
       states: Array<string | null>;
       transitions: Array<{ after: number; from: string; to: string; event: string; guard: string | null; edge: string }>;
     }
-  | { replayed: false; reason: string; records: number };
+  | { replayed: false; reason: string; hint?: string; records: number };
