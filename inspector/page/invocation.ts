@@ -323,6 +323,14 @@ async function main(): Promise<void> {
   let bytes: Uint8Array;
   let key: TrustedKey | null;
   let info: ViewerInfo;
+  // The statechart's graph and the trail are fetched beside the rest (a replay may take a moment on the server).
+  const chartLoaded = Promise.all([
+    getJson<MachineGraphView>('/api/machine').then(
+      (graph) => void (shown.graph = graph),
+      () => undefined,
+    ),
+    loadTrail(path),
+  ]);
   try {
     [description, bytes, key, info] = await Promise.all([
       getJson<DescriptionView>(path),
@@ -338,8 +346,7 @@ async function main(): Promise<void> {
     root.querySelector('.loading')?.remove();
     return;
   }
-  shown.graph = await getJson<MachineGraphView>('/api/machine').catch(() => null);
-  await loadTrail(path);
+  await chartLoaded;
   render(description, bytes, key, info);
   followJournal(id, journalLineCount(bytes), (lines) => {
     bytes = withLines(bytes, lines);
