@@ -243,8 +243,8 @@ function showChart(k: number, last: number): void {
   if (trail?.replayed) {
     const view = viewAt(trail, graph.initial, k);
     chart.show(view);
-    const where = view.current ? `in ${view.current}` : 'not reached by replay';
-    text = `${k === last ? 'now' : `at record ${k}`}: ${where} — replayed from the journal with domain ${trail.domain}`;
+    const where = view.current ?? 'not reached by replay';
+    text = `${k === last ? 'at the last record' : `at record ${k}`}: ${where} — replayed from the journal with domain ${trail.domain}`;
     if (trail.error) {
       tone = 'bad';
       text += `; replay stopped${trail.error.seq !== null ? ` at seq ${trail.error.seq}` : ''}: ${trail.error.message}`;
