@@ -6,6 +6,8 @@
  *   GET /api/invocations               runtime/list.ts listInvocations, as JSON
  *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
+ *   GET /api/invocations/<id>/trail    its journal replayed: the state at each record, the transitions taken (replay-trail.ts)
+ *   GET /api/machine                   the invocation statechart, laid out (machine-graph.ts)
  *   GET /api/trusted-key               the key given with --public-key and its label, or null
  *   GET /api/keys/<keyId>              the public key the store holds under that id, labelled "from the
  *                                      store, not independent" (the page's last resort: page/trusted-key.ts)
@@ -25,6 +27,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isWeftError } from '../journal/errors.js';
 import type { PublicKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
+import type { Domain } from '../runtime/domain.js';
 import { describeInvocation } from '../runtime/describe-load.js';
 import { publicKeyFromStore } from '../runtime/keys.js';
 import { listInvocations } from '../runtime/list.js';
@@ -32,6 +35,8 @@ import { loopbackHostHeader, presentedToken, sameToken, tokenCookie } from './ac
 import { approvalRoute, type Approver } from './approve.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
+import { machineGraph } from './machine-graph.js';
+import { cachedTrailOf } from './replay-trail.js';
 import { attachLive } from './live.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
 import { STYLE } from './style.js';
@@ -48,6 +53,8 @@ export interface InspectorOptions {
   loopback?: boolean;
   /** Decisions on approvals from the page (approve.ts); without it, the page shows the CLI command. */
   approver?: Approver;
+  /** The domain given with `--domain`: replays (time travel) its invocations besides the built-ins' (replay-trail.ts). */
+  domain?: Domain;
 }
 
 const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -109,14 +116,16 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     const key = await publicKeyFromStore(options.store, storeKey[1]!);
     return sendJson(res, 200, key ? { ...key, label: `from the store (${options.store.name}), not independent: it shows the journal is unchanged since this key sealed it, not whose key it is — pass --public-key, or drop your weft.pub on the page` } : null);
   }
+  if (p === '/api/machine') return sendJson(res, 200, machineGraph());
   if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
-  const api = /^\/api\/invocations\/([^/]+)(\/journal)?$/.exec(p);
+  const api = /^\/api\/invocations\/([^/]+)(\/journal|\/trail)?$/.exec(p);
   if (api) {
     const id = decoded(api[1]!);
     if (id === undefined) return sendJson(res, 400, { error: 'the invocation id in the URL is not valid percent-encoding' });
     try {
       const description = await describeInvocation(options.store, id);
       if (!api[2]) return sendJson(res, 200, description);
+      if (api[2] === '/trail') return sendJson(res, 200, await cachedTrailOf(options.store, id, { given: options.domain }));
       const bytes = await journalBytes(options.store, id);
       if (bytes === undefined) return sendJson(res, 404, { error: `invocation ${id} has no journal in ${options.store.name}` });
       return send(res, 200, 'application/x-ndjson; charset=utf-8', bytes);

@@ -66,4 +66,41 @@ section.drop input[type=file] { display: none; } .button { color: var(--accent);
 .approve-fields input { font: inherit; padding: 4px 8px; border: 1px solid #c9ced6; border-radius: 6px; } #approve-note { flex: 1; min-width: 200px; }
 button.decide { font: inherit; font-weight: 600; padding: 5px 14px; border-radius: 6px; border: 1px solid transparent; cursor: pointer; color: #fff; }
 button.decide.approve { background: var(--ok); } button.decide.reject { background: var(--bad); } button.decide:disabled { opacity: .45; cursor: not-allowed; }
+section.statechart { padding-bottom: 10px; }
+.chart-caption { margin: 0 0 8px; color: #344054; } .chart-caption.bad { color: var(--bad); } .chart-caption.partial { color: var(--wait); }
+.chart-frame { overflow-x: auto; text-align: center; background: #fcfcfd; border: 1px solid var(--line); border-radius: 6px; padding: 6px 0; }
+svg.statechart-svg { max-width: 100%; height: auto; font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; }
+.sc-edge path { fill: none; stroke: #b4bcc8; stroke-width: 1.3; marker-end: url(#sc-arrow); }
+#sc-arrow path { fill: #b4bcc8; } #sc-arrow-taken path { fill: var(--accent); } #sc-arrow-last path { fill: #f79009; }
+.sc-edge.taken path { stroke: var(--accent); stroke-width: 2.4; marker-end: url(#sc-arrow-taken); }
+.sc-edge.last path { stroke: #f79009; stroke-width: 2.8; marker-end: url(#sc-arrow-last); }
+.sc-edge.fan:not(.taken) { display: none; }
+.sc-label rect { fill: #fcfcfd; fill-opacity: .92; } .sc-label text { font-size: 10.5px; fill: #667085; }
+.sc-label.guarded text { fill: #6941c6; font-weight: 600; }
+.sc-label.taken text { fill: var(--accent); } .sc-label.taken rect { fill: #eef4ff; fill-opacity: 1; stroke: #b2ccff; }
+.sc-label.last text { fill: #b54708; } .sc-label.last rect { fill: #fffaeb; stroke: #fec84b; }
+.sc-node rect.box { fill: #fff; stroke: #98a2b3; stroke-width: 1.3; } .sc-node rect.inner { fill: none; stroke: #98a2b3; stroke-width: 1; }
+.sc-node.resting rect.box { stroke-dasharray: 5 3; }
+.sc-node .name { font-size: 12.5px; font-weight: 700; fill: var(--fg); } .sc-node .invokes { font-size: 10px; fill: var(--muted); }
+.sc-node .start { fill: var(--fg); } .sc-node .start-line { stroke: var(--fg); stroke-width: 1.5; }
+.sc-node.visited rect.box { fill: #eef4ff; stroke: #84adff; } .sc-node.visited rect.inner { stroke: #84adff; }
+.sc-node.current rect.box { stroke-width: 3; filter: drop-shadow(0 0 5px rgba(48,86,211,.55)); }
+.sc-node.current.tone-run rect.box { fill: var(--accent); stroke: #1d3fa8; }
+.sc-node.current.tone-ok rect.box { fill: var(--ok); stroke: #054f31; filter: drop-shadow(0 0 5px rgba(6,118,71,.55)); }
+.sc-node.current.tone-bad rect.box { fill: var(--bad); stroke: #7a1a10; filter: drop-shadow(0 0 5px rgba(180,35,24,.5)); }
+.sc-node.current.tone-wait rect.box { fill: #f79009; stroke: #93370d; filter: drop-shadow(0 0 5px rgba(247,144,9,.55)); }
+.sc-node.current .name, .sc-node.current .invokes { fill: #fff; } .sc-node.current rect.inner { stroke: #fff; }
+.travel { display: flex; align-items: center; gap: 8px; margin: 0 0 10px; padding: 8px 10px; background: #f5f8ff; border: 1px solid #d1e0ff; border-radius: 6px; flex-wrap: wrap; }
+.travel.past { background: #fffaeb; border-color: #fedf89; }
+.travel-title { font-weight: 600; color: #344054; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.travel input[type=range] { flex: 1; min-width: 220px; accent-color: var(--accent); }
+.travel button { font: inherit; padding: 2px 10px; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; cursor: pointer; } .travel button:disabled { opacity: .4; cursor: default; }
+.travel-readout { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: 12.5px; min-width: 330px; color: #344054; }
+.journal li.later { opacity: .32; } .journal li.at { background: #fffaeb; box-shadow: inset 3px 0 0 #f79009; }
+.chart-legend { display: flex; gap: 6px 16px; flex-wrap: wrap; align-items: center; margin: 8px 0 0; color: var(--muted); font-size: 12px; }
+.chart-legend .key::before { content: ""; display: inline-block; width: 18px; height: 0; margin-right: 6px; vertical-align: middle; border-top: 2px solid; }
+.key.k-path::before { border-color: var(--accent); } .key.k-last::before { border-color: #f79009; }
+.key.k-guard { color: #6941c6; font-weight: 600; } .key.k-guard::before { display: none; }
+.key.k-rest::before, .key.k-final::before { width: 14px; height: 9px; border: 1.5px dashed #98a2b3; border-radius: 3px; }
+.key.k-final::before { border: 3px double #98a2b3; border-radius: 6px; }
 `;

@@ -21,6 +21,7 @@ import { isLoopback } from '../../inspector/access.js';
 import { createInspectorServer } from '../../inspector/server.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { DomainLoadError, loadDomain } from '../domain-loader.js';
 import { locationOf } from '../hints.js';
 import { inspectApprover } from '../inspect-approver.js';
 import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
@@ -82,9 +83,17 @@ export async function run(argv: string[]): Promise<number> {
       throw err;
     }
   }
+  // The domain given replays its invocations for time travel (inspector/replay-trail.ts), besides the built-ins.
+  let loaded;
+  try {
+    loaded = domain === undefined ? undefined : (await loadDomain(domain)).domain;
+  } catch (err) {
+    if (err instanceof DomainLoadError) return usageFailure('inspect', usage, new UsageError(err.message));
+    throw err;
+  }
   const store = await openForReading(choice);
   const approver = await inspectApprover(store, choice, domain);
-  const server = createInspectorServer({ store, approver, location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
+  const server = createInspectorServer({ store, approver, ...(loaded ? { domain: loaded } : {}), location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

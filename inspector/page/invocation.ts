@@ -3,15 +3,25 @@
  * verify.ts), status and pin (`/api/invocations/<id>`, runtime/describe.ts), a timeline of epochs and
  * their steps, and the journal's records, each expandable to its body, seq, hash and prev. The
  * records shown are the lines the page verified itself (`/api/invocations/<id>/journal`).
+ *
+ * Its statechart (statechart.ts, laid out from the machine by `/api/machine`) is lit by the journal
+ * replayed on the server (`/api/invocations/<id>/trail`); a resting journal can be stepped through
+ * record by record (time-travel.ts), and `renderAt` draws the page as of a record: the sections that
+ * follow time travel take the records up to it (the epochs by runtime/describe-epoch.ts `epochsOf`,
+ * the pure function the server describes them with).
  */
+import type { JournalRecord } from '../../journal/records.js';
+import { epochsOf } from '../../runtime/describe-epoch.js';
 import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { dropPanel } from './drop.js';
 import { KEY_CHANGED, keyForSeal, sealKeyIdOf } from './trusted-key.js';
 import { verdictPanel } from './verdict-view.js';
+import { statechart, stateOfStatus, viewAt, type Statechart } from './statechart.js';
+import { timeTravel } from './time-travel.js';
 import { verifyInPage } from './verify.js';
-import type { DescriptionView, EpochView, StepView, TrustedKey, ViewerInfo } from './wire.js';
+import type { DescriptionView, EpochView, MachineGraphView, StepView, TrailView, TrustedKey, ViewerInfo } from './wire.js';
 
 const root = document.getElementById('app')!;
 const id = decodeURIComponent(location.pathname.replace(/^\/invocations\//, '').replace(/\/$/, ''));
@@ -153,6 +163,127 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
 let drop: HTMLElement | null = null;
 /** The key the latest redraw verified against, for a file dropped later. */
 let currentKey: TrustedKey | null = null;
+function timelineSection(epochs: readonly EpochView[]): HTMLElement {
+  return el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(epochs.length ? epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')]));
+}
+
+/** The journal's lines as records (a line that is not JSON is an empty one). */
+function parseLines(text: string): LineRecord[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => {
+    try {
+      return JSON.parse(line) as LineRecord;
+    } catch {
+      return {};
+    }
+  });
+}
+
+/** What the page shows now: the machine's graph and the trail (fetched once each, the trail again as records arrive), the description, the records. */
+const shown: { graph: MachineGraphView | null; trail: TrailView | null; trailProblem: string | null; description: DescriptionView | null; records: LineRecord[]; chart: Statechart | null } = {
+  graph: null,
+  trail: null,
+  trailProblem: null,
+  description: null,
+  records: [],
+  chart: null,
+};
+
+/** Time travel's record, or null to follow the latest. */
+let travelAt: number | null = null;
+
+/** Statuses at which a journal rests, so it can be stepped through (a running one moves on by itself). */
+const RESTING = new Set(['completed', 'failed', 'handed_off', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'interrupted']);
+
+/** The statechart, lit by the trail at the latest record (renderAt moves it), and the time-travel control. */
+function chartSection(d: DescriptionView, travels: boolean): HTMLElement | null {
+  const graph = shown.graph;
+  if (!graph) return null;
+  const chart = statechart(graph);
+  shown.chart = chart;
+  const records = shown.records.length;
+  const trail = shown.trail;
+  const caption = el('p', { class: 'chart-caption', id: 'chart-caption' });
+  const travel = travels && RESTING.has(d.status) && records > 1 && trail !== null
+    ? timeTravel({
+        count: records,
+        at: travelAt ?? records - 1,
+        describe: (k) => {
+          const r = shown.records[k];
+          const state = trail.replayed ? trail.states[k] : null;
+          return `record ${k} of ${records - 1}${r?.kind !== undefined ? ` · ${String(r.kind)}` : ''}${state ? ` · ${state}` : ''}`;
+        },
+        onChange: (k) => {
+          travelAt = k === records - 1 ? null : k;
+          renderAt(shown.records.slice(0, k + 1));
+        },
+      })
+    : null;
+  const section = el('section', { class: 'statechart', id: 'statechart' }, el('h2', {}, 'statechart'), caption, travel, el('div', { class: 'chart-frame' }, chart.element), chartLegend());
+  showChart(records - 1, records - 1);
+  return section;
+}
+
+function chartLegend(): HTMLElement {
+  const key = (cls: string, text: string) => el('span', { class: `key ${cls}` }, text);
+  return el(
+    'p',
+    { class: 'chart-legend' },
+    key('k-path', 'path taken'),
+    key('k-last', 'last transition'),
+    key('k-guard', 'guard'),
+    key('k-rest', 'rests there'),
+    key('k-final', 'final'),
+    el('span', {}, "not drawn until a run takes one: every invoking state's onError into suspended, and resume [suspendedIn(state)] back to it"),
+  );
+}
+
+/** Light the chart as of record k (of `last`), and say where it stands and how it knows. */
+function showChart(k: number, last: number): void {
+  const { chart, trail, graph, description } = shown;
+  if (!chart || !graph || !description) return;
+  const caption = document.getElementById('chart-caption') ?? chart.element.closest('section')?.querySelector('.chart-caption');
+  let text: string;
+  let tone = 'ok';
+  if (trail?.replayed) {
+    const view = viewAt(trail, graph.initial, k);
+    chart.show(view);
+    const where = view.current ?? 'not reached by replay';
+    text = `${k === last ? 'at the last record' : `at record ${k}`}: ${where} — replayed from the journal with domain ${trail.domain}`;
+    if (trail.error) {
+      tone = 'bad';
+      text += `; replay stopped${trail.error.seq !== null ? ` at seq ${trail.error.seq}` : ''}: ${trail.error.message}`;
+    }
+  } else {
+    const state = k === last ? stateOfStatus(description.status) : null;
+    chart.show({ current: state, visited: new Set(state ? [state] : []), taken: new Set(), last: null });
+    text = `${trail ? trail.reason : `not replayed: ${shown.trailProblem ?? 'no trail'}`}${state ? ` — lit from its status (${description.status.replace(/_/g, ' ')})` : ''}${trail?.hint ? `; ${trail.hint}` : ''}`;
+    tone = 'partial';
+  }
+  if (caption) {
+    caption.textContent = text;
+    caption.className = `chart-caption ${tone}`;
+  }
+}
+
+/**
+ * The page as of the last of `records` (time travel: records 0..k): the statechart at the state
+ * replay reached at k with the path up to it, the journal's later records dimmed, the epochs and
+ * steps as records 0..k describe them. The latest record shows the description's own epochs.
+ */
+function renderAt(records: readonly LineRecord[]): void {
+  const k = records.length - 1;
+  const last = shown.records.length - 1;
+  showChart(k, last);
+  root.querySelectorAll<HTMLLIElement>('.journal li').forEach((li, i) => {
+    li.classList.toggle('later', i > k);
+    li.classList.toggle('at', i === k && k < last);
+  });
+  const epochs = k >= last && shown.description ? shown.description.epochs : (epochsOf(records as unknown as JournalRecord[], undefined, undefined) as unknown as EpochView[]);
+  root.querySelector('section.timeline')?.replaceWith(timelineSection(epochs));
+  document.body.dataset.travel = k >= last ? 'latest' : String(k);
+}
 
 const crumbs = () => el('p', { class: 'crumbs' }, el('a', { href: '/' }, '← invocations'), ' / ', el('span', { class: 'mono' }, id));
 
@@ -161,6 +292,8 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
   currentKey = key;
   const expanded = new Set<string | null>([...root.querySelectorAll('details.record[open] .seq')].map((s) => s.textContent));
   const text = new TextDecoder().decode(bytes);
+  shown.description = description;
+  shown.records = parseLines(text);
   const verdict = verifyInPage(bytes, key);
   replace(
     root,
@@ -169,12 +302,25 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     verdictPanel(verdict),
     header(description),
     nextPanel(description, info),
-    el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
+    chartSection(description, verdict.kind !== 'failed'),
+    timelineSection(description.epochs),
     journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
     (drop ??= dropPanel(() => currentKey)),
   );
+  if (travelAt !== null && travelAt < shown.records.length - 1) renderAt(shown.records.slice(0, travelAt + 1));
   for (const d of root.querySelectorAll<HTMLDetailsElement>('details.record')) if (expanded.has(d.querySelector('.seq')?.textContent ?? null)) d.open = true;
   document.body.dataset.verdict = verdict.kind;
+}
+
+/** The trail (replay-trail.ts); one that cannot be had leaves the chart lit from the status, saying why. */
+async function loadTrail(path: string): Promise<void> {
+  try {
+    shown.trail = await getJson<TrailView>(`${path}/trail`);
+    shown.trailProblem = null;
+  } catch (err) {
+    shown.trail = null;
+    shown.trailProblem = err instanceof Error ? err.message : String(err);
+  }
 }
 
 async function main(): Promise<void> {
@@ -185,6 +331,14 @@ async function main(): Promise<void> {
   let bytes: Uint8Array;
   let key: TrustedKey | null;
   let info: ViewerInfo;
+  // The statechart's graph and the trail are fetched beside the rest (a replay may take a moment on the server).
+  const chartLoaded = Promise.all([
+    getJson<MachineGraphView>('/api/machine').then(
+      (graph) => void (shown.graph = graph),
+      () => undefined,
+    ),
+    loadTrail(path),
+  ]);
   try {
     [description, bytes, key, info] = await Promise.all([
       getJson<DescriptionView>(path),
@@ -203,6 +357,7 @@ async function main(): Promise<void> {
   // The seal is checked against a dropped key, else --public-key, else the store's (labelled): trusted-key.ts.
   const viewerKey = key;
   key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
+  await chartLoaded;
   render(description, bytes, key, info);
   document.addEventListener(KEY_CHANGED, () =>
     refresh(async () => {
@@ -215,6 +370,7 @@ async function main(): Promise<void> {
     refresh(async () => {
       description = await getJson<DescriptionView>(path);
       key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
+      await loadTrail(path);
       render(description, bytes, key, info);
     });
   });

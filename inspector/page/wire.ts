@@ -81,3 +81,28 @@ export interface TrustedKey {
   /** Where it came from, shown beside the verdict. */
   label: string;
 }
+
+/** `/api/machine`: the invocation statechart laid out on the server (inspector/machine-graph.ts `MachineGraph`). */
+export interface MachineGraphView {
+  machine: string;
+  initial: string;
+  width: number;
+  height: number;
+  nodes: Array<{ id: string; kind: 'initial' | 'state' | 'resting' | 'final'; invokes: string | null; x: number; y: number; width: number; height: number }>;
+  edges: Array<{ id: string; source: string; target: string; event: string; guard: string | null; otherwise: boolean; fan: boolean; points: Array<{ x: number; y: number }>; label: { x: number; y: number } }>;
+}
+
+/** `/api/invocations/<id>/trail`: the journal replayed through the machine (inspector/replay-trail.ts `Trail`). */
+export type TrailView =
+  | {
+      replayed: true;
+      domain: string;
+      status: string;
+      error: { code: string; seq: number | null; message: string } | null;
+      records: number;
+      passed: number;
+      /** The state once record k was passed; null past where replay got. */
+      states: Array<string | null>;
+      transitions: Array<{ after: number; from: string; to: string; event: string; guard: string | null; edge: string }>;
+    }
+  | { replayed: false; reason: string; hint?: string; records: number };
