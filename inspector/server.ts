@@ -6,6 +6,7 @@
  *   GET /api/invocations               runtime/list.ts listInvocations, as JSON
  *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
+ *   GET /api/invocations/<id>/plans    each epoch's plan tree re-derived and checked (plan-trees.ts)
  *   GET /api/trusted-key               the key given with --public-key and its label, or null
  *   GET /api/viewer                    the store's name and its location flags
  *   GET /assets/…, /vendor/…           the page's modules (assets.ts)
@@ -21,6 +22,8 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isWeftError } from '../journal/errors.js';
+import type { EvaluableRegistry } from '../htn/library/evaluables.js';
+import type { Library } from '../htn/library/schema.js';
 import type { PublicKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
 import { describeInvocation } from '../runtime/describe-load.js';
@@ -30,6 +33,7 @@ import { approvalRoute, type Approver } from './approve.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
 import { attachLive } from './live.js';
+import { evaluablesFrom, loadPlanTrees } from './plan-trees.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
 import { STYLE } from './style.js';
 
@@ -45,6 +49,8 @@ export interface InspectorOptions {
   loopback?: boolean;
   /** Decisions on approvals from the page (approve.ts); without it, the page shows the CLI command. */
   approver?: Approver;
+  /** The domain given with `--domain`: its evaluables re-derive its plans (plan-trees.ts); built-ins need none given. */
+  domain?: { libraries: readonly Library[]; evaluables: EvaluableRegistry | undefined };
 }
 
 const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -102,13 +108,14 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     return sendJson(res, 200, t ? { publicKey: t.key.publicKey, keyId: t.key.keyId, label: t.label } : null);
   }
   if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
-  const api = /^\/api\/invocations\/([^/]+)(\/journal)?$/.exec(p);
+  const api = /^\/api\/invocations\/([^/]+)(\/journal|\/plans)?$/.exec(p);
   if (api) {
     const id = decoded(api[1]!);
     if (id === undefined) return sendJson(res, 400, { error: 'the invocation id in the URL is not valid percent-encoding' });
     try {
       const description = await describeInvocation(options.store, id);
       if (!api[2]) return sendJson(res, 200, description);
+      if (api[2] === '/plans') return sendJson(res, 200, await loadPlanTrees(options.store, await options.store.read(id), evaluablesFrom(options.domain)));
       const bytes = await journalBytes(options.store, id);
       if (bytes === undefined) return sendJson(res, 404, { error: `invocation ${id} has no journal in ${options.store.name}` });
       return send(res, 200, 'application/x-ndjson; charset=utf-8', bytes);

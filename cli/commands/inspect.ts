@@ -22,6 +22,7 @@ import { createInspectorServer } from '../../inspector/server.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { locationOf } from '../hints.js';
+import { loadDomain } from '../domain-loader.js';
 import { inspectApprover } from '../inspect-approver.js';
 import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
@@ -82,9 +83,11 @@ export async function run(argv: string[]): Promise<number> {
       throw err;
     }
   }
+  // The domain's evaluables re-derive its plans on the server (inspector/plan-trees.ts).
+  const planDomain = domain === undefined ? undefined : (await loadDomain(domain)).domain;
   const store = await openForReading(choice);
   const approver = await inspectApprover(store, choice, domain);
-  const server = createInspectorServer({ store, approver, location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
+  const server = createInspectorServer({ store, approver, ...(planDomain ? { domain: planDomain } : {}), location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
