@@ -7,9 +7,12 @@
 import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
+import { modelGist, modelRepliesSection } from './model-replies.js';
+import { planTreeSection } from './plan-tree.js';
+import { timelineSection } from './timeline.js';
 import { verdictPanel } from './verdict-view.js';
 import { verifyInPage } from './verify.js';
-import type { DescriptionView, EpochView, StepView, TrustedKey, ViewerInfo } from './wire.js';
+import type { DescriptionView, EpochView, LineRecord, PlansView, StepView, TrustedKey, ViewerInfo } from './wire.js';
 
 const root = document.getElementById('app')!;
 const id = decodeURIComponent(location.pathname.replace(/^\/invocations\//, '').replace(/\/$/, ''));
@@ -96,14 +99,18 @@ function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
   return parts.length ? el('section', { class: 'next', id: 'next' }, el('h2', {}, w ? 'waiting' : 'commands'), ...parts) : null;
 }
 
-interface LineRecord {
-  seq?: unknown;
-  kind?: unknown;
-  epoch?: unknown;
-  body?: unknown;
-  hash?: unknown;
-  prev?: unknown;
-  meta?: { at?: unknown; writer?: unknown };
+/** The journal's lines parsed (a line that is not JSON is left out): what the sections below are drawn from. */
+function parsedRecords(text: string): LineRecord[] {
+  const out: LineRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      out.push(JSON.parse(line) as LineRecord);
+    } catch {
+      // shown as text by journalList
+    }
+  }
+  return out;
 }
 
 /** The journal's lines as the page received them; a line that is not JSON is shown as text. */
@@ -126,6 +133,7 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
       el('span', { class: `mono kind${rec && /\.(rejected|failed)$/.test(String(rec.kind)) ? ' sad' : ''}` }, rec ? String(rec.kind) : '(not JSON)'),
       el('span', { class: 'epoch-tag' }, rec && rec.epoch !== undefined ? `epoch ${String(rec.epoch)}` : ''),
       el('span', { class: 'at' }, rec?.meta?.at !== undefined ? String(rec.meta.at) : ''),
+      rec ? modelGist(rec) : null,
       bad ? el('span', { class: 'flag bad' }, 'first bad record') : after ? el('span', { class: 'flag after' }, 'after the bad record') : null,
     );
     const detail = rec
@@ -138,6 +146,8 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
           el('dd', { class: 'mono' }, String(rec.prev)),
           rec.meta?.writer !== undefined ? el('dt', {}, 'writer') : null,
           rec.meta?.writer !== undefined ? el('dd', { class: 'mono' }, String(rec.meta.writer)) : null,
+          rec.meta?.worker !== undefined ? el('dt', {}, 'worker') : null,
+          rec.meta?.worker !== undefined ? el('dd', { class: 'mono' }, String(rec.meta.worker)) : null,
           el('dt', {}, 'body'),
           el('dd', {}, el('pre', {}, JSON.stringify(rec.body, null, 2))),
         )
@@ -154,6 +164,7 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
   const expanded = new Set<string | null>([...root.querySelectorAll('details.record[open] .seq')].map((s) => s.textContent));
   const text = new TextDecoder().decode(bytes);
   const verdict = verifyInPage(bytes, key);
+  const records = parsedRecords(text);
   replace(
     root,
     crumbs(),
@@ -161,12 +172,23 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     verdictPanel(verdict),
     header(description),
     nextPanel(description, info),
+    planTreeSection(records, description, plans),
+    timelineSection(records, description),
     el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
+    modelRepliesSection(records),
     journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
   );
   for (const d of root.querySelectorAll<HTMLDetailsElement>('details.record')) if (expanded.has(d.querySelector('.seq')?.textContent ?? null)) d.open = true;
   document.body.dataset.verdict = verdict.kind;
 }
+
+/** Each epoch's plan tree, re-derived by the server (plan-tree.ts); null until it answers. */
+let plans: PlansView | Error | null = null;
+const loadPlans = (path: string) =>
+  getJson<PlansView>(`${path}/plans`).then(
+    (p) => (plans = p),
+    (err: unknown) => (plans = err instanceof Error ? err : new Error(String(err))),
+  );
 
 async function main(): Promise<void> {
   document.title = `${id} — weft inspect`;
@@ -192,10 +214,11 @@ async function main(): Promise<void> {
     return;
   }
   render(description, bytes, key, info);
+  void loadPlans(path).then(() => render(description, bytes, key, info));
   followJournal(id, journalLineCount(bytes), (lines) => {
     bytes = withLines(bytes, lines);
     refresh(async () => {
-      description = await getJson<DescriptionView>(path);
+      [description] = await Promise.all([getJson<DescriptionView>(path), loadPlans(path)]);
       render(description, bytes, key, info);
     });
   });
