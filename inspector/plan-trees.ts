@@ -193,7 +193,7 @@ function epochView(epoch: number, list: readonly JournalRecord[], library: Libra
   // The gap path: the fragment the model authored, certified again.
   const accepted = acceptedAuthorReply(list);
   if (!accepted) {
-    const reason = derived ? 'the journal records an authored plan but no accepted authoring reply' : 'no method applied, and no authored fragment was accepted';
+    const reason = derived ? 'the journal records an authored plan but no accepted authoring reply' : 'no plan to check: no method applied, and no fragment authored by the model was accepted';
     return { ...base, verdict: derived ? { kind: 'mismatch', expected: derived.body.plan, got: null, reason } : { kind: 'not-derived', reason }, tree: null, noMethod, authored: null };
   }
   const text = typeof accepted.body.reply === 'string' ? accepted.body.reply : JSON.stringify(accepted.body.reply);

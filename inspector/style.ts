@@ -91,7 +91,7 @@ ul.pt-tree ul > li::before { content: ""; position: absolute; left: -18px; top: 
 dl.pt-checks { margin: 6px 0 10px; grid-template-columns: 110px 1fr; } dl.pt-checks dd.ok { color: var(--ok); } dl.pt-checks dd.bad { color: var(--bad); font-weight: 600; }
 .pt-rejected, .mr-reason { margin: 6px 0; padding: 6px 10px; border-left: 4px solid var(--bad); background: var(--bad-bg); color: #7a271a; border-radius: 0 6px 6px 0; }
 .tl-epoch { border-top: 1px solid var(--line); padding: 10px 0 4px; } .tl-epoch:first-of-type { border-top: 0; }
-.tl-row { display: grid; grid-template-columns: 250px 1fr 400px; gap: 4px 14px; align-items: center; padding: 5px 0; border-bottom: 1px dashed #eef0f3; }
+.tl-row { display: grid; grid-template-columns: 240px 1fr 470px; gap: 4px 14px; align-items: center; padding: 5px 0; border-bottom: 1px dashed #eef0f3; }
 .tl-row:last-child { border-bottom: 0; }
 .tl-label { display: flex; flex-direction: column; min-width: 0; } .tl-name { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .tl-detail { color: var(--muted); font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
@@ -104,7 +104,7 @@ dl.pt-checks { margin: 6px 0 10px; grid-template-columns: 110px 1fr; } dl.pt-che
 .tl-facts { display: flex; gap: 10px; align-items: baseline; font-size: 12.5px; white-space: nowrap; }
 .tl-took { width: 60px; text-align: right; } .tl-attempts { color: #344054; width: 72px; } .tl-wait { color: var(--wait); width: 96px; } .tl-worker { color: var(--muted); overflow: hidden; text-overflow: ellipsis; }
 .tl-facts .outcome { width: 64px; text-align: center; }
-.tl-reason { grid-column: 2 / 4; font-size: 12.5px; color: var(--bad); } .tl-reason.rejected { font-weight: 600; }
+.tl-reason { grid-column: 2 / 4; font-size: 12.5px; color: var(--bad); margin: -2px 0 2px; } .tl-reason.rejected { font-weight: 600; } .tl-reason.past { color: #b54708; }
 .mr-epoch h3 { margin-top: 8px; } ol.mr-list { list-style: none; margin: 0; padding: 0; }
 .mr-item { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; margin: 6px 0; } .mr-item.mr-rejected, .mr-item.mr-failed { border-color: #fda29b; }
 .mr-head { display: flex; gap: 10px; align-items: baseline; } .mr-purpose { font-weight: 600; } .mr-attempt, .mr-seq { color: var(--muted); font-size: 12px; }

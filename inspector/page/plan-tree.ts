@@ -65,7 +65,7 @@ function noMethodBox(n: NonNullable<EpochPlanView['noMethod']>): HTMLElement {
     methods.length
       ? el('table', { class: 'pt-methods' }, el('thead', {}, el('tr', {}, el('th', {}, `method of ${n.goal.task}`), el('th', {}, 'outcome'), el('th', {}, 'failed at'))), el('tbody', {}, ...methods.map((m) => el('tr', {}, el('td', { class: 'mono' }, m.method), el('td', {}, m.outcome), el('td', { class: 'mono' }, m.failed ?? '')))))
       : null,
-    n.recorded !== null && n.recorded !== n.explanation ? el('p', { class: 'note' }, `the model was told: ${n.recorded}`) : null,
+    n.recorded === null ? null : n.recorded === n.explanation ? el('p', { class: 'note' }, 're-derived: the same explanation the runtime gave the model when it asked for a fragment') : el('p', { class: 'note bad' }, `the model was told something else: ${n.recorded}`),
   );
 }
 

@@ -221,7 +221,10 @@ function rowElement(row: Row, spanMs: number): HTMLElement {
       el('span', { class: 'tl-wait' }, row.backoffMs > 0 ? `backoff ${duration(row.backoffMs)}` : ''),
       el('span', { class: 'tl-worker mono', title: 'the worker that ran it (meta.worker)' }, workers(row)),
     ),
-    row.reason && row.outcome !== 'ok' ? el('div', { class: `tl-reason${row.outcome === 'rejected' ? ' rejected' : ''}` }, row.reason) : null,
+    // Every attempt that did not succeed, with why: a rejected reply's reason, a failure's class and code.
+    ...row.segments
+      .filter((s) => s.note !== null)
+      .map((s) => el('div', { class: `tl-reason${s.outcome === 'rejected' ? ' rejected' : ''}${row.outcome === 'ok' ? ' past' : ''}` }, `attempt ${s.attempt}: ${s.note}`)),
   );
 }
 
