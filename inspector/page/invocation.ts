@@ -173,7 +173,7 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     header(description),
     nextPanel(description, info),
     planTreeSection(records, description, plans),
-    timelineSection(records, description),
+    timelineSection(records, description, plans),
     el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
     modelRepliesSection(records),
     journalList(text, verdict.kind === 'failed' ? verdict.seq : null),

@@ -50,7 +50,7 @@ function exchangeItem(x: Exchange): HTMLElement {
       el('span', { class: 'mono mr-purpose' }, x.purpose),
       el('span', { class: 'mr-attempt' }, `attempt ${x.attempt}`),
       el('span', { class: `outcome outcome-${badge}` }, x.verdict.kind),
-      el('span', { class: 'mr-seq' }, `seq ${x.requestSeq}${x.reply ? `–${x.verdict.seq ?? x.reply.seq}` : ''}`),
+      el('span', { class: 'mr-seq' }, `seq ${x.requestSeq}${x.verdict.seq !== null ? `–${x.verdict.seq}` : ''}`),
     ),
     x.verdict.kind === 'rejected' || x.verdict.kind === 'failed' ? el('p', { class: 'mr-reason' }, el('strong', {}, x.verdict.kind === 'rejected' ? 'rejected: ' : 'failed: '), x.verdict.reason ?? '') : null,
     x.reply ? el('div', { class: 'mr-reply' }, el('span', { class: 'mr-label' }, x.reply.refused ? 'reply (cut: over the cap or not well-formed)' : 'reply'), el('pre', {}, x.reply.text.length > 4000 ? `${x.reply.text.slice(0, 3999)}…` : x.reply.text)) : null,

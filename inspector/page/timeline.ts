@@ -11,8 +11,8 @@
  * (`element.style`), which the page's Content-Security-Policy allows (it forbids only style
  * attributes and inline style elements). Pure data first (`timelineOf`), then the DOM.
  */
-import { el } from './dom.js';
-import type { DescriptionView, LineRecord } from './wire.js';
+import { cut, el } from './dom.js';
+import type { DescriptionView, LineRecord, PlanNodeView, PlansView } from './wire.js';
 
 export interface Segment {
   /** ms since the epoch's start. */
@@ -64,8 +64,22 @@ function recs(records: readonly LineRecord[]): Rec[] {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
-/** Each epoch's rows, from the records (any prefix of a journal). */
-export function timelineOf(records: readonly LineRecord[], description: DescriptionView | null): EpochTimeline[] {
+/** Each step's task as the plan tree names it (`hold_flight(me, f-tp1353)`), per epoch. */
+function stepTasks(plans: PlansView | null, epoch: number): Map<number, string> {
+  const out = new Map<number, string>();
+  const stack: PlanNodeView[] = [];
+  const tree = plans?.epochs.find((e) => e.epoch === epoch)?.tree;
+  if (tree) stack.push(tree);
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.step !== undefined) out.set(node.step, `${node.task}(${node.args.join(', ')})`);
+    stack.push(...node.children);
+  }
+  return out;
+}
+
+/** Each epoch's rows, from the records (any prefix of a journal); step names from the plan trees when they are known. */
+export function timelineOf(records: readonly LineRecord[], description: DescriptionView | null, plans: PlansView | null = null): EpochTimeline[] {
   const all = recs(records);
   const epochs = new Map<number, Rec[]>();
   for (const r of all) if (r.epoch >= 1) (epochs.get(r.epoch) ?? epochs.set(r.epoch, []).get(r.epoch)!).push(r);
@@ -75,7 +89,8 @@ export function timelineOf(records: readonly LineRecord[], description: Descript
     const startAt = times.length ? Math.min(...times) : 0;
     const lastAt = times.length ? Math.max(...times) : 0;
     const rel = (t: number | null) => (t === null ? 0 : t - startAt);
-    const operators = new Map((description?.epochs.find((e) => e.epoch === epoch)?.steps ?? []).map((s) => [s.step, s.operator]));
+    const operators = stepTasks(plans, epoch);
+    for (const s of description?.epochs.find((e) => e.epoch === epoch)?.steps ?? []) if (s.operator && !operators.has(s.step)) operators.set(s.step, s.operator);
     const rows: Row[] = [];
     const open = new Map<string, { row: Row; seg: Segment }>();
     const byKey = new Map<string, Row>();
@@ -135,7 +150,7 @@ export function timelineOf(records: readonly LineRecord[], description: Descript
           row = {
             kind: undo ? 'compensation' : 'step',
             label: `${undo ? 'undo ' : ''}#${str(b.step)} · ${str(b.actuator)}`,
-            detail: undo ? `compensates step #${str(b.step)}${op ? ` (${op})` : ''}` : (op ?? ''),
+            detail: undo ? `undoes ${op ?? `step #${str(b.step)}`}` : (op ?? ''),
             segments: [],
             backoffMs: 0,
             outcome: 'running',
@@ -212,7 +227,7 @@ function rowElement(row: Row, spanMs: number): HTMLElement {
   return el(
     'div',
     { class: `tl-row tl-kind-${row.kind} tl-row-${row.outcome}` },
-    el('div', { class: 'tl-label' }, el('span', { class: 'mono tl-name' }, row.label), row.detail ? el('span', { class: 'tl-detail' }, row.detail) : null),
+    el('div', { class: 'tl-label' }, el('span', { class: 'mono tl-name' }, row.label), row.detail ? el('span', { class: 'tl-detail', title: row.detail }, row.detail) : null),
     bar(row, spanMs),
     el('div', { class: 'tl-facts' },
       el('span', { class: `outcome outcome-${row.outcome === 'ok' ? 'ok' : row.outcome === 'running' ? 'dispatched' : 'failed'}` }, row.outcome),
@@ -224,13 +239,13 @@ function rowElement(row: Row, spanMs: number): HTMLElement {
     // Every attempt that did not succeed, with why: a rejected reply's reason, a failure's class and code.
     ...row.segments
       .filter((s) => s.note !== null)
-      .map((s) => el('div', { class: `tl-reason${s.outcome === 'rejected' ? ' rejected' : ''}${row.outcome === 'ok' ? ' past' : ''}` }, `attempt ${s.attempt}: ${s.note}`)),
+      .map((s) => el('div', { class: `tl-reason${s.outcome === 'rejected' ? ' rejected' : ''}${row.outcome === 'ok' ? ' past' : ''}` }, cut(`attempt ${s.attempt}: ${s.note}`, 260))),
   );
 }
 
 /** The timeline section: one block per epoch, rows as bars on the epoch's time axis. */
-export function timelineSection(records: readonly LineRecord[], description: DescriptionView | null): HTMLElement {
-  const epochs = timelineOf(records, description);
+export function timelineSection(records: readonly LineRecord[], description: DescriptionView | null, plans: PlansView | Error | null = null): HTMLElement {
+  const epochs = timelineOf(records, description, plans instanceof Error ? null : plans);
   return el(
     'section',
     { class: 'tl', id: 'timeline' },
