@@ -182,6 +182,9 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
   document.body.dataset.verdict = verdict.kind;
 }
 
+/** The kinds of record a plan tree rests on (plan-trees.ts): the observation, the plan, the model's replies, the admission. */
+const PLANNING = /"kind":"(state\.observed|epoch\.derived|model\.completed|model\.rejected|admission\.decided)"/;
+
 /** Each epoch's plan tree, re-derived by the server (plan-tree.ts); null until it answers. */
 let plans: PlansView | Error | null = null;
 const loadPlans = (path: string) =>
@@ -215,10 +218,15 @@ async function main(): Promise<void> {
   }
   render(description, bytes, key, info);
   void loadPlans(path).then(() => render(description, bytes, key, info));
+  let replan = false;
   followJournal(id, journalLineCount(bytes), (lines) => {
     bytes = withLines(bytes, lines);
+    // The plans are derived again only when a record they rest on arrived (not on every step).
+    replan ||= lines.some((l) => PLANNING.test(l));
     refresh(async () => {
-      [description] = await Promise.all([getJson<DescriptionView>(path), loadPlans(path)]);
+      const again = replan;
+      replan = false;
+      [description] = await Promise.all([getJson<DescriptionView>(path), again ? loadPlans(path) : undefined]);
       render(description, bytes, key, info);
     });
   });
