@@ -256,7 +256,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     const rig = await openBull({ actuators: [...certOnly(), extra] });
     try {
       const job = newJob('conf.newer', { text: 'x', n: 0 });
-      expect(await rig.dispatcher.dispatch(job)).toEqual({ ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: expect.stringContaining('conf.newer') } });
+      expect(await rig.dispatcher.dispatch(job)).toEqual({ ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: expect.stringContaining('conf.newer') }, worker: `${hostname()}:${process.pid}` });
     } finally {
       await rig.close();
     }
@@ -417,7 +417,8 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       ];
       for (const job of jobs) {
         const remote = await dispatcher.dispatch(job);
-        expect(remote, `${job.actuator} ${job.op} attempt ${job.attempt}`).toEqual(await reference.dispatch(job));
+        // The same outcome — but run by the worker process, which it names (`<host>:<pid>`).
+        expect(remote, `${job.actuator} ${job.op} attempt ${job.attempt}`).toEqual({ ...(await reference.dispatch(job)), worker: `${hostname()}:${child.pid}` });
       }
       const remoteCalls = readCalls();
       expect(new Set(remoteCalls.map((c) => c.pid)), 'every job ran in the worker process').toEqual(new Set([child.pid]));
