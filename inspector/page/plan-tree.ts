@@ -15,8 +15,22 @@ import type { DescriptionView, EpochPlanView, LineRecord, PlanNodeView, PlansVie
 
 const call = (task: string, args: readonly unknown[]) => `${task}(${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(', ')})`;
 
+/** What became of each step of an epoch, as far as the records go: done, failed, undone (compensated), running. */
+function stepStates(records: readonly LineRecord[], epoch: number): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const r of records) {
+    if (r.epoch !== epoch) continue;
+    const step = Number((r.body as { step?: unknown } | undefined)?.step);
+    if (r.kind === 'step.dispatched') out.set(step, 'running');
+    else if (r.kind === 'step.completed') out.set(step, 'done');
+    else if (r.kind === 'step.failed') out.set(step, 'failed');
+    else if (r.kind === 'compensation.completed' && !(r.body as { failure?: unknown }).failure) out.set(step, 'undone');
+  }
+  return out;
+}
+
 /** One node and its subtree, as nested lists (depth-first, iterative so a deep plan cannot overflow the stack). */
-function treeList(root: PlanNodeView): HTMLElement {
+function treeList(root: PlanNodeView, states: Map<number, string>): HTMLElement {
   const top = el('ul', { class: 'pt-tree' });
   const stack: Array<{ node: PlanNodeView; into: HTMLElement }> = [{ node: root, into: top }];
   while (stack.length) {
@@ -31,6 +45,7 @@ function treeList(root: PlanNodeView): HTMLElement {
       node.authored ? el('span', { class: 'pt-via' }, 'fragment the model authored, certified by the planner') : null,
       node.actuator ? el('span', { class: 'mono pt-actuator' }, `→ ${node.actuator}`) : null,
       leaf && node.readOnly ? el('span', { class: 'pt-badge ro' }, 'read-only') : null,
+      leaf && states.has(node.step!) ? el('span', { class: `pt-state pt-${states.get(node.step!)}` }, states.get(node.step!)!) : null,
     );
     const item = el('li', {}, label);
     into.append(item);
@@ -83,7 +98,7 @@ function authoredBox(a: NonNullable<EpochPlanView['authored']>, k: number): HTML
   );
 }
 
-function epochBlock(v: EpochPlanView, k: number): HTMLElement {
+function epochBlock(v: EpochPlanView, k: number, records: readonly LineRecord[]): HTMLElement {
   const ready = v.seq <= k;
   const rejected = v.rejected.filter((r) => r.seq <= k);
   return el(
@@ -99,7 +114,7 @@ function epochBlock(v: EpochPlanView, k: number): HTMLElement {
     ready ? verdictLine(v) : el('p', { class: 'pt-verdict muted' }, 'not planned yet at this record'),
     v.noMethod && v.noMethod.seq <= k ? noMethodBox(v.noMethod) : null,
     ready && v.authored ? authoredBox(v.authored, k) : null,
-    ready && v.tree ? treeList(v.tree) : null,
+    ready && v.tree ? treeList(v.tree, stepStates(records, v.epoch)) : null,
     ...rejected.map((r) => el('p', { class: 'pt-rejected' }, el('strong', {}, `reply rejected (attempt ${r.attempt}, seq ${r.seq}): `), r.reason)),
   );
 }
@@ -121,6 +136,6 @@ export function planTreeSection(records: readonly LineRecord[], _description: De
     head,
     el('p', { class: 'pt-lib' }, 'library ', el('span', { class: 'mono' }, plans.library.name ?? '?'), ' ', el('span', { class: 'mono muted' }, plans.library.digest.slice(0, 16)), ' · re-derived by the viewer from the pinned library and each recorded observation'),
     shown.length === 0 ? el('p', { class: 'empty' }, plans.problem ? `not re-derived: ${plans.problem}` : 'no epoch planned yet') : null,
-    ...shown.map((e) => epochBlock(e, k)),
+    ...shown.map((e) => epochBlock(e, k, records)),
   );
 }
