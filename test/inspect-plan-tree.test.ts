@@ -200,7 +200,7 @@ describe.runIf(hasChromium)('the plan tree and the timeline in a real Chromium',
       const hold = page.locator('#timeline .tl-epoch[data-epoch="2"] .tl-row', { hasText: 'airline.hold' }).first();
       await expect.poll(() => hold.innerText(), { timeout: 10_000 }).toContain('2 attempts');
       // Its journal, with the workers in its envelopes, verifies in the page against the key given.
-      expect(await page.evaluate(() => document.body.dataset.verdict)).toBe('verified');
+      expect(await page.locator('body').getAttribute('data-verdict')).toBe('verified');
       const row = await hold.innerText();
       expect(row).toMatch(/backoff \d/);
       expect(row).toContain('in-process');
@@ -250,7 +250,7 @@ describe.runIf(hasChromium)('the plan tree and the timeline in a real Chromium',
           await page.goto(`${viewer.url.replace(/\/(\?.*)?$/, '')}/invocations/${redisRun.id}`);
           await page.waitForSelector('#timeline .tl-row', { timeout: 30_000 });
           const identity = `${hostname()}:${worker.pid}`;
-          await expect.poll(() => page.evaluate(() => document.body.dataset.verdict), { timeout: 10_000 }).toBe('verified');
+          await expect.poll(() => page.locator('body').getAttribute('data-verdict'), { timeout: 10_000 }).toBe('verified');
           const steps = page.locator('#timeline .tl-kind-step');
           await waitFor('the steps in the timeline', async () => (await steps.count()) >= 9, 30_000, 100);
           const workers = await steps.locator('.tl-worker').allInnerTexts();
