@@ -115,7 +115,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     try {
       const description = await describeInvocation(options.store, id);
       if (!api[2]) return sendJson(res, 200, description);
-      if (api[2] === '/plans') return sendJson(res, 200, await loadPlanTrees(options.store, await options.store.read(id), evaluablesFrom(options.domain)));
+      if (api[2] === '/plans') return sendJson(res, 200, await plansOf(options, id));
       const bytes = await journalBytes(options.store, id);
       if (bytes === undefined) return sendJson(res, 404, { error: `invocation ${id} has no journal in ${options.store.name}` });
       return send(res, 200, 'application/x-ndjson; charset=utf-8', bytes);
@@ -129,6 +129,17 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   const bytes = file === undefined ? undefined : await readAsset(file);
   if (bytes !== undefined) return send(res, 200, 'text/javascript; charset=utf-8', bytes);
   send(res, 404, 'text/plain; charset=utf-8', `weft inspect: nothing at ${p}\n`);
+}
+
+/** Each epoch's plan tree re-derived (plan-trees.ts); a journal that cannot be read is said, not a 500. */
+async function plansOf(options: InspectorOptions, id: string) {
+  let records;
+  try {
+    records = await options.store.read(id);
+  } catch (err) {
+    return { version: 1, library: { digest: '', name: null }, problem: `the journal cannot be read: ${err instanceof Error ? err.message : String(err)}`, epochs: [] };
+  }
+  return loadPlanTrees(options.store, records, evaluablesFrom(options.domain));
 }
 
 /** A URL segment decoded, or undefined when it is not valid percent-encoding. */
