@@ -8,6 +8,7 @@
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
  *   GET /api/invocations/<id>/trail    its journal replayed: the state at each record, the transitions taken (replay-trail.ts)
  *   GET /api/machine                   the invocation statechart, laid out (machine-graph.ts)
+ *   GET /api/invocations/<id>/plans    each epoch's plan tree re-derived and checked (plan-trees.ts)
  *   GET /api/trusted-key               the key given with --public-key and its label, or null
  *   GET /api/keys/<keyId>              the public key the store holds under that id, labelled "from the
  *                                      store, not independent" (the page's last resort: page/trusted-key.ts)
@@ -38,6 +39,7 @@ import { journalBytes } from './journal-bytes.js';
 import { machineGraph } from './machine-graph.js';
 import { cachedTrailOf } from './replay-trail.js';
 import { attachLive } from './live.js';
+import { evaluablesFrom, loadPlanTrees } from './plan-trees.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
 import { STYLE } from './style.js';
 
@@ -118,7 +120,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   }
   if (p === '/api/machine') return sendJson(res, 200, machineGraph());
   if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
-  const api = /^\/api\/invocations\/([^/]+)(\/journal|\/trail)?$/.exec(p);
+  const api = /^\/api\/invocations\/([^/]+)(\/journal|\/trail|\/plans)?$/.exec(p);
   if (api) {
     const id = decoded(api[1]!);
     if (id === undefined) return sendJson(res, 400, { error: 'the invocation id in the URL is not valid percent-encoding' });
@@ -126,6 +128,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
       const description = await describeInvocation(options.store, id);
       if (!api[2]) return sendJson(res, 200, description);
       if (api[2] === '/trail') return sendJson(res, 200, await cachedTrailOf(options.store, id, { given: options.domain }));
+      if (api[2] === '/plans') return sendJson(res, 200, await plansOf(options, id));
       const bytes = await journalBytes(options.store, id);
       if (bytes === undefined) return sendJson(res, 404, { error: `invocation ${id} has no journal in ${options.store.name}` });
       return send(res, 200, 'application/x-ndjson; charset=utf-8', bytes);
@@ -139,6 +142,17 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   const bytes = file === undefined ? undefined : await readAsset(file);
   if (bytes !== undefined) return send(res, 200, 'text/javascript; charset=utf-8', bytes);
   send(res, 404, 'text/plain; charset=utf-8', `weft inspect: nothing at ${p}\n`);
+}
+
+/** Each epoch's plan tree re-derived (plan-trees.ts); a journal that cannot be read is said, not a 500. */
+async function plansOf(options: InspectorOptions, id: string) {
+  let records;
+  try {
+    records = await options.store.read(id);
+  } catch (err) {
+    return { version: 1, library: { digest: '', name: null }, problem: `the journal cannot be read: ${err instanceof Error ? err.message : String(err)}`, epochs: [] };
+  }
+  return loadPlanTrees(options.store, records, evaluablesFrom(options.domain));
 }
 
 /** A URL segment decoded, or undefined when it is not valid percent-encoding. */

@@ -103,4 +103,51 @@ svg.statechart-svg { max-width: 100%; height: auto; font-family: ui-monospace, "
 .key.k-guard { color: #6941c6; font-weight: 600; } .key.k-guard::before { display: none; }
 .key.k-rest::before, .key.k-final::before { width: 14px; height: 9px; border: 1.5px dashed #98a2b3; border-radius: 3px; }
 .key.k-final::before { border: 3px double #98a2b3; border-radius: 6px; }
+.muted { color: var(--muted); }
+.pt-lib { margin: 0 0 10px; color: var(--muted); font-size: 12.5px; }
+.pt-epoch { border-top: 1px solid var(--line); padding: 12px 0 6px; } .pt-epoch:first-of-type { border-top: 0; }
+.pt-verdict { margin: 2px 0 10px; font-weight: 600; display: flex; gap: 10px; align-items: baseline; }
+.pt-verdict.ok { color: var(--ok); } .pt-verdict.ok::before { content: "✓"; }
+.pt-verdict.bad { color: var(--bad); display: block; background: var(--bad-bg); padding: 8px 10px; border-radius: 6px; } .pt-verdict.bad p { margin: 0 0 6px; }
+.pt-verdict.muted { color: var(--muted); font-weight: 500; }
+.pt-digest { color: var(--muted); font-weight: 400; }
+.pt-badge { display: inline-block; font-size: 11.5px; font-weight: 600; padding: 0 7px; border-radius: 999px; background: var(--idle-bg); color: var(--idle); }
+.pt-badge.htn { background: var(--run-bg); color: var(--run); } .pt-badge.authored { background: #f4ebff; color: #6941c6; } .pt-badge.ro { background: #f2f4f7; color: var(--muted); font-weight: 500; }
+ul.pt-tree, ul.pt-tree ul { list-style: none; margin: 0; padding: 0; }
+ul.pt-tree ul { margin-left: 12px; padding-left: 18px; border-left: 2px solid #d0d5dd; }
+ul.pt-tree li { position: relative; padding: 3px 0; }
+ul.pt-tree ul > li::before { content: ""; position: absolute; left: -18px; top: 15px; width: 14px; border-top: 2px solid #d0d5dd; }
+.pt-node { display: inline-flex; gap: 8px; align-items: baseline; flex-wrap: wrap; padding: 4px 10px; border-radius: 6px; border: 1px solid var(--line); background: #fff; }
+.pt-node.pt-task { background: #f5f8ff; border-color: #c7d7fe; } .pt-node.pt-task .pt-call { font-weight: 600; }
+.pt-node.pt-authored { background: #faf5ff; border-color: #d9d6fe; }
+.pt-node.pt-step { background: #fcfcfd; }
+.pt-method { font-size: 12px; color: #3538cd; } .pt-via { color: var(--muted); font-size: 12px; }
+.pt-state { font-size: 11.5px; font-weight: 600; padding: 0 7px; border-radius: 999px; } .pt-state.pt-done { background: var(--ok-bg); color: var(--ok); }
+.pt-state.pt-failed { background: var(--bad-bg); color: var(--bad); } .pt-state.pt-undone { background: var(--wait-bg); color: var(--wait); } .pt-state.pt-running { background: var(--run-bg); color: var(--run); }
+.pt-index { color: var(--muted); font-size: 12px; } .pt-actuator { color: var(--ok); }
+.pt-nomethod { background: var(--wait-bg); border: 1px solid #fedf89; border-radius: 6px; padding: 8px 10px; margin: 6px 0 10px; }
+.pt-nomethod p { margin: 0 0 6px; } table.pt-methods { margin-top: 4px; }
+dl.pt-checks { margin: 6px 0 10px; grid-template-columns: 110px 1fr; } dl.pt-checks dd.ok { color: var(--ok); } dl.pt-checks dd.bad { color: var(--bad); font-weight: 600; }
+.pt-rejected, .mr-reason { margin: 6px 0; padding: 6px 10px; border-left: 4px solid var(--bad); background: var(--bad-bg); color: #7a271a; border-radius: 0 6px 6px 0; }
+.tl-epoch { border-top: 1px solid var(--line); padding: 10px 0 4px; } .tl-epoch:first-of-type { border-top: 0; }
+.tl-row { display: grid; grid-template-columns: 240px 1fr 470px; gap: 4px 14px; align-items: center; padding: 5px 0; border-bottom: 1px dashed #eef0f3; }
+.tl-row:last-child { border-bottom: 0; }
+.tl-label { display: flex; flex-direction: column; min-width: 0; } .tl-name { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.tl-detail { color: var(--muted); font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.tl-track { position: relative; height: 18px; background: repeating-linear-gradient(90deg, #f2f4f7 0, #f2f4f7 1px, transparent 1px, transparent 10%); border-radius: 4px; background-color: #fafbfc; }
+.tl-seg { position: absolute; top: 2px; height: 14px; min-width: 3px; border-radius: 3px; background: #32d583; }
+.tl-seg.tl-failed { background: #f97066; } .tl-seg.tl-rejected { background: repeating-linear-gradient(45deg, #f97066 0, #f97066 4px, #fda29b 4px, #fda29b 8px); }
+.tl-seg.tl-running { background: #53b1fd; }
+.tl-kind-model .tl-seg.tl-ok { background: #9e77ed; } .tl-kind-observe .tl-seg.tl-ok { background: #98a2b3; } .tl-kind-compensation .tl-seg.tl-ok { background: #fdb022; }
+.tl-backoff { position: absolute; top: 8px; height: 2px; border-top: 2px dotted #f79009; }
+.tl-facts { display: flex; gap: 10px; align-items: baseline; font-size: 12.5px; white-space: nowrap; }
+.tl-took { width: 60px; text-align: right; } .tl-attempts { color: #344054; width: 72px; } .tl-wait { color: var(--wait); width: 96px; } .tl-worker { color: var(--muted); overflow: hidden; text-overflow: ellipsis; }
+.tl-facts .outcome { width: 64px; text-align: center; }
+.tl-reason { grid-column: 2 / 4; font-size: 12.5px; color: var(--bad); margin: -2px 0 2px; } .tl-reason.rejected { font-weight: 600; } .tl-reason.past { color: #b54708; }
+.mr-epoch h3 { margin-top: 8px; } ol.mr-list { list-style: none; margin: 0; padding: 0; }
+.mr-item { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; margin: 6px 0; } .mr-item.mr-rejected, .mr-item.mr-failed { border-color: #fda29b; }
+.mr-head { display: flex; gap: 10px; align-items: baseline; } .mr-purpose { font-weight: 600; } .mr-attempt, .mr-seq { color: var(--muted); font-size: 12px; }
+.mr-reply { margin-top: 6px; } .mr-label { color: var(--muted); font-size: 12px; } .mr-request summary { cursor: pointer; color: var(--muted); font-size: 12px; margin-top: 4px; }
+.mr-count.bad { color: var(--bad); }
+.gist { color: #475467; font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 520px; } .gist.rejected { color: var(--bad); font-weight: 600; }
 `;

@@ -17,11 +17,14 @@ import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } fr
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { dropPanel } from './drop.js';
 import { KEY_CHANGED, keyForSeal, sealKeyIdOf } from './trusted-key.js';
+import { modelGist, modelRepliesSection } from './model-replies.js';
+import { planTreeSection } from './plan-tree.js';
+import { timelineSection } from './timeline.js';
 import { verdictPanel } from './verdict-view.js';
 import { statechart, stateOfStatus, viewAt, type Statechart } from './statechart.js';
 import { timeTravel } from './time-travel.js';
 import { verifyInPage } from './verify.js';
-import type { DescriptionView, EpochView, MachineGraphView, StepView, TrailView, TrustedKey, ViewerInfo } from './wire.js';
+import type { DescriptionView, EpochView, LineRecord, MachineGraphView, PlansView, StepView, TrailView, TrustedKey, ViewerInfo } from './wire.js';
 
 const root = document.getElementById('app')!;
 const id = decodeURIComponent(location.pathname.replace(/^\/invocations\//, '').replace(/\/$/, ''));
@@ -108,14 +111,18 @@ function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
   return parts.length ? el('section', { class: 'next', id: 'next' }, el('h2', {}, w ? 'waiting' : 'commands'), ...parts) : null;
 }
 
-interface LineRecord {
-  seq?: unknown;
-  kind?: unknown;
-  epoch?: unknown;
-  body?: unknown;
-  hash?: unknown;
-  prev?: unknown;
-  meta?: { at?: unknown; writer?: unknown };
+/** The journal's lines parsed (a line that is not JSON is left out): what the sections below are drawn from. */
+function parsedRecords(text: string): LineRecord[] {
+  const out: LineRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      out.push(JSON.parse(line) as LineRecord);
+    } catch {
+      // shown as text by journalList
+    }
+  }
+  return out;
 }
 
 /** The journal's lines as the page received them; a line that is not JSON is shown as text. */
@@ -138,6 +145,7 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
       el('span', { class: `mono kind${rec && /\.(rejected|failed)$/.test(String(rec.kind)) ? ' sad' : ''}` }, rec ? String(rec.kind) : '(not JSON)'),
       el('span', { class: 'epoch-tag' }, rec && rec.epoch !== undefined ? `epoch ${String(rec.epoch)}` : ''),
       el('span', { class: 'at' }, rec?.meta?.at !== undefined ? String(rec.meta.at) : ''),
+      rec ? modelGist(rec) : null,
       bad ? el('span', { class: 'flag bad' }, 'first bad record') : after ? el('span', { class: 'flag after' }, 'after the bad record') : null,
     );
     const detail = rec
@@ -150,6 +158,8 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
           el('dd', { class: 'mono' }, String(rec.prev)),
           rec.meta?.writer !== undefined ? el('dt', {}, 'writer') : null,
           rec.meta?.writer !== undefined ? el('dd', { class: 'mono' }, String(rec.meta.writer)) : null,
+          rec.meta?.worker !== undefined ? el('dt', {}, 'worker') : null,
+          rec.meta?.worker !== undefined ? el('dd', { class: 'mono' }, String(rec.meta.worker)) : null,
           el('dt', {}, 'body'),
           el('dd', {}, el('pre', {}, JSON.stringify(rec.body, null, 2))),
         )
@@ -163,7 +173,7 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
 let drop: HTMLElement | null = null;
 /** The key the latest redraw verified against, for a file dropped later. */
 let currentKey: TrustedKey | null = null;
-function timelineSection(epochs: readonly EpochView[]): HTMLElement {
+function epochsSection(epochs: readonly EpochView[]): HTMLElement {
   return el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(epochs.length ? epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')]));
 }
 
@@ -243,7 +253,7 @@ function chartLegend(): HTMLElement {
 function showChart(k: number, last: number): void {
   const { chart, trail, graph, description } = shown;
   if (!chart || !graph || !description) return;
-  const caption = document.getElementById('chart-caption') ?? chart.element.closest('section')?.querySelector('.chart-caption');
+  const caption = chart.element.closest('section')?.querySelector<HTMLElement>('.chart-caption') ?? document.getElementById('chart-caption');
   let text: string;
   let tone = 'ok';
   if (trail?.replayed) {
@@ -281,7 +291,12 @@ function renderAt(records: readonly LineRecord[]): void {
     li.classList.toggle('at', i === k && k < last);
   });
   const epochs = k >= last && shown.description ? shown.description.epochs : (epochsOf(records as unknown as JournalRecord[], undefined, undefined) as unknown as EpochView[]);
-  root.querySelector('section.timeline')?.replaceWith(timelineSection(epochs));
+  root.querySelector('section.timeline')?.replaceWith(epochsSection(epochs));
+  // The plan trees, the timeline and the model's replies as records 0..k say (plan-tree.ts, timeline.ts, model-replies.ts).
+  const description = shown.description; // labels only (goals): what is shown comes from records 0..k
+  root.querySelector('#plans')?.replaceWith(planTreeSection(records, description, plans));
+  root.querySelector('#timeline')?.replaceWith(timelineSection(records, description, plans));
+  root.querySelector('#model-replies')?.replaceWith(modelRepliesSection(records));
   document.body.dataset.travel = k >= last ? 'latest' : String(k);
 }
 
@@ -295,6 +310,7 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
   shown.description = description;
   shown.records = parseLines(text);
   const verdict = verifyInPage(bytes, key);
+  const records = parsedRecords(text);
   replace(
     root,
     crumbs(),
@@ -303,7 +319,10 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     header(description),
     nextPanel(description, info),
     chartSection(description, verdict.kind !== 'failed'),
-    timelineSection(description.epochs),
+    planTreeSection(records, description, plans),
+    timelineSection(records, description, plans),
+    epochsSection(description.epochs),
+    modelRepliesSection(records),
     journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
     (drop ??= dropPanel(() => currentKey)),
   );
@@ -322,6 +341,17 @@ async function loadTrail(path: string): Promise<void> {
     shown.trailProblem = err instanceof Error ? err.message : String(err);
   }
 }
+
+/** The kinds of record a plan tree rests on (plan-trees.ts): the observation, the plan, the model's replies, the admission. */
+const PLANNING = /"kind":"(state\.observed|epoch\.derived|model\.completed|model\.rejected|admission\.decided)"/;
+
+/** Each epoch's plan tree, re-derived by the server (plan-tree.ts); null until it answers. */
+let plans: PlansView | Error | null = null;
+const loadPlans = (path: string) =>
+  getJson<PlansView>(`${path}/plans`).then(
+    (p) => (plans = p),
+    (err: unknown) => (plans = err instanceof Error ? err : new Error(String(err))),
+  );
 
 async function main(): Promise<void> {
   document.title = `${id} — weft inspect`;
@@ -365,12 +395,17 @@ async function main(): Promise<void> {
       render(description, bytes, key, info);
     }),
   );
+  void loadPlans(path).then(() => render(description, bytes, key, info));
+  let replan = false;
   followJournal(id, journalLineCount(bytes), (lines) => {
     bytes = withLines(bytes, lines);
+    // The plans are derived again only when a record they rest on arrived (not on every step).
+    replan ||= lines.some((l) => PLANNING.test(l));
     refresh(async () => {
-      description = await getJson<DescriptionView>(path);
+      const again = replan;
+      replan = false;
+      [description] = await Promise.all([getJson<DescriptionView>(path), again ? loadPlans(path) : undefined, loadTrail(path)]);
       key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
-      await loadTrail(path);
       render(description, bytes, key, info);
     });
   });

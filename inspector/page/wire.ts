@@ -106,3 +106,55 @@ export type TrailView =
       transitions: Array<{ after: number; from: string; to: string; event: string; guard: string | null; edge: string }>;
     }
   | { replayed: false; reason: string; hint?: string; records: number };
+/** A journal line as the page parsed it (journal/records.ts JournalRecord; `meta` unhashed: at, worker, writer). */
+export interface LineRecord {
+  seq?: unknown;
+  kind?: unknown;
+  epoch?: unknown;
+  body?: unknown;
+  hash?: unknown;
+  prev?: unknown;
+  meta?: { at?: unknown; worker?: unknown; writer?: unknown };
+}
+
+/** inspector/plan-trees.ts PlansView (`/api/invocations/<id>/plans`): each epoch's plan tree, re-derived on the server. */
+export interface PlanNodeView {
+  task: string;
+  args: Array<string | number>;
+  method?: string;
+  step?: number;
+  actuator?: string;
+  readOnly?: boolean;
+  authored?: boolean;
+  children: PlanNodeView[];
+}
+
+export type PlanVerdictView =
+  | { kind: 'matches'; digest: string }
+  | { kind: 'mismatch'; expected: string; got: string | null; reason: string }
+  | { kind: 'not-derived'; reason: string };
+
+export interface EpochPlanView {
+  epoch: number;
+  goal: { task: string; args: unknown[] } | null;
+  source: 'htn' | 'authored' | null;
+  seq: number;
+  derived: { seq: number; plan: string } | null;
+  verdict: PlanVerdictView;
+  tree: PlanNodeView | null;
+  noMethod: {
+    seq: number;
+    explanation: string;
+    recorded: string | null;
+    goal: { task: string; args: unknown[]; methods?: Array<{ method: string; outcome: string; failed?: string }>; failed?: string };
+  } | null;
+  authored: { seq: number; attempt: number; constraints: string | null; admission: { seq: number; decision: string; policy: string; reason: string | null } | null } | null;
+  rejected: Array<{ seq: number; attempt: number; reason: string }>;
+}
+
+export interface PlansView {
+  version: number;
+  library: { digest: string; name: string | null };
+  problem: string | null;
+  epochs: EpochPlanView[];
+}
