@@ -8,7 +8,7 @@ import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { verdictPanel } from './verdict-view.js';
-import { verifyInPage } from './verify.js';
+import { serverVerdict, verifyInPage, type ShownVerdict } from './verify.js';
 import type { DescriptionView, EpochView, StepView, TrustedKey, ViewerInfo } from './wire.js';
 
 const root = document.getElementById('app')!;
@@ -149,11 +149,20 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
 
 const crumbs = () => el('p', { class: 'crumbs' }, el('a', { href: '/' }, '← invocations'), ' / ', el('span', { class: 'mono' }, id));
 
+/** The server's verdict when it redacted the journal (its `x-weft-redacted` header), else undefined: the page verifies. */
+let server: ShownVerdict | undefined;
+
+/** Ask the server for its verdict (a redacted journal only). */
+async function fetchServerVerdict(path: string): Promise<void> {
+  server = serverVerdict(await getJson<unknown>(`${path}/verdict`));
+}
+
 /** The page for what it has now: drawn again as records arrive (expanded records stay expanded). */
 function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey | null, info: ViewerInfo): void {
   const expanded = new Set<string | null>([...root.querySelectorAll('details.record[open] .seq')].map((s) => s.textContent));
   const text = new TextDecoder().decode(bytes);
-  const verdict = verifyInPage(bytes, key);
+  const verdict: ShownVerdict = server ?? verifyInPage(bytes, key);
+  const bad = verdict.kind === 'server' ? verdict.verdict : verdict;
   replace(
     root,
     crumbs(),
@@ -162,10 +171,11 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     header(description),
     nextPanel(description, info),
     el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
-    journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
+    journalList(text, bad.kind === 'failed' ? bad.seq : null),
   );
   for (const d of root.querySelectorAll<HTMLDetailsElement>('details.record')) if (expanded.has(d.querySelector('.seq')?.textContent ?? null)) d.open = true;
-  document.body.dataset.verdict = verdict.kind;
+  document.body.dataset.verdict = bad.kind;
+  document.body.dataset.verifiedBy = verdict.kind === 'server' ? 'server' : 'page';
 }
 
 async function main(): Promise<void> {
@@ -181,6 +191,7 @@ async function main(): Promise<void> {
       getJson<DescriptionView>(path),
       fetch(`${path}/journal`, { credentials: 'same-origin' }).then(async (res) => {
         if (!res.ok) throw new Error(`${path}/journal: HTTP ${res.status}`);
+        if (res.headers.get('x-weft-redacted')) await fetchServerVerdict(path);
         return new Uint8Array(await res.arrayBuffer());
       }),
       getJson<TrustedKey | null>('/api/trusted-key'),
@@ -196,6 +207,7 @@ async function main(): Promise<void> {
     bytes = withLines(bytes, lines);
     refresh(async () => {
       description = await getJson<DescriptionView>(path);
+      if (server) await fetchServerVerdict(path);
       render(description, bytes, key, info);
     });
   });
