@@ -19,6 +19,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MemoryStore } from '../journal/stores/memory.js';
+import { redactRecords, redactValue, REDACTED, type RedactionMarks } from '../journal/redaction.js';
+import type { JournalRecord } from '../journal/records.js';
+import { scopeOf, visible } from '../inspector/access.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, requireChromium } from './support/chromium.js';
 import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
@@ -26,6 +30,8 @@ import { PRIVATE_CARD, PRIVATE_EMAIL, writePrivateTravelDomain } from './support
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-security-'));
+/** Where the screenshots go (kept after the run, not committed): WEFT_TEST_ARTIFACTS, or the temporary folder. */
+const ARTIFACTS = process.env.WEFT_TEST_ARTIFACTS ?? tmpdir();
 const dir = path.join(root, 'ws');
 const hasChromium = requireChromium();
 let browser: Browser;
@@ -42,8 +48,8 @@ interface RunLine {
 }
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 
-async function run(args: string[], env: Record<string, string> = {}): Promise<RunLine> {
-  const result = await weft(['run', ...args, '--dir', dir, '--json'], env);
+async function run(args: string[], env: Record<string, string> = {}, where = dir): Promise<RunLine> {
+  const result = await weft(['run', ...args, '--dir', where, '--json'], env);
   const line = last(result.stdout);
   expect(['completed', 'awaiting_approval'], result.stderr).toContain(line.status);
   return line;
@@ -53,13 +59,18 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<Ru
 let acmeDone: RunLine;
 let acmeWaiting: RunLine;
 let globexDone: RunLine;
+/** A workspace holding only invocations with marks (the travel world is the same in every run: an unmarked one shows the card). */
+const privateDir = path.join(root, 'private');
+let privateDone: RunLine;
+let privateWaiting: RunLine;
+let privateViewer: Viewer;
 let globexWaiting: RunLine;
 let privateDomain: string;
 let viewer: Viewer;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-async function get(path: string, token: string): Promise<{ status: number; text: string }> {
-  const res = await fetch(`${viewer.origin}${path}`, { headers: bearer(token) });
+async function get(path: string, token: string, from: Viewer = viewer): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${from.origin}${path}`, { headers: bearer(token) });
   return { status: res.status, text: await res.text() };
 }
 const ids = async (token: string, query = '') => (JSON.parse((await get(`/api/invocations${query}`, token)).text) as Array<{ id: string }>).map((r) => r.id).sort();
@@ -75,12 +86,16 @@ beforeAll(async () => {
   acmeWaiting = await run([privateStrict, '--tenant', 'acme', '--seed', '2']);
   globexDone = await run(['travel', '--tenant', 'globex']);
   globexWaiting = await run([strict, '--tenant', 'globex', '--seed', '3']);
+  privateDone = await run([privateDomain, '--tenant', 'acme'], {}, privateDir);
+  privateWaiting = await run([privateStrict, '--tenant', 'acme', '--seed', '2'], {}, privateDir);
   expect([acmeWaiting.status, globexWaiting.status]).toEqual(['awaiting_approval', 'awaiting_approval']);
   viewer = await startViewer(['--dir', dir, '--public-key', acmeDone.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`, '--tenant-token', `globex=${GLOBEX}`]);
+  privateViewer = await startViewer(['--dir', privateDir, '--public-key', privateDone.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`]);
 }, 240_000);
 
 afterAll(async () => {
   await viewer?.stop();
+  await privateViewer?.stop();
   await browser?.close();
   rmSync(root, { recursive: true, force: true });
 });
@@ -121,7 +136,12 @@ function capture(page: Page): { payloads: string[]; settle: () => Promise<void> 
   return { payloads, settle: async () => void (await Promise.all(pending)) };
 }
 
-const leaks = (payloads: readonly string[]) => payloads.filter((p) => p.includes(PRIVATE_CARD) || p.includes(PRIVATE_EMAIL)).map((p) => p.slice(0, 300));
+/** The payloads that hold a marked value: where they came from, and the text around it. */
+const leaks = (payloads: readonly string[]) =>
+  payloads.flatMap((p) => {
+    const at = Math.max(p.indexOf(PRIVATE_CARD), p.indexOf(PRIVATE_EMAIL));
+    return at < 0 ? [] : [`${p.split('\n')[0]} … ${p.slice(Math.max(0, at - 200), at + 40)}`];
+  });
 
 describe.runIf(hasChromium)('tenant tokens', () => {
   test("a tenant's token lists, searches and opens only its tenant's invocations; another's id is a 404 like an unknown one", async () => {
@@ -206,38 +226,39 @@ describe.runIf(hasChromium)('tenant tokens', () => {
 describe.runIf(hasChromium)('redaction', () => {
   test('a marked field reaches no HTTP body and no WebSocket frame, in the browser or from any route; the page says the server verified the journal', async () => {
     // What is hidden is there: the journals on disk hold both values (this test could fail).
-    const onDisk = readFileSync(acmeDone.journal, 'utf8');
+    const onDisk = readFileSync(privateDone.journal, 'utf8');
     expect(onDisk).toContain(PRIVATE_CARD);
     expect(onDisk).toContain(PRIVATE_EMAIL);
-    expect(readFileSync(acmeWaiting.journal, 'utf8')).toContain(PRIVATE_CARD);
+    expect(readFileSync(privateWaiting.journal, 'utf8')).toContain(PRIVATE_CARD);
 
     const { page, errors } = await openPage(browser);
     const seen = capture(page);
     // The list, then the completed run's page.
-    await page.goto(`${viewer.origin}/?token=${ALL}`);
-    await page.locator(`tr[data-id="${acmeDone.id}"]`).waitFor();
-    await page.goto(`${viewer.origin}/invocations/${acmeDone.id}`);
+    await page.goto(`${privateViewer.origin}/?token=${ALL}`);
+    await page.locator(`tr[data-id="${privateDone.id}"]`).waitFor();
+    await page.goto(`${privateViewer.origin}/invocations/${privateDone.id}`);
     await page.locator('#verdict h2').waitFor();
     expect(await page.locator('#verdict h2').textContent()).toBe('✓ verified by the server');
     expect(await page.locator('#verdict-source').textContent()).toBe('verified by the server (this journal has redacted fields, so the page cannot check it itself)');
     const fingerprint = (await page.locator('#fingerprint').textContent())!;
     expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
-    expect((await weft(['verify', acmeDone.journal, '--public-key', acmeDone.publicKey, '--json'])).stdout).toContain(fingerprint);
+    expect((await weft(['verify', privateDone.journal, '--public-key', privateDone.publicKey, '--json'])).stdout).toContain(fingerprint);
     expect(await page.locator('main').textContent()).toContain('[redacted]');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'weft-inspect-redacted.png'), fullPage: true });
     // The one awaiting approval: its asked steps and its observations.
-    await page.goto(`${viewer.origin}/invocations/${acmeWaiting.id}`);
+    await page.goto(`${privateViewer.origin}/invocations/${privateWaiting.id}`);
     await page.locator('#verdict h2').waitFor();
     await page.locator('#next table.asked').waitFor();
     // A run watched live: its records arrive over the WebSocket while the page is open.
     const { page: list } = await openPage(browser);
     const listSeen = capture(list);
-    await list.goto(`${viewer.origin}/?token=${ALL}`);
+    await list.goto(`${privateViewer.origin}/?token=${ALL}`);
     await list.locator('body[data-live="live"]').waitFor({ state: 'attached' });
-    const running = run([privateDomain, '--tenant', 'acme', '--seed', '21'], { WEFT_TEST_STEP_DELAY_MS: '400' });
+    const running = run([privateDomain, '--tenant', 'acme', '--seed', '21'], { WEFT_TEST_STEP_DELAY_MS: '400' }, privateDir);
     const fresh = list.locator('tr[data-status="running"]').first();
     await fresh.waitFor({ timeout: 60_000 });
     const liveId = (await fresh.getAttribute('data-id'))!;
-    await page.goto(`${viewer.origin}/invocations/${liveId}`);
+    await page.goto(`${privateViewer.origin}/invocations/${liveId}`);
     await page.locator('#verdict').waitFor();
     const done = await running;
     expect(done.id).toBe(liveId);
@@ -256,10 +277,10 @@ describe.runIf(hasChromium)('redaction', () => {
     // Every route, fetched directly, with each token that may see it.
     const direct: string[] = [];
     for (const token of [ALL, ACME]) {
-      for (const route of ['/api/invocations', '/api/approvals', '/api/trusted-key', '/api/viewer']) direct.push((await get(route, token)).text);
-      for (const id of [acmeDone.id, acmeWaiting.id, liveId]) {
+      for (const route of ['/api/invocations', '/api/approvals', '/api/trusted-key', '/api/viewer']) direct.push((await get(route, token, privateViewer)).text);
+      for (const id of [privateDone.id, privateWaiting.id, liveId]) {
         for (const suffix of ['', '/journal', '/verdict']) {
-          const res = await get(`/api/invocations/${id}${suffix}`, token);
+          const res = await get(`/api/invocations/${id}${suffix}`, token, privateViewer);
           expect(res.status, `${id}${suffix}`).toBe(200);
           direct.push(res.text);
         }
@@ -268,9 +289,83 @@ describe.runIf(hasChromium)('redaction', () => {
     expect(leaks(direct)).toEqual([]);
     expect(direct.join('\n')).toContain('[redacted]');
     // The awaiting one's asked steps are there, their card redacted.
-    const waiting = JSON.parse((await get(`/api/invocations/${acmeWaiting.id}`, ALL)).text) as { waiting: { steps: Array<{ actuator: string; args: Record<string, unknown> }> } };
+    const waiting = JSON.parse((await get(`/api/invocations/${privateWaiting.id}`, ALL, privateViewer)).text) as { waiting: { steps: Array<{ actuator: string; args: Record<string, unknown> }> } };
     expect(waiting.waiting.steps.find((s) => s.actuator === 'card.charge')?.args.card).toBe('[redacted]');
     // An invocation without marks is sent as it is, and verified by the page itself.
     expect((await get(`/api/invocations/${globexDone.id}/journal`, ALL)).text).toBe(readFileSync(globexDone.journal, 'utf8'));
   }, 240_000);
+});
+
+describe('redaction marks and scopes, without a browser', () => {
+  const marks: RedactionMarks = { args: { 'card.charge': ['card'] }, results: { 'message.send': ['to'] }, observations: ['facts.[0=card-of].2'] };
+  const rec = (seq: number, kind: string, body: Record<string, unknown>) => ({ seq, kind, epoch: 1, body, prev: '0', hash: '0' }) as unknown as JournalRecord;
+
+  test('a completion is redacted by the actuator its key was dispatched to; the values removed are cut out of the rest', () => {
+    const { records } = redactRecords(
+      [
+        rec(0, 'state.observed', { actuator: 'obs', key: 'o', state: { facts: [['card-of', 'me', 'card-1234'], ['home', 'me', 'london']] } }),
+        rec(1, 'model.requested', { purpose: 'parse', attempt: 1, request: 'pay with card-1234 please' }),
+        rec(2, 'step.dispatched', { step: 0, actuator: 'message.send', args: { to: 'me' }, key: 'k1', attempt: 1 }),
+        rec(3, 'step.completed', { step: 0, key: 'k1', attempt: 1, result: { to: 'someone@example.com', subject: 'hi' } }),
+        rec(4, 'step.dispatched', { step: 1, actuator: 'card.charge', args: { card: 'card-1234', amount: 5 }, key: 'k2', attempt: 1 }),
+      ],
+      marks,
+    );
+    const bodies = records.map((r) => r.body as Record<string, any>);
+    expect(bodies[0]!.state.facts).toEqual([['card-of', 'me', REDACTED], ['home', 'me', 'london']]);
+    expect(bodies[1]!.request).toBe(`pay with ${REDACTED} please`);
+    expect(bodies[2]!.args).toEqual({ to: 'me' }); // message.send's ARGS are not marked, its result is
+    expect(bodies[3]!.result).toEqual({ to: REDACTED, subject: 'hi' });
+    expect(bodies[4]!.args).toEqual({ card: REDACTED, amount: 5 });
+    expect(JSON.stringify(records)).not.toMatch(/card-1234|someone@example/);
+  });
+
+  test('derived JSON: steps with an actuator (or an operator) and args or a result are redacted wherever they sit', () => {
+    const description = { epochs: [{ steps: [{ operator: 'charge_card', actuator: 'card.charge', args: { card: 'card-9999', amount: 1 }, result: null }] }], waiting: { steps: [{ actuator: 'card.charge', args: { card: 'card-9999' } }] }, note: 'paid by card-9999' };
+    const out = redactValue(description, marks);
+    expect(out.epochs[0]!.steps[0]!.args).toEqual({ card: REDACTED, amount: 1 });
+    expect(out.waiting.steps[0]!.args.card).toBe(REDACTED);
+    expect(out.note).toBe(`paid by ${REDACTED}`);
+  });
+
+  test("the marks travel in the store's metadata, normalized; malformed marks are refused on write and read as none", async () => {
+    const store = new MemoryStore();
+    const library = 'a'.repeat(64);
+    await store.putMetadata('m', { library, domain: 'private-travel', redact: { results: { 'message.send': ['to', 'to'] }, args: {} } });
+    expect(await store.getMetadata('m')).toEqual({ library, domain: 'private-travel', redact: { args: {}, results: { 'message.send': ['to'] } } });
+    await store.putMetadata('n', { library, redact: {} });
+    expect(await store.getMetadata('n')).toEqual({ library }); // marks that mark nothing are not kept
+    await expect(store.putMetadata('x', { library, redact: { args: { a: 'card' } } as never })).rejects.toThrow(TypeError);
+  });
+
+  test('one access decision: the all-seeing token, a tenant token, or none (401)', () => {
+    const tokens = { token: ALL, tenantTokens: [{ tenant: 'acme', token: ACME }] };
+    expect(scopeOf(tokens, ALL)).toEqual({ kind: 'all' });
+    expect(scopeOf(tokens, ACME)).toEqual({ kind: 'tenant', tenant: 'acme' });
+    expect(scopeOf(tokens, GLOBEX)).toBeUndefined();
+    expect(scopeOf(tokens, undefined)).toBeUndefined();
+    expect(scopeOf({}, undefined)).toEqual({ kind: 'all' }); // a loopback viewer without tokens
+    expect(visible({ kind: 'tenant', tenant: 'acme' }, { tenant: 'acme' })).toBe(true);
+    expect(visible({ kind: 'tenant', tenant: 'acme' }, { tenant: 'globex' })).toBe(false);
+    expect(visible({ kind: 'tenant', tenant: 'acme' }, null)).toBe(false);
+  });
+
+  test('the CLI: a non-loopback bind takes a tenant token alone; a malformed or short one is a usage error', async () => {
+    const short = await weft(['inspect', '--dir', dir, '--port', '0', '--tenant-token', 'acme=short']);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('at least 16 characters');
+    const malformed = await weft(['inspect', '--dir', dir, '--port', '0', '--tenant-token', 'no-equals-sign-here-at-all']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('TENANT=TOKEN');
+    const bare = await weft(['inspect', '--dir', dir, '--port', '0', '--host', '0.0.0.0']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--tenant-token');
+    const tenantOnly = await startViewer(['--dir', dir, '--host', '0.0.0.0', '--tenant-token', `acme=${ACME}`]);
+    try {
+      expect((await fetch(`${tenantOnly.origin.replace('0.0.0.0', '127.0.0.1')}/api/invocations`)).status).toBe(401);
+      expect((await fetch(`${tenantOnly.origin.replace('0.0.0.0', '127.0.0.1')}/api/invocations`, { headers: bearer(ACME) })).status).toBe(200);
+    } finally {
+      await tenantOnly.stop();
+    }
+  });
 });
