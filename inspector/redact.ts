@@ -15,7 +15,7 @@
  */
 import { recordLine } from '../journal/encode.js';
 import type { JournalRecord } from '../journal/records.js';
-import { marksAnything, redactRecords, redactValue, scrubText, secretsIn, type RedactionMarks } from '../journal/redaction.js';
+import { JournalRedactor, marksAnything, redactRecords, redactValue, scrubText, secretsIn, type RedactionMarks } from '../journal/redaction.js';
 import type { PublicKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
 import { verifyJournalBytes } from '../journal/verify-bytes.js';
@@ -108,32 +108,27 @@ export async function redactedJournal(store: JournalStore, id: string, bytes: Ui
   return { bytes: new TextEncoder().encode(body), redacted: true };
 }
 
-/** Lines of records from a live follower, redacted by the marks (with the secrets of the records before them). */
+/** Lines of records from a live follower, redacted by the marks (knowing the records before them). */
 export class LiveRedactor {
-  private secrets = new Set<string>();
-  private seen: JournalRecord[] = [];
-
   private constructor(
-    private readonly marks: RedactionMarks | undefined,
+    private readonly redactor: JournalRedactor | undefined,
     private readonly plan: () => Promise<Set<string>>,
   ) {}
 
   /** A redactor for `id`, primed with its records before `from`. */
   static async for(store: JournalStore, id: string, from: number): Promise<LiveRedactor> {
     const marks = await marksOf(store, id);
-    const redactor = new LiveRedactor(marks, marks ? () => planSecrets(store, id, marks) : async () => new Set());
-    if (marks && from > 0) redactor.seen = await store.read(id, 0, from).catch(() => []);
-    return redactor;
+    if (!marks) return new LiveRedactor(undefined, async () => new Set());
+    const redactor = new JournalRedactor(marks);
+    if (from > 0) redactor.structural(await store.read(id, 0, from).catch(() => []));
+    return new LiveRedactor(redactor, () => planSecrets(store, id, marks));
   }
 
   /** The records' journal lines, redacted when the invocation has marks. */
   async lines(records: readonly JournalRecord[]): Promise<string[]> {
-    if (!this.marks) return records.map((r) => recordLine(r));
-    for (const secret of await this.plan()) this.secrets.add(secret);
-    this.seen.push(...records);
-    const { records: all, secrets } = redactRecords(this.seen, this.marks, this.secrets);
-    this.secrets = secrets;
-    return all.slice(all.length - records.length).map((r) => recordLine(r));
+    if (!this.redactor) return records.map((r) => recordLine(r));
+    this.redactor.know(await this.plan());
+    return this.redactor.next(records).map((r) => recordLine(r));
   }
 }
 

@@ -151,14 +151,46 @@ export function redactRecord(record: JournalRecord, marks: RedactionMarks, actua
 
 /** A journal's records redacted (both passes); `secrets`: what was removed (the caller scrubs other payloads of it). */
 export function redactRecords(records: readonly JournalRecord[], marks: RedactionMarks, known: ReadonlySet<string> = new Set()): { records: JournalRecord[]; secrets: Set<string> } {
-  const secrets = new Set(known);
-  const dispatched = new Map<string, string>();
-  const structural = records.map((record) => {
-    const body = record.body as Record<string, unknown> | undefined;
-    if ((record.kind === 'step.dispatched' || record.kind === 'compensation.dispatched') && typeof body?.key === 'string' && typeof body.actuator === 'string') dispatched.set(body.key, body.actuator);
-    return body === undefined ? record : redactRecord(record, marks, (key) => dispatched.get(key), secrets);
-  });
-  return { records: structural.map((r) => scrubValue(r, secrets) as JournalRecord), secrets };
+  const redactor = new JournalRedactor(marks, known);
+  const structural = redactor.structural(records);
+  return { records: structural.map((r) => scrubValue(r, redactor.secrets) as JournalRecord), secrets: redactor.secrets };
+}
+
+/**
+ * A journal redacted as it grows (a live follower): each batch structurally, remembering which
+ * actuator each key was dispatched to and every secret seen so far, then scrubbed of all of them.
+ * A value first marked in a later record cannot be taken back from a batch already given out: a
+ * domain marks where a value first appears (an observation path) to keep it from earlier records.
+ */
+export class JournalRedactor {
+  readonly secrets: Set<string>;
+  private readonly dispatched = new Map<string, string>();
+
+  constructor(
+    private readonly marks: RedactionMarks,
+    known: ReadonlySet<string> = new Set(),
+  ) {
+    this.secrets = new Set(known);
+  }
+
+  /** The next records, redacted (both passes). */
+  next(records: readonly JournalRecord[]): JournalRecord[] {
+    return this.structural(records).map((r) => scrubValue(r, this.secrets) as JournalRecord);
+  }
+
+  /** The structural pass over the next records (secrets and dispatches remembered). */
+  structural(records: readonly JournalRecord[]): JournalRecord[] {
+    return records.map((record) => {
+      const body = record.body as Record<string, unknown> | undefined;
+      if ((record.kind === 'step.dispatched' || record.kind === 'compensation.dispatched') && typeof body?.key === 'string' && typeof body.actuator === 'string') this.dispatched.set(body.key, body.actuator);
+      return body === undefined ? record : redactRecord(record, this.marks, (key) => this.dispatched.get(key), this.secrets);
+    });
+  }
+
+  /** Add secrets found elsewhere (a snapshot's plan). */
+  know(secrets: Iterable<string>): void {
+    for (const secret of secrets) this.secrets.add(secret);
+  }
 }
 
 /**
