@@ -12,6 +12,7 @@
  *   the list and the invocation pages are open — one run completed, one run watched live — and
  *   every API route fetched directly hold neither value, though the journals on disk do; the page
  *   says the server verified the journal (the page cannot: its bytes changed).
+ * - The same over a Redis store (the marks travel in its metadata, the viewer has no --domain).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -27,6 +28,7 @@ import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, requireChromium } from './support/chromium.js';
 import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
 import { PRIVATE_CARD, PRIVATE_EMAIL, writePrivateTravelDomain } from './support/private-travel.js';
+import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-security-'));
@@ -101,8 +103,8 @@ afterAll(async () => {
 });
 
 /** An upgrade request to `/live?query`: its HTTP status (101 when accepted). */
-function upgradeStatus(token: string, query: string): Promise<number> {
-  const { port } = new URL(viewer.origin);
+function upgradeStatus(token: string, query: string, to: Viewer = viewer): Promise<number> {
+  const { port } = new URL(to.origin);
   return new Promise((resolve, reject) => {
     const req = request({
       host: '127.0.0.1',
@@ -294,6 +296,54 @@ describe.runIf(hasChromium)('redaction', () => {
     // An invocation without marks is sent as it is, and verified by the page itself.
     expect((await get(`/api/invocations/${globexDone.id}/journal`, ALL)).text).toBe(readFileSync(globexDone.journal, 'utf8'));
   }, 240_000);
+});
+
+const redis = requireRedis();
+
+describe.runIf(hasChromium && (redis || process.env.CI === 'true'))('over a Redis store', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => server?.stop());
+
+  test("a tenant's token sees only its tenant's; marked fields reach no payload; the page says the server verified the journal", async () => {
+    const keysDir = path.join(root, 'redis-keys');
+    const onRedis = (args: string[]) => run([...args, '--redis', server.url], {}, keysDir);
+    const mine = await onRedis([privateDomain, '--tenant', 'acme', '--seed', '31']);
+    const theirs = await onRedis(['travel', '--tenant', 'globex', '--seed', '32']);
+    const r = await startViewer(['--redis', server.url, '--public-key', mine.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`]);
+    try {
+      const list = JSON.parse((await get('/api/invocations', ACME, r)).text) as Array<{ id: string }>;
+      expect(list.map((row) => row.id)).toEqual([mine.id]);
+      expect((await get(`/api/invocations/${theirs.id}`, ACME, r)).status).toBe(404);
+      expect((await get(`/api/invocations/${theirs.id}/journal`, ACME, r)).status).toBe(404);
+      expect(await upgradeStatus(ACME, `follow=${theirs.id}&from=0`, r)).toBe(404);
+      const direct: string[] = [];
+      for (const suffix of ['', '/journal', '/verdict']) {
+        const res = await get(`/api/invocations/${mine.id}${suffix}`, ACME, r);
+        expect(res.status, suffix).toBe(200);
+        direct.push(res.text);
+      }
+      expect(direct.join('\n')).toContain('[redacted]');
+      expect(leaks(direct)).toEqual([]);
+      const { page, errors } = await openPage(browser);
+      const seen = capture(page);
+      await page.goto(`${r.origin}/?token=${ACME}`);
+      await page.locator(`tr[data-id="${mine.id}"]`).waitFor();
+      await page.goto(`${r.origin}/invocations/${mine.id}`);
+      await page.locator('#verdict h2', { hasText: '✓ verified by the server' }).waitFor();
+      expect(await page.locator('#verdict-source').textContent()).toBe('verified by the server (this journal has redacted fields, so the page cannot check it itself)');
+      await seen.settle();
+      expect(seen.payloads.length).toBeGreaterThan(3);
+      expect(leaks(seen.payloads)).toEqual([]);
+      expect(seen.payloads.filter((p) => p.includes(theirs.id))).toEqual([]);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await r.stop();
+    }
+  }, 180_000);
 });
 
 describe('redaction marks and scopes, without a browser', () => {
