@@ -76,9 +76,13 @@ export async function redactedFor<T>(store: JournalStore, id: string, value: T):
   return redactValue(value, marks, await secretsOf(store, id, marks));
 }
 
-/** Listing rows, each redacted by its invocation's marks (only rows that carry steps can hold marked fields, and only those are read for them). */
-export async function redactedRows<T extends { id: string; approvalSteps?: unknown }>(store: JournalStore, rows: readonly T[]): Promise<T[]> {
-  return Promise.all(rows.map((row) => (row.approvalSteps === undefined ? row : redactedFor(store, row.id, row))));
+/**
+ * Listing rows, each redacted by its invocation's marks. Only a row that carries steps or text from
+ * the run (why it stopped, what is wrong) can hold a marked value, and only those are looked at: a
+ * store of 10,000 ended invocations is listed without reading 10,000 metadata records.
+ */
+export async function redactedRows<T extends { id: string; approvalSteps?: unknown; reason?: unknown; problem?: unknown }>(store: JournalStore, rows: readonly T[]): Promise<T[]> {
+  return Promise.all(rows.map((row) => (row.approvalSteps === undefined && row.reason === undefined && row.problem === undefined ? row : redactedFor(store, row.id, row))));
 }
 
 /**
