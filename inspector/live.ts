@@ -13,14 +13,16 @@
  *
  * The socket passes the same gates as every request (access.ts): a loopback Host for a loopback
  * viewer, the token when there is one (401 without), and in addition an Origin, when the browser
- * sends one, naming this viewer — a page elsewhere cannot open a socket to it.
+ * sends one, naming this viewer — a page elsewhere cannot open a socket to it. The token's scope
+ * holds for the socket's life: a tenant's token follows only that tenant's journals (another's id:
+ * 404, as an unknown one) and gets only that tenant's rows. Records and rows pass redact.ts.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { recordLine } from '../journal/encode.js';
 import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
-import { loopbackHostHeader, presentedToken, sameToken } from './access.js';
+import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
+import { LiveRedactor, redactedRows } from './redact.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
 
@@ -33,6 +35,7 @@ const ROW_COALESCE_MS = 50;
 export interface LiveOptions {
   store: JournalStore;
   token?: string;
+  tenantTokens?: ReadonlyArray<{ tenant: string; token: string }>;
   loopback?: boolean;
 }
 
@@ -43,19 +46,24 @@ export function attachLive(server: Server, options: LiveOptions): void {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://viewer.invalid');
     const refused = gate(options, req, url);
-    if (refused) return refuseUpgrade(socket, refused.status, refused.reason, `weft inspect: ${refused.message}\n`, refused.headers);
+    if ('status' in refused) return refuseUpgrade(socket, refused.status, refused.reason, `weft inspect: ${refused.message}\n`, refused.headers);
+    void upgrade(req, socket, head, url, refused.scope).catch(() => socket.destroy());
+  });
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, scope: Scope): Promise<void> => {
     const follow = url.searchParams.get('follow');
     const from = Number(url.searchParams.get('from') ?? '0');
     if (follow !== null && (!isValidInvocationId(follow) || !Number.isSafeInteger(from) || from < 0)) {
       return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live?follow=<invocation id>&from=<seq, 0 or more>\n');
     }
     if (follow === null && url.searchParams.get('list') === null) return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live needs ?follow=<id>&from=<seq> or ?list=1\n');
+    if (follow !== null && !(await visibleInvocation(options.store, scope, follow))) return refuseUpgrade(socket, 404, 'Not Found', `weft inspect: no invocation ${follow} in ${options.store.name}; weft ls lists them\n`);
+    const redactor = follow === null ? undefined : await LiveRedactor.for(options.store, follow, from);
     const ws = acceptWebSocket(req, socket, head);
     if (!ws) return;
     live ??= new LiveFeed(options.store);
-    if (follow !== null) live.followJournal(follow, from, ws);
-    else live.followList(ws);
-  });
+    if (follow !== null) live.followJournal(follow, from, ws, redactor!);
+    else live.followList(ws, scope);
+  };
   // Upgraded sockets keep a net.Server from closing: the feed (and its sockets) end when close is asked for, not when it is done.
   const close = server.close.bind(server);
   server.close = (callback?: (err?: Error) => void) => {
@@ -71,16 +79,17 @@ interface Refusal {
   headers?: Record<string, string>;
 }
 
-/** Why an upgrade request may not proceed, or undefined. */
-function gate(options: LiveOptions, req: IncomingMessage, url: URL): Refusal | undefined {
+/** Why an upgrade request may not proceed, or the scope its token grants (access.ts, the same decision as for a request). */
+function gate(options: LiveOptions, req: IncomingMessage, url: URL): Refusal | { scope: Scope } {
   if (url.pathname !== LIVE_PATH) return { status: 404, reason: 'Not Found', message: `no WebSocket at ${url.pathname}` };
   if (options.loopback && !loopbackHostHeader(req.headers.host)) return { status: 403, reason: 'Forbidden', message: 'this viewer answers only requests addressed to 127.0.0.1 or localhost' };
-  if (options.token !== undefined && !sameToken(presentedToken(req, url).token, options.token)) {
+  const scope = scopeOf(options, presentedToken(req, url).token);
+  if (scope === undefined) {
     return { status: 401, reason: 'Unauthorized', message: 'this viewer needs its token: open the URL weft inspect printed (with ?token=…), or send Authorization: Bearer <token>', headers: { 'www-authenticate': 'Bearer' } };
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !sameOrigin(origin, req.headers.host)) return { status: 403, reason: 'Forbidden', message: 'a WebSocket to this viewer must come from its own pages' };
-  return undefined;
+  return { scope };
 }
 
 function sameOrigin(origin: string, host: string | undefined): boolean {
@@ -102,6 +111,7 @@ class JournalFollower {
     readonly id: string,
     private next: number,
     private readonly ws: WebSocketConnection,
+    private readonly redactor: LiveRedactor,
   ) {}
 
   /** Read what the store holds from the last seq sent, and send it; calls during a read make it read again after. */
@@ -115,12 +125,13 @@ class JournalFollower {
       do {
         this.again = false;
         const records = await this.store.read(this.id, this.next);
-        const lines: string[] = [];
+        const next: typeof records = [];
         for (const record of records) {
-          if (record.seq !== this.next + lines.length) break;
-          lines.push(recordLine(record));
+          if (record.seq !== this.next + next.length) break;
+          next.push(record);
         }
-        if (lines.length === 0) continue;
+        if (next.length === 0) continue;
+        const lines = await this.redactor.lines(next);
         this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
         this.next += lines.length;
       } while (this.again);
@@ -135,7 +146,8 @@ class JournalFollower {
 /** The viewer's followers, and what tells them to read. */
 class LiveFeed {
   private readonly journals = new Map<string, Set<JournalFollower>>();
-  private readonly lists = new Set<WebSocketConnection>();
+  /** The list pages, each with the scope its token grants. */
+  private readonly lists = new Map<WebSocketConnection, Scope>();
   /** Every open socket, closed with the feed. */
   private readonly sockets = new Set<WebSocketConnection>();
   private readonly rowTimers = new Map<string, NodeJS.Timeout>();
@@ -150,9 +162,9 @@ class LiveFeed {
     this.poll.unref();
   }
 
-  followJournal(id: string, from: number, ws: WebSocketConnection): void {
+  followJournal(id: string, from: number, ws: WebSocketConnection, redactor: LiveRedactor): void {
     this.track(ws);
-    const follower = new JournalFollower(this.store, id, from, ws);
+    const follower = new JournalFollower(this.store, id, from, ws, redactor);
     let set = this.journals.get(id);
     if (!set) this.journals.set(id, (set = new Set()));
     set.add(follower);
@@ -168,9 +180,9 @@ class LiveFeed {
     ws.onClose(() => this.sockets.delete(ws));
   }
 
-  followList(ws: WebSocketConnection): void {
+  followList(ws: WebSocketConnection, scope: Scope): void {
     this.track(ws);
-    this.lists.add(ws);
+    this.lists.set(ws, scope);
     ws.onClose(() => this.lists.delete(ws));
   }
 
@@ -189,9 +201,9 @@ class LiveFeed {
   private async sendRow(id: string): Promise<void> {
     if (!isValidInvocationId(id)) return;
     try {
-      const row = await invocationSummary(this.store, id);
+      const [row] = await redactedRows(this.store, [await invocationSummary(this.store, id)]);
       const message = JSON.stringify({ type: 'row', row });
-      for (const ws of this.lists) ws.send(message);
+      for (const [ws, scope] of this.lists) if (visible(scope, row)) ws.send(message);
     } catch {
       // unreadable now: the next change sends it
     }

@@ -29,7 +29,7 @@ import { verifyRecords, type JournalReport } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { PublicKey, SigningKey } from '../journal/seal.js';
-import { journalFileOf, type JournalStore } from '../journal/store.js';
+import { journalFileOf, type InvocationMetadata, type JournalStore } from '../journal/store.js';
 import { JournalWriter } from '../journal/writer.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import { libraryDigest } from '../htn/library/digest.js';
@@ -260,9 +260,10 @@ export class Runtime {
     return this.run(writer, library, input, [], undefined, key.keyId);
   }
 
-  /** The store metadata's domain and library (seal-key.ts adds the key). */
-  private domainMetadata(library: string): { domain?: string; library: string } {
-    return { ...(this.options.domain ? { domain: this.options.domain.name } : {}), library };
+  /** The store metadata's domain, library and the domain's redaction marks (seal-key.ts adds the key). */
+  private domainMetadata(library: string): Omit<InvocationMetadata, 'sealKey'> {
+    const domain = this.options.domain;
+    return { ...(domain ? { domain: domain.name } : {}), library, ...(domain?.redact ? { redact: domain.redact } : {}) };
   }
 
   /**

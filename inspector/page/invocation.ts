@@ -23,7 +23,7 @@ import { timelineSection } from './timeline.js';
 import { verdictPanel } from './verdict-view.js';
 import { statechart, stateOfStatus, viewAt, type Statechart } from './statechart.js';
 import { timeTravel } from './time-travel.js';
-import { verifyInPage } from './verify.js';
+import { serverVerdict, verifyInPage, type ShownVerdict } from './verify.js';
 import type { DescriptionView, EpochView, LineRecord, MachineGraphView, PlansView, StepView, TrailView, TrustedKey, ViewerInfo } from './wire.js';
 
 const root = document.getElementById('app')!;
@@ -302,6 +302,14 @@ function renderAt(records: readonly LineRecord[]): void {
 
 const crumbs = () => el('p', { class: 'crumbs' }, el('a', { href: '/' }, '← invocations'), ' / ', el('span', { class: 'mono' }, id));
 
+/** The server's verdict when it redacted the journal (its `x-weft-redacted` header), else undefined: the page verifies. */
+let server: ShownVerdict | undefined;
+
+/** Ask the server for its verdict (a redacted journal only). */
+async function fetchServerVerdict(path: string): Promise<void> {
+  server = serverVerdict(await getJson<unknown>(`${path}/verdict`));
+}
+
 /** The page for what it has now: drawn again as records arrive (expanded records stay expanded). */
 function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey | null, info: ViewerInfo): void {
   currentKey = key;
@@ -309,7 +317,8 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
   const text = new TextDecoder().decode(bytes);
   shown.description = description;
   shown.records = parseLines(text);
-  const verdict = verifyInPage(bytes, key);
+  const verdict: ShownVerdict = server ?? verifyInPage(bytes, key);
+  const bad = verdict.kind === 'server' ? verdict.verdict : verdict;
   const records = parsedRecords(text);
   replace(
     root,
@@ -318,17 +327,18 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     verdictPanel(verdict),
     header(description),
     nextPanel(description, info),
-    chartSection(description, verdict.kind !== 'failed'),
+    chartSection(description, bad.kind !== 'failed'),
     planTreeSection(records, description, plans),
     timelineSection(records, description, plans),
     epochsSection(description.epochs),
     modelRepliesSection(records),
-    journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
+    journalList(text, bad.kind === 'failed' ? bad.seq : null),
     (drop ??= dropPanel(() => currentKey)),
   );
   if (travelAt !== null && travelAt < shown.records.length - 1) renderAt(shown.records.slice(0, travelAt + 1));
   for (const d of root.querySelectorAll<HTMLDetailsElement>('details.record')) if (expanded.has(d.querySelector('.seq')?.textContent ?? null)) d.open = true;
-  document.body.dataset.verdict = verdict.kind;
+  document.body.dataset.verdict = bad.kind;
+  document.body.dataset.verifiedBy = verdict.kind === 'server' ? 'server' : 'page';
 }
 
 /** The trail (replay-trail.ts); one that cannot be had leaves the chart lit from the status, saying why. */
@@ -374,6 +384,7 @@ async function main(): Promise<void> {
       getJson<DescriptionView>(path),
       fetch(`${path}/journal`, { credentials: 'same-origin' }).then(async (res) => {
         if (!res.ok) throw new Error(`${path}/journal: HTTP ${res.status}`);
+        if (res.headers.get('x-weft-redacted')) await fetchServerVerdict(path);
         return new Uint8Array(await res.arrayBuffer());
       }),
       getJson<TrustedKey | null>('/api/trusted-key'),
@@ -406,6 +417,7 @@ async function main(): Promise<void> {
       replan = false;
       [description] = await Promise.all([getJson<DescriptionView>(path), again ? loadPlans(path) : undefined, loadTrail(path)]);
       key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
+      if (server) await fetchServerVerdict(path);
       render(description, bytes, key, info);
     });
   });

@@ -6,7 +6,7 @@
  *   <dir>/invocations/<id>/snapshot.json    the latest snapshot, replaced by atomic rename
  *   <dir>/invocations/<id>/journal.jsonl.torn-<seq>   torn bytes moved aside by quarantineTornTail
  *   <dir>/invocations/<id>/status.json      the runtime's unhashed status note, replaced by atomic rename
- *   <dir>/invocations/<id>/meta.json        its unhashed metadata (domain name, library digest, sealing key id), replaced by atomic rename
+ *   <dir>/invocations/<id>/meta.json        its unhashed metadata (domain name, library digest, sealing key id, redaction marks), replaced by atomic rename
  *   <dir>/invocations/<id>/summary.json     an ended journal's summary for cheap listing, valid only while the journal is unchanged (file-summary.ts)
  *   <dir>/blobs/<sha256 hex>                content-addressed bytes
  *
