@@ -342,7 +342,10 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
 }
 
 /** The trail (replay-trail.ts); one that cannot be had leaves the chart lit from the status, saying why. */
+let trailAt = 0;
+const TRAIL_EVERY_MS = 2_000;
 async function loadTrail(path: string): Promise<void> {
+  trailAt = Date.now();
   try {
     shown.trail = await getJson<TrailView>(`${path}/trail`);
     shown.trailProblem = null;
@@ -415,7 +418,11 @@ async function main(): Promise<void> {
     refresh(async () => {
       const again = replan;
       replan = false;
-      [description] = await Promise.all([getJson<DescriptionView>(path), again ? loadPlans(path) : undefined, loadTrail(path)]);
+      // The trail is a replay of the whole journal on the server: while the run moves, at most every
+      // TRAIL_EVERY_MS (and once it rests), not on every record.
+      const trailDue = Date.now() - trailAt >= TRAIL_EVERY_MS || (description && RESTING.has(description.status));
+      [description] = await Promise.all([getJson<DescriptionView>(path), again ? loadPlans(path) : undefined, trailDue ? loadTrail(path) : undefined]);
+      if (!trailDue && RESTING.has(description.status)) await loadTrail(path);
       key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
       if (server) await fetchServerVerdict(path);
       render(description, bytes, key, info);

@@ -99,13 +99,29 @@ export function refresh(work: () => Promise<void>): void {
       wanted = undefined;
       try {
         await run();
-      } catch {
-        // the next update tries again
+      } catch (err) {
+        // Said on the page (the next redraw clears it); the next update tries again.
+        showStale(err);
       }
     }
     refreshing = undefined;
   };
   refreshing = next();
+}
+
+/** A redraw that failed: the page says it shows an older state, and why, until the next one succeeds. */
+function showStale(err: unknown): void {
+  const root = document.getElementById('app');
+  if (!root) return;
+  const text = `could not update this page (${err instanceof Error ? err.message : String(err)}): it shows an earlier state; it tries again on the next change`;
+  let line = document.getElementById('stale');
+  if (!line) {
+    line = document.createElement('p');
+    line.id = 'stale';
+    line.className = 'error';
+    root.prepend(line);
+  }
+  line.textContent = text;
 }
 
 /** `rows` with `row` in place of the one with its id, or added at the end. */
