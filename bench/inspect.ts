@@ -1,12 +1,13 @@
 /**
- * `npm run bench -- inspect [--invocations N] [--steps N] [--pairs P] [--list-count N] [--list-reps R]
+ * `npm run bench -- inspect [--invocations N] [--steps N] [--rounds R] [--list-count N] [--list-reps R]
  * [--no-redis]` — what watching runs with `weft inspect` costs, each figure beside a baseline from
  * the same run:
  *
  *   (a) throughput (steps/s) of N concurrent invocations (default 64) of an epoch of `--steps`
  *       no-op world-effect steps (default 10; bench/workers-domain.ts), with the viewer connected
- *       and without it, in P pairs of runs back to back (order alternating; the figure is the median
- *       of the pairs' ratios): embedded (a FileStore and the in-process dispatcher, in this process)
+ *       and without it, in R rounds of three runs back to back (without the viewer, with it, with it
+ *       but no page open — to say what the page costs; order rotating; the figure is the median of
+ *       the rounds' ratios): embedded (a FileStore and the in-process dispatcher, in this process)
  *       and distributed (a RedisStore, BullMQ, 2 `weft worker`-equivalent processes,
  *       bench/workers-child.ts). "Connected" means: the viewer (`weft inspect`, its own process, as
  *       a user runs it), one WebSocket client on /live following every invocation from seq 0 and one
@@ -21,7 +22,8 @@
  *       redrawn per message, and the list page is what is open here.)
  *   (c) the invocation list with `--list-count` (default 10,000) ended invocations in the store, in
  *       Chromium, from navigation start to the table holding its rows, on both stores (median of R
- *       fresh page loads); beside it the same page over an empty store. Goal ≤ 1 s.
+ *       fresh page loads); beside it the same page over an empty store, and the server's share (the
+ *       viewer's /api/invocations fetched and parsed here). Goal ≤ 1 s.
  *
  * Redis is a private `redis-server --appendonly yes --appendfsync always` (bench/redis-server.ts).
  * Chromium is /usr/bin/chromium (or CHROMIUM_PATH). Every child (viewer, workers, server, browser)
@@ -207,23 +209,36 @@ interface ModeFigures {
   without: number[];
   withViewer: number[];
   ratios: number[];
+  /** The viewer and its WebSocket clients, the page closed: where the cost is. */
+  noPage: number[];
+  noPageRatios: number[];
   lags: number[];
   arrived: number;
   appended: number;
 }
 
-/** P pairs (alternating order) of one load without the viewer's clients and one with them. */
-async function pairs(label: string, rt: Runtime, stamps: Stamps, viewer: ViewerProcess, page: Page, lanes: number, steps: number, count: number): Promise<ModeFigures> {
-  const f: ModeFigures = { label, without: [], withViewer: [], ratios: [], lags: [], arrived: 0, appended: 0 };
-  await page.goto(viewer.url);
-  await page.locator('table.invocations').waitFor();
+/**
+ * P rounds (order rotating) of one load without the viewer's clients, one with them and the page,
+ * and one with them but no page open (to say which costs what).
+ */
+async function rounds(label: string, rt: Runtime, stamps: Stamps, viewer: ViewerProcess, page: Page, lanes: number, steps: number, count: number): Promise<ModeFigures> {
+  const f: ModeFigures = { label, without: [], withViewer: [], ratios: [], noPage: [], noPageRatios: [], lags: [], arrived: 0, appended: 0 };
   note(`${label}: warm-up`);
   await load(rt, lanes, steps, `${label}-warm`);
   for (let p = 0; p < count; p++) {
     const bare = async () => f.without.push((await load(rt, lanes, steps, `${label}-bare-${p}`)).stepsPerS);
-    const watched = async () => {
+    const watched = async (withPage: boolean) => {
+      if (withPage) {
+        await page.goto(viewer.url);
+        await page.locator('table.invocations').waitFor();
+      } else await page.goto('about:blank');
       const watcher = await Watcher.connect(viewer.origin);
       const run = await load(rt, lanes, steps, `${label}-watched-${p}`, watcher);
+      if (!withPage) {
+        f.noPage.push(run.stepsPerS);
+        watcher.close();
+        return;
+      }
       f.withViewer.push(run.stepsPerS);
       // Let the last records reach the client (they are counted; lags already measured are not changed by waiting).
       const deadline = performance.now() + 5_000;
@@ -234,15 +249,11 @@ async function pairs(label: string, rt: Runtime, stamps: Stamps, viewer: ViewerP
       f.appended += got.appended;
       watcher.close();
     };
-    if (p % 2 === 0) {
-      await bare();
-      await watched();
-    } else {
-      await watched();
-      await bare();
-    }
+    const arms = [bare, () => watched(true), () => watched(false)];
+    for (let k = 0; k < arms.length; k++) await arms[(p + k) % arms.length]!();
     f.ratios.push(f.withViewer.at(-1)! / f.without.at(-1)!);
-    note(`${label}: pair ${p + 1}/${count}: ${fmt(f.without.at(-1)!)} steps/s bare, ${fmt(f.withViewer.at(-1)!)} watched`);
+    f.noPageRatios.push(f.noPage.at(-1)! / f.without.at(-1)!);
+    note(`${label}: round ${p + 1}/${count}: ${fmt(f.without.at(-1)!)} steps/s bare, ${fmt(f.withViewer.at(-1)!)} watched with the page, ${fmt(f.noPage.at(-1)!)} without it`);
   }
   return f;
 }
@@ -272,12 +283,25 @@ async function listPageMs(browser: Browser, url: string, rows: number, reps: num
   return median(times);
 }
 
+/** Median ms of `reps` fetches of the viewer's /api/invocations, parsed (the server's share of the list page). */
+async function apiListMs(origin: string, rows: number, reps: number): Promise<number> {
+  const times: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    const res = await fetch(`${origin}/api/invocations`);
+    const list = (await res.json()) as unknown[];
+    times.push(performance.now() - t0);
+    if (list.length !== rows) throw new Error(`/api/invocations gave ${list.length} rows, filled ${rows}`);
+  }
+  return median(times);
+}
+
 // ── the suite ───────────────────────────────────────────────────────────────────────────────────
 
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { invocations: { type: 'string' }, steps: { type: 'string' }, pairs: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'no-redis': { type: 'boolean' } },
+    options: { invocations: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'no-redis': { type: 'boolean' } },
   });
   const int = (name: string, text: string | undefined, fallback: number, min: number) => {
     const n = Number(text ?? fallback);
@@ -286,7 +310,7 @@ export async function run(argv: string[]): Promise<void> {
   };
   const lanes = int('invocations', values.invocations, 64, 1);
   const steps = int('steps', values.steps, 10, 1);
-  const pairCount = int('pairs', values.pairs, 3, 1);
+  const pairCount = int('rounds', values.rounds, 3, 1);
   const listCount = int('list-count', values['list-count'], 10_000, 1);
   const listReps = int('list-reps', values['list-reps'], 3, 1);
   const withRedis = !values['no-redis'];
@@ -299,7 +323,7 @@ export async function run(argv: string[]): Promise<void> {
   let server: BenchRedisServer | undefined;
   let browser: Browser | undefined;
   const modes: ModeFigures[] = [];
-  const lists: Array<{ label: string; ms: number; emptyMs: number }> = [];
+  const lists: Array<{ label: string; ms: number; emptyMs: number; apiMs: number }> = [];
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'], headless: true });
     const page = await browser.newPage();
@@ -312,7 +336,7 @@ export async function run(argv: string[]): Promise<void> {
     await load(rtFile, 1, steps, 'create'); // the workspace exists before the viewer watches it
     const fileViewer = await startViewer(['--dir', dir]);
     closers.push(() => fileViewer.stop());
-    modes.push(await pairs('embedded (file store)', rtFile, fileStore.stamps, fileViewer, page, lanes, steps, pairCount));
+    modes.push(await rounds('embedded (file store)', rtFile, fileStore.stamps, fileViewer, page, lanes, steps, pairCount));
     await fileViewer.stop();
 
     // ── distributed: RedisStore + BullMQ + 2 worker processes ──
@@ -333,7 +357,7 @@ export async function run(argv: string[]): Promise<void> {
       });
       const redisViewer = await startViewer(['--redis', server.url, '--redis-prefix', prefix]);
       closers.push(() => redisViewer.stop());
-      modes.push(await pairs('redis + 2 workers', rtRedis, redisStore.stamps, redisViewer, page, lanes, steps, pairCount));
+      modes.push(await rounds('redis + 2 workers', rtRedis, redisStore.stamps, redisViewer, page, lanes, steps, pairCount));
       await redisViewer.stop();
       await Promise.allSettled(workers.splice(0).map((w) => w.stop()));
     }
@@ -359,10 +383,13 @@ export async function run(argv: string[]): Promise<void> {
     if (redisUrl) listTargets.push({ label: 'redis', args: ['--redis', redisUrl, '--redis-prefix', listPrefix], empty: ['--redis', redisUrl, '--redis-prefix', `${prefix}-empty`] });
     for (const t of listTargets) {
       const full = await startViewer(t.args);
-      const ms = await listPageMs(browser, full.url, listCount, listReps).finally(() => full.stop());
+      let apiMs = Number.NaN;
+      const ms = await listPageMs(browser, full.url, listCount, listReps)
+        .then(async (pageMs) => ((apiMs = await apiListMs(full.origin, listCount, listReps)), pageMs))
+        .finally(() => full.stop());
       const empty = await startViewer(t.empty);
       const emptyMs = await listPageMs(browser, empty.url, 0, listReps).finally(() => empty.stop());
-      lists.push({ label: t.label, ms, emptyMs });
+      lists.push({ label: t.label, ms, emptyMs, apiMs });
       note(`list page, ${t.label}: ${fmt(ms)} ms (empty store ${fmt(emptyMs)} ms)`);
     }
   } finally {
@@ -374,12 +401,14 @@ export async function run(argv: string[]): Promise<void> {
   }
 
   // ── the table ──
-  out.push(`load: ${lanes} invocations at once × ${steps} no-op steps; ${pairCount} pairs (without / with the viewer, back to back, order alternating); viewer = weft inspect in its own process + a WebSocket client following every invocation and the list + one Chromium page on the list`);
+  out.push(`load: ${lanes} invocations at once × ${steps} no-op steps; ${pairCount} rounds of three runs back to back (without the viewer / with it / with it but no page; order rotating); viewer = weft inspect in its own process + a WebSocket client following every invocation and the list + one Chromium page on the list`);
   out.push('');
-  out.push(`${'(a) throughput'.padEnd(26)} ${'without viewer'.padStart(16)} ${'with viewer'.padStart(14)} ${'ratio (median of pairs)'.padStart(25)}   goal ≥ 0.9×`);
+  out.push(`${'(a) throughput'.padEnd(26)} ${'without viewer'.padStart(16)} ${'with viewer'.padStart(14)} ${'ratio (median of rounds)'.padStart(26)}   goal ≥ 0.9×   ${'viewer, no page'.padStart(16)} ${'ratio'.padStart(7)}`);
   for (const m of modes) {
     const ratio = median(m.ratios);
-    out.push(`${m.label.padEnd(26)} ${`${fmt(median(m.without))} steps/s`.padStart(16)} ${`${fmt(median(m.withViewer))} steps/s`.padStart(14)} ${`${fmt(ratio, 2)}× (${m.ratios.map((r) => fmt(r, 2)).join(', ')})`.padStart(25)}   ${mark(ratio >= 0.9)}`);
+    out.push(
+      `${m.label.padEnd(26)} ${`${fmt(median(m.without))} steps/s`.padStart(16)} ${`${fmt(median(m.withViewer))} steps/s`.padStart(14)} ${`${fmt(ratio, 2)}× (${m.ratios.map((r) => fmt(r, 2)).join(', ')})`.padStart(26)}   ${mark(ratio >= 0.9).padEnd(11)} ${`${fmt(median(m.noPage))} steps/s`.padStart(16)} ${`${fmt(median(m.noPageRatios), 2)}×`.padStart(7)}`,
+    );
   }
   out.push('');
   out.push(`${'(b) append → client'.padEnd(26)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'max'.padStart(10)} ${'records timed'.padStart(14)} ${'arrived / appended'.padStart(20)}   goal p99 ≤ 250 ms`);
@@ -388,8 +417,8 @@ export async function run(argv: string[]): Promise<void> {
     out.push(`${m.label.padEnd(26)} ${`${fmt(median(m.lags), 1)} ms`.padStart(10)} ${`${fmt(p99, 1)} ms`.padStart(10)} ${`${fmt(Math.max(...m.lags), 1)} ms`.padStart(10)} ${String(m.lags.length).padStart(14)} ${`${m.arrived} / ${m.appended}`.padStart(20)}   ${mark(p99 <= 250)}`);
   }
   out.push('');
-  out.push(`${'(c) list page → table'.padEnd(26)} ${`${fmt(listCount)} invocations`.padStart(20)} ${'empty store'.padStart(12)} ${'ratio'.padStart(8)}   goal ≤ 1,000 ms (median of ${listReps} fresh pages after one warm-up)`);
-  for (const l of lists) out.push(`${l.label.padEnd(26)} ${`${fmt(l.ms)} ms`.padStart(20)} ${`${fmt(l.emptyMs)} ms`.padStart(12)} ${`${fmt(l.ms / l.emptyMs, 1)}×`.padStart(8)}   ${mark(l.ms <= 1000)}`);
+  out.push(`${'(c) list page → table'.padEnd(26)} ${`${fmt(listCount)} invocations`.padStart(20)} ${'empty store'.padStart(12)} ${'ratio'.padStart(8)} ${'of which /api → JSON'.padStart(22)}   goal ≤ 1,000 ms (median of ${listReps} fresh pages after one warm-up)`);
+  for (const l of lists) out.push(`${l.label.padEnd(26)} ${`${fmt(l.ms)} ms`.padStart(20)} ${`${fmt(l.emptyMs)} ms`.padStart(12)} ${`${fmt(l.ms / l.emptyMs, 1)}×`.padStart(8)} ${`${fmt(l.apiMs)} ms`.padStart(22)}   ${mark(l.ms <= 1000)}`);
   out.push('');
   out.push(`load at end: ${loadLine()}; suite took ${fmt((performance.now() - started) / 1000)} s`);
   process.stdout.write(`${out.join('\n')}\n`);

@@ -2,7 +2,7 @@
  * Which invocations of a store may have changed: a hint, never data (live.ts reads the store by seq
  * on each one). With Redis, the nudges the store publishes after each durable append
  * (journal/stores/redis-nudge.ts), on a connection of their own; with the file store, fs.watch on the
- * invocations folder (each invocation's folder within it), taken again at each poll when it could
+ * invocations folder (each invocation's folder within it; only the files a page shows count), taken again at each poll when it could
  * not be (the folder is created by the first run). A memory store, or a watch that cannot be had,
  * leaves the follower's poll to find changes.
  */
@@ -55,13 +55,21 @@ function redisNudges(store: RedisStore, changed: (id: string) => void): StoreCha
   };
 }
 
+/**
+ * The files of an invocation's folder whose change can change what a page shows (the journal, its
+ * durable mark, the status note, the snapshot, the inbox); the lease's renewals and locks, temporary
+ * files, the metadata and the summary are not worth a read.
+ */
+const SHOWN = new Set(['journal.jsonl', 'journal.durable', 'status.json', 'snapshot.json', 'inbox.json']);
+
 function folderWatch(folder: string, changed: (id: string) => void, watchingLate: () => void): StoreChanges {
   let watcher: FSWatcher | undefined;
   const start = (late: boolean) => {
     try {
       watcher = watch(folder, { recursive: true, persistent: false }, (_event, name) => {
-        const id = typeof name === 'string' ? name.split(path.sep)[0] : undefined;
-        if (id) changed(id);
+        if (typeof name !== 'string') return;
+        const [id, file] = name.split(path.sep);
+        if (id && (file === undefined || SHOWN.has(file))) changed(id);
       });
       watcher.on('error', () => {
         watcher?.close();
