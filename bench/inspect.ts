@@ -233,7 +233,7 @@ async function rounds(label: string, rt: Runtime, stamps: Stamps, viewer: Viewer
         await page.locator('table.invocations').waitFor();
       } else await page.goto('about:blank');
       const watcher = await Watcher.connect(viewer.origin);
-      const run = await load(rt, lanes, steps, `${label}-watched-${p}`, watcher);
+      const run = await load(rt, lanes, steps, `${label}-${withPage ? 'page' : 'no-page'}-${p}`, watcher); // own seeds: a start with the seed of an ended run would only find it ended
       if (!withPage) {
         f.noPage.push(run.stepsPerS);
         watcher.close();

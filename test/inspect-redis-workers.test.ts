@@ -5,8 +5,8 @@
  *
  * - A travel run whose booking (card.charge) the workers run slowly, started with
  *   `--dispatch bullmq` so its effects go to the workers: the list shows its row arrive, the
- *   invocation page shows the steps, the state and the journal move while it runs (a step in
- *   flight, then completed) and ends `completed`, its fingerprint verified in the page against
+ *   invocation page shows the steps, the state and the journal move while it runs (the booking
+ *   dispatched, in flight on a worker, then ok) and ends `completed`, its fingerprint verified in the page against
  *   --public-key; every record shown once, in order; the jobs ran on the workers.
  * - An invocation awaiting approval, approved by a click in the page: the decision goes to its
  *   inbox (the viewer has no --domain), `weft serve` resumes it with the workers, and the page
@@ -25,7 +25,7 @@ import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
 import { awaitingApproval, followARun, lastLine, shownSeqs } from './support/inspect-flows.js';
 import { openPage, startViewer } from './support/inspect-viewer.js';
-import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { spawnWeft, startWeftWorker, waitFor, type Spawned, type WorkerProcess } from './support/weft-processes.js';
 
@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 test.runIf(process.env.CI === 'true' && (!hasChromium || !hasRedis))('chromium and redis-server are installed', () => {
-  throw new Error(NO_CHROMIUM_MESSAGE);
+  throw new Error(hasChromium ? NO_REDIS_MESSAGE : NO_CHROMIUM_MESSAGE);
 });
 
 /** A private Redis, two workers of `domain` and serve, for one describe block; stopped after it. */
