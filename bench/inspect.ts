@@ -180,6 +180,9 @@ class Watcher {
 
 // ── (a) + (b): throughput with and without the viewer ──────────────────────────────────────────
 
+/** Every invocation this suite started. */
+const startedIds = new Set<string>();
+
 interface LoadRun {
   stepsPerS: number;
   ids: string[];
@@ -193,6 +196,9 @@ async function load(rt: Runtime, lanes: number, steps: number, tag: string, watc
   await Promise.all(
     Array.from({ length: lanes }, async (_, lane) => {
       const handle = await rt.start(BENCH_INTENT, { tenant: tenantFor(steps), seed: `${tag}-${lane}`, asOf: ASOF });
+      // A seed used before names an invocation that has ended: its start would measure nothing.
+      if (startedIds.has(handle.id)) throw new Error(`bench inspect: invocation ${handle.id} (seed ${tag}-${lane}) was started before in this run`);
+      startedIds.add(handle.id);
       ids.push(handle.id);
       if (watcher) follows.push(watcher.follow(handle.id));
       const result = await handle.done;
