@@ -1,16 +1,25 @@
 /**
- * An invocation's journal as the lines a journal file holds — what the page verifies. A workspace
- * journal is its file, byte for byte (so a tampered file is seen as it is); a Redis journal is the
- * list of its records written out line by line, the bytes `weft export` and `weft verify <id>`
- * use. A stored record that cannot be read is stood in for by a line that is not JSON, so the
- * page names its seq.
+ * An invocation's journal as the viewer may show it — only what is durable:
+ *
+ * - `journalBytes`: the lines a journal file holds, what the page verifies. A workspace journal is
+ *   its file, byte for byte (so a tampered file is seen as it is), but while a live writer holds
+ *   its lease only up to the writer's durable mark (journal/stores/file-durable.ts): never a record
+ *   written and not yet flushed, nor one a failed flush takes back. A Redis journal is the list of
+ *   its records written out line by line, the bytes `weft export` and `weft verify <id>` use (Redis
+ *   answers a read only once the write before it is in its fsync'd AOF). A stored record that
+ *   cannot be read is stood in for by a line that is not JSON, so the page names its seq.
+ * - `durableRecords`: the records from a seq on, by the same rule — what the live follower sends.
  */
 import { promises as fs } from 'node:fs';
+import { splitJournalText } from '../journal/reader.js';
+import type { JournalRecord } from '../journal/records.js';
 import { journalFileOf, type JournalStore } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
+import { FileStore } from '../journal/stores/file.js';
 
 /** The journal's bytes, or undefined when the store holds no journal for `id` (the id is valid). */
 export async function journalBytes(store: JournalStore, id: string): Promise<Uint8Array | undefined> {
+  if (store instanceof FileStore) return (await store.durableJournal(id))?.bytes;
   const file = journalFileOf(store, id);
   if (file !== undefined) {
     try {
@@ -21,4 +30,16 @@ export async function journalBytes(store: JournalStore, id: string): Promise<Uin
     }
   }
   return storedJournalLines(store, id);
+}
+
+/**
+ * The durable records of `id` from seq `from` on, in order (a torn last line — a write under way —
+ * is left for later). Throws when a line is not JSON: the follower reads again at the next change.
+ */
+export async function durableRecords(store: JournalStore, id: string, from: number): Promise<JournalRecord[]> {
+  if (!(store instanceof FileStore)) return store.read(id, from);
+  const journal = await store.durableJournal(id);
+  if (journal === undefined) return [];
+  const { lines } = splitJournalText(journal.bytes.toString('utf8'));
+  return lines.slice(from).map((line) => JSON.parse(line) as JournalRecord);
 }

@@ -6,8 +6,9 @@
  *   /live?list=1                 a changed invocation's row: { type: 'row', row } (runtime/list.ts)
  *
  * The follower reads records by seq from the store, from the last seq it sent, so it never misses
- * or repeats one, and sends only what the store holds durably (a record the store cannot read yet —
- * a torn tail being written — is read again at the next change). What changed comes from
+ * or repeats one, and sends only what the store holds durably (journal-bytes.ts `durableRecords`: on
+ * the file store, up to the writer's durable mark — never a record still being flushed, nor one a
+ * failed flush takes back; a record that cannot be read yet is read again at the next change). What changed comes from
  * store-changes.ts (Redis nudges, or a watch on the workspace's folders); a poll of the followed
  * journals covers a nudge lost while reconnecting, or a folder that cannot be watched.
  *
@@ -23,6 +24,7 @@ import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
 import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
 import { LiveRedactor, redactedRows } from './redact.js';
+import { durableRecords } from './journal-bytes.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
 
@@ -124,7 +126,7 @@ class JournalFollower {
     try {
       do {
         this.again = false;
-        const records = await this.store.read(this.id, this.next);
+        const records = await durableRecords(this.store, this.id, this.next);
         const next: typeof records = [];
         for (const record of records) {
           if (record.seq !== this.next + next.length) break;
