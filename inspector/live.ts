@@ -31,8 +31,12 @@ import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './webs
 export const LIVE_PATH = '/live';
 /** How often the followed journals are read without a hint (the safety net, not the way updates come). */
 const POLL_MS = 1_000;
-/** A burst of changes to one invocation becomes one row update. */
-const ROW_COALESCE_MS = 50;
+/**
+ * A burst of changes to one invocation becomes one row update, at most every ROW_COALESCE_MS: a row
+ * is recomputed from the store (its status, reason, last record), and a list needs no faster than a
+ * few updates a second per run — a followed journal's records are sent at once, never coalesced.
+ */
+const ROW_COALESCE_MS = 200;
 
 export interface LiveOptions {
   store: JournalStore;

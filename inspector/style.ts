@@ -24,7 +24,7 @@ th, td { padding:8px 10px; border-bottom:1px solid var(--line); vertical-align: 
 tbody tr:last-child td { border-bottom: 0; } tbody tr:hover { background: #f9fafb; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.id { white-space: nowrap; }
-td.why { color: var(--muted); max-width: 360px; } td.last .age { color: var(--muted); font-size: 12px; } .fix { margin-top: 2px; color: #344054; }
+td.why { color: var(--muted); max-width: 360px; } .more-row { text-align: center; margin: 10px 0; } .more-row button[hidden] { display: none; } td.last .age { color: var(--muted); font-size: 12px; } .fix { margin-top: 2px; color: #344054; }
 td.empty, p.empty { color: var(--muted); text-align:center; padding: 24px; }
 .status, .outcome { display:inline-block; padding:1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; white-space: nowrap; background:var(--idle-bg); color:var(--idle); }
 .status-completed, .outcome-ok, .outcome-completed { background:var(--ok-bg); color:var(--ok); }

@@ -123,10 +123,3 @@ function showStale(err: unknown): void {
   }
   line.textContent = text;
 }
-
-/** `rows` with `row` in place of the one with its id, or added at the end. */
-export function putRow(rows: ListedInvocation[], row: ListedInvocation): void {
-  const at = rows.findIndex((r) => r.id === row.id);
-  if (at >= 0) rows[at] = row;
-  else rows.push(row);
-}
