@@ -6,7 +6,6 @@
  * `/api/invocations` (runtime/list.ts `listInvocations`).
  */
 import { cut, el, failure, getJson, invocationHref, replace, statusBadge, showWhere } from './dom.js';
-import { dropPanel } from './drop.js';
 import { followList } from './live.js';
 import type { ListedInvocation, TrustedKey } from './wire.js';
 
@@ -49,11 +48,19 @@ function row(inv: ListedInvocation): HTMLTableRowElement {
 async function main(): Promise<void> {
   let rows: ListedInvocation[];
   let trusted: TrustedKey | null = null;
-  const drop = dropPanel(() => trusted);
+  // The drop panel verifies files with the journal code, zod and @noble: loaded after the table is
+  // drawn, so the table waits for none of it.
+  const drop = el('div', { id: 'drop-slot' });
+  const loadDrop = () =>
+    import('./drop.js').then(
+      ({ dropPanel }) => drop.replaceWith(dropPanel(() => trusted)),
+      (err: unknown) => drop.replaceWith(failure(err)),
+    );
   try {
     [rows, trusted] = await Promise.all([getJson<ListedInvocation[]>('/api/invocations'), getJson<TrustedKey | null>('/api/trusted-key')]);
   } catch (err) {
     replace(root, failure(err), drop);
+    void loadDrop();
     return;
   }
   const statuses = [...new Set(rows.map((r) => r.status))].sort();
@@ -97,6 +104,7 @@ async function main(): Promise<void> {
   search.addEventListener('input', narrowed);
   replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, el('p', { class: 'more-row' }, more), drop);
   render();
+  void loadDrop();
   // Changed rows arrive over the WebSocket (live.ts): kept at once, drawn at most once a frame.
   const at = new Map(rows.map((r, i) => [r.id, i]));
   let drawing = false;
