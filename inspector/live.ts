@@ -16,14 +16,16 @@
  * viewer, the token when there is one (401 without), and in addition an Origin, when the browser
  * sends one, naming this viewer — a page elsewhere cannot open a socket to it. The token's scope
  * holds for the socket's life: a tenant's token follows only that tenant's journals (another's id:
- * 404, as an unknown one) and gets only that tenant's rows. Records and rows pass redact.ts.
+ * 404, as an unknown one) and gets only that tenant's rows. Records and rows pass redact.ts, which
+ * fails closed: when an invocation's redaction marks cannot be read, its journal's socket is closed
+ * (1013, try again later, with the reason) and a row about it is not sent.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
 import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
-import { LiveRedactor, redactedRows } from './redact.js';
+import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
 import { durableRecords } from './journal-bytes.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
@@ -37,6 +39,8 @@ const POLL_MS = 1_000;
  * few updates a second per run — a followed journal's records are sent at once, never coalesced.
  */
 const ROW_COALESCE_MS = 200;
+/** The WebSocket close code for "try again later" (RFC 6455 registry). */
+const TRY_AGAIN_LATER = 1013;
 
 export interface LiveOptions {
   store: JournalStore;
@@ -63,9 +67,18 @@ export function attachLive(server: Server, options: LiveOptions): void {
     }
     if (follow === null && url.searchParams.get('list') === null) return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live needs ?follow=<id>&from=<seq> or ?list=1\n');
     if (follow !== null && !(await visibleInvocation(options.store, scope, follow))) return refuseUpgrade(socket, 404, 'Not Found', `weft inspect: no invocation ${follow} in ${options.store.name}; weft ls lists them\n`);
-    const redactor = follow === null ? undefined : await LiveRedactor.for(options.store, follow, from);
+    let redactor: LiveRedactor | undefined;
+    let unavailable = false;
+    try {
+      redactor = follow === null ? undefined : await LiveRedactor.for(options.store, follow, from);
+    } catch (err) {
+      if (!(err instanceof RedactionUnavailableError)) throw err;
+      unavailable = true;
+    }
     const ws = acceptWebSocket(req, socket, head);
     if (!ws) return;
+    // Nothing is sent about an invocation whose marks cannot be read: the socket says why and closes (the page opens it again).
+    if (unavailable) return ws.close(TRY_AGAIN_LATER, REDACTION_UNAVAILABLE_CLOSE);
     live ??= new LiveFeed(options.store);
     if (follow !== null) live.followJournal(follow, from, ws, redactor!);
     else live.followList(ws, scope);
@@ -141,8 +154,10 @@ class JournalFollower {
         this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
         this.next += lines.length;
       } while (this.again);
-    } catch {
-      // not readable now (a tail being written, the store unreachable): read again at the next change or poll
+    } catch (err) {
+      // Redaction fails closed: what could not be redacted is not sent, and the page is told why.
+      if (err instanceof RedactionUnavailableError) this.ws.close(TRY_AGAIN_LATER, REDACTION_UNAVAILABLE_CLOSE);
+      // else not readable now (a tail being written, the store unreachable): read again at the next change or poll
     } finally {
       this.busy = false;
     }

@@ -19,6 +19,12 @@
  *
  * Pure given its inputs (library, evaluables, records): `derivePlanTrees` reads nothing and writes
  * nothing; `loadPlanTrees` is the store-reading half the server calls.
+ *
+ * Redaction: a tree gives each step's args BY POSITION (its operator's params), where marks by arg
+ * name (journal/redaction.ts) cannot find them. Given the invocation's marks, each marked arg is
+ * traced to the param its operator's template takes it from and that arg is `[redacted]` in every
+ * primitive node — dispatched or not — and the values removed are then taken out of the whole view
+ * (the goal's and the compound tasks' args, the gap path's explanations) by redactValue's rules.
  */
 import { libraryDigest } from '../htn/library/digest.js';
 import type { EvaluableRegistry, Value } from '../htn/library/evaluables.js';
@@ -30,6 +36,7 @@ import type { EpochStep, InvocationLimits } from '../machines/context.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../machines/flags.js';
 import { judgeAuthorReply, judgeParseReply, type ReplyRules } from '../machines/reply.js';
 import type { JournalRecord } from '../journal/records.js';
+import { positionalMarks, redactPositions, scrubValue, type OperatorShape, type RedactionMarks, type Secret } from '../journal/redaction.js';
 import type { JournalStore } from '../journal/store.js';
 import { AUTHORED_TASK } from '../runtime/epoch/services.js';
 import { explainNoMethod } from '../runtime/explain.js';
@@ -98,20 +105,21 @@ export type EvaluablesFor = (library: Library) => Promise<{ loaded: true; evalua
 export const NOT_LOADED = 'domain not loaded';
 
 /** Read the pinned library from the store and re-derive every epoch's plan tree. */
-export async function loadPlanTrees(store: Pick<JournalStore, 'getBlob'>, records: readonly JournalRecord[], evaluablesFor: EvaluablesFor): Promise<PlansView> {
+export async function loadPlanTrees(store: Pick<JournalStore, 'getBlob'>, records: readonly JournalRecord[], evaluablesFor: EvaluablesFor, redact?: RedactionMarks): Promise<PlansView> {
   const pinned = records[0]?.kind === 'invocation.pinned' ? (records[0] as JournalRecord<'invocation.pinned'>) : undefined;
   if (!pinned) return { version: 1, library: { digest: '', name: null }, problem: 'the journal does not start with invocation.pinned', epochs: [] };
   const digest = pinned.body.pin.library;
+  const marks = redact ? { redact } : {};
   let library: Library | undefined;
   try {
     library = await readLibraryBlob(store, digest);
   } catch (err) {
-    return derivePlanTrees(records, { library: undefined, digest, problem: `the library blob cannot be read: ${(err as Error).message}` });
+    return derivePlanTrees(records, { library: undefined, digest, problem: `the library blob cannot be read: ${(err as Error).message}`, ...marks });
   }
-  if (!library) return derivePlanTrees(records, { library: undefined, digest, problem: `the store has no blob of the pinned library ${digest}` });
+  if (!library) return derivePlanTrees(records, { library: undefined, digest, problem: `the store has no blob of the pinned library ${digest}`, ...marks });
   const found = await evaluablesFor(library);
-  if (!found.loaded) return derivePlanTrees(records, { library, digest, problem: found.reason });
-  return derivePlanTrees(records, { library, digest, evaluables: found.evaluables });
+  if (!found.loaded) return derivePlanTrees(records, { library, digest, problem: found.reason, ...marks });
+  return derivePlanTrees(records, { library, digest, evaluables: found.evaluables, ...marks });
 }
 
 export interface DeriveInput {
@@ -122,6 +130,8 @@ export interface DeriveInput {
   evaluables?: EvaluableRegistry | undefined;
   /** Why the plans cannot be re-derived at all (e.g. "domain not loaded"): every epoch says it. */
   problem?: string;
+  /** The invocation's redaction marks: the trees' marked positional args are redacted (redactPlanView). */
+  redact?: RedactionMarks | undefined;
 }
 
 /** Each epoch's plan tree, re-derived from `records` (a journal, or a prefix of one) and checked. Pure. */
@@ -144,7 +154,33 @@ export function derivePlanTrees(records: readonly JournalRecord[], input: Derive
     const view = epochView(epoch, list, input.library, input.evaluables, limits, rules, problem);
     if (view) epochs.push(view);
   }
-  return { version: 1, library: { digest: input.digest, name: input.library?.name ?? null }, problem, epochs };
+  const view: PlansView = { version: 1, library: { digest: input.digest, name: input.library?.name ?? null }, problem, epochs };
+  return input.redact && input.library ? redactPlanView(view, input.library, input.redact) : view;
+}
+
+/**
+ * The view with every primitive node's marked positional args redacted (journal/redaction.ts
+ * positionalMarks: the operator params the marked actuator args come from), and the values removed
+ * taken out of the rest of the view — a goal's or a compound task's args equal to one, by whole
+ * leaf; a long one out of any text. Pure.
+ */
+export function redactPlanView(view: PlansView, library: { operators: readonly OperatorShape[] }, marks: RedactionMarks): PlansView {
+  const positions = positionalMarks(marks, library);
+  if (positions.size === 0) return view;
+  const secrets = new Set<Secret>();
+  // A task that is an operator (a step, or a goal that is one) has its params as args.
+  const args = <T>(task: string, list: readonly T[]): T[] => {
+    const at = positions.get(task);
+    return at ? (redactPositions(list, at, secrets) as T[]) : [...list];
+  };
+  const node = (n: PlanNodeView): PlanNodeView => ({ ...n, args: args(n.task, n.args), children: n.children.map(node) });
+  const epochs = view.epochs.map((e) => ({
+    ...e,
+    goal: e.goal ? { ...e.goal, args: args(e.goal.task, e.goal.args) } : null,
+    tree: e.tree ? node(e.tree) : null,
+    noMethod: e.noMethod ? { ...e.noMethod, goal: { ...e.noMethod.goal, args: args(e.noMethod.goal.task, e.noMethod.goal.args) } } : null,
+  }));
+  return scrubValue({ ...view, epochs }, secrets) as PlansView;
 }
 
 function epochView(epoch: number, list: readonly JournalRecord[], library: Library | undefined, evaluables: EvaluableRegistry | undefined, limits: InvocationLimits, rules: ReplyRules | undefined, problem: string | null): EpochPlanView | undefined {

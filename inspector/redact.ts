@@ -12,10 +12,15 @@
  * A redacted journal no longer verifies against its hashes, so the page cannot check it: the server
  * verifies the stored bytes (journal/verify-bytes.ts, against the trusted key if any) and sends its
  * verdict (`serverVerdict`), which the page shows as the server's, saying why.
+ *
+ * Redaction fails CLOSED: an invocation with no metadata (or metadata without marks) has nothing
+ * marked, but metadata the store could not read — or a journal or snapshot the secrets must be
+ * learnt from — throws RedactionUnavailableError, and the caller sends nothing about the invocation
+ * (HTTP 503; a WebSocket is closed with the reason): the page asks again later.
  */
 import { recordLine } from '../journal/encode.js';
 import type { JournalRecord } from '../journal/records.js';
-import { JournalRedactor, marksAnything, redactRecords, redactValue, scrubText, secretsIn, type RedactionMarks } from '../journal/redaction.js';
+import { JournalRedactor, marksAnything, REDACTED, redactRecords, redactValue, secretsIn, type RedactionMarks, type Secret } from '../journal/redaction.js';
 import type { PublicKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
 import { verifyJournalBytes } from '../journal/verify-bytes.js';
@@ -30,14 +35,43 @@ export type ServerVerdict =
 /** The response header that tells the page a journal was redacted (then it asks `/verdict`). */
 export const REDACTED_HEADER = 'x-weft-redacted';
 
-/** The marks of invocation `id`, or undefined when nothing of it is redacted. */
+/** What a payload about an invocation meets when its marks (or what they remove) could not be read: nothing is sent. */
+export class RedactionUnavailableError extends Error {
+  /** The HTTP status the viewer answers with (503: the store may answer next time). */
+  readonly status = 503;
+  constructor(
+    readonly invocation: string,
+    what: string,
+    cause: unknown,
+  ) {
+    super(`weft inspect: the redaction marks of invocation ${invocation} could not be read (${what}: ${cause instanceof Error ? cause.message : String(cause)}), so nothing about it is sent until they can be — try again`);
+    this.name = 'RedactionUnavailableError';
+  }
+}
+
+/** The reason a WebSocket is closed with (at most 123 bytes, as a close frame allows). */
+export const REDACTION_UNAVAILABLE_CLOSE = 'the redaction marks could not be read; nothing is sent until they can be: try again';
+
+/** `read()`, or RedactionUnavailableError naming `what` when it throws. */
+async function mustRead<T>(id: string, what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    throw new RedactionUnavailableError(id, what, err);
+  }
+}
+
+/**
+ * The marks of invocation `id`, or undefined when nothing of it is redacted (no metadata, or none
+ * marked). Metadata the store could not read is not "no marks": RedactionUnavailableError.
+ */
 export async function marksOf(store: JournalStore, id: string): Promise<RedactionMarks | undefined> {
-  const meta = await store.getMetadata(id).catch(() => undefined);
+  const meta = await mustRead(id, 'its metadata', () => store.getMetadata(id));
   return marksAnything(meta?.redact) ? meta.redact : undefined;
 }
 
 /** What the marks remove from the invocation's journal (its readable records) and from the plan its snapshot holds (steps not dispatched yet: an approval's). */
-async function secretsOf(store: JournalStore, id: string, marks: RedactionMarks): Promise<Set<string>> {
+async function secretsOf(store: JournalStore, id: string, marks: RedactionMarks): Promise<Set<Secret>> {
   let records: JournalRecord[] = [];
   try {
     records = await store.read(id);
@@ -47,16 +81,16 @@ async function secretsOf(store: JournalStore, id: string, marks: RedactionMarks)
   return new Set([...redactRecords(records, marks).secrets, ...(await planSecrets(store, id, marks))]);
 }
 
-/** What the marks remove from the plan the invocation's snapshot holds. */
-async function planSecrets(store: JournalStore, id: string, marks: RedactionMarks): Promise<Set<string>> {
-  const snapshot = await store.getSnapshot(id).catch(() => undefined);
+/** What the marks remove from the plan the invocation's snapshot holds (a snapshot that cannot be read: RedactionUnavailableError). */
+async function planSecrets(store: JournalStore, id: string, marks: RedactionMarks): Promise<Set<Secret>> {
+  const snapshot = await mustRead(id, 'its snapshot', () => store.getSnapshot(id));
   return secretsIn(snapshotPlan(snapshot)?.steps ?? [], marks);
 }
 
-/** The records before the first that cannot be read. */
+/** The records before the first that cannot be read (a torn tail); a journal whose length cannot be read: RedactionUnavailableError. */
 async function readablePrefix(store: JournalStore, id: string): Promise<JournalRecord[]> {
   const out: JournalRecord[] = [];
-  const length = await store.length(id).catch(() => 0);
+  const length = await mustRead(id, 'its journal', () => store.length(id));
   for (let seq = 0; seq < length; seq++) {
     try {
       const [record] = await store.read(id, seq, seq + 1);
@@ -87,9 +121,12 @@ export async function redactedRows<T extends { id: string; approvalSteps?: unkno
 
 /**
  * A journal's bytes as the page gets them: unchanged when nothing is marked; else each line
- * redacted (a line that is not a record is scrubbed as text); `redacted` says the page cannot
+ * redacted, and a line that is not a record (a torn tail) replaced by NOT_A_RECORD — a marked
+ * number or short string in it could not be found in its text; `redacted` says the page cannot
  * verify them (it asks `/verdict`, serverVerdict, instead).
  */
+export const NOT_A_RECORD = `${REDACTED} (a line that is not a record, withheld from a journal with redaction marks)`;
+
 export async function redactedJournal(store: JournalStore, id: string, bytes: Uint8Array): Promise<{ bytes: Uint8Array; redacted: boolean }> {
   const marks = await marksOf(store, id);
   if (!marks) return { bytes, redacted: false };
@@ -105,10 +142,10 @@ export async function redactedJournal(store: JournalStore, id: string, bytes: Ui
     }
   });
   const records = parsed.filter((p): p is JournalRecord => typeof p !== 'string');
-  const { records: redacted, secrets } = redactRecords(records, marks, await planSecrets(store, id, marks));
+  const { records: redacted } = redactRecords(records, marks, await planSecrets(store, id, marks));
   let i = 0;
-  const out = parsed.map((p) => (typeof p === 'string' ? scrubText(p, secrets) : recordLine(redacted[i++]!)));
-  const body = out.map((line) => `${line}\n`).join('') + scrubText(last, secrets);
+  const out = parsed.map((p) => (typeof p === 'string' ? NOT_A_RECORD : recordLine(redacted[i++]!)));
+  const body = out.map((line) => `${line}\n`).join('') + (last === '' ? '' : NOT_A_RECORD);
   return { bytes: new TextEncoder().encode(body), redacted: true };
 }
 
@@ -116,7 +153,7 @@ export async function redactedJournal(store: JournalStore, id: string, bytes: Ui
 export class LiveRedactor {
   private constructor(
     private readonly redactor: JournalRedactor | undefined,
-    private readonly plan: () => Promise<Set<string>>,
+    private readonly plan: () => Promise<Set<Secret>>,
   ) {}
 
   /** A redactor for `id`, primed with its records before `from`. */
@@ -124,7 +161,7 @@ export class LiveRedactor {
     const marks = await marksOf(store, id);
     if (!marks) return new LiveRedactor(undefined, async () => new Set());
     const redactor = new JournalRedactor(marks);
-    if (from > 0) redactor.structural(await store.read(id, 0, from).catch(() => []));
+    if (from > 0) redactor.structural(await mustRead(id, 'its journal', () => store.read(id, 0, from)));
     return new LiveRedactor(redactor, () => planSecrets(store, id, marks));
   }
 
@@ -134,6 +171,11 @@ export class LiveRedactor {
     this.redactor.know(await this.plan());
     return this.redactor.next(records).map((r) => recordLine(r));
   }
+}
+
+/** The server's verdict for the page: a failed one's `problem` (it may quote a bit of a line) redacted like any payload about the invocation. */
+export async function redactedVerdict(store: JournalStore, id: string, verdict: ServerVerdict): Promise<ServerVerdict> {
+  return verdict.kind === 'failed' ? { ...verdict, problem: await redactedFor(store, id, verdict.problem) } : verdict;
 }
 
 /** The server's verdict on the journal's stored bytes (what the page would say had it the bytes). */

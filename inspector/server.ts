@@ -49,7 +49,7 @@ import { machineGraph } from './machine-graph.js';
 import { cachedTrailOf } from './replay-trail.js';
 import { attachLive } from './live.js';
 import { evaluablesFrom, loadPlanTrees } from './plan-trees.js';
-import { REDACTED_HEADER, redactedFor, redactedJournal, redactedRows, serverVerdict } from './redact.js';
+import { marksOf, REDACTED_HEADER, RedactionUnavailableError, redactedFor, redactedJournal, redactedRows, redactedVerdict, serverVerdict } from './redact.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
 import { STYLE } from './style.js';
 
@@ -89,6 +89,8 @@ const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy':
 export function createInspectorServer(options: InspectorOptions): Server {
   const server = createServer((req, res) => {
     handle(options, req, res).catch((err: unknown) => {
+      // Redaction fails closed: marks that could not be read send nothing about the invocation (redact.ts).
+      if (err instanceof RedactionUnavailableError && !res.headersSent) return sendJson(res, err.status, { error: err.message });
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `weft inspect: ${err instanceof Error ? err.message : String(err)}\n`);
       else res.destroy();
     });
@@ -152,7 +154,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
       const bytes = await journalBytes(options.store, id);
       if (bytes === undefined) return sendJson(res, 404, { error: `invocation ${id} has no journal in ${options.store.name}` });
       const shown = await redactedJournal(options.store, id, bytes);
-      if (api[2] === '/verdict') return sendJson(res, 200, { redacted: shown.redacted, verdict: serverVerdict(bytes, options.trustedKey) });
+      if (api[2] === '/verdict') return sendJson(res, 200, { redacted: shown.redacted, verdict: await redactedVerdict(options.store, id, serverVerdict(bytes, options.trustedKey)) });
       return send(res, 200, 'application/x-ndjson; charset=utf-8', shown.bytes, shown.redacted ? { [REDACTED_HEADER]: '1' } : {});
     } catch (err) {
       if (isWeftError(err) && err.code === 'runtime.bad_invocation_id') return sendJson(res, 400, { error: err.message });
@@ -174,7 +176,8 @@ async function plansOf(options: InspectorOptions, id: string) {
   } catch (err) {
     return { version: 1, library: { digest: '', name: null }, problem: `the journal cannot be read: ${err instanceof Error ? err.message : String(err)}`, epochs: [] };
   }
-  return loadPlanTrees(options.store, records, evaluablesFrom(options.domain));
+  // The marks, for the trees' positional args (an operator's params): redactedFor cannot find them by name.
+  return loadPlanTrees(options.store, records, evaluablesFrom(options.domain), await marksOf(options.store, id));
 }
 
 /** What a tenant's token gets for another tenant's invocation: the words an unknown one gets (describe-load.ts), so its id does not leak. */

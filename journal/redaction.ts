@@ -21,10 +21,19 @@
  *   the actuator a completion's key was dispatched to) and in any derived JSON (`redactValue`: every
  *   object with an `actuator` and `args` or `result`, as a description's steps, approval steps and
  *   dispatch bodies are shaped);
- * - by value: the strings the structural pass removed (`secrets`, at least MIN_SECRET characters)
- *   are then cut out of every other string of the same payload (`scrubValue`), so a marked value
- *   that also travels elsewhere — an observation's facts, a model's request, a message's text — is
- *   not sent there either.
+ * - by value: the values the structural pass removed (`secrets`) are then taken out of the rest of
+ *   the same payload (`scrubValue`), so a marked value that also travels elsewhere — an
+ *   observation's facts, a goal's or a plan tree's positional args, a model's request, a message's
+ *   text — is not sent there either: a removed string of at least MIN_SECRET characters is cut out
+ *   of every string (keys too); any removed leaf — a number, a boolean, a short string — replaces
+ *   every JSON leaf EQUAL to it (compared as text: 5000 and "5000" alike), never a part of a string,
+ *   except under the structural members a page relies on (STRUCTURAL: seq, epoch, attempt, …) when
+ *   they are not inside a domain's data (DATA: args, result, facts, …).
+ *
+ * Operator-keyed marks: a journal's `step.dispatched` names the actuator, not the operator, so the
+ * runtime writes an operator's marks under its actuator too when it starts an invocation
+ * (`marksForLibrary`, with the library it pins). A plan tree's args are the operator's params BY
+ * POSITION: `positionalMarks` maps each marked actuator arg to the param its template names.
  *
  * The redacted records no longer hash to their journal's chain: whoever redacts a journal verifies
  * the original bytes itself and says so (inspector/redact.ts).
@@ -67,21 +76,100 @@ export function normalizeMarks(marks: RedactionMarks): RedactionMarks {
   };
 }
 
+/** A value a mark removed: a string, or a number or boolean (those are taken out only where a whole JSON leaf equals them). */
+export type Secret = string | number | boolean;
+
+/**
+ * The members whose values a page relies on to lay a payload out (record seqs, epochs, attempts,
+ * step indices, kinds, digests): a removed number or short string equal to one of them is not
+ * taken out there — outside a domain's data (DATA): inside it every leaf is checked, whatever its name.
+ */
+export const STRUCTURAL: ReadonlySet<string> = new Set(['seq', 'epoch', 'attempt', 'attempts', 'step', 'records', 'from', 'after', 'passed', 'removed', 'count', 'version', 'chars', 'kind', 'status', 'outcome', 'purpose', 'source', 'decision', 'readOnly', 'prev', 'hash', 'meta', 'at', 'key', 'digest', 'plan', 'fingerprint', 'keyId']);
+/** The members that hold a domain's data (a step's args and result, an observation's facts and objects, a model's request and reply). */
+export const DATA: ReadonlySet<string> = new Set(['args', 'result', 'facts', 'objects', 'request', 'reply']);
+
+/** What the marks need of a library's operators (htn/library/schema.ts Operator, structurally: this side imports no planner). */
+export interface OperatorShape {
+  name: string;
+  params: ReadonlyArray<{ name: string }>;
+  actuator?: { actuator: string; args: Record<string, string | number> } | undefined;
+  compensate?: { actuator: string; args: Record<string, string | number> } | undefined;
+}
+
+/** The arg names marked for operator `op`'s dispatch: by its name and by its actuator's. */
+function markedNames(marks: RedactionMarks, op: OperatorShape): Set<string> {
+  return new Set([...(marks.args?.[op.name] ?? []), ...(op.actuator ? (marks.args?.[op.actuator.actuator] ?? []) : [])]);
+}
+
+/** The template terms (`?var`) of the args named in `names`. */
+const termsOf = (args: Record<string, string | number>, names: Iterable<string>) => new Set([...names].map((n) => args[n]).filter((t): t is string => typeof t === 'string' && t.startsWith('?')));
+
+/**
+ * The marks as an invocation of `library` keeps them: each operator-keyed mark is also written under
+ * the operator's actuator (a journal's dispatch names only the actuator), and an arg marked for an
+ * operator's dispatch (by operator or actuator) marks the args of its compensation that take the same
+ * param. The keys given are kept. Pure; normalized.
+ */
+export function marksForLibrary(marks: RedactionMarks, library: { operators: readonly OperatorShape[] }): RedactionMarks {
+  const args: Record<string, string[]> = Object.fromEntries(Object.entries(marks.args ?? {}).map(([k, v]) => [k, [...v]]));
+  const add = (key: string, names: Iterable<string>) => {
+    const list = (args[key] ??= []);
+    for (const n of names) list.push(n);
+  };
+  for (const op of library.operators) {
+    if (!op.actuator) continue;
+    const names = markedNames(marks, op);
+    if (names.size === 0) continue;
+    if (marks.args?.[op.name]) add(op.actuator.actuator, marks.args[op.name]!);
+    if (op.compensate) {
+      const terms = termsOf(op.actuator.args, names);
+      const compensated = Object.entries(op.compensate.args).filter(([, t]) => typeof t === 'string' && terms.has(t)).map(([n]) => n);
+      if (compensated.length) add(op.compensate.actuator, compensated);
+    }
+  }
+  if (Object.keys(args).length === 0) return marks;
+  return normalizeMarks({ ...marks, args });
+}
+
+/**
+ * Which params of each operator carry a marked value, by index: a plan tree gives an operator's
+ * args BY POSITION (its params), so an actuator arg marked by name (by the operator or its
+ * actuator, or its compensation's actuator) is found through the template that builds it
+ * (`{ card: '?k' }` → the index of `?k` in the operator's params). Pure.
+ */
+export function positionalMarks(marks: RedactionMarks, library: { operators: readonly OperatorShape[] }): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const op of library.operators) {
+    const terms = new Set<string>();
+    if (op.actuator) for (const t of termsOf(op.actuator.args, markedNames(marks, op))) terms.add(t);
+    if (op.compensate) for (const t of termsOf(op.compensate.args, marks.args?.[op.compensate.actuator] ?? [])) terms.add(t);
+    const indices = op.params.flatMap((p, i) => (terms.has(p.name) ? [i] : []));
+    if (indices.length) out.set(op.name, indices);
+  }
+  return out;
+}
+
+/** Positional args with the given indices replaced by REDACTED; what was removed goes to `secrets`. */
+export function redactPositions<T>(args: readonly T[], indices: readonly number[], secrets: Set<Secret>): Array<T | typeof REDACTED> {
+  return args.map((v, i) => (indices.includes(i) ? (redactPath(v, [], secrets) as typeof REDACTED) : v));
+}
+
 type Json = unknown;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Every string leaf of `value` (for the secrets a removed subtree held). */
-function collectStrings(value: Json, into: Set<string>): void {
-  if (typeof value === 'string') into.add(value);
-  else if (Array.isArray(value)) for (const v of value) collectStrings(v, into);
-  else if (isObject(value)) for (const v of Object.values(value)) collectStrings(v, into);
+/** Every leaf of `value` — strings, numbers, booleans (for the secrets a removed subtree held). */
+function collectLeaves(value: Json, into: Set<Secret>): void {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    if (value !== REDACTED) into.add(value);
+  } else if (Array.isArray(value)) for (const v of value) collectLeaves(v, into);
+  else if (isObject(value)) for (const v of Object.values(value)) collectLeaves(v, into);
 }
 
 /** `value` with what `path` names replaced by REDACTED; what was removed goes to `secrets`. */
-function redactPath(value: Json, segments: readonly string[], secrets: Set<string>): Json {
+function redactPath(value: Json, segments: readonly string[], secrets: Set<Secret>): Json {
   if (segments.length === 0) {
     if (value === REDACTED) return value;
-    collectStrings(value, secrets);
+    collectLeaves(value, secrets);
     return REDACTED;
   }
   const [head, ...rest] = segments as [string, ...string[]];
@@ -110,14 +198,14 @@ function matches(element: unknown, key: string, value: string): boolean {
 /** A path's segments: dot-separated, a `[k=v]` segment kept whole (its value may hold dots). */
 const segmentsOf = (p: string) => (p === '' ? [] : (p.match(/\[[^\]]*\]|[^.]+/g) ?? []));
 
-function redactPaths(value: Json, paths: readonly string[] | undefined, secrets: Set<string>): Json {
+function redactPaths(value: Json, paths: readonly string[] | undefined, secrets: Set<Secret>): Json {
   let out = value;
   for (const p of paths ?? []) out = redactPath(out, segmentsOf(p), secrets);
   return out;
 }
 
 /** A step's args with the marked ones (by its actuator's and its operator's marks) redacted. */
-function redactArgs(args: Json, marks: RedactionMarks, names: ReadonlyArray<unknown>, secrets: Set<string>): Json {
+function redactArgs(args: Json, marks: RedactionMarks, names: ReadonlyArray<unknown>, secrets: Set<Secret>): Json {
   let out = args;
   for (const n of names) if (typeof n === 'string') out = redactPaths(out, marks.args?.[n], secrets);
   return out;
@@ -128,7 +216,7 @@ function redactArgs(args: Json, marks: RedactionMarks, names: ReadonlyArray<unkn
  * `actuatorOf` gives the actuator its dispatch went to (redactRecords keeps it as it walks).
  * `secrets` collects the strings removed.
  */
-export function redactRecord(record: JournalRecord, marks: RedactionMarks, actuatorOf: (key: string) => string | undefined = () => undefined, secrets: Set<string> = new Set()): JournalRecord {
+export function redactRecord(record: JournalRecord, marks: RedactionMarks, actuatorOf: (key: string) => string | undefined = () => undefined, secrets: Set<Secret> = new Set()): JournalRecord {
   const body = record.body as Record<string, unknown>;
   let next: Record<string, unknown> | undefined;
   switch (record.kind) {
@@ -150,7 +238,7 @@ export function redactRecord(record: JournalRecord, marks: RedactionMarks, actua
 }
 
 /** A journal's records redacted (both passes); `secrets`: what was removed (the caller scrubs other payloads of it). */
-export function redactRecords(records: readonly JournalRecord[], marks: RedactionMarks, known: ReadonlySet<string> = new Set()): { records: JournalRecord[]; secrets: Set<string> } {
+export function redactRecords(records: readonly JournalRecord[], marks: RedactionMarks, known: ReadonlySet<Secret> = new Set()): { records: JournalRecord[]; secrets: Set<Secret> } {
   const redactor = new JournalRedactor(marks, known);
   const structural = redactor.structural(records);
   return { records: structural.map((r) => scrubValue(r, redactor.secrets) as JournalRecord), secrets: redactor.secrets };
@@ -163,12 +251,12 @@ export function redactRecords(records: readonly JournalRecord[], marks: Redactio
  * domain marks where a value first appears (an observation path) to keep it from earlier records.
  */
 export class JournalRedactor {
-  readonly secrets: Set<string>;
+  readonly secrets: Set<Secret>;
   private readonly dispatched = new Map<string, string>();
 
   constructor(
     private readonly marks: RedactionMarks,
-    known: ReadonlySet<string> = new Set(),
+    known: ReadonlySet<Secret> = new Set(),
   ) {
     this.secrets = new Set(known);
   }
@@ -188,7 +276,7 @@ export class JournalRedactor {
   }
 
   /** Add secrets found elsewhere (a snapshot's plan). */
-  know(secrets: Iterable<string>): void {
+  know(secrets: Iterable<Secret>): void {
     for (const secret of secrets) this.secrets.add(secret);
   }
 }
@@ -198,20 +286,20 @@ export class JournalRedactor {
  * an `actuator` and `args` (its `operator`'s marks too) or `result` (by its actuator) is redacted
  * structurally, then every string is scrubbed of the secrets — those found here and `known` ones.
  */
-export function redactValue<T>(value: T, marks: RedactionMarks, known: ReadonlySet<string> = new Set()): T {
+export function redactValue<T>(value: T, marks: RedactionMarks, known: ReadonlySet<Secret> = new Set()): T {
   const secrets = new Set(known);
   return scrubValue(redactStructure(value, marks, secrets), secrets) as T;
 }
 
 /** The strings the marks would remove from derived JSON `value` (say a snapshot's plan: its steps' args). */
-export function secretsIn(value: unknown, marks: RedactionMarks): Set<string> {
-  const secrets = new Set<string>();
+export function secretsIn(value: unknown, marks: RedactionMarks): Set<Secret> {
+  const secrets = new Set<Secret>();
   redactStructure(value, marks, secrets);
   return secrets;
 }
 
 /** redactValue's structural pass. */
-function redactStructure(value: Json, marks: RedactionMarks, secrets: Set<string>): Json {
+function redactStructure(value: Json, marks: RedactionMarks, secrets: Set<Secret>): Json {
   const walk = (v: Json): Json => {
     if (Array.isArray(v)) return v.map(walk);
     if (!isObject(v)) return v;
@@ -228,25 +316,36 @@ function redactStructure(value: Json, marks: RedactionMarks, secrets: Set<string
   return walk(value);
 }
 
-/** Every string of `value` with the secrets (of at least MIN_SECRET characters) cut out; keys too. */
-export function scrubValue(value: Json, secrets: ReadonlySet<string>): Json {
-  const long = [...secrets].filter((s) => s.length >= MIN_SECRET && s !== REDACTED).sort((a, b) => b.length - a.length);
-  if (long.length === 0) return value;
+/**
+ * `value` with the secrets taken out: those of at least MIN_SECRET characters cut out of every
+ * string (keys too); every leaf equal to a secret, as text, replaced by REDACTED (a number, a
+ * boolean or a short string is taken out only so, never from inside a string) — except under a
+ * STRUCTURAL member outside a DATA one.
+ */
+export function scrubValue(value: Json, secrets: ReadonlySet<Secret>): Json {
+  const long = [...secrets].filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET && s !== REDACTED).sort((a, b) => b.length - a.length);
+  const equal = new Set([...secrets].map(String).filter((s) => s !== '' && s !== REDACTED));
+  if (equal.size === 0) return value;
   const text = (s: string) => {
     let out = s;
     for (const secret of long) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     return out;
   };
-  const walk = (v: Json): Json => {
-    if (typeof v === 'string') return text(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [text(k), walk(x)]));
+  // `within`: 'envelope' (STRUCTURAL members exempt), 'data' (nothing exempt), 'structural' (an exempt member's value).
+  type Within = 'envelope' | 'data' | 'structural';
+  const inside = (within: Within, key: string): Within => (within !== 'envelope' ? within : DATA.has(key) ? 'data' : STRUCTURAL.has(key) ? 'structural' : 'envelope');
+  const walk = (v: Json, within: Within): Json => {
+    if (typeof v === 'string') return within !== 'structural' && equal.has(v) ? REDACTED : text(v);
+    if (typeof v === 'number' || typeof v === 'boolean') return within !== 'structural' && equal.has(String(v)) ? REDACTED : v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, within));
+    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [text(k), walk(x, inside(within, k))]));
     return v;
   };
-  return walk(value);
+  return walk(value, 'envelope');
 }
 
 /** A line of text (a journal line that is not JSON) scrubbed of the secrets. */
-export function scrubText(text: string, secrets: ReadonlySet<string>): string {
-  return scrubValue(text, secrets) as string;
+export function scrubText(text: string, secrets: ReadonlySet<Secret>): string {
+  const long = [...secrets].filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET && s !== REDACTED);
+  return scrubValue(text, new Set(long)) as string;
 }

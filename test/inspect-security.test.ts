@@ -13,17 +13,28 @@
  *   every API route fetched directly hold neither value, though the journals on disk do; the page
  *   says the server verified the journal (the page cannot: its bytes changed).
  * - The same over a Redis store (the marks travel in its metadata, the viewer has no --domain).
+ * - Without a browser, the leaks a review found: a mark keyed by OPERATOR (the amount charged, a
+ *   number) is kept under its actuator at start, so the journal's dispatch is redacted; a plan tree
+ *   gives args by position, and the charge's amount and card are redacted there, dispatched or not,
+ *   with the amount taken out wherever a whole JSON value equals it; metadata the store cannot read
+ *   is not "no marks" — every route answers 503 and a followed journal's WebSocket is closed with
+ *   the reason; a failed verdict's problem (quoting a line) is redacted.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MemoryStore } from '../journal/stores/memory.js';
-import { redactRecords, redactValue, REDACTED, type RedactionMarks } from '../journal/redaction.js';
+import { DATA, redactRecords, redactValue, REDACTED, STRUCTURAL, type RedactionMarks } from '../journal/redaction.js';
 import type { JournalRecord } from '../journal/records.js';
+import type { JournalStore } from '../journal/store.js';
+import { FileStore } from '../journal/stores/file.js';
 import { scopeOf, visible } from '../inspector/access.js';
+import { evaluablesFrom, loadPlanTrees, type PlanNodeView, type PlansView } from '../inspector/plan-trees.js';
+import { createInspectorServer } from '../inspector/server.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, requireChromium } from './support/chromium.js';
 import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
@@ -417,5 +428,209 @@ describe('redaction marks and scopes, without a browser', () => {
     } finally {
       await tenantOnly.stop();
     }
+  });
+});
+
+/** The viewer's server in this process over `store` (no token, loopback): its origin, and how to stop it. */
+async function serveStore(store: JournalStore): Promise<{ origin: string; server: Server; close: () => Promise<void> }> {
+  const server = createInspectorServer({ store });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Where a JSON value holds a leaf equal (as text) to `value`, outside the structural members (seq, epoch, …) that are not in a domain's data. */
+function leavesEqual(json: unknown, value: string | number, at = '$', data = false): string[] {
+  if (typeof json === 'string' || typeof json === 'number' || typeof json === 'boolean') return String(json) === String(value) ? [at] : [];
+  if (Array.isArray(json)) return json.flatMap((v, i) => leavesEqual(v, value, `${at}[${i}]`, data));
+  if (typeof json === 'object' && json !== null) return Object.entries(json).flatMap(([k, v]) => (!data && STRUCTURAL.has(k) ? [] : leavesEqual(v, value, `${at}.${k}`, data || DATA.has(k))));
+  return [];
+}
+/** A body as JSON values: one, or one per NDJSON line (lines that are not JSON left out). */
+const jsonOf = (text: string): unknown[] => {
+  try {
+    return [JSON.parse(text)];
+  } catch {
+    return text.split('\n').flatMap((line) => {
+      try {
+        return [JSON.parse(line)];
+      } catch {
+        return [];
+      }
+    });
+  }
+};
+
+/** The plan tree's nodes for operator `task`, in every epoch. */
+const nodesOf = (plans: PlansView, task: string): PlanNodeView[] => {
+  const out: PlanNodeView[] = [];
+  const walk = (n: PlanNodeView) => (n.task === task && out.push(n), n.children.forEach(walk));
+  for (const e of plans.epochs) if (e.tree) walk(e.tree);
+  return out;
+};
+
+/** The first WebSocket frame a follow of `id` gets: its opcode, and for a close frame its code and reason. */
+function firstFrame(origin: string, query: string): Promise<{ opcode: number; code?: number; reason?: string; text?: string }> {
+  const { port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: Number(port), path: `/live?${query}`, headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+    req.on('upgrade', (_res, socket, head) => {
+      let buf = Buffer.from(head);
+      const tryParse = () => {
+        if (buf.length < 2) return;
+        const opcode = buf[0]! & 0x0f;
+        let len = buf[1]! & 0x7f;
+        let off = 2;
+        if (len === 126) {
+          if (buf.length < 4) return;
+          len = buf.readUInt16BE(2);
+          off = 4;
+        } else if (len === 127) {
+          if (buf.length < 10) return;
+          len = Number(buf.readBigUInt64BE(2));
+          off = 10;
+        }
+        if (buf.length < off + len) return;
+        const payload = buf.subarray(off, off + len);
+        socket.destroy();
+        resolve(opcode === 0x8 ? { opcode, code: payload.readUInt16BE(0), reason: payload.subarray(2).toString('utf8') } : { opcode, text: payload.toString('utf8') });
+      };
+      socket.on('data', (chunk: Buffer) => ((buf = Buffer.concat([buf, chunk])), tryParse()));
+      tryParse();
+    });
+    req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe("redaction: the reviewer's leaks, without a browser", () => {
+  const leakDir = path.join(root, 'leaks');
+  let done: RunLine;
+  let waiting: RunLine;
+  let damaged: RunLine;
+  let store: FileStore;
+  let viewerOf: Awaited<ReturnType<typeof serveStore>>;
+  /** The amount each one charged (or will charge), read from what is stored unredacted. */
+  const amount = new Map<string, number>();
+
+  beforeAll(async () => {
+    assertBuilt();
+    const domain = writePrivateTravelDomain(mkdtempSync(path.join(root, 'domain-')));
+    const strict = writePrivateTravelDomain(mkdtempSync(path.join(root, 'domain-')), { limit: 100, version: 'private-strict' });
+    done = await run([domain, '--tenant', 'acme', '--seed', '41'], {}, leakDir);
+    waiting = await run([strict, '--tenant', 'acme', '--seed', '42'], {}, leakDir);
+    damaged = await run([domain, '--tenant', 'acme', '--seed', '43'], {}, leakDir);
+    expect([done.status, waiting.status]).toEqual(['completed', 'awaiting_approval']);
+    store = new FileStore(leakDir);
+    viewerOf = await serveStore(store);
+    for (const line of [done, waiting]) {
+      // The tree as the viewer derives it before redaction: the charge's amount (the 5th param of charge_card).
+      const plans = await loadPlanTrees(store, await store.read(line.id), evaluablesFrom(undefined));
+      const [charge] = nodesOf(plans, 'charge_card');
+      expect(typeof charge?.args[4]).toBe('number');
+      amount.set(line.id, charge!.args[4] as number);
+    }
+  }, 120_000);
+  afterAll(async () => viewerOf?.close());
+
+  const fetchText = async (origin: string, route: string) => {
+    const res = await fetch(`${origin}${route}`);
+    return { status: res.status, text: await res.text() };
+  };
+
+  test("a mark keyed by operator is kept under its actuator at start: the journal's charge has its amount redacted, and no payload holds it", async () => {
+    const meta = await store.getMetadata(done.id);
+    expect(meta?.redact?.args).toMatchObject({ charge_card: ['amount'], 'card.charge': ['amount', 'card'] });
+    // On disk the charge carries the amount (this test could fail).
+    const onDisk = (await store.read(done.id)).find((r) => r.kind === 'step.dispatched' && (r.body as { actuator: string }).actuator === 'card.charge');
+    expect((onDisk!.body as unknown as { args: { amount: unknown } }).args.amount).toBe(amount.get(done.id));
+    const journal = await fetchText(viewerOf.origin, `/api/invocations/${done.id}/journal`);
+    const charge = jsonOf(journal.text).find((r) => (r as JournalRecord).kind === 'step.dispatched' && ((r as JournalRecord).body as { actuator: string }).actuator === 'card.charge') as JournalRecord;
+    expect((charge.body as { args: Record<string, unknown> }).args).toMatchObject({ amount: REDACTED, card: REDACTED });
+    for (const id of [done.id, waiting.id]) {
+      for (const suffix of ['', '/journal', '/trail', '/plans', '/verdict']) {
+        const res = await fetchText(viewerOf.origin, `/api/invocations/${id}${suffix}`);
+        expect(res.status, `${id}${suffix}`).toBe(200);
+        expect(leaks([res.text]), `${id}${suffix}`).toEqual([]);
+        expect(jsonOf(res.text).flatMap((v) => leavesEqual(v, amount.get(id)!)), `${id}${suffix}`).toEqual([]);
+      }
+    }
+  });
+
+  test('a plan tree: the charge (dispatched, or awaiting approval and never dispatched) has its card and amount redacted by position, and the amount nowhere', async () => {
+    expect((await store.read(waiting.id)).some((r) => r.kind === 'step.dispatched' && (r.body as { actuator: string }).actuator === 'card.charge')).toBe(false);
+    for (const id of [done.id, waiting.id]) {
+      const res = await fetchText(viewerOf.origin, `/api/invocations/${id}/plans`);
+      const plans = JSON.parse(res.text) as PlansView;
+      const charges = nodesOf(plans, 'charge_card');
+      expect(charges.length, id).toBeGreaterThan(0);
+      for (const charge of charges) {
+        expect(charge.args[1], id).toBe(REDACTED); // ?k, the card
+        expect(charge.args[4], id).toBe(REDACTED); // ?amount
+        expect(charge.args[0], id).not.toBe(REDACTED); // the traveller is not marked
+      }
+      expect(plans.epochs.some((e) => e.verdict.kind === 'matches')).toBe(true); // still re-derived and checked
+      expect(leavesEqual(plans, amount.get(id)!)).toEqual([]);
+      expect(leaks([res.text])).toEqual([]);
+    }
+  });
+
+  test("metadata the store cannot read is not \"no marks\": every route answers 503 (try again), a followed journal's socket closes with the reason", async () => {
+    const failing = (what: 'getMetadata' | 'getSnapshot', how: () => Promise<unknown>) =>
+      new Proxy(store, {
+        get(target, p) {
+          if (p === what) return how;
+          const v = Reflect.get(target, p, target) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      }) as JournalStore;
+    const broken = await serveStore(failing('getMetadata', async () => Promise.reject(new Error('EIO: i/o error reading meta.json'))));
+    try {
+      for (const id of [done.id, waiting.id]) {
+        for (const suffix of ['', '/journal', '/trail', '/plans', '/verdict']) {
+          const res = await fetchText(broken.origin, `/api/invocations/${id}${suffix}`);
+          expect(res.status, `${id}${suffix}`).toBe(503);
+          expect(JSON.parse(res.text).error, `${id}${suffix}`).toMatch(/redaction marks .* could not be read .*try again/);
+          expect(res.text).not.toContain(PRIVATE_CARD);
+        }
+      }
+      const frame = await firstFrame(broken.origin, `follow=${done.id}&from=0`);
+      expect(frame).toMatchObject({ opcode: 0x8, code: 1013 });
+      expect(frame.reason).toContain('redaction marks could not be read');
+    } finally {
+      await broken.close();
+    }
+    // A snapshot the secrets are learnt from, unreadable: refused too.
+    const noSnapshot = await serveStore(failing('getSnapshot', async () => Promise.reject(new Error('EIO: snapshot'))));
+    try {
+      expect((await fetchText(noSnapshot.origin, `/api/invocations/${waiting.id}`)).status).toBe(503);
+    } finally {
+      await noSnapshot.close();
+    }
+    // No metadata at all is another thing: nothing is marked (the journal is sent, the page verifies it).
+    const none = await serveStore(failing('getMetadata', async () => undefined));
+    try {
+      const res = await fetchText(none.origin, `/api/invocations/${done.id}/journal`);
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(readFileSync(done.journal, 'utf8'));
+    } finally {
+      await none.close();
+    }
+    // And the working store follows the journal: its records arrive.
+    expect((await firstFrame(viewerOf.origin, `follow=${done.id}&from=0`)).text).toContain('"type":"records"');
+  });
+
+  test("a failed verdict's problem, which quotes the bad line, is redacted", async () => {
+    const lines = readFileSync(damaged.journal, 'utf8').split('\n');
+    lines[lines.length - 2] = `${PRIVATE_CARD} x`; // the last record (the seal) replaced by a line that is not JSON
+    writeFileSync(damaged.journal, lines.join('\n'));
+    const res = await fetchText(viewerOf.origin, `/api/invocations/${damaged.id}/verdict`);
+    expect(res.status).toBe(200);
+    const { verdict } = JSON.parse(res.text) as { verdict: { kind: string; problem?: string } };
+    expect(verdict.kind).toBe('failed');
+    expect(verdict.problem).toContain(REDACTED);
+    expect(leaks([res.text])).toEqual([]);
+    expect(leaks([(await fetchText(viewerOf.origin, `/api/invocations/${damaged.id}/journal`)).text])).toEqual([]);
   });
 });

@@ -2,7 +2,9 @@
  * A user's own domain module with redaction marks, written outside the repo for the viewer's
  * security tests: the built travel domain under the name `private-travel`, whose card (the charge's
  * `card` arg and result, and where the observed world names it) and the address a message went to
- * (`message.send`'s result `to`) are never shown to a viewer. The marks are its own declaration (`defineDomain({ redact })`): the travel
+ * (`message.send`'s result `to`) are never shown to a viewer, nor the amount charged — marked by
+ * OPERATOR (`charge_card`), a number, which the runtime writes under the operator's actuator too and
+ * the viewer redacts in a plan tree's positional args. The marks are its own declaration (`defineDomain({ redact })`): the travel
  * library — its digest, its golden journals — is untouched. With `limit`, a strict spending policy
  * as strict-travel.ts has (bookings over it need a person's approval). In a process whose
  * WEFT_TEST_STEP_DELAY_MS is set, every actuator waits that long first (a run a page can watch).
@@ -31,7 +33,7 @@ export function writePrivateTravelDomain(dir: string, { limit, version = 'privat
       `  actuators: (ctx) => travel.actuators(ctx).map(slowed), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
       limit === undefined ? `  policy: travel.policy, policies: travel.policies,` : `  policy: spendApprovalPolicy({ version: ${JSON.stringify(version)}, limit: ${limit}, amountArg: 'amount' }),`,
       `  redact: {`,
-      `    args: { 'card.charge': ['card'] }, results: { 'card.charge': ['card'], 'message.send': ['to'] },`,
+      `    args: { 'card.charge': ['card'], charge_card: ['amount'] }, results: { 'card.charge': ['card'], 'message.send': ['to'] },`,
       `    observations: ['objects.[type=card].name', 'facts.[0=card-of].2'],`,
       `  },`,
       `});`,
