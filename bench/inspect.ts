@@ -5,9 +5,10 @@
  *
  *   (a) throughput (steps/s) of N concurrent invocations (default 64) of an epoch of `--steps`
  *       no-op world-effect steps (default 10; bench/workers-domain.ts), with the viewer connected
- *       and without it, in R rounds of three runs back to back (without the viewer, with it, with it
- *       but no page open — to say what the page costs; order rotating; the figure is the median of
- *       the rounds' ratios): embedded (a FileStore and the in-process dispatcher, in this process)
+ *       and without it, in R rounds of three arms back to back (without the viewer, with it, with it
+ *       but no page open — to say what the page costs; order rotating; each arm is 3 loads back to
+ *       back, about 3 s; the figure is the median of the rounds' ratios). The page is open and
+ *       settled (its modules loaded, its socket live) before its arm starts: embedded (a FileStore and the in-process dispatcher, in this process)
  *       and distributed (a RedisStore, BullMQ, 2 `weft worker`-equivalent processes,
  *       bench/workers-child.ts). "Connected" means: the viewer (`weft inspect`, its own process, as
  *       a user runs it), one WebSocket client on /live following every invocation from seq 0 and one
@@ -55,6 +56,8 @@ const ASOF = '2026-01-01T00:00:00Z';
 const LIMITS = { maxNodes: 10_000_000, maxDepth: 1_000_000 };
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Loads of N × steps per arm of a round (one load of 64 × 10 lasts about a second: too short to be steady on a shared machine). */
+const LOADS_PER_ARM = 3;
 
 const quantile = (xs: readonly number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -210,6 +213,19 @@ async function load(rt: Runtime, lanes: number, steps: number, tag: string, watc
   return { stepsPerS: (lanes * steps) / (wallMs / 1000), ids };
 }
 
+/** `times` loads back to back (each with its own seeds): one figure over all of them, long enough to be steady. */
+async function loads(rt: Runtime, lanes: number, steps: number, tag: string, times: number, watcher?: Watcher): Promise<LoadRun> {
+  const ids: string[] = [];
+  let ms = 0;
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    const run = await load(rt, lanes, steps, `${tag}-${i}`, watcher);
+    ms += performance.now() - t0;
+    ids.push(...run.ids);
+  }
+  return { stepsPerS: (times * lanes * steps) / (ms / 1000), ids };
+}
+
 interface ModeFigures {
   label: string;
   without: number[];
@@ -232,14 +248,20 @@ async function rounds(label: string, rt: Runtime, stamps: Stamps, viewer: Viewer
   note(`${label}: warm-up`);
   await load(rt, lanes, steps, `${label}-warm`);
   for (let p = 0; p < count; p++) {
-    const bare = async () => f.without.push((await load(rt, lanes, steps, `${label}-bare-${p}`)).stepsPerS);
+    const bare = async () => f.without.push((await loads(rt, lanes, steps, `${label}-bare-${p}`, LOADS_PER_ARM)).stepsPerS);
     const watched = async (withPage: boolean) => {
       if (withPage) {
-        await page.goto(viewer.url);
+        // The page open and settled — its modules loaded (the drop panel's come after the table) and
+        // its socket connected — before the load starts: what is measured is a page watching, not a
+        // page loading (a load here lasts about a second).
+        await page.goto(viewer.url, { waitUntil: 'networkidle' });
         await page.locator('table.invocations').waitFor();
+        await page.locator('#drop').waitFor();
+        await page.waitForFunction("document.body.dataset.live === 'live'");
+        await new Promise((r) => setTimeout(r, 300));
       } else await page.goto('about:blank');
       const watcher = await Watcher.connect(viewer.origin);
-      const run = await load(rt, lanes, steps, `${label}-${withPage ? 'page' : 'no-page'}-${p}`, watcher); // own seeds: a start with the seed of an ended run would only find it ended
+      const run = await loads(rt, lanes, steps, `${label}-${withPage ? 'page' : 'no-page'}-${p}`, LOADS_PER_ARM, watcher); // own seeds: a start with the seed of an ended run would only find it ended
       if (!withPage) {
         f.noPage.push(run.stepsPerS);
         watcher.close();

@@ -3,7 +3,8 @@
  *
  *   /live?follow=<id>&from=<n>   the journal of <id> from seq n on: { type: 'records', id, from, lines }
  *                                — the records [from, from + lines.length), each as its journal line
- *   /live?list=1                 a changed invocation's row: { type: 'row', row } (runtime/list.ts)
+ *   /live?list=1                 the rows of the invocations that changed: { type: 'rows', rows } (runtime/list.ts),
+ *                                at most one message every ROW_COALESCE_MS
  *
  * The follower reads records by seq from the store, from the last seq it sent, so it never misses
  * or repeats one, and sends only what the store holds durably (journal-bytes.ts `durableRecords`: on
@@ -34,9 +35,10 @@ export const LIVE_PATH = '/live';
 /** How often the followed journals are read without a hint (the safety net, not the way updates come). */
 const POLL_MS = 1_000;
 /**
- * A burst of changes to one invocation becomes one row update, at most every ROW_COALESCE_MS: a row
- * is recomputed from the store (its status, reason, last record), and a list needs no faster than a
- * few updates a second per run — a followed journal's records are sent at once, never coalesced.
+ * Changed rows are sent in batches, at most one every ROW_COALESCE_MS: a row is recomputed from the
+ * store (its status, reason, last record), and a list needs no faster than a few updates a second —
+ * while a busy store would otherwise wake every page hundreds of times a second. A followed journal's
+ * records are sent at once, never coalesced.
  */
 const ROW_COALESCE_MS = 200;
 /** The WebSocket close code for "try again later" (RFC 6455 registry). */
@@ -171,7 +173,9 @@ class LiveFeed {
   private readonly lists = new Map<WebSocketConnection, Scope>();
   /** Every open socket, closed with the feed. */
   private readonly sockets = new Set<WebSocketConnection>();
-  private readonly rowTimers = new Map<string, NodeJS.Timeout>();
+  /** Invocations whose row changed since the last batch, and the batch's timer. */
+  private readonly changedRows = new Set<string>();
+  private rowTimer: NodeJS.Timeout | undefined;
   private readonly changes: StoreChanges;
   private readonly poll: NodeJS.Timeout;
 
@@ -209,24 +213,32 @@ class LiveFeed {
 
   private changed(id: string): void {
     for (const follower of this.journals.get(id) ?? []) void follower.pump();
-    if (this.lists.size > 0 && !this.rowTimers.has(id)) {
-      const timer = setTimeout(() => {
-        this.rowTimers.delete(id);
-        void this.sendRow(id);
-      }, ROW_COALESCE_MS);
-      timer.unref();
-      this.rowTimers.set(id, timer);
-    }
+    if (this.lists.size === 0 || !isValidInvocationId(id)) return;
+    this.changedRows.add(id);
+    if (this.rowTimer) return;
+    this.rowTimer = setTimeout(() => {
+      this.rowTimer = undefined;
+      void this.sendRows();
+    }, ROW_COALESCE_MS);
+    this.rowTimer.unref();
   }
 
-  private async sendRow(id: string): Promise<void> {
-    if (!isValidInvocationId(id)) return;
-    try {
-      const [row] = await redactedRows(this.store, [await invocationSummary(this.store, id)]);
-      const message = JSON.stringify({ type: 'row', row });
-      for (const [ws, scope] of this.lists) if (visible(scope, row)) ws.send(message);
-    } catch {
-      // unreadable now: the next change sends it
+  /** The rows of every invocation that changed since the last batch, one message per list socket. */
+  private async sendRows(): Promise<void> {
+    const ids = [...this.changedRows];
+    this.changedRows.clear();
+    const rows = [];
+    for (const id of ids) {
+      try {
+        rows.push(...(await redactedRows(this.store, [await invocationSummary(this.store, id)])));
+      } catch {
+        // unreadable now (or its redaction marks are): the next change sends it
+      }
+    }
+    if (rows.length === 0) return;
+    for (const [ws, scope] of this.lists) {
+      const shown = rows.filter((row) => visible(scope, row));
+      if (shown.length > 0) ws.send(JSON.stringify({ type: 'rows', rows: shown }));
     }
   }
 
@@ -237,8 +249,8 @@ class LiveFeed {
 
   async close(): Promise<void> {
     clearInterval(this.poll);
-    for (const timer of this.rowTimers.values()) clearTimeout(timer);
-    this.rowTimers.clear();
+    clearTimeout(this.rowTimer);
+    this.changedRows.clear();
     for (const ws of [...this.sockets]) ws.close();
     await this.changes.close();
   }

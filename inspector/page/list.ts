@@ -12,6 +12,8 @@ import type { ListedInvocation, TrustedKey } from './wire.js';
 const root = document.getElementById('app')!;
 /** Rows drawn at once (and per "show more"). */
 const PAGE_ROWS = 200;
+/** The list is redrawn at most this often while rows change. */
+const REDRAW_MS = 250;
 
 function option(value: string, label: string): HTMLOptionElement {
   const o = el('option', { value }, label);
@@ -105,7 +107,8 @@ async function main(): Promise<void> {
   replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, el('p', { class: 'more-row' }, more), drop);
   render();
   void loadDrop();
-  // Changed rows arrive over the WebSocket (live.ts): kept at once, drawn at most once a frame.
+  // Changed rows arrive over the WebSocket (live.ts): kept at once, drawn at most every REDRAW_MS
+  // (a person reads a list a few times a second at most; a busy store changes hundreds of rows a second).
   const at = new Map(rows.map((r, i) => [r.id, i]));
   let drawing = false;
   followList((changed) => {
@@ -116,7 +119,7 @@ async function main(): Promise<void> {
     addOption(tenant, changed.tenant, changed.tenant);
     if (drawing) return;
     drawing = true;
-    requestAnimationFrame(() => ((drawing = false), render()));
+    setTimeout(() => requestAnimationFrame(() => ((drawing = false), render())), REDRAW_MS);
   });
 }
 

@@ -64,8 +64,8 @@ export function followList(onRow: (row: ListedInvocation) => void): void {
   open(
     () => 'list=1',
     (message) => {
-      const m = message as { type?: unknown; row?: ListedInvocation };
-      if (m.type === 'row' && m.row && typeof m.row.id === 'string') onRow(m.row);
+      const m = message as { type?: unknown; rows?: ListedInvocation[] };
+      if (m.type === 'rows' && Array.isArray(m.rows)) for (const row of m.rows) if (row && typeof row.id === 'string') onRow(row);
     },
   );
 }
