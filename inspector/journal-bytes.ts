@@ -32,14 +32,28 @@ export async function journalBytes(store: JournalStore, id: string): Promise<Uin
   return storedJournalLines(store, id);
 }
 
+/** Where a follower has read a workspace journal to: the next seq and the byte it starts at. */
+export interface FollowCursor {
+  seq: number;
+  byte: number;
+}
+
 /**
  * The durable records of `id` from seq `from` on, in order (a torn last line — a write under way —
  * is left for later). Throws when a line is not JSON: the follower reads again at the next change.
+ * With `cursor` (where the previous call stopped, for the same `from`), a workspace journal is read
+ * from that byte on, not from its start: a follower's cost per record does not grow with the
+ * journal. The cursor after the records is returned with them.
  */
-export async function durableRecords(store: JournalStore, id: string, from: number): Promise<JournalRecord[]> {
-  if (!(store instanceof FileStore)) return store.read(id, from);
-  const journal = await store.durableJournal(id);
-  if (journal === undefined) return [];
-  const { lines } = splitJournalText(journal.bytes.toString('utf8'));
-  return lines.slice(from).map((line) => JSON.parse(line) as JournalRecord);
+export async function durableRecords(store: JournalStore, id: string, from: number, cursor?: FollowCursor): Promise<{ records: JournalRecord[]; cursor?: FollowCursor }> {
+  if (!(store instanceof FileStore)) return { records: await store.read(id, from) };
+  const at = cursor && cursor.seq === from ? cursor : undefined;
+  const journal = await store.durableJournal(id, at?.byte ?? 0);
+  if (journal === undefined) return { records: [] };
+  // Only complete lines: the bytes after the last line break are a write under way.
+  const end = journal.bytes.lastIndexOf(0x0a) + 1;
+  const { lines } = splitJournalText(journal.bytes.subarray(0, end).toString('utf8'));
+  const firstSeq = at ? at.seq : 0; // the seq of lines[0]
+  const records = lines.slice(from - firstSeq).map((line) => JSON.parse(line) as JournalRecord);
+  return { records, cursor: { seq: firstSeq + lines.length, byte: (at?.byte ?? 0) + end } };
 }

@@ -27,7 +27,7 @@ import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
 import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
 import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
-import { durableRecords } from './journal-bytes.js';
+import { durableRecords, type FollowCursor } from './journal-bytes.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
 
@@ -126,6 +126,8 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 class JournalFollower {
   private busy = false;
   private again = false;
+  /** Where the last read of a workspace journal ended (journal-bytes.ts). */
+  private cursor: FollowCursor | undefined;
 
   constructor(
     private readonly store: JournalStore,
@@ -145,7 +147,7 @@ class JournalFollower {
     try {
       do {
         this.again = false;
-        const records = await durableRecords(this.store, this.id, this.next);
+        const { records, cursor } = await durableRecords(this.store, this.id, this.next, this.cursor);
         const next: typeof records = [];
         for (const record of records) {
           if (record.seq !== this.next + next.length) break;
@@ -155,6 +157,8 @@ class JournalFollower {
         const lines = await this.redactor.lines(next);
         this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
         this.next += lines.length;
+        // Read on from where these records end (only when all that was read was sent).
+        this.cursor = cursor && next.length === records.length && cursor.seq === this.next ? cursor : undefined;
       } while (this.again);
     } catch (err) {
       // Redaction fails closed: what could not be redacted is not sent, and the page is told why.

@@ -101,7 +101,7 @@ test('a record whose flush is still running is not shown; when the flush fails a
     expect((await reader.read(id)).map((r) => r.hash)).toContain(staged.hash);
     // …but not in what the viewer serves: the journal the page verifies, and the records the follower reads.
     expect(Buffer.from((await journalBytes(reader, id))!).toString('utf8')).toBe(records.map((r) => recordLine(r) + '\n').join(''));
-    expect((await durableRecords(reader, id, 0)).map((r) => r.hash)).toEqual(records.map((r) => r.hash));
+    expect((await durableRecords(reader, id, 0)).records.map((r) => r.hash)).toEqual(records.map((r) => r.hash));
     const api = await (await fetch(`${follower.origin}/api/invocations/${id}/journal`)).text();
     expect(api).not.toContain(staged.hash);
     // The follower has had its chances at the file as it is now (its watch, then its 1 s poll) before the flush fails.
@@ -140,10 +140,34 @@ test("a normal run's records all reach a follower, each once, in order, as the j
     const reader = new FileStore(dir);
     expect(Buffer.from((await journalBytes(reader, handle.id))!).toString('utf8')).toBe(file.join('\n') + '\n');
     unlinkSync(path.join(dir, 'invocations', handle.id, 'journal.durable'));
-    expect((await durableRecords(reader, handle.id, 0)).length).toBe(file.length);
+    expect((await durableRecords(reader, handle.id, 0)).records.length).toBe(file.length);
   } finally {
     await follower.close();
     await runtime.close();
     await store.close();
   }
+});
+
+test("a follower reads on from where it stopped (a byte cursor), getting exactly the records a full read gives — a torn line under way is left for later", async () => {
+  const dir = path.join(root, 'cursor');
+  const store = new FileStore(dir);
+  const id = 'cursor-1';
+  const records = chain(id, 9) as JournalRecord[];
+  const lease = await store.acquire(id, { writer: 'w', ttlMs: 60_000 });
+  await store.append(lease, 0, records.slice(0, 4));
+  const first = await durableRecords(store, id, 0);
+  expect(first.records.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+  expect(first.cursor?.seq).toBe(4);
+  await store.append(lease, 4, records.slice(4, 7));
+  const next = await durableRecords(store, id, 4, first.cursor);
+  expect(next.records.map((r) => r.hash)).toEqual(records.slice(4, 7).map((r) => r.hash));
+  expect(next.records).toEqual((await durableRecords(store, id, 4)).records); // the same as read from the start
+  // A cursor for another seq is not used: the read starts over and still gives the records from `from`.
+  expect((await durableRecords(store, id, 5, first.cursor)).records.map((r) => r.seq)).toEqual([5, 6]);
+  // Half a line at the end (a write under way): not a record yet, and the cursor stays before it.
+  fs.appendFileSync(path.join(dir, 'invocations', id, 'journal.jsonl'), recordLine(records[7]!).slice(0, 20));
+  const torn = await durableRecords(store, id, 7, next.cursor);
+  expect(torn.records).toEqual([]);
+  expect(torn.cursor).toEqual(next.cursor);
+  await store.release(lease);
 });

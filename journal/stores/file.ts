@@ -50,7 +50,7 @@
  * - status.json is written outside the lease and the per-journal queue (a runtime whose append just
  *   failed may still record why it stopped); a status.json that does not parse reads as no note.
  */
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
@@ -358,16 +358,16 @@ export class FileStore implements JournalStore {
    * `bounded` says which. The lease is read before and after the journal: a writer that took it
    * meanwhile is bounded by the mark read before its first byte could be written.
    */
-  async durableJournal(invocation: string): Promise<{ bytes: Buffer; bounded: boolean } | undefined> {
+  async durableJournal(invocation: string, fromByte = 0): Promise<{ bytes: Buffer; bounded: boolean } | undefined> {
     const dir = this.invocationDir(invocation);
     const before = readLease(dir);
     const mark = readDurableMark(dir);
-    const bytes = readIfExists(join(dir, JOURNAL));
+    const bytes = fromByte === 0 ? readIfExists(join(dir, JOURNAL)) : readFrom(join(dir, JOURNAL), fromByte);
     if (bytes === undefined) return undefined;
     const after = readLease(dir);
     const unchanged = before?.token === after?.token && before?.released === after?.released;
     if (mark === 'absent' || (unchanged && !leaseExcludes(after, this.now(), holderAlive))) return { bytes, bounded: false };
-    return { bytes: bytes.subarray(0, Math.min(mark.size, bytes.length)), bounded: true };
+    return { bytes: bytes.subarray(0, Math.max(0, Math.min(mark.size - fromByte, bytes.length))), bounded: true };
   }
 
   async putStatus(invocation: string, note: StatusNote): Promise<void> {
@@ -605,5 +605,29 @@ function fileSize(path: string): number {
   } catch (err) {
     if (errno(err) === 'ENOENT') return -1;
     throw err;
+  }
+}
+
+/** The bytes of `path` from byte `from` to its end (a follower's next read), or undefined when it does not exist. */
+function readFrom(path: string, from: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const out = Buffer.alloc(Math.max(0, size - from));
+    let at = 0;
+    while (at < out.length) {
+      const n = readSync(fd, out, at, out.length - at, from + at);
+      if (n === 0) break;
+      at += n;
+    }
+    return out.subarray(0, at);
+  } finally {
+    closeSync(fd);
   }
 }
