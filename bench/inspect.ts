@@ -11,13 +11,15 @@
  *       settled (its modules loaded, its socket live) before its arm starts: embedded (a FileStore and the in-process dispatcher, in this process)
  *       and distributed (a RedisStore, BullMQ, 2 `weft worker`-equivalent processes,
  *       bench/workers-child.ts). "Connected" means: the viewer (`weft inspect`, its own process, as
- *       a user runs it), one WebSocket client on /live following every invocation from seq 0 and one
- *       on the list, consuming every update, and one headless Chromium page open on the list.
+ *       a user runs it), one WebSocket client (its own process, bench/live-watcher-child.ts, as a page
+ *       would be) on /live following every invocation from seq 0 and on the list, consuming every
+ *       update, and one headless Chromium page open on the list.
  *       Goal ≥ 0.9×.
  *   (b) the lag from a durable append to the WebSocket client receiving that record, p50 and p99,
  *       under that load. The append time is taken in the writer (this process) when the store's
  *       append() resolves — after the flush (file) or after Redis answered (AOF fsync always) — and
- *       the arrival time by the client in this same process: one clock. Records appended before the
+ *       the arrival time by the client in its process, both on the machine's wall clock (ms with
+ *       sub-ms precision: performance.timeOrigin + performance.now()). Records appended before the
  *       client's socket for that invocation was open are not counted (they wait for the socket, not
  *       for the viewer). Goal p99 ≤ 250 ms. (The page's DOM is not timed: the invocation page is
  *       redrawn per message, and the list page is what is open here.)
@@ -30,7 +32,7 @@
  * Chromium is /usr/bin/chromium (or CHROMIUM_PATH). Every child (viewer, workers, server, browser)
  * is stopped at the end, on error too.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +46,6 @@ import { FileStore } from '../journal/stores/file.js';
 import { RedisStore } from '../journal/stores/redis.js';
 import { BullMqDispatcher, bullPrefix } from '../queue/bullmq.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
-import { openLive, type LiveClient } from './live-client.js';
 import { fillEnded } from './list-fixture.js';
 import { BENCH_INTENT } from './noop-app.js';
 import { startBenchRedis, type BenchRedisServer } from './redis-server.js';
@@ -69,7 +70,7 @@ const loadLine = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 const note = (line: string) => process.stderr.write(`  [inspect] ${line}\n`);
 const mark = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
-/** When each record became durable in this process: `<invocation> <seq>` → performance.now() after append() resolved. */
+/** When each record became durable in this process: `<invocation> <seq>` → the wall clock (ms, sub-ms precision) after append() resolved. */
 type Stamps = Map<string, number>;
 const stampOf = (id: string, seq: number) => `${id} ${seq}`;
 
@@ -77,7 +78,7 @@ class StampedFileStore extends FileStore {
   readonly stamps: Stamps = new Map();
   override async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
     await super.append(lease, expectedSeq, records);
-    const at = performance.now();
+    const at = performance.timeOrigin + performance.now(); // the wall clock the watcher's process uses too
     for (const r of records) this.stamps.set(stampOf(lease.invocation, r.seq), at);
   }
 }
@@ -86,7 +87,7 @@ class StampedRedisStore extends RedisStore {
   readonly stamps: Stamps = new Map();
   override async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
     await super.append(lease, expectedSeq, records);
-    const at = performance.now();
+    const at = performance.timeOrigin + performance.now(); // the wall clock the watcher's process uses too
     for (const r of records) this.stamps.set(stampOf(lease.invocation, r.seq), at);
   }
 }
@@ -132,33 +133,62 @@ async function startViewer(args: string[]): Promise<ViewerProcess> {
 }
 
 /** What watching a load costs the viewer's clients: arrival times per record, the sockets to close. */
+/**
+ * The WebSocket client consuming every update — the list and every invocation from seq 0 — run in
+ * its own process (live-watcher-child.ts), as a page would be: the runtime measured here neither
+ * waits for it nor delays its reading. Arrival times come back over IPC on the same wall clock as
+ * the append stamps.
+ */
 class Watcher {
-  /** `<invocation> <seq>` → arrival time at the client. */
-  readonly arrived = new Map<string, number>();
   /** Per invocation, when its follow socket was open. */
   readonly openedAt = new Map<string, number>();
-  private readonly sockets: LiveClient[] = [];
+  private arrived = new Map<string, number>();
+  private readonly pending = new Map<string, () => void>();
+  private reported: ((r: { arrived: Array<[string, number]>; rows: number }) => void) | undefined;
   rows = 0;
-  private constructor(private readonly origin: string) {}
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (m: { ready?: boolean; followed?: string; openedAt?: number; report?: { arrived: Array<[string, number]>; rows: number } }) => {
+      if (m.ready) this.pending.get('')?.();
+      if (m.followed !== undefined) {
+        this.openedAt.set(m.followed, m.openedAt!);
+        this.pending.get(m.followed)?.();
+      }
+      if (m.report) this.reported?.(m.report);
+    });
+  }
+
+  private ask(key: string, message: unknown): Promise<void> {
+    return new Promise((resolve) => {
+      this.pending.set(key, () => (this.pending.delete(key), resolve()));
+      this.child.send(message as never);
+    });
+  }
 
   static async connect(origin: string): Promise<Watcher> {
-    const w = new Watcher(origin);
-    w.sockets.push(await openLive(origin, '/live?list=1', () => void w.rows++));
+    const child = fork(fileURLToPath(new URL('./live-watcher-child.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    const w = new Watcher(child);
+    await w.ask('', { connect: origin });
     return w;
   }
 
   /** Follow `id` from seq 0, consuming every record message. */
-  async follow(id: string): Promise<void> {
-    const socket = await openLive(this.origin, `/live?follow=${id}&from=0`, (text, at) => {
-      const m = JSON.parse(text) as { type: string; id: string; from: number; lines: string[] };
-      if (m.type !== 'records') return;
-      for (let i = 0; i < m.lines.length; i++) this.arrived.set(stampOf(m.id, m.from + i), at);
-    });
-    this.openedAt.set(id, performance.now());
-    this.sockets.push(socket);
+  follow(id: string): Promise<void> {
+    return this.ask(id, { follow: id });
   }
 
-  /** Lags (ms) of the records appended after their invocation's socket was open; and how many of the appended records arrived. */
+  /** Bring the child's arrival times here. */
+  async report(): Promise<void> {
+    const r = await new Promise<{ arrived: Array<[string, number]>; rows: number }>((resolve) => {
+      this.reported = resolve;
+      this.child.send({ report: true });
+    });
+    this.arrived = new Map(r.arrived);
+    this.rows = r.rows;
+  }
+
+  /** Lags (ms) of the records appended after their invocation's socket was open; and how many of the appended records arrived (as of the last report). */
   lags(stamps: Stamps, ids: readonly string[]): { lags: number[]; arrived: number; appended: number } {
     const lags: number[] = [];
     let arrived = 0;
@@ -177,7 +207,7 @@ class Watcher {
   }
 
   close(): void {
-    for (const s of this.sockets) s.close();
+    this.child.send({ close: true });
   }
 }
 
@@ -270,7 +300,12 @@ async function rounds(label: string, rt: Runtime, stamps: Stamps, viewer: Viewer
       f.withViewer.push(run.stepsPerS);
       // Let the last records reach the client (they are counted; lags already measured are not changed by waiting).
       const deadline = performance.now() + 5_000;
-      while (performance.now() < deadline && watcher.lags(stamps, run.ids).arrived < watcher.lags(stamps, run.ids).appended) await new Promise((r) => setTimeout(r, 50));
+      for (;;) {
+        await watcher.report();
+        const now = watcher.lags(stamps, run.ids);
+        if (now.arrived >= now.appended || performance.now() >= deadline) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       const got = watcher.lags(stamps, run.ids);
       f.lags.push(...got.lags);
       f.arrived += got.arrived;

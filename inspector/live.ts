@@ -40,7 +40,7 @@ const POLL_MS = 1_000;
  * while a busy store would otherwise wake every page hundreds of times a second. A followed journal's
  * records are sent at once, never coalesced.
  */
-const ROW_COALESCE_MS = 200;
+const ROW_COALESCE_MS = 500;
 /** The WebSocket close code for "try again later" (RFC 6455 registry). */
 const TRY_AGAIN_LATER = 1013;
 
