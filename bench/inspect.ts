@@ -287,7 +287,7 @@ async function rounds(label: string, rt: Runtime, stamps: Stamps, viewer: Viewer
         await page.goto(viewer.url, { waitUntil: 'networkidle' });
         await page.locator('table.invocations').waitFor();
         await page.locator('#drop').waitFor();
-        await page.waitForFunction("document.body.dataset.live === 'live'");
+        await page.locator('body[data-live="live"]').waitFor();
         await new Promise((r) => setTimeout(r, 300));
       } else await page.goto('about:blank');
       const watcher = await Watcher.connect(viewer.origin);

@@ -147,7 +147,10 @@ describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and 
       await page.fill('#approve-note', note);
       await page.click(button);
       // Into its inbox (the viewer has no --domain); serve resumes it on the workers and the page follows it to its sealed end.
-      await page.locator('.summary .status', { hasText: /^(completed|failed|handed off)$/ }).waitFor({ timeout: 120_000 });
+      await page.locator('.summary .status', { hasText: /^(completed|failed|handed off)$/ }).waitFor({ timeout: 120_000 }).catch(async (err: unknown) => {
+        const api = await (await fetch(`${viewer.url}api/invocations/${run.id}`)).json().catch(() => null) as { status?: string } | null;
+        throw new Error(`${String(err)}\n the page: status ${await page.locator('.summary .status').textContent()}, approve-status ${await page.locator('#approve-status').textContent().catch(() => '-')}, stale ${await page.locator('#stale').textContent().catch(() => '-')}, live ${await page.evaluate(() => (globalThis as unknown as { document: { body: { dataset: Record<string, string> } } }).document.body.dataset.live)}; the API: ${api?.status}; serve: ${ctx.serve.stdout().slice(-600)}`);
+      });
       await page.locator('#verdict h2', { hasText: '✓ verified in this page' }).waitFor({ timeout: 30_000 });
       expect(await page.locator('#verdict').textContent()).toContain(`${keys.pub} (given with --public-key)`);
       const end = (await page.locator('.summary .status').textContent()) ?? '';

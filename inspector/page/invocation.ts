@@ -78,6 +78,18 @@ function epochBlock(e: EpochView): HTMLElement {
   );
 }
 
+/**
+ * The approval form, made once per approval asked for and kept across redraws: a live redraw (a
+ * record, the plans or the trail arriving) must not wipe what a person is typing, nor the button
+ * they are about to press, nor the status of a decision they sent.
+ */
+let approval: { key: string; node: HTMLElement } | null = null;
+function approvalNode(d: DescriptionView, command: string): HTMLElement {
+  const key = `${d.id} ${d.epochs.at(-1)?.epoch ?? 0}`;
+  if (approval?.key !== key) approval = { key, node: approvalForm(d.id, command) };
+  return approval.node;
+}
+
 /** What a resting invocation waits for, and the commands that act on it (with this viewer's store flags). */
 function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
   const w = d.waiting;
@@ -95,7 +107,8 @@ function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
         ),
       );
     }
-    if (!w.decided) parts.push(approvalForm(d.id, `${d.commands.find((c) => c.command.startsWith('weft approve'))?.command ?? `weft approve ${d.id} --by <you>`}${info.location ? ` ${info.location}` : ''}`));
+    const command = `${d.commands.find((c) => c.command.startsWith('weft approve'))?.command ?? `weft approve ${d.id} --by <you>`}${info.location ? ` ${info.location}` : ''}`;
+    if (!w.decided || approval?.node.dataset.decided) parts.push(approvalNode(d, command));
   } else if (w?.kind === 'timer') parts.push(el('p', {}, `waiting for its timer${w.until ? ` until ${w.until}` : ''}`));
   else if (w?.kind === 'hibernated') parts.push(el('p', {}, 'hibernated at an epoch boundary, to be resumed'));
   else if (w?.kind === 'suspended') parts.push(el('p', {}, `suspended${w.class ? ` (${w.class}${w.code ? `, ${w.code}` : ''})` : ''}${w.reason ? `: ${w.reason}` : ''}`));

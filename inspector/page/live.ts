@@ -86,6 +86,8 @@ export function withLines(bytes: Uint8Array, lines: string[]): Uint8Array {
   return out;
 }
 
+/** A redraw that failed is tried again after this long (unless a newer one was asked for). */
+const RETRY_MS = 1_000;
 let refreshing: Promise<void> | undefined;
 let wanted: (() => Promise<void>) | undefined;
 
@@ -100,8 +102,12 @@ export function refresh(work: () => Promise<void>): void {
       try {
         await run();
       } catch (err) {
-        // Said on the page (the next redraw clears it); the next update tries again.
+        // Said on the page (the next redraw clears it), and tried again shortly: the last change of
+        // a run that has ended brings no further one to retry it.
         showStale(err);
+        setTimeout(() => {
+          if (!wanted) refresh(run);
+        }, RETRY_MS);
       }
     }
     refreshing = undefined;
