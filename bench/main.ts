@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> 
   redis: () => import('./redis.js'),
   workers: () => import('./workers.js'),
   'inspect-list': () => import('./inspect-list.js'),
+  inspect: () => import('./inspect.js'),
 };
 
 async function main(argv: string[]): Promise<void> {

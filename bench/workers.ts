@@ -72,7 +72,7 @@ const loadLine = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 // ── worker processes ────────────────────────────────────────────────────────────────────────────
 
-interface WorkerProcess {
+export interface WorkerProcess {
   readonly pid: number;
   readonly label: string;
   /** Its own user + system CPU so far (µs), NaN if it does not answer. */
@@ -87,7 +87,7 @@ process.once('exit', () => {
 
 const CHILD_SCRIPT = fileURLToPath(new URL('./workers-child.js', import.meta.url));
 
-async function spawnWorker(mode: 'weft' | 'raw', url: string, bullPrefix: string, queue: string, concurrency: number): Promise<WorkerProcess> {
+export async function spawnWorker(mode: 'weft' | 'raw', url: string, bullPrefix: string, queue: string, concurrency: number): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [CHILD_SCRIPT, mode, url, bullPrefix, queue, String(concurrency)], { stdio: ['pipe', 'pipe', 'pipe'] });
   children.add(child);
   let gone = false;

@@ -13,12 +13,14 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
 export interface ParsedArgs {
   positionals: string[];
   strings: Record<string, string | undefined>;
   flags: Record<string, boolean>;
+  /** The values of a repeatable string option (`multiple: true`), in the order given ([] when absent). */
+  lists: Record<string, string[]>;
 }
 
 /**
@@ -37,12 +39,14 @@ export function parseCommandArgs(argv: string[], options: OptionSpec, positional
   if (count > positionals.max) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[positionals.max])}`);
   const strings: Record<string, string | undefined> = {};
   const flags: Record<string, boolean> = {};
+  const lists: Record<string, string[]> = {};
   for (const [name, spec] of Object.entries(options)) {
     const value = parsed.values[name];
-    if (spec.type === 'string') strings[name] = typeof value === 'string' ? value : undefined;
+    if (spec.type === 'string' && spec.multiple) lists[name] = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+    else if (spec.type === 'string') strings[name] = typeof value === 'string' ? value : undefined;
     else flags[name] = value === true;
   }
-  return { positionals: parsed.positionals, strings, flags };
+  return { positionals: parsed.positionals, strings, flags, lists };
 }
 
 /** A flag's value as a positive integer of at most `maxDigits` digits, or a UsageError naming the flag. */

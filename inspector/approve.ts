@@ -7,7 +7,8 @@
  *   GET  /api/approvals                      what the page may do: { enabled, reason, resumes }
  *   POST /api/invocations/<id>/decision      { decision: 'approved' | 'rejected', by, note? }
  *
- * A POST is a write: server.ts has checked the Host and the token already; here its Origin must be
+ * A POST is a write: server.ts has checked the Host, the token and its scope already (a tenant's
+ * token deciding on another tenant's invocation got a 404 there, access.ts); here its Origin must be
  * this viewer's own (a foreign or missing Origin: 403), its body JSON of at most 8 KiB, and the
  * viewer's store one the writers would accept (a Redis opened read-only that fails their durability
  * check: 409, and the page shows the CLI command instead). Bad input writes nothing: a 400 naming

@@ -3,6 +3,8 @@
  *
  *   /assets/inspector/page/<name>.js   the page's modules (dist/inspector/page/, built by tsc)
  *   /assets/journal/<name>.js          the pure journal modules the page verifies with (dist/journal/)
+ *   /assets/runtime/describe-epoch.js  the pure modules of the runtime the page imports (PAGE_PURE_MODULES),
+ *   /assets/machines/sleep.js          named one by one: time travel describes epochs with epochsOf
  *   /vendor/<package>/<path>.js        zod, @noble/hashes, @noble/curves, as installed (their ES modules)
  *
  * A request names a file by a path of plain segments ending in `.js`; anything else (`..`, a
@@ -30,10 +32,18 @@ function vendorRoot(name: string): string {
   return root;
 }
 
+/** Files outside journal/ that the page imports, by their URL path: each pure, and named here alone. */
+const PAGE_PURE_MODULES = new Map<string, string>([
+  ['/assets/runtime/describe-epoch.js', path.join(DIST, 'runtime', 'describe-epoch.js')],
+  ['/assets/machines/sleep.js', path.join(DIST, 'machines', 'sleep.js')],
+]);
+
 const SAFE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.js$/;
 
 /** The file a URL path names, or undefined when it names none of the served files. */
 export function assetFile(urlPath: string): string | undefined {
+  const pure = PAGE_PURE_MODULES.get(urlPath);
+  if (pure !== undefined) return pure;
   for (const [prefix, folder] of [
     ['/assets/inspector/page/', path.join(DIST, 'inspector', 'page')],
     ['/assets/journal/', path.join(DIST, 'journal')],

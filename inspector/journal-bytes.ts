@@ -1,16 +1,25 @@
 /**
- * An invocation's journal as the lines a journal file holds — what the page verifies. A workspace
- * journal is its file, byte for byte (so a tampered file is seen as it is); a Redis journal is the
- * list of its records written out line by line, the bytes `weft export` and `weft verify <id>`
- * use. A stored record that cannot be read is stood in for by a line that is not JSON, so the
- * page names its seq.
+ * An invocation's journal as the viewer may show it — only what is durable:
+ *
+ * - `journalBytes`: the lines a journal file holds, what the page verifies. A workspace journal is
+ *   its file, byte for byte (so a tampered file is seen as it is), but while a live writer holds
+ *   its lease only up to the writer's durable mark (journal/stores/file-durable.ts): never a record
+ *   written and not yet flushed, nor one a failed flush takes back. A Redis journal is the list of
+ *   its records written out line by line, the bytes `weft export` and `weft verify <id>` use (Redis
+ *   answers a read only once the write before it is in its fsync'd AOF). A stored record that
+ *   cannot be read is stood in for by a line that is not JSON, so the page names its seq.
+ * - `durableRecords`: the records from a seq on, by the same rule — what the live follower sends.
  */
 import { promises as fs } from 'node:fs';
+import { splitJournalText } from '../journal/reader.js';
+import type { JournalRecord } from '../journal/records.js';
 import { journalFileOf, type JournalStore } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
+import { FileStore } from '../journal/stores/file.js';
 
 /** The journal's bytes, or undefined when the store holds no journal for `id` (the id is valid). */
 export async function journalBytes(store: JournalStore, id: string): Promise<Uint8Array | undefined> {
+  if (store instanceof FileStore) return (await store.durableJournal(id))?.bytes;
   const file = journalFileOf(store, id);
   if (file !== undefined) {
     try {
@@ -21,4 +30,30 @@ export async function journalBytes(store: JournalStore, id: string): Promise<Uin
     }
   }
   return storedJournalLines(store, id);
+}
+
+/** Where a follower has read a workspace journal to: the next seq and the byte it starts at. */
+export interface FollowCursor {
+  seq: number;
+  byte: number;
+}
+
+/**
+ * The durable records of `id` from seq `from` on, in order (a torn last line — a write under way —
+ * is left for later). Throws when a line is not JSON: the follower reads again at the next change.
+ * With `cursor` (where the previous call stopped, for the same `from`), a workspace journal is read
+ * from that byte on, not from its start: a follower's cost per record does not grow with the
+ * journal. The cursor after the records is returned with them.
+ */
+export async function durableRecords(store: JournalStore, id: string, from: number, cursor?: FollowCursor): Promise<{ records: JournalRecord[]; cursor?: FollowCursor }> {
+  if (!(store instanceof FileStore)) return { records: await store.read(id, from) };
+  const at = cursor && cursor.seq === from ? cursor : undefined;
+  const journal = await store.durableJournal(id, at?.byte ?? 0);
+  if (journal === undefined) return { records: [] };
+  // Only complete lines: the bytes after the last line break are a write under way.
+  const end = journal.bytes.lastIndexOf(0x0a) + 1;
+  const { lines } = splitJournalText(journal.bytes.subarray(0, end).toString('utf8'));
+  const firstSeq = at ? at.seq : 0; // the seq of lines[0]
+  const records = lines.slice(from - firstSeq).map((line) => JSON.parse(line) as JournalRecord);
+  return { records, cursor: { seq: firstSeq + lines.length, byte: (at?.byte ?? 0) + end } };
 }

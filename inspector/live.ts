@@ -3,36 +3,51 @@
  *
  *   /live?follow=<id>&from=<n>   the journal of <id> from seq n on: { type: 'records', id, from, lines }
  *                                — the records [from, from + lines.length), each as its journal line
- *   /live?list=1                 a changed invocation's row: { type: 'row', row } (runtime/list.ts)
+ *   /live?list=1                 the rows of the invocations that changed: { type: 'rows', rows } (runtime/list.ts),
+ *                                at most one message every ROW_COALESCE_MS
  *
  * The follower reads records by seq from the store, from the last seq it sent, so it never misses
- * or repeats one, and sends only what the store holds durably (a record the store cannot read yet —
- * a torn tail being written — is read again at the next change). What changed comes from
+ * or repeats one, and sends only what the store holds durably (journal-bytes.ts `durableRecords`: on
+ * the file store, up to the writer's durable mark — never a record still being flushed, nor one a
+ * failed flush takes back; a record that cannot be read yet is read again at the next change). What changed comes from
  * store-changes.ts (Redis nudges, or a watch on the workspace's folders); a poll of the followed
  * journals covers a nudge lost while reconnecting, or a folder that cannot be watched.
  *
  * The socket passes the same gates as every request (access.ts): a loopback Host for a loopback
  * viewer, the token when there is one (401 without), and in addition an Origin, when the browser
- * sends one, naming this viewer — a page elsewhere cannot open a socket to it.
+ * sends one, naming this viewer — a page elsewhere cannot open a socket to it. The token's scope
+ * holds for the socket's life: a tenant's token follows only that tenant's journals (another's id:
+ * 404, as an unknown one) and gets only that tenant's rows. Records and rows pass redact.ts, which
+ * fails closed: when an invocation's redaction marks cannot be read, its journal's socket is closed
+ * (1013, try again later, with the reason) and a row about it is not sent.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { recordLine } from '../journal/encode.js';
 import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
-import { loopbackHostHeader, presentedToken, sameToken } from './access.js';
+import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
+import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
+import { durableRecords, type FollowCursor } from './journal-bytes.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
 
 export const LIVE_PATH = '/live';
 /** How often the followed journals are read without a hint (the safety net, not the way updates come). */
 const POLL_MS = 1_000;
-/** A burst of changes to one invocation becomes one row update. */
-const ROW_COALESCE_MS = 50;
+/**
+ * Changed rows are sent in batches, at most one every ROW_COALESCE_MS: a row is recomputed from the
+ * store (its status, reason, last record), and a list needs no faster than a few updates a second —
+ * while a busy store would otherwise wake every page hundreds of times a second. A followed journal's
+ * records are sent at once, never coalesced.
+ */
+const ROW_COALESCE_MS = 500;
+/** The WebSocket close code for "try again later" (RFC 6455 registry). */
+const TRY_AGAIN_LATER = 1013;
 
 export interface LiveOptions {
   store: JournalStore;
   token?: string;
+  tenantTokens?: ReadonlyArray<{ tenant: string; token: string }>;
   loopback?: boolean;
 }
 
@@ -43,19 +58,33 @@ export function attachLive(server: Server, options: LiveOptions): void {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://viewer.invalid');
     const refused = gate(options, req, url);
-    if (refused) return refuseUpgrade(socket, refused.status, refused.reason, `weft inspect: ${refused.message}\n`, refused.headers);
+    if ('status' in refused) return refuseUpgrade(socket, refused.status, refused.reason, `weft inspect: ${refused.message}\n`, refused.headers);
+    void upgrade(req, socket, head, url, refused.scope).catch(() => socket.destroy());
+  });
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, scope: Scope): Promise<void> => {
     const follow = url.searchParams.get('follow');
     const from = Number(url.searchParams.get('from') ?? '0');
     if (follow !== null && (!isValidInvocationId(follow) || !Number.isSafeInteger(from) || from < 0)) {
       return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live?follow=<invocation id>&from=<seq, 0 or more>\n');
     }
     if (follow === null && url.searchParams.get('list') === null) return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live needs ?follow=<id>&from=<seq> or ?list=1\n');
+    if (follow !== null && !(await visibleInvocation(options.store, scope, follow))) return refuseUpgrade(socket, 404, 'Not Found', `weft inspect: no invocation ${follow} in ${options.store.name}; weft ls lists them\n`);
+    let redactor: LiveRedactor | undefined;
+    let unavailable = false;
+    try {
+      redactor = follow === null ? undefined : await LiveRedactor.for(options.store, follow, from);
+    } catch (err) {
+      if (!(err instanceof RedactionUnavailableError)) throw err;
+      unavailable = true;
+    }
     const ws = acceptWebSocket(req, socket, head);
     if (!ws) return;
+    // Nothing is sent about an invocation whose marks cannot be read: the socket says why and closes (the page opens it again).
+    if (unavailable) return ws.close(TRY_AGAIN_LATER, REDACTION_UNAVAILABLE_CLOSE);
     live ??= new LiveFeed(options.store);
-    if (follow !== null) live.followJournal(follow, from, ws);
-    else live.followList(ws);
-  });
+    if (follow !== null) live.followJournal(follow, from, ws, redactor!);
+    else live.followList(ws, scope);
+  };
   // Upgraded sockets keep a net.Server from closing: the feed (and its sockets) end when close is asked for, not when it is done.
   const close = server.close.bind(server);
   server.close = (callback?: (err?: Error) => void) => {
@@ -71,16 +100,17 @@ interface Refusal {
   headers?: Record<string, string>;
 }
 
-/** Why an upgrade request may not proceed, or undefined. */
-function gate(options: LiveOptions, req: IncomingMessage, url: URL): Refusal | undefined {
+/** Why an upgrade request may not proceed, or the scope its token grants (access.ts, the same decision as for a request). */
+function gate(options: LiveOptions, req: IncomingMessage, url: URL): Refusal | { scope: Scope } {
   if (url.pathname !== LIVE_PATH) return { status: 404, reason: 'Not Found', message: `no WebSocket at ${url.pathname}` };
   if (options.loopback && !loopbackHostHeader(req.headers.host)) return { status: 403, reason: 'Forbidden', message: 'this viewer answers only requests addressed to 127.0.0.1 or localhost' };
-  if (options.token !== undefined && !sameToken(presentedToken(req, url).token, options.token)) {
+  const scope = scopeOf(options, presentedToken(req, url).token);
+  if (scope === undefined) {
     return { status: 401, reason: 'Unauthorized', message: 'this viewer needs its token: open the URL weft inspect printed (with ?token=…), or send Authorization: Bearer <token>', headers: { 'www-authenticate': 'Bearer' } };
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !sameOrigin(origin, req.headers.host)) return { status: 403, reason: 'Forbidden', message: 'a WebSocket to this viewer must come from its own pages' };
-  return undefined;
+  return { scope };
 }
 
 function sameOrigin(origin: string, host: string | undefined): boolean {
@@ -96,12 +126,15 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 class JournalFollower {
   private busy = false;
   private again = false;
+  /** Where the last read of a workspace journal ended (journal-bytes.ts). */
+  private cursor: FollowCursor | undefined;
 
   constructor(
     private readonly store: JournalStore,
     readonly id: string,
     private next: number,
     private readonly ws: WebSocketConnection,
+    private readonly redactor: LiveRedactor,
   ) {}
 
   /** Read what the store holds from the last seq sent, and send it; calls during a read make it read again after. */
@@ -114,18 +147,23 @@ class JournalFollower {
     try {
       do {
         this.again = false;
-        const records = await this.store.read(this.id, this.next);
-        const lines: string[] = [];
+        const { records, cursor } = await durableRecords(this.store, this.id, this.next, this.cursor);
+        const next: typeof records = [];
         for (const record of records) {
-          if (record.seq !== this.next + lines.length) break;
-          lines.push(recordLine(record));
+          if (record.seq !== this.next + next.length) break;
+          next.push(record);
         }
-        if (lines.length === 0) continue;
+        if (next.length === 0) continue;
+        const lines = await this.redactor.lines(next);
         this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
         this.next += lines.length;
+        // Read on from where these records end (only when all that was read was sent).
+        this.cursor = cursor && next.length === records.length && cursor.seq === this.next ? cursor : undefined;
       } while (this.again);
-    } catch {
-      // not readable now (a tail being written, the store unreachable): read again at the next change or poll
+    } catch (err) {
+      // Redaction fails closed: what could not be redacted is not sent, and the page is told why.
+      if (err instanceof RedactionUnavailableError) this.ws.close(TRY_AGAIN_LATER, REDACTION_UNAVAILABLE_CLOSE);
+      // else not readable now (a tail being written, the store unreachable): read again at the next change or poll
     } finally {
       this.busy = false;
     }
@@ -135,10 +173,13 @@ class JournalFollower {
 /** The viewer's followers, and what tells them to read. */
 class LiveFeed {
   private readonly journals = new Map<string, Set<JournalFollower>>();
-  private readonly lists = new Set<WebSocketConnection>();
+  /** The list pages, each with the scope its token grants. */
+  private readonly lists = new Map<WebSocketConnection, Scope>();
   /** Every open socket, closed with the feed. */
   private readonly sockets = new Set<WebSocketConnection>();
-  private readonly rowTimers = new Map<string, NodeJS.Timeout>();
+  /** Invocations whose row changed since the last batch, and the batch's timer. */
+  private readonly changedRows = new Set<string>();
+  private rowTimer: NodeJS.Timeout | undefined;
   private readonly changes: StoreChanges;
   private readonly poll: NodeJS.Timeout;
 
@@ -150,9 +191,9 @@ class LiveFeed {
     this.poll.unref();
   }
 
-  followJournal(id: string, from: number, ws: WebSocketConnection): void {
+  followJournal(id: string, from: number, ws: WebSocketConnection, redactor: LiveRedactor): void {
     this.track(ws);
-    const follower = new JournalFollower(this.store, id, from, ws);
+    const follower = new JournalFollower(this.store, id, from, ws, redactor);
     let set = this.journals.get(id);
     if (!set) this.journals.set(id, (set = new Set()));
     set.add(follower);
@@ -168,32 +209,40 @@ class LiveFeed {
     ws.onClose(() => this.sockets.delete(ws));
   }
 
-  followList(ws: WebSocketConnection): void {
+  followList(ws: WebSocketConnection, scope: Scope): void {
     this.track(ws);
-    this.lists.add(ws);
+    this.lists.set(ws, scope);
     ws.onClose(() => this.lists.delete(ws));
   }
 
   private changed(id: string): void {
     for (const follower of this.journals.get(id) ?? []) void follower.pump();
-    if (this.lists.size > 0 && !this.rowTimers.has(id)) {
-      const timer = setTimeout(() => {
-        this.rowTimers.delete(id);
-        void this.sendRow(id);
-      }, ROW_COALESCE_MS);
-      timer.unref();
-      this.rowTimers.set(id, timer);
-    }
+    if (this.lists.size === 0 || !isValidInvocationId(id)) return;
+    this.changedRows.add(id);
+    if (this.rowTimer) return;
+    this.rowTimer = setTimeout(() => {
+      this.rowTimer = undefined;
+      void this.sendRows();
+    }, ROW_COALESCE_MS);
+    this.rowTimer.unref();
   }
 
-  private async sendRow(id: string): Promise<void> {
-    if (!isValidInvocationId(id)) return;
-    try {
-      const row = await invocationSummary(this.store, id);
-      const message = JSON.stringify({ type: 'row', row });
-      for (const ws of this.lists) ws.send(message);
-    } catch {
-      // unreadable now: the next change sends it
+  /** The rows of every invocation that changed since the last batch, one message per list socket. */
+  private async sendRows(): Promise<void> {
+    const ids = [...this.changedRows];
+    this.changedRows.clear();
+    const rows = [];
+    for (const id of ids) {
+      try {
+        rows.push(...(await redactedRows(this.store, [await invocationSummary(this.store, id)])));
+      } catch {
+        // unreadable now (or its redaction marks are): the next change sends it
+      }
+    }
+    if (rows.length === 0) return;
+    for (const [ws, scope] of this.lists) {
+      const shown = rows.filter((row) => visible(scope, row));
+      if (shown.length > 0) ws.send(JSON.stringify({ type: 'rows', rows: shown }));
     }
   }
 
@@ -204,8 +253,8 @@ class LiveFeed {
 
   async close(): Promise<void> {
     clearInterval(this.poll);
-    for (const timer of this.rowTimers.values()) clearTimeout(timer);
-    this.rowTimers.clear();
+    clearTimeout(this.rowTimer);
+    this.changedRows.clear();
     for (const ws of [...this.sockets]) ws.close();
     await this.changes.close();
   }

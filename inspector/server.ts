@@ -6,6 +6,10 @@
  *   GET /api/invocations               runtime/list.ts listInvocations, as JSON
  *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
+ *   GET /api/invocations/<id>/trail    its journal replayed: the state at each record, the transitions taken (replay-trail.ts)
+ *   GET /api/machine                   the invocation statechart, laid out (machine-graph.ts)
+ *   GET /api/invocations/<id>/plans    each epoch's plan tree re-derived and checked (plan-trees.ts)
+ *   GET /api/invocations/<id>/verdict  the server's verdict on the stored journal (redact.ts), for a redacted one
  *   GET /api/trusted-key               the key given with --public-key and its label, or null
  *   GET /api/keys/<keyId>              the public key the store holds under that id, labelled "from the
  *                                      store, not independent" (the page's last resort: page/trusted-key.ts)
@@ -14,7 +18,15 @@
  *   GET /api/approvals, POST /api/invocations/<id>/decision   approvals from the page (approve.ts)
  *   WebSocket /live                    records as they become durable, changed rows (live.ts)
  *
- * Every request passes access.ts first (a token, when the viewer has one). Nothing here but approve.ts writes to
+ * Every request passes access.ts first (a token, when the viewer has one): one access decision, a
+ * Scope (everything, or one tenant's invocations), made before any route runs. Every path about one
+ * invocation — `/api/invocations/<id>` and ANYTHING under it, `/invocations/<id>` — is checked
+ * against it in one place below (`visibleInvocation`: another tenant's id is a 404, as an unknown
+ * one), so a route added under that prefix is scoped without a line of its own; a route that lists
+ * invocations filters them by `visibleRows(requestScope(req), rows)`. Every payload about an
+ * invocation passes redact.ts (`redactedFor(store, id, value)`) before it is sent.
+ *
+ * Nothing here but approve.ts writes to
  * the store, and no secret key is ever read: the trusted key is a public key. Untrusted text in the
  * JSON is rendered by the page as text; the Content-Security-Policy allows no script but this
  * origin's files and the import map (by its hash), so an intent that smuggles markup could not run
@@ -25,14 +37,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isWeftError } from '../journal/errors.js';
 import type { PublicKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
+import type { Domain } from '../runtime/domain.js';
 import { describeInvocation } from '../runtime/describe-load.js';
 import { publicKeyFromStore } from '../runtime/keys.js';
 import { listInvocations } from '../runtime/list.js';
-import { loopbackHostHeader, presentedToken, sameToken, tokenCookie } from './access.js';
+import { invocationOfPath, loopbackHostHeader, needsToken, presentedToken, rememberScope, requestScope, scopeOf, tokenCookie, visibleInvocation, visibleRows, type Scope } from './access.js';
 import { approvalRoute, type Approver } from './approve.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
+import { machineGraph } from './machine-graph.js';
+import { cachedTrailOf } from './replay-trail.js';
 import { attachLive } from './live.js';
+import { evaluablesFrom, loadPlanTrees } from './plan-trees.js';
+import { marksOf, REDACTED_HEADER, RedactionUnavailableError, redactedFor, redactedJournal, redactedRows, redactedVerdict, serverVerdict } from './redact.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
 import { STYLE } from './style.js';
 
@@ -42,12 +59,16 @@ export interface InspectorOptions {
   trustedKey?: { key: PublicKey; label: string };
   /** The CLI's flags naming this store (`--dir D`, `--redis URL`), appended to the commands the page shows. */
   location?: string;
-  /** When set, every request must carry it (access.ts). */
+  /** When set, every request must carry it or a tenant's token (access.ts); this one sees every invocation. */
   token?: string;
+  /** Tokens that each see only one tenant's invocations (`--tenant-token tenant=T`). */
+  tenantTokens?: ReadonlyArray<{ tenant: string; token: string }>;
   /** Bound to loopback: then a request must name a loopback host (access.ts, against DNS rebinding). */
   loopback?: boolean;
   /** Decisions on approvals from the page (approve.ts); without it, the page shows the CLI command. */
   approver?: Approver;
+  /** The domain given with `--domain`: replays (time travel) its invocations besides the built-ins' (replay-trail.ts). */
+  domain?: Domain;
 }
 
 const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -68,6 +89,8 @@ const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy':
 export function createInspectorServer(options: InspectorOptions): Server {
   const server = createServer((req, res) => {
     handle(options, req, res).catch((err: unknown) => {
+      // Redaction fails closed: marks that could not be read send nothing about the invocation (redact.ts).
+      if (err instanceof RedactionUnavailableError && !res.headersSent) return sendJson(res, err.status, { error: err.message });
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `weft inspect: ${err instanceof Error ? err.message : String(err)}\n`);
       else res.destroy();
     });
@@ -82,13 +105,20 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     send(res, 403, 'text/plain; charset=utf-8', 'weft inspect: this viewer answers only requests addressed to 127.0.0.1 or localhost\n');
     return;
   }
-  if (options.token !== undefined) {
-    const { token, fromUrl } = presentedToken(req, url);
-    if (!sameToken(token, options.token)) {
-      send(res, 401, 'text/plain; charset=utf-8', 'weft inspect: this viewer needs its token: open the URL weft inspect printed (with ?token=…), or send Authorization: Bearer <token>\n', { 'www-authenticate': 'Bearer' });
-      return;
-    }
-    if (fromUrl) res.setHeader('set-cookie', tokenCookie(options.token));
+  // The one access decision for this request (access.ts).
+  const { token, fromUrl } = presentedToken(req, url);
+  const scope = scopeOf(options, token);
+  if (scope === undefined) {
+    send(res, 401, 'text/plain; charset=utf-8', 'weft inspect: this viewer needs its token: open the URL weft inspect printed (with ?token=…), or send Authorization: Bearer <token>\n', { 'www-authenticate': 'Bearer' });
+    return;
+  }
+  if (fromUrl && needsToken(options) && token !== undefined) res.setHeader('set-cookie', tokenCookie(token));
+  rememberScope(req, scope);
+  // Every path about one invocation, whatever follows its id: another tenant's is not there.
+  const about = invocationOfPath(url.pathname);
+  const aboutId = about === undefined ? undefined : decoded(about);
+  if (aboutId !== undefined && !(await visibleInvocation(options.store, scope, aboutId))) {
+    return sendJson(res, 404, { error: notFound(options, aboutId) });
   }
   if (await approvalRoute(options.approver, req, res, url)) return;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -99,7 +129,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   if (p === '/' || p === '/index.html') return html(res, pageShell('list', 'invocations — weft inspect'));
   const page = /^\/invocations\/([^/]+)\/?$/.exec(p);
   if (page) return html(res, pageShell('invocation', `${decoded(page[1]!) ?? '?'} — weft inspect`));
-  if (p === '/api/invocations') return sendJson(res, 200, await listInvocations(options.store));
+  if (p === '/api/invocations') return sendJson(res, 200, await redactedRows(options.store, visibleRows(requestScope(req), await listInvocations(options.store, tenantFilter(requestScope(req))))));
   if (p === '/api/trusted-key') {
     const t = options.trustedKey;
     return sendJson(res, 200, t ? { publicKey: t.key.publicKey, keyId: t.key.keyId, label: t.label } : null);
@@ -109,17 +139,23 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     const key = await publicKeyFromStore(options.store, storeKey[1]!);
     return sendJson(res, 200, key ? { ...key, label: `from the store (${options.store.name}), not independent: it shows the journal is unchanged since this key sealed it, not whose key it is — pass --public-key, or drop your weft.pub on the page` } : null);
   }
+  if (p === '/api/machine') return sendJson(res, 200, machineGraph());
   if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
-  const api = /^\/api\/invocations\/([^/]+)(\/journal)?$/.exec(p);
+  const api = /^\/api\/invocations\/([^/]+)(\/journal|\/trail|\/plans|\/verdict)?$/.exec(p);
   if (api) {
     const id = decoded(api[1]!);
     if (id === undefined) return sendJson(res, 400, { error: 'the invocation id in the URL is not valid percent-encoding' });
     try {
       const description = await describeInvocation(options.store, id);
-      if (!api[2]) return sendJson(res, 200, description);
+      if (!api[2]) return sendJson(res, 200, await redactedFor(options.store, id, description));
+      // The trail and the plans carry args and replies (and a divergence may quote a record): redacted like the rest.
+      if (api[2] === '/trail') return sendJson(res, 200, await redactedFor(options.store, id, await cachedTrailOf(options.store, id, { given: options.domain })));
+      if (api[2] === '/plans') return sendJson(res, 200, await redactedFor(options.store, id, await plansOf(options, id)));
       const bytes = await journalBytes(options.store, id);
       if (bytes === undefined) return sendJson(res, 404, { error: `invocation ${id} has no journal in ${options.store.name}` });
-      return send(res, 200, 'application/x-ndjson; charset=utf-8', bytes);
+      const shown = await redactedJournal(options.store, id, bytes);
+      if (api[2] === '/verdict') return sendJson(res, 200, { redacted: shown.redacted, verdict: await redactedVerdict(options.store, id, serverVerdict(bytes, options.trustedKey)) });
+      return send(res, 200, 'application/x-ndjson; charset=utf-8', shown.bytes, shown.redacted ? { [REDACTED_HEADER]: '1' } : {});
     } catch (err) {
       if (isWeftError(err) && err.code === 'runtime.bad_invocation_id') return sendJson(res, 400, { error: err.message });
       if (isWeftError(err) && err.code === 'runtime.unknown_invocation') return sendJson(res, 404, { error: err.message });
@@ -130,6 +166,28 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   const bytes = file === undefined ? undefined : await readAsset(file);
   if (bytes !== undefined) return send(res, 200, 'text/javascript; charset=utf-8', bytes);
   send(res, 404, 'text/plain; charset=utf-8', `weft inspect: nothing at ${p}\n`);
+}
+
+/** Each epoch's plan tree re-derived (plan-trees.ts); a journal that cannot be read is said, not a 500. */
+async function plansOf(options: InspectorOptions, id: string) {
+  let records;
+  try {
+    records = await options.store.read(id);
+  } catch (err) {
+    return { version: 1, library: { digest: '', name: null }, problem: `the journal cannot be read: ${err instanceof Error ? err.message : String(err)}`, epochs: [] };
+  }
+  // The marks, for the trees' positional args (an operator's params): redactedFor cannot find them by name.
+  return loadPlanTrees(options.store, records, evaluablesFrom(options.domain), await marksOf(options.store, id));
+}
+
+/** What a tenant's token gets for another tenant's invocation: the words an unknown one gets (describe-load.ts), so its id does not leak. */
+function notFound(options: InspectorOptions, id: string): string {
+  return `no invocation ${id} in ${options.store.name}; weft ls lists them`;
+}
+
+/** The listing's own filter for a tenant's scope (the rows are filtered again by visibleRows). */
+function tenantFilter(scope: Scope): { tenant?: string } {
+  return scope.kind === 'tenant' ? { tenant: scope.tenant } : {};
 }
 
 /** A URL segment decoded, or undefined when it is not valid percent-encoding. */

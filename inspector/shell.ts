@@ -17,6 +17,12 @@ export const IMPORT_MAP = JSON.stringify({
 
 export type PageName = 'list' | 'invocation';
 
+/**
+ * The modules a page imports at once, fetched beside its own (modulepreload) instead of after it
+ * has been read: the list's table waits for no second round trip.
+ */
+const PRELOAD: Record<PageName, readonly string[]> = { list: ['dom', 'live'], invocation: [] };
+
 /** The document for `page` (its module is dist/inspector/page/<page>.js, served under /assets/). */
 export function pageShell(page: PageName, title: string): string {
   return `<!doctype html>
@@ -29,6 +35,7 @@ export function pageShell(page: PageName, title: string): string {
 <style>${STYLE}</style>
 <script type="importmap">${IMPORT_MAP}</script>
 <script type="module" src="/assets/inspector/page/${page}.js"></script>
+${PRELOAD[page].map((m) => `<link rel="modulepreload" href="/assets/inspector/page/${m}.js">`).join('\n')}
 </head>
 <body>
 <header class="top"><a class="brand" href="/">weft inspect</a><span class="where" id="where"></span></header>

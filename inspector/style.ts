@@ -24,7 +24,7 @@ th, td { padding:8px 10px; border-bottom:1px solid var(--line); vertical-align: 
 tbody tr:last-child td { border-bottom: 0; } tbody tr:hover { background: #f9fafb; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.id { white-space: nowrap; }
-td.why { color: var(--muted); max-width: 360px; } td.last .age { color: var(--muted); font-size: 12px; } .fix { margin-top: 2px; color: #344054; }
+td.why { color: var(--muted); max-width: 360px; } .more-row { text-align: center; margin: 10px 0; } .more-row button[hidden] { display: none; } td.last .age { color: var(--muted); font-size: 12px; } .fix { margin-top: 2px; color: #344054; }
 td.empty, p.empty { color: var(--muted); text-align:center; padding: 24px; }
 .status, .outcome { display:inline-block; padding:1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; white-space: nowrap; background:var(--idle-bg); color:var(--idle); }
 .status-completed, .outcome-ok, .outcome-completed { background:var(--ok-bg); color:var(--ok); }
@@ -66,4 +66,88 @@ section.drop input[type=file] { display: none; } .button { color: var(--accent);
 .approve-fields input { font: inherit; padding: 4px 8px; border: 1px solid #c9ced6; border-radius: 6px; } #approve-note { flex: 1; min-width: 200px; }
 button.decide { font: inherit; font-weight: 600; padding: 5px 14px; border-radius: 6px; border: 1px solid transparent; cursor: pointer; color: #fff; }
 button.decide.approve { background: var(--ok); } button.decide.reject { background: var(--bad); } button.decide:disabled { opacity: .45; cursor: not-allowed; }
+section.statechart { padding-bottom: 10px; }
+.chart-caption { margin: 0 0 8px; color: #344054; } .chart-caption.bad { color: var(--bad); } .chart-caption.partial { color: var(--wait); }
+.chart-frame { overflow-x: auto; text-align: center; background: #fcfcfd; border: 1px solid var(--line); border-radius: 6px; padding: 6px 0; }
+svg.statechart-svg { max-width: 100%; height: auto; font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; }
+.sc-edge path { fill: none; stroke: #b4bcc8; stroke-width: 1.3; marker-end: url(#sc-arrow); }
+#sc-arrow path { fill: #b4bcc8; } #sc-arrow-taken path { fill: var(--accent); } #sc-arrow-last path { fill: #f79009; }
+.sc-edge.taken path { stroke: var(--accent); stroke-width: 2.4; marker-end: url(#sc-arrow-taken); }
+.sc-edge.last path { stroke: #f79009; stroke-width: 2.8; marker-end: url(#sc-arrow-last); }
+.sc-edge.fan:not(.taken) { display: none; }
+.sc-label rect { fill: #fcfcfd; fill-opacity: .92; } .sc-label text { font-size: 10.5px; fill: #667085; }
+.sc-label.guarded text { fill: #6941c6; font-weight: 600; }
+.sc-label.taken text { fill: var(--accent); } .sc-label.taken rect { fill: #eef4ff; fill-opacity: 1; stroke: #b2ccff; }
+.sc-label.last text { fill: #b54708; } .sc-label.last rect { fill: #fffaeb; stroke: #fec84b; }
+.sc-node rect.box { fill: #fff; stroke: #98a2b3; stroke-width: 1.3; } .sc-node rect.inner { fill: none; stroke: #98a2b3; stroke-width: 1; }
+.sc-node.resting rect.box { stroke-dasharray: 5 3; }
+.sc-node .name { font-size: 12.5px; font-weight: 700; fill: var(--fg); } .sc-node .invokes { font-size: 10px; fill: var(--muted); }
+.sc-node .start { fill: var(--fg); } .sc-node .start-line { stroke: var(--fg); stroke-width: 1.5; }
+.sc-node.visited rect.box { fill: #eef4ff; stroke: #84adff; } .sc-node.visited rect.inner { stroke: #84adff; }
+.sc-node.current rect.box { stroke-width: 3; filter: drop-shadow(0 0 5px rgba(48,86,211,.55)); }
+.sc-node.current.tone-run rect.box { fill: var(--accent); stroke: #1d3fa8; }
+.sc-node.current.tone-ok rect.box { fill: var(--ok); stroke: #054f31; filter: drop-shadow(0 0 5px rgba(6,118,71,.55)); }
+.sc-node.current.tone-bad rect.box { fill: var(--bad); stroke: #7a1a10; filter: drop-shadow(0 0 5px rgba(180,35,24,.5)); }
+.sc-node.current.tone-wait rect.box { fill: #f79009; stroke: #93370d; filter: drop-shadow(0 0 5px rgba(247,144,9,.55)); }
+.sc-node.current .name, .sc-node.current .invokes { fill: #fff; } .sc-node.current rect.inner { stroke: #fff; }
+.travel { display: flex; align-items: center; gap: 8px; margin: 0 0 10px; padding: 8px 10px; background: #f5f8ff; border: 1px solid #d1e0ff; border-radius: 6px; flex-wrap: wrap; }
+.travel.past { background: #fffaeb; border-color: #fedf89; }
+.travel-title { font-weight: 600; color: #344054; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.travel input[type=range] { flex: 1; min-width: 220px; accent-color: var(--accent); }
+.travel button { font: inherit; padding: 2px 10px; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; cursor: pointer; } .travel button:disabled { opacity: .4; cursor: default; }
+.travel-readout { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: 12.5px; min-width: 330px; color: #344054; }
+.journal li.later { opacity: .32; } .journal li.at { background: #fffaeb; box-shadow: inset 3px 0 0 #f79009; }
+.chart-legend { display: flex; gap: 6px 16px; flex-wrap: wrap; align-items: center; margin: 8px 0 0; color: var(--muted); font-size: 12px; }
+.chart-legend .key::before { content: ""; display: inline-block; width: 18px; height: 0; margin-right: 6px; vertical-align: middle; border-top: 2px solid; }
+.key.k-path::before { border-color: var(--accent); } .key.k-last::before { border-color: #f79009; }
+.key.k-guard { color: #6941c6; font-weight: 600; } .key.k-guard::before { display: none; }
+.key.k-rest::before, .key.k-final::before { width: 14px; height: 9px; border: 1.5px dashed #98a2b3; border-radius: 3px; }
+.key.k-final::before { border: 3px double #98a2b3; border-radius: 6px; }
+.muted { color: var(--muted); }
+.pt-lib { margin: 0 0 10px; color: var(--muted); font-size: 12.5px; }
+.pt-epoch { border-top: 1px solid var(--line); padding: 12px 0 6px; } .pt-epoch:first-of-type { border-top: 0; }
+.pt-verdict { margin: 2px 0 10px; font-weight: 600; display: flex; gap: 10px; align-items: baseline; }
+.pt-verdict.ok { color: var(--ok); } .pt-verdict.ok::before { content: "✓"; }
+.pt-verdict.bad { color: var(--bad); display: block; background: var(--bad-bg); padding: 8px 10px; border-radius: 6px; } .pt-verdict.bad p { margin: 0 0 6px; }
+.pt-verdict.muted { color: var(--muted); font-weight: 500; }
+.pt-digest { color: var(--muted); font-weight: 400; }
+.pt-badge { display: inline-block; font-size: 11.5px; font-weight: 600; padding: 0 7px; border-radius: 999px; background: var(--idle-bg); color: var(--idle); }
+.pt-badge.htn { background: var(--run-bg); color: var(--run); } .pt-badge.authored { background: #f4ebff; color: #6941c6; } .pt-badge.ro { background: #f2f4f7; color: var(--muted); font-weight: 500; }
+ul.pt-tree, ul.pt-tree ul { list-style: none; margin: 0; padding: 0; }
+ul.pt-tree ul { margin-left: 12px; padding-left: 18px; border-left: 2px solid #d0d5dd; }
+ul.pt-tree li { position: relative; padding: 3px 0; }
+ul.pt-tree ul > li::before { content: ""; position: absolute; left: -18px; top: 15px; width: 14px; border-top: 2px solid #d0d5dd; }
+.pt-node { display: inline-flex; gap: 8px; align-items: baseline; flex-wrap: wrap; padding: 4px 10px; border-radius: 6px; border: 1px solid var(--line); background: #fff; }
+.pt-node.pt-task { background: #f5f8ff; border-color: #c7d7fe; } .pt-node.pt-task .pt-call { font-weight: 600; }
+.pt-node.pt-authored { background: #faf5ff; border-color: #d9d6fe; }
+.pt-node.pt-step { background: #fcfcfd; }
+.pt-method { font-size: 12px; color: #3538cd; } .pt-via { color: var(--muted); font-size: 12px; }
+.pt-state { font-size: 11.5px; font-weight: 600; padding: 0 7px; border-radius: 999px; } .pt-state.pt-done { background: var(--ok-bg); color: var(--ok); }
+.pt-state.pt-failed { background: var(--bad-bg); color: var(--bad); } .pt-state.pt-undone { background: var(--wait-bg); color: var(--wait); } .pt-state.pt-running { background: var(--run-bg); color: var(--run); }
+.pt-index { color: var(--muted); font-size: 12px; } .pt-actuator { color: var(--ok); }
+.pt-nomethod { background: var(--wait-bg); border: 1px solid #fedf89; border-radius: 6px; padding: 8px 10px; margin: 6px 0 10px; }
+.pt-nomethod p { margin: 0 0 6px; } table.pt-methods { margin-top: 4px; }
+dl.pt-checks { margin: 6px 0 10px; grid-template-columns: 110px 1fr; } dl.pt-checks dd.ok { color: var(--ok); } dl.pt-checks dd.bad { color: var(--bad); font-weight: 600; }
+.pt-rejected, .mr-reason { margin: 6px 0; padding: 6px 10px; border-left: 4px solid var(--bad); background: var(--bad-bg); color: #7a271a; border-radius: 0 6px 6px 0; }
+.tl-epoch { border-top: 1px solid var(--line); padding: 10px 0 4px; } .tl-epoch:first-of-type { border-top: 0; }
+.tl-row { display: grid; grid-template-columns: 240px 1fr 470px; gap: 4px 14px; align-items: center; padding: 5px 0; border-bottom: 1px dashed #eef0f3; }
+.tl-row:last-child { border-bottom: 0; }
+.tl-label { display: flex; flex-direction: column; min-width: 0; } .tl-name { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.tl-detail { color: var(--muted); font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.tl-track { position: relative; height: 18px; background: repeating-linear-gradient(90deg, #f2f4f7 0, #f2f4f7 1px, transparent 1px, transparent 10%); border-radius: 4px; background-color: #fafbfc; }
+.tl-seg { position: absolute; top: 2px; height: 14px; min-width: 3px; border-radius: 3px; background: #32d583; }
+.tl-seg.tl-failed { background: #f97066; } .tl-seg.tl-rejected { background: repeating-linear-gradient(45deg, #f97066 0, #f97066 4px, #fda29b 4px, #fda29b 8px); }
+.tl-seg.tl-running { background: #53b1fd; }
+.tl-kind-model .tl-seg.tl-ok { background: #9e77ed; } .tl-kind-observe .tl-seg.tl-ok { background: #98a2b3; } .tl-kind-compensation .tl-seg.tl-ok { background: #fdb022; }
+.tl-backoff { position: absolute; top: 8px; height: 2px; border-top: 2px dotted #f79009; }
+.tl-facts { display: flex; gap: 10px; align-items: baseline; font-size: 12.5px; white-space: nowrap; }
+.tl-took { width: 60px; text-align: right; } .tl-attempts { color: #344054; width: 72px; } .tl-wait { color: var(--wait); width: 96px; } .tl-worker { color: var(--muted); overflow: hidden; text-overflow: ellipsis; }
+.tl-facts .outcome { width: 64px; text-align: center; }
+.tl-reason { grid-column: 2 / 4; font-size: 12.5px; color: var(--bad); margin: -2px 0 2px; } .tl-reason.rejected { font-weight: 600; } .tl-reason.past { color: #b54708; }
+.mr-epoch h3 { margin-top: 8px; } ol.mr-list { list-style: none; margin: 0; padding: 0; }
+.mr-item { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; margin: 6px 0; } .mr-item.mr-rejected, .mr-item.mr-failed { border-color: #fda29b; }
+.mr-head { display: flex; gap: 10px; align-items: baseline; } .mr-purpose { font-weight: 600; } .mr-attempt, .mr-seq { color: var(--muted); font-size: 12px; }
+.mr-reply { margin-top: 6px; } .mr-label { color: var(--muted); font-size: 12px; } .mr-request summary { cursor: pointer; color: var(--muted); font-size: 12px; margin-top: 4px; }
+.mr-count.bad { color: var(--bad); }
+.gist { color: #475467; font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 520px; } .gist.rejected { color: var(--bad); font-weight: 600; }
 `;

@@ -16,8 +16,8 @@ const MAX_INCOMING = 64 * 1024;
 export interface WebSocketConnection {
   /** Send one text message (dropped once the connection is closing). */
   send(text: string): void;
-  /** Close the connection (a close frame, then the socket). */
-  close(): void;
+  /** Close the connection (a close frame — 1000 normal, or the code and reason given — then the socket). */
+  close(code?: number, reason?: string): void;
   /** Called once, when the connection has ended for whatever reason. */
   onClose(listener: () => void): void;
   /** Bytes written but not yet taken by the network (the socket's own buffer): a slow reader's backlog. */
@@ -60,9 +60,11 @@ function connection(socket: Duplex, head: Buffer): WebSocketConnection {
     if (socket.destroyed || !socket.writable) return;
     socket.write(Buffer.concat([frameHeader(opcode, payload.length), payload]));
   };
-  const close = () => {
+  const close = (code = 1000, reason = '') => {
     if (finished) return;
-    write(0x8, Buffer.from([0x03, 0xe8])); // 1000: normal closure
+    const status = Buffer.alloc(2);
+    status.writeUInt16BE(code);
+    write(0x8, Buffer.concat([status, Buffer.from(reason, 'utf8').subarray(0, 123)])); // a control frame's payload is at most 125 bytes
     socket.end();
     ended();
   };
@@ -70,7 +72,7 @@ function connection(socket: Duplex, head: Buffer): WebSocketConnection {
     for (;;) {
       const frame = parseFrame(pending);
       if (frame === 'incomplete') return;
-      if (frame === 'too-large') return close();
+      if (frame === 'too-large') return close(1009);
       pending = pending.subarray(frame.size);
       if (frame.opcode === 0x8) return close();
       if (frame.opcode === 0x9) write(0xa, frame.payload);

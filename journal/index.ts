@@ -18,6 +18,7 @@ export * from './reader.js';
 export * from './verify-bytes.js';
 export * from './bundle.js';
 export * from './store.js';
+export { REDACTED, redactionMarksSchema, redactRecord, redactRecords, redactValue, type RedactionMarks } from './redaction.js';
 export * from './writer.js';
 export { MemoryStore } from './stores/memory.js';
 export { FileStore, type FileStoreOptions, type FlushMode } from './stores/file.js';

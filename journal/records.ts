@@ -150,8 +150,13 @@ export function isRecordKind(kind: unknown): kind is RecordKind {
   return typeof kind === 'string' && Object.hasOwn(bodySchemas, kind);
 }
 
-/** The unhashed envelope: observability only, never verified, never part of "byte-identical". */
-export const metaSchema = z.strictObject({ at: z.string().optional(), writer: z.string().optional() });
+/**
+ * The unhashed envelope: observability only, never verified, never part of "byte-identical".
+ * `at`: the wall time the record was chained; `writer`: the runtime that wrote it; `worker`: on a
+ * completion of an outside call (step.completed / step.failed / compensation.completed), who ran it
+ * — a `weft worker`'s `<host>:<pid>`, or `in-process` (the viewer's timeline shows it).
+ */
+export const metaSchema = z.strictObject({ at: z.string().optional(), worker: z.string().optional(), writer: z.string().optional() });
 export type RecordMeta = z.infer<typeof metaSchema>;
 
 /** The hashed content of a record. */

@@ -121,5 +121,5 @@ export const bodyShapes: Record<RecordKind, Shape> = {
   'invocation.sealed': strict({ algorithm: oneOf('ed25519'), fingerprint: digest, keyId: digest, signature: { type: 'hex', length: 128 } }),
 };
 
-/** The unhashed envelope `meta`: `z.strictObject({ at: z.string().optional(), writer: z.string().optional() })`. */
-export const metaShape = strict({ at: optional(str), writer: optional(str) });
+/** The unhashed envelope `meta`: `z.strictObject({ at: z.string().optional(), worker: z.string().optional(), writer: z.string().optional() })`. */
+export const metaShape = strict({ at: optional(str), worker: optional(str), writer: optional(str) });

@@ -30,7 +30,8 @@
  *   digest of the library it pinned — so any process over any store (serve, a worker, replay,
  *   resume) learns which domain an invocation belongs to. It is data, never code: it holds no module
  *   path, and a reader resolves a domain name only to code it has locally (cli/workspace.ts). A
- *   malformed record is refused on write (TypeError) and reads as none.
+ *   malformed record is refused on write (TypeError) and reads as none. It also holds the domain's
+ *   redaction marks (`redact`, journal/redaction.ts): the fields no viewer or trace is sent.
  * - The metadata also holds `sealKey`, the id of the key the invocation was started with (replaced
  *   by an explicit re-key), so that a resume or approval with another key is refused before it
  *   writes anything. It is a guard against accidents — resuming on a host that holds another key —
@@ -39,6 +40,7 @@
  *   leaves the journal — and its fingerprint — the same whichever key seals it.
  */
 import type { JournalRecord } from './records.js';
+import { marksAnything, normalizeMarks, redactionMarksSchema, type RedactionMarks } from './redaction.js';
 
 export interface Lease {
   invocation: string;
@@ -129,6 +131,12 @@ export interface InvocationMetadata {
    * store kept it, or by a runtime without a signing key: then any key may resume them.
    */
   sealKey?: string;
+  /**
+   * The fields its domain marks as never shown to a viewer, an inspector or a trace (redaction.ts),
+   * as the domain declared them at start: data that travels with the invocation, so a viewer without
+   * the domain's code applies them. Absent: nothing is redacted.
+   */
+  redact?: RedactionMarks;
 }
 
 /** A domain's name: 1–100 letters, digits, '.', '_' and '-', not starting with a punctuation mark — the one rule defineDomain and the store's metadata check both apply. */
@@ -141,6 +149,7 @@ export function isInvocationMetadata(value: unknown): value is InvocationMetadat
   const meta = value as Record<string, unknown>;
   if (typeof meta.library !== 'string' || !DIGEST.test(meta.library)) return false;
   if (meta.sealKey !== undefined && (typeof meta.sealKey !== 'string' || !DIGEST.test(meta.sealKey))) return false;
+  if (meta.redact !== undefined && !redactionMarksSchema.safeParse(meta.redact).success) return false;
   return meta.domain === undefined || (typeof meta.domain === 'string' && DOMAIN_NAME.test(meta.domain));
 }
 
@@ -149,10 +158,15 @@ export function normalizeInvocationMetadata(meta: InvocationMetadata): Invocatio
   if (!isInvocationMetadata(meta)) {
     throw new TypeError(
       `invocation metadata needs \`library\` (a SHA-256 hex digest) and, optionally, \`domain\` (a domain name: letters, digits, '.', '_', '-') ` +
-        `and \`sealKey\` (a key id: a SHA-256 hex digest); got ${JSON.stringify(meta)?.slice(0, 200)}`,
+        `\`sealKey\` (a key id: a SHA-256 hex digest) and \`redact\` (redaction marks: { args?, results?, observations? }); got ${JSON.stringify(meta)?.slice(0, 200)}`,
     );
   }
-  return { ...(meta.domain === undefined ? {} : { domain: meta.domain }), library: meta.library, ...(meta.sealKey === undefined ? {} : { sealKey: meta.sealKey }) };
+  return {
+    ...(meta.domain === undefined ? {} : { domain: meta.domain }),
+    library: meta.library,
+    ...(meta.sealKey === undefined ? {} : { sealKey: meta.sealKey }),
+    ...(marksAnything(meta.redact) ? { redact: normalizeMarks(meta.redact) } : {}),
+  };
 }
 
 /** The metadata stored as `text`, or undefined when it is not valid metadata (a damaged record reads as none). */
@@ -224,7 +238,7 @@ export interface JournalStore {
   /** Remove the message (after its decision was recorded). */
   clearInbox(invocation: string): Promise<void>;
 
-  /** Record which domain, library and sealing key `invocation` has, replacing any earlier record. Atomic, idempotent; needs no lease. Throws TypeError on malformed metadata. */
+  /** Record which domain, library, sealing key and redaction marks `invocation` has, replacing any earlier record. Atomic, idempotent; needs no lease. Throws TypeError on malformed metadata. */
   putMetadata(invocation: string, meta: InvocationMetadata): Promise<void>;
   /** The invocation's metadata, or undefined (none, or a record that cannot be read). */
   getMetadata(invocation: string): Promise<InvocationMetadata | undefined>;

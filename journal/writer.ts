@@ -19,6 +19,8 @@ export interface RecordDraft<K extends RecordKind = RecordKind> {
   kind: K;
   epoch: number;
   body: BodyOf<K>;
+  /** Who ran the call this record completes: goes into the unhashed envelope (`meta.worker`), never the hash. */
+  worker?: string;
 }
 
 export interface WriterOptions {
@@ -172,7 +174,7 @@ export class JournalWriter {
       if (draft.kind === 'invocation.sealed' && (draft.body as BodyOf<'invocation.sealed'>).fingerprint !== prev) {
         throw new InvalidRecordError(draft.kind, 'a seal must carry the hash of the record before it as its fingerprint');
       }
-      const record = chainRecordForAppend(prev, { seq, kind: draft.kind as RecordKind, epoch: draft.epoch, body: draft.body as never }, meta) as JournalRecord;
+      const record = chainRecordForAppend(prev, { seq, kind: draft.kind as RecordKind, epoch: draft.epoch, body: draft.body as never }, draft.worker === undefined ? meta : { ...meta, worker: draft.worker }) as JournalRecord;
       records.push(record);
       prev = record.hash;
       seq++;

@@ -33,9 +33,13 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
   readOnly?: boolean;
 }
 
+/**
+ * What one attempt came to. `worker`: who ran it — a `weft worker`'s `<host>:<pid>` (worker.ts), or
+ * `in-process` — recorded in the completion's unhashed envelope (`meta.worker`), never in its hash.
+ */
 export type JobOutcome =
-  | { ok: true; result: unknown }
-  | { ok: false; failure: { class: FailureClass; code: string; message: string } };
+  | { ok: true; result: unknown; worker?: string }
+  | { ok: false; failure: { class: FailureClass; code: string; message: string }; worker?: string };
 
 export interface Dispatcher {
   readonly name: string;

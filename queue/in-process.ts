@@ -9,6 +9,9 @@ import { createRandom } from '../actors/random.js';
 import { CatalogueDispatcher } from './catalogue.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 
+/** The worker identity of a job run by the runtime's own process (JobOutcome.worker). */
+export const IN_PROCESS = 'in-process';
+
 export class InProcessDispatcher extends CatalogueDispatcher {
   readonly name = 'in-process';
 
@@ -17,7 +20,7 @@ export class InProcessDispatcher extends CatalogueDispatcher {
     if (!actuator) {
       return { ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: `no actuator named ${job.actuator} is registered with this dispatcher` } };
     }
-    return runJob(actuator, job);
+    return { ...(await runJob(actuator, job)), worker: IN_PROCESS };
   }
 
   async close(): Promise<void> {}

@@ -19,11 +19,14 @@
  * - `maxStalledCount: 0`: a job whose worker died is failed as stalled, never silently re-run by
  *   BullMQ; the runtime records the stall and dispatches the next attempt as a new job, and the
  *   actuator dedupes on the idempotency key.
+ * - Each outcome names the worker that ran it (`identity`, default `<host>:<pid>`): the runtime puts
+ *   it in the completion's unhashed envelope (`meta.worker`) and the viewer's timeline shows it.
  * - `log`: one line per job — its idempotency key, attempt, outcome (ok, the failure's class and
  *   code, or refused) and duration. `outage`: told when Redis stops answering and when it is back.
  * - `close()` (SIGTERM in the CLI) stops taking jobs and waits for the running ones to finish — also
  *   after a Redis outage, when BullMQ's own graceful close would wait for ever.
  */
+import { hostname } from 'node:os';
 import { Worker, type ConnectionOptions } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { libraryDigest } from '../htn/library/digest.js';
@@ -52,6 +55,8 @@ export interface WorkerOptions {
   redis?: { url: string; prefix: string };
   /** Where pinned libraries and invocation metadata are read (default: a RedisStore on `redis`, else on `connection` with prefix `weft`). */
   store?: Pick<JournalStore, 'getBlob' | 'getMetadata'>;
+  /** Who this worker is, as each job's outcome names it (default `<host>:<pid>`): the viewer's timeline shows it. */
+  identity?: string;
   /** Replaces the domain's actuators (crash injection in tests). */
   actuators?: readonly Actuator[];
   /** One line per job (key, attempt, outcome, duration); default: none. */
@@ -98,6 +103,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const hintFor = (other: string) => workerCommand({ domain: other, redisUrl: options.redis?.url ?? (typeof options.connection === 'string' ? options.connection : undefined), redisPrefix: options.redis?.prefix, queue });
   const admit = admission(domain, local, store, hintFor);
   const log = options.log;
+  const identity = options.identity ?? `${hostname()}:${process.pid}`;
   const run = async (job: Job): Promise<JobOutcome> => {
     const started = performance.now();
     const took = () => `${Math.round(performance.now() - started)} ms`;
@@ -107,7 +113,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       log?.(`${job.key} attempt ${job.attempt} refused (${err instanceof JobRefusal ? err.code : 'worker.refused'}) ${took()}`);
       throw err;
     }
-    const outcome = await local.dispatch(job);
+    const outcome = { ...(await local.dispatch(job)), worker: identity };
     log?.(`${job.key} attempt ${job.attempt} ${outcome.ok ? 'ok' : `${outcome.failure.class} (${outcome.failure.code})`} ${took()}`);
     return outcome;
   };

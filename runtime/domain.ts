@@ -31,6 +31,7 @@ import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import { DOMAIN_NAME } from '../journal/store.js';
+import { marksAnything, normalizeMarks, redactionMarksSchema, type RedactionMarks } from '../journal/redaction.js';
 import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import { RuntimeUsageError } from './errors.js';
 
@@ -66,6 +67,13 @@ export interface DomainDefinition {
   intent?: string;
   /** The pinned "now" (ISO 8601) `weft run <domain>` uses when `--as-of` is not given. */
   asOf?: string;
+  /**
+   * Fields never sent to a viewer, an inspector or a trace (journal/redaction.ts): step args by
+   * actuator or operator and arg name, step results by actuator and path, observation paths. Kept
+   * in the store's metadata of each invocation started (not in the library: its digest is pinned),
+   * so a viewer without this domain's code applies them.
+   */
+  redact?: RedactionMarks;
 }
 
 export interface Domain extends ActuatorDomain {
@@ -79,6 +87,8 @@ export interface Domain extends ActuatorDomain {
   readonly evaluables: EvaluableRegistry | undefined;
   readonly intent: string | undefined;
   readonly asOf: string | undefined;
+  /** Its redaction marks (normalized), undefined when it marks nothing. */
+  readonly redact: RedactionMarks | undefined;
   /**
    * What its actuators declare they spend (sorted, as a pin records it) when they are given as a
    * list; undefined for a factory (known when it is called). A runtime that dispatches through its
@@ -111,6 +121,12 @@ export function defineDomain(definition: DomainDefinition): Domain {
   if (definition.asOf !== undefined && Number.isNaN(Date.parse(definition.asOf))) {
     throw new RuntimeUsageError('domain.invalid', `${where}: asOf ${JSON.stringify(definition.asOf)} is not an ISO 8601 time`);
   }
+  let redact: RedactionMarks | undefined;
+  if (definition.redact !== undefined) {
+    const parsed = redactionMarksSchema.safeParse(definition.redact);
+    if (!parsed.success) throw new RuntimeUsageError('domain.invalid', `${where}: redact must be { args?: { <actuator or operator>: [arg, …] }, results?: { <actuator>: [path, …] }, observations?: [path, …] } (${parsed.error.issues[0]?.message ?? 'malformed'})`);
+    redact = marksAnything(parsed.data) ? Object.freeze(normalizeMarks(parsed.data)) : undefined;
+  }
   const evaluables = definition.evaluables === undefined ? undefined : toRegistry(definition.evaluables);
   const actuatorsOf = definition.actuators;
   // Which actuators spend, checked now when they are given as a list (a factory's, when it is called).
@@ -127,6 +143,7 @@ export function defineDomain(definition: DomainDefinition): Domain {
     evaluables,
     intent: definition.intent,
     asOf: definition.asOf,
+    redact,
     declaredSpenders: Array.isArray(actuatorsOf) ? Object.freeze(pinnedSpenders(actuatorsOf.filter((a) => a && typeof a.name === 'string'))) : undefined,
     actuators(ctx) {
       const list = typeof actuatorsOf === 'function' ? actuatorsOf(ctx) : actuatorsOf;

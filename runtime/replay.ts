@@ -33,6 +33,8 @@ export interface ReplayDeps {
   /** Used only to re-check actuator names and arg schemas at certification; never dispatched. */
   dispatcher?: Dispatcher;
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Called for each record replay passes, in order (the viewer's time travel: inspector/replay-trail.ts). */
+  onRecord?: (record: JournalRecord) => void;
 }
 
 export interface ReplayResult {
@@ -54,7 +56,7 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   const { invocation, pin } = first.body;
   const library = await deps.loadLibrary(pin.library);
   // No key is in force until a re-key names one: the recorder then holds the seal to it.
-  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1) });
+  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1), ...(deps.onRecord ? { onRecord: deps.onRecord } : {}) });
   let actorError: unknown;
   const services: EpochServices = {
     onActorError: (err) => {

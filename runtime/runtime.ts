@@ -29,8 +29,9 @@ import { verifyRecords, type JournalReport } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { PublicKey, SigningKey } from '../journal/seal.js';
-import { journalFileOf, type JournalStore } from '../journal/store.js';
+import { journalFileOf, type InvocationMetadata, type JournalStore } from '../journal/store.js';
 import { JournalWriter } from '../journal/writer.js';
+import { marksForLibrary } from '../journal/redaction.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
@@ -259,7 +260,7 @@ export class Runtime {
     const intentCut = cut ? { chars: intent.length, digest: utf16Digest(intent) } : undefined;
     // Which domain, library and sealing key it is, in the store beside the journal (unhashed): any
     // process finds its domain by it, and a resume with another key is refused (seal-key.ts).
-    if ((await this.options.store.length(id)) === 0) await this.options.store.putMetadata(id, { ...this.domainMetadata(digest), sealKey: key.keyId });
+    if ((await this.options.store.length(id)) === 0) await this.options.store.putMetadata(id, { ...this.domainMetadata(digest, library), sealKey: key.keyId });
     let writer: JournalWriter;
     try {
       writer = await JournalWriter.create(this.options.store, { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions());
@@ -273,9 +274,14 @@ export class Runtime {
     return this.run(writer, library, input, [], undefined, key.keyId);
   }
 
-  /** The store metadata's domain and library (seal-key.ts adds the key). */
-  private domainMetadata(library: string): { domain?: string; library: string } {
-    return { ...(this.options.domain ? { domain: this.options.domain.name } : {}), library };
+  /**
+   * The store metadata's domain, library and the domain's redaction marks (seal-key.ts adds the key).
+   * The marks are written for the library pinned: an operator's marks under its actuator too, since
+   * a journal's dispatch names only the actuator (journal/redaction.ts marksForLibrary).
+   */
+  private domainMetadata(digest: string, library: Library): Omit<InvocationMetadata, 'sealKey'> {
+    const domain = this.options.domain;
+    return { ...(domain ? { domain: domain.name } : {}), library: digest, ...(domain?.redact ? { redact: marksForLibrary(domain.redact, library) } : {}) };
   }
 
   /**
@@ -421,7 +427,7 @@ export class Runtime {
         await writer.append({ kind: 'invocation.rekeyed', epoch: tail?.epoch ?? 0, body: { from: rekey.from, to: rekey.to } });
         // The journal now says which key seals; the metadata follows it (were this lost, the journal's re-key still wins).
         const meta = await store.getMetadata(id);
-        await store.putMetadata(id, { ...(meta ?? this.domainMetadata(pinnedRecord.body.pin.library)), sealKey: rekey.to });
+        await store.putMetadata(id, { ...(meta ?? this.domainMetadata(pinnedRecord.body.pin.library, library)), sealKey: rekey.to });
       }
       const from = snapshot ? snapshot.seq : 1;
       const existing = await store.read(id, from);

@@ -43,6 +43,8 @@ export interface DispatcherHarness {
    * by itself.
    */
   closeCheck(): Promise<CliResult & { timedOut: boolean; elapsedMs: number }>;
+  /** Who runs its jobs, as each outcome that ran an actuator names it (`JobOutcome.worker`; a string or a matcher). */
+  worker: unknown;
 }
 
 /** The conformance actuators built on the TypeScript sources, reporting each call to `record`. */
@@ -98,7 +100,7 @@ export function expectedCall(job: Job, extra: Partial<ConformanceCall> = {}): Co
   };
 }
 
-const failure = (cls: string, code: string, message: RegExp | string = /./): JobOutcome =>
+const refused = (cls: string, code: string, message: RegExp | string = /./): JobOutcome =>
   ({ ok: false, failure: { class: cls, code, message: typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message) } }) as JobOutcome;
 
 export function dispatcherConformance(harness: DispatcherHarness): void {
@@ -110,12 +112,15 @@ export function dispatcherConformance(harness: DispatcherHarness): void {
     afterEach(async () => {
       await rig?.close();
     });
+    /** An outcome of a job an actuator ran: it names the worker that ran it. */
+    const ran = (outcome: JobOutcome): JobOutcome => ({ ...outcome, worker: harness.worker }) as JobOutcome;
+    const failure = (cls: string, code: string, message: RegExp | string = /./): JobOutcome => ran(refused(cls, code, message));
     const callsOf = (job: Job) => rig.calls().filter((c) => c.key === job.key).map(({ pid: _pid, ...c }) => c);
 
     test('a dispatch that succeeds answers with the result, and the actuator saw the job unchanged (PRNG rebuilt from seed and key)', async () => {
       const job = newJob(CONF.echo, { text: 'hello', n: 3 });
       const outcome = await rig.dispatcher.dispatch(job);
-      expect(outcome).toEqual({ ok: true, result: { echoed: 'hello', n: 3, key: job.key, attempt: 1 } });
+      expect(outcome).toEqual(ran({ ok: true, result: { echoed: 'hello', n: 3, key: job.key, attempt: 1 } }));
       expect(callsOf(job)).toEqual([expectedCall(job)]);
     });
 
@@ -142,7 +147,7 @@ export function dispatcherConformance(harness: DispatcherHarness): void {
       const first = newJob(CONF.flaky, {});
       const second: Job = { ...first, attempt: 2 };
       expect(await rig.dispatcher.dispatch(first)).toEqual(failure('transient', 'conf.flaky'));
-      expect(await rig.dispatcher.dispatch(second)).toEqual({ ok: true, result: { key: first.key, attempt: 2 } });
+      expect(await rig.dispatcher.dispatch(second)).toEqual(ran({ ok: true, result: { key: first.key, attempt: 2 } }));
       const calls = callsOf(first);
       expect(calls).toEqual([expectedCall(first), expectedCall(second)]);
       expect(calls.map((c) => c.key)).toEqual([first.key, first.key]);
@@ -153,14 +158,14 @@ export function dispatcherConformance(harness: DispatcherHarness): void {
       const job = newJob(CONF.echo, { text: 'look', n: 1 }, { readOnly: true });
       const first = await rig.dispatcher.dispatch(job);
       const second = await rig.dispatcher.dispatch({ ...job });
-      expect(first).toEqual({ ok: true, result: { echoed: 'look', n: 1, key: job.key, attempt: 1 } });
+      expect(first).toEqual(ran({ ok: true, result: { echoed: 'look', n: 1, key: job.key, attempt: 1 } }));
       expect(second).toEqual(first);
       expect(callsOf(job)).toEqual([expectedCall(job), expectedCall(job)]);
     });
 
     test('an unknown actuator is a policy failure (actuator.unknown), and nothing runs', async () => {
       const job = newJob('conf.nope', {});
-      expect(await rig.dispatcher.dispatch(job)).toEqual(failure('policy', 'actuator.unknown', 'conf.nope'));
+      expect(await rig.dispatcher.dispatch(job)).toEqual(refused('policy', 'actuator.unknown', 'conf.nope'));
       expect(callsOf(job)).toEqual([]);
     });
 
@@ -195,7 +200,7 @@ export function dispatcherConformance(harness: DispatcherHarness): void {
       expect(done.ok).toBe(true);
       const result = (done as { result: unknown }).result;
       const undo: Job = { ...run, op: 'compensate', key: `${run.key}.undo`, result };
-      expect(await rig.dispatcher.dispatch(undo)).toEqual({ ok: true, result: { undone: 'booked' } });
+      expect(await rig.dispatcher.dispatch(undo)).toEqual(ran({ ok: true, result: { undone: 'booked' } }));
       expect(callsOf(undo)).toEqual([expectedCall(undo, { result })]);
       const cannot = newJob(CONF.flaky, {}, { op: 'compensate', result: { key: 'x', attempt: 2 } });
       expect(await rig.dispatcher.dispatch(cannot)).toEqual(failure('permanent', 'actuator.no_compensation', CONF.flaky));
@@ -209,7 +214,7 @@ export function dispatcherConformance(harness: DispatcherHarness): void {
       expect(r.timedOut, `the process did not exit by itself after close() (${r.elapsedMs} ms); stderr:\n${r.stderr}`).toBe(false);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain('closed');
-      expect(JSON.parse(r.stdout.trim())).toEqual({ ok: true, result: { echoed: 'bye', n: 1, key: expect.stringMatching(/^close-check-\d+\.1\.0$/), attempt: 1 } });
+      expect(JSON.parse(r.stdout.trim())).toEqual({ ok: true, result: { echoed: 'bye', n: 1, key: expect.stringMatching(/^close-check-\d+\.1\.0$/), attempt: 1 }, worker: expect.any(String) });
     });
   });
 }

@@ -12,7 +12,7 @@
  * skipped, loudly. Process tests need the build (`npm run build`).
  */
 import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -166,6 +166,8 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
         await worker.close();
       }
     },
+    // The worker runs in this process: its outcomes name it `<host>:<pid>`.
+    worker: `${hostname()}:${process.pid}`,
   });
 
   test('close() gives back every Redis connection the dispatcher opened', async () => {
@@ -196,7 +198,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       expect(await j1!.getState()).toBe('completed');
       expect(await j2!.getState()).toBe('completed');
       expect(j1!.returnvalue).toMatchObject({ ok: false, failure: { class: 'transient', code: 'conf.flaky' } });
-      expect(j2!.returnvalue).toEqual({ ok: true, result: { key: a1.key, attempt: 2 } });
+      expect(j2!.returnvalue).toEqual({ ok: true, result: { key: a1.key, attempt: 2 }, worker: `${hostname()}:${process.pid}` });
       expect(j1!.opts.attempts ?? 1, 'BullMQ never retries: the runtime owns attempts').toBe(1);
       expect(j1!.data).toEqual(a1);
     } finally {
@@ -211,7 +213,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       const broken = newJob(CONF.permanent, {});
       const okOutcome = await rig.dispatcher.dispatch(ok);
       const brokenOutcome = await rig.dispatcher.dispatch(broken);
-      expect(okOutcome).toEqual({ ok: true, result: { echoed: 'once', n: 1, key: ok.key, attempt: 1 } });
+      expect(okOutcome).toEqual({ ok: true, result: { echoed: 'once', n: 1, key: ok.key, attempt: 1 }, worker: `${hostname()}:${process.pid}` });
       expect(brokenOutcome).toMatchObject({ ok: false, failure: { class: 'permanent', code: 'conf.broken' } });
       expect(rig.calls).toHaveLength(2);
       // The same dispatcher again …
@@ -254,7 +256,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     const rig = await openBull({ actuators: [...certOnly(), extra] });
     try {
       const job = newJob('conf.newer', { text: 'x', n: 0 });
-      expect(await rig.dispatcher.dispatch(job)).toEqual({ ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: expect.stringContaining('conf.newer') } });
+      expect(await rig.dispatcher.dispatch(job)).toEqual({ ok: false, failure: { class: 'policy', code: 'actuator.unknown', message: expect.stringContaining('conf.newer') }, worker: `${hostname()}:${process.pid}` });
     } finally {
       await rig.close();
     }
@@ -275,7 +277,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       expect(settled, 'the dispatch keeps waiting').toBeUndefined();
       await rig.startWorker();
       await pending;
-      expect(settled).toEqual({ ok: true, result: { echoed: 'late', n: 2, key: job.key, attempt: 1 } });
+      expect(settled).toEqual({ ok: true, result: { echoed: 'late', n: 2, key: job.key, attempt: 1 }, worker: expect.any(String) });
       expect(rig.calls).toEqual([expectedCall(job)]);
       expect(warnings).toHaveLength(1);
     } finally {
@@ -303,7 +305,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     const warnings: string[] = [];
     const rig = await openBull({ noWorkerAfterMs: 100, warn: (m) => warnings.push(m) });
     try {
-      expect(await rig.dispatcher.dispatch(newJob(CONF.slow, { ms: 400 }))).toEqual({ ok: true, result: { slept: 400 } });
+      expect(await rig.dispatcher.dispatch(newJob(CONF.slow, { ms: 400 }))).toEqual({ ok: true, result: { slept: 400 }, worker: expect.any(String) });
       expect(warnings).toEqual([]);
     } finally {
       await rig.close();
@@ -324,7 +326,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       await rig.startWorker();
       const resumed = rig.another({ waitTimeoutMs: 10_000 });
       await rig.settled();
-      expect(await resumed.dispatch(job)).toEqual({ ok: true, result: { echoed: 'timeout', n: 4, key: job.key, attempt: 1 } });
+      expect(await resumed.dispatch(job)).toEqual({ ok: true, result: { echoed: 'timeout', n: 4, key: job.key, attempt: 1 }, worker: expect.any(String) });
       expect(rig.calls, 'the job was awaited, not added again').toEqual([expectedCall(job)]);
       expect(await rig.inspect.getJobCounts('completed', 'waiting')).toEqual({ completed: 1, waiting: 0 });
     } finally {
@@ -376,7 +378,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       const inspect = new Queue(queue, { connection: { url: server.url }, prefix: PREFIX });
       expect(await inspect.getJobState(jobIdOf(job))).toBe('completed');
       await inspect.close();
-      expect(outcome, 'the completed job’s outcome (not a wait time-out)').toEqual({ ok: true, result: { echoed: 'quick', n: 1, key: job.key, attempt: 1 } });
+      expect(outcome, 'the completed job’s outcome (not a wait time-out)').toEqual({ ok: true, result: { echoed: 'quick', n: 1, key: job.key, attempt: 1 }, worker: expect.any(String) });
     } finally {
       QueueEvents.prototype.run = run;
       await dispatcher.close();
@@ -415,7 +417,8 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       ];
       for (const job of jobs) {
         const remote = await dispatcher.dispatch(job);
-        expect(remote, `${job.actuator} ${job.op} attempt ${job.attempt}`).toEqual(await reference.dispatch(job));
+        // The same outcome — but run by the worker process, which it names (`<host>:<pid>`).
+        expect(remote, `${job.actuator} ${job.op} attempt ${job.attempt}`).toEqual({ ...(await reference.dispatch(job)), worker: `${hostname()}:${child.pid}` });
       }
       const remoteCalls = readCalls();
       expect(new Set(remoteCalls.map((c) => c.pid)), 'every job ran in the worker process').toEqual(new Set([child.pid]));
@@ -426,7 +429,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       const slowOutcome = dispatcher.dispatch(slow);
       await waitFor('the slow job to start in the worker', () => readCalls().some((c) => c.key === slow.key), 60_000);
       child.signal('SIGTERM');
-      expect(await slowOutcome).toEqual({ ok: true, result: { slept: 1_500 } });
+      expect(await slowOutcome).toEqual({ ok: true, result: { slept: 1_500 }, worker: expect.any(String) });
       const stopped = await child.done;
       expect(stopped.code, stopped.stderr).toBe(0);
       expect(stopped.stderr).toContain('SIGTERM: finishing the running jobs');
@@ -444,7 +447,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       expect(stalled).toEqual({ ok: false, failure: { class: 'transient', code: 'worker.stalled', message: expect.stringMatching(/stalled/) } });
       expect(survivorCalls, 'BullMQ never re-runs a stalled job by itself (maxStalledCount 0)').toEqual([]);
       const retry: Job = { ...hung, attempt: 2, args: { ms: 10 } };
-      expect(await dispatcher.dispatch(retry)).toEqual({ ok: true, result: { slept: 10 } });
+      expect(await dispatcher.dispatch(retry)).toEqual({ ok: true, result: { slept: 10 }, worker: expect.any(String) });
       expect(survivorCalls.map((c) => [c.key, c.attempt])).toEqual([[hung.key, 2]]);
     } finally {
       child.signal('SIGKILL');

@@ -21,6 +21,7 @@ dispatcherConformance({
     return { dispatcher, calls: () => calls, close: () => dispatcher.close() };
   },
   closeCheck: () => runNodeWithin(15_000, CLOSE_CHECK, ['in-process']),
+  worker: 'in-process',
 });
 
 test('InProcessDispatcher refuses two actuators of one name', () => {

@@ -11,53 +11,20 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, requireChromium } from './support/chromium.js';
+import { awaitingApproval as awaiting, decideInPage, lastLine as last } from './support/inspect-flows.js';
 import { openPage, startViewer } from './support/inspect-viewer.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
-import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-approve-'));
 const hasChromium = requireChromium();
 let browser: Browser;
 
-interface RunLine {
-  id: string;
-  status: string;
-  fingerprint?: string;
-  publicKey: string;
-  journal: string;
-}
-const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 const kinds = (journal: string) => readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; body: Record<string, unknown> });
-
-
-
-
-/** An invocation of the strict travel domain, resting awaiting approval in `dir`. */
-async function awaitingApproval(dir: string, version: string, extra: string[] = []): Promise<{ run: RunLine; domain: string }> {
-  const domain = writeStrictTravelDomain(mkdtempSync(path.join(root, 'domain-')), { version });
-  const result = await weft(['run', domain, '--seed', '3', '--dir', dir, '--json', ...extra]);
-  const run = last(result.stdout);
-  expect(run.status, result.stderr).toBe('awaiting_approval');
-  return { run, domain };
-}
-
-/** Decide in the page: fill by and note, click the button, and wait for the page to show the end. */
-async function decideInPage(page: Page, button: '#approve' | '#reject', by: string, note: string): Promise<string> {
-  await page.locator('#approve-form[data-enabled="true"]').waitFor();
-  await page.fill('#approve-by', by);
-  await page.fill('#approve-note', note);
-  await page.click(button);
-  // The page follows the run and reloads at its end: the form is gone and the summary names the end.
-  // (Locators, not a function evaluated in the page: its Content-Security-Policy allows no eval.)
-  await page.locator('#approve-form').waitFor({ state: 'detached', timeout: 90_000 });
-  await page.locator('#verdict').waitFor();
-  await page.locator('.summary .status').waitFor();
-  return (await page.locator('.summary .status').textContent()) ?? '';
-}
+const awaitingApproval = (dir: string, version: string, extra: string[] = []) => awaiting(root, dir, version, extra);
 
 beforeAll(async () => {
   assertBuilt();

@@ -11,11 +11,12 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
-import { openPage, startViewer } from './support/inspect-viewer.js';
+import { followARun as follow, lastLine as last, type RunLine } from './support/inspect-flows.js';
+import { startViewer } from './support/inspect-viewer.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-live-'));
@@ -27,63 +28,10 @@ const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR'
 const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
 /** Long enough for the page to be opened on the run while it is in flight. */
 const OBSERVE_DELAY_MS = 8_000;
-/** Where the screenshots go (kept after the run, not committed): WEFT_TEST_ARTIFACTS, or the temporary folder. */
-const ARTIFACTS = process.env.WEFT_TEST_ARTIFACTS ?? tmpdir();
-
-interface RunLine {
-  id: string;
-  status: string;
-  fingerprint: string;
-  publicKey: string;
-  journal: string;
-}
-const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
-
 /** A key pair made by a run in a scratch workspace: the slowed runs sign with it, the viewer trusts its public half. */
 let keys: { key: string; pub: string };
 
-
-
-/** The seqs the invocation page lists in its journal, in the order shown. */
-const shownSeqs = async (page: Page) => (await page.locator('details.record .seq').allTextContents()).map(Number);
-
-/**
- * The list page open before the run: its row appears and ends completed; the invocation page, opened
- * while the run is in flight, shows records arriving and ends completed and verified.
- */
-async function followARun(store: string, viewerUrl: string, start: () => Promise<RunLine>): Promise<{ run: RunLine; shownWhileRunning: number; seqs: number[] }> {
-  const { page: list, errors: listErrors } = await openPage(browser);
-  await list.goto(viewerUrl);
-  await list.locator('table.invocations').waitFor();
-  await list.locator('body[data-live="live"]').waitFor({ state: 'attached' });
-  expect(await list.locator('#live-state').textContent()).toBe('● live');
-  const running = start();
-  // The row arrives over the WebSocket (the page is not reloaded).
-  const row = list.locator('tr[data-id]').first();
-  await row.waitFor({ timeout: 30_000 });
-  const id = (await row.getAttribute('data-id'))!;
-  const { page, errors } = await openPage(browser);
-  await page.goto(`${viewerUrl}invocations/${id}`);
-  await page.locator('#verdict').waitFor();
-  expect(await page.locator('[data-field="status"] .status').textContent()).toBe('running');
-  const shownWhileRunning = (await shownSeqs(page)).length;
-  await page.screenshot({ path: path.join(ARTIFACTS, `weft-inspect-live-${store}-running.png`), fullPage: true });
-  const run = await running;
-  expect(run.status).toBe('completed');
-  expect(run.id).toBe(id);
-  // The records that landed after the page loaded arrive; it ends completed, verified against the key.
-  await page.locator('#verdict h2', { hasText: '✓ verified in this page' }).waitFor({ timeout: 15_000 });
-  await page.locator('[data-field="status"] .status', { hasText: 'completed' }).waitFor({ timeout: 15_000 });
-  expect(await page.locator('#fingerprint').textContent()).toBe(run.fingerprint);
-  const seqs = await shownSeqs(page);
-  await list.locator(`tr[data-id="${id}"] .status`, { hasText: 'completed' }).waitFor({ timeout: 15_000 });
-  expect(listErrors).toEqual([]);
-  expect(errors).toEqual([]);
-  await page.screenshot({ path: path.join(ARTIFACTS, `weft-inspect-live-${store}-ended.png`), fullPage: true });
-  await page.close();
-  await list.close();
-  return { run, shownWhileRunning, seqs };
-}
+const followARun = (store: string, viewerUrl: string, start: () => Promise<RunLine>) => follow(browser, store, viewerUrl, start);
 
 beforeAll(async () => {
   assertBuilt();

@@ -62,7 +62,7 @@ describe.runIf(hasChromium)('the key a seal is checked against', () => {
 
     // The person's own key, dropped on the page (the file chooser is the drop's twin).
     await page.setInputFiles('#drop-file', run.publicKey);
-    await page.waitForFunction("document.querySelector('#verdict')?.textContent?.includes('dropped onto this page')");
+    await page.locator('#verdict', { hasText: 'dropped onto this page' }).waitFor();
     verdict = await verdictOf(page);
     expect(verdict).toContain('verified');
     expect(verdict).not.toContain('not independent');
@@ -74,12 +74,12 @@ describe.runIf(hasChromium)('the key a seal is checked against', () => {
 
     // A key that did not seal the journal: a mismatch, named as such.
     await page.setInputFiles('#drop-file', otherPub);
-    await page.waitForFunction("document.querySelector('#verdict')?.classList.contains('bad')");
+    await page.locator('#verdict.bad').waitFor();
     expect(await verdictOf(page)).toMatch(/seal signature mismatch/);
 
     // Forgotten: back to the store's key, labelled.
     await page.click('#forget-key');
-    await page.waitForFunction("document.querySelector('#verdict')?.textContent?.includes('not independent')");
+    await page.locator('#verdict', { hasText: 'not independent' }).waitFor();
     expect(errors).toEqual([]);
     await page.close();
   });

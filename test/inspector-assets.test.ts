@@ -42,3 +42,15 @@ describe('inspector assets', () => {
     expect(existsSync(assetFile(`${imports['@noble/hashes/']}utils.js`)!)).toBe(true);
   });
 });
+
+describe('the list page shell', () => {
+  test('preloads exactly the modules the list page imports at once (so its table waits for no second round trip)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { pageShell } = await import('../inspector/shell.js');
+    const source = readFileSync(new URL('../inspector/page/list.ts', import.meta.url), 'utf8');
+    const staticImports = [...source.matchAll(/^import (?!type )[^'"]*from '\.\/([a-z-]+)\.js';/gm)].map((m) => m[1]).sort();
+    const preloaded = [...pageShell('list', 'x').matchAll(/rel="modulepreload" href="\/assets\/inspector\/page\/([a-z-]+)\.js"/g)].map((m) => m[1]).sort();
+    expect(preloaded).toEqual(staticImports);
+    expect(staticImports.length).toBeGreaterThan(0);
+  });
+});

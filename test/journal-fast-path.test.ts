@@ -65,7 +65,7 @@ describe('fast validators vs the zod schemas', () => {
 
   test('record shape: fast accept ⇒ zod accept; canonical parsed records are accepted', () => {
     const record = fc.record(
-      { seq: count, kind: fc.oneof(fc.constantFrom(...recordKinds), str), epoch: count, body: json, prev: digest, hash: digest, meta: fc.record({ at: str, writer: str }, { requiredKeys: [] }) },
+      { seq: count, kind: fc.oneof(fc.constantFrom(...recordKinds), str), epoch: count, body: json, prev: digest, hash: digest, meta: fc.record({ at: str, worker: str, writer: str }, { requiredKeys: [] }) },
       { requiredKeys: ['seq', 'kind', 'epoch', 'body', 'prev', 'hash'] },
     );
     fc.assert(

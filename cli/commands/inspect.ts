@@ -1,11 +1,13 @@
 /**
- * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H --token T]`
+ * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T …]`
  * — serve the viewer (inspector/server.ts) over a workspace or a Redis store, and print its URL.
  *
  * It reads only: a Redis store is opened without the durability check that refuses writers a
  * server that could lose appends (a viewer appends nothing), and no lease is taken. It binds
- * 127.0.0.1 by default (port 7391; `--port 0` picks a free one). Any other `--host` needs
- * `--token T`, which every request must then carry (a usage error, exit 2, otherwise). The key
+ * 127.0.0.1 by default (port 7391; `--port 0` picks a free one). Any other `--host` needs a token
+ * — `--token T`, which sees every invocation, or `--tenant-token TENANT=T` (repeatable), which sees,
+ * searches and approves only that tenant's — and every request must then carry one (a usage error,
+ * exit 2, otherwise). The key
  * given with `--public-key` (a weft.pub, or a weft.key whose public half is used) is the one the
  * page verifies seals against. Runs until SIGINT or SIGTERM, then exits 0.
  *
@@ -21,16 +23,18 @@ import { isLoopback } from '../../inspector/access.js';
 import { createInspectorServer } from '../../inspector/server.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { DomainLoadError, loadDomain } from '../domain-loader.js';
 import { locationOf } from '../hints.js';
 import { inspectApprover } from '../inspect-approver.js';
 import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 
 export const usage =
-  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H --token T]\n' +
+  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T ...]\n' +
   '                                       serve the viewer on http://127.0.0.1:7391/ (reads; writes only decisions): every invocation, each one\n' +
   '                                       with its steps and journal, verified in the page against --public-key;\n' +
-  '                                       approvals decided in the page (with --domain, resumed by the viewer)';
+  '                                       approvals decided in the page (with --domain, resumed by the viewer);\n' +
+  "                                       --tenant-token: a token that sees only that tenant's invocations";
 
 export const DEFAULT_PORT = 7391;
 
@@ -39,6 +43,7 @@ export async function run(argv: string[]): Promise<number> {
   let host: string;
   let port: number;
   let token: string | undefined;
+  const tenantTokens: Array<{ tenant: string; token: string }> = [];
   let keyFile: string | undefined;
   let domain: string | undefined;
   try {
@@ -53,6 +58,7 @@ export async function run(argv: string[]): Promise<number> {
         port: { type: 'string' },
         host: { type: 'string' },
         token: { type: 'string' },
+        'tenant-token': { type: 'string', multiple: true },
       },
       { min: 0, max: 0 },
     );
@@ -65,8 +71,18 @@ export async function run(argv: string[]): Promise<number> {
     if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port takes a port number 0–65535 (0: any free one), got ${JSON.stringify(portText)}`);
     port = Number(portText);
     if (token !== undefined && token.length < 16) throw new UsageError('--token must be at least 16 characters (every request must carry it: make it hard to guess)');
-    if (!isLoopback(host) && token === undefined) {
-      throw new UsageError(`--host ${host} is reachable beyond this machine: pass --token T (at least 16 characters; every request must then carry it), or leave --host out to bind 127.0.0.1`);
+    for (const given of args.lists['tenant-token'] ?? []) {
+      const eq = given.indexOf('=');
+      const tenant = eq < 0 ? '' : given.slice(0, eq);
+      const secret = eq < 0 ? '' : given.slice(eq + 1);
+      if (tenant === '' || secret === '') throw new UsageError(`--tenant-token takes TENANT=TOKEN, got ${JSON.stringify(given.slice(0, 40))}`);
+      if (secret.length < 16) throw new UsageError(`--tenant-token ${tenant}=…: the token must be at least 16 characters (make it hard to guess)`);
+      if (secret === token || tenantTokens.some((t) => t.token === secret)) throw new UsageError(`--tenant-token ${tenant}=…: that token is already given (each token must be its own, or it would see more than one scope)`);
+      if (tenantTokens.some((t) => t.tenant === tenant)) throw new UsageError(`--tenant-token: tenant ${JSON.stringify(tenant)} is given twice`);
+      tenantTokens.push({ tenant, token: secret });
+    }
+    if (!isLoopback(host) && token === undefined && tenantTokens.length === 0) {
+      throw new UsageError(`--host ${host} is reachable beyond this machine: pass --token T or --tenant-token TENANT=T (at least 16 characters; every request must then carry one), or leave --host out to bind 127.0.0.1`);
     }
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('inspect', usage, err);
@@ -82,9 +98,17 @@ export async function run(argv: string[]): Promise<number> {
       throw err;
     }
   }
+  // The domain given replays its invocations for time travel (inspector/replay-trail.ts), besides the built-ins.
+  let loaded;
+  try {
+    loaded = domain === undefined ? undefined : (await loadDomain(domain)).domain;
+  } catch (err) {
+    if (err instanceof DomainLoadError) return usageFailure('inspect', usage, new UsageError(err.message));
+    throw err;
+  }
   const store = await openForReading(choice);
   const approver = await inspectApprover(store, choice, domain);
-  const server = createInspectorServer({ store, approver, location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }) });
+  const server = createInspectorServer({ store, approver, ...(loaded ? { domain: loaded } : {}), location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }), ...(tenantTokens.length ? { tenantTokens } : {}) });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -97,8 +121,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  const url = `http://${shownHost}:${bound}/${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
+  const base = `http://${shownHost}:${bound}/`;
+  const url = `${base}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
   process.stdout.write(`weft inspect: ${store.name} at ${url}${trustedKey ? '' : ' (no --public-key: seals are not checked against a key you trust)'}\n`);
+  for (const t of tenantTokens) process.stdout.write(`weft inspect: tenant ${t.tenant} at ${base}?token=${encodeURIComponent(t.token)}\n`);
 
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);

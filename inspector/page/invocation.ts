@@ -3,15 +3,28 @@
  * verify.ts), status and pin (`/api/invocations/<id>`, runtime/describe.ts), a timeline of epochs and
  * their steps, and the journal's records, each expandable to its body, seq, hash and prev. The
  * records shown are the lines the page verified itself (`/api/invocations/<id>/journal`).
+ *
+ * Its statechart (statechart.ts, laid out from the machine by `/api/machine`) is lit by the journal
+ * replayed on the server (`/api/invocations/<id>/trail`); a resting journal can be stepped through
+ * record by record (time-travel.ts), and `renderAt` draws the page as of a record: the sections that
+ * follow time travel take the records up to it (the epochs by runtime/describe-epoch.ts `epochsOf`,
+ * the pure function the server describes them with).
  */
+import type { JournalRecord } from '../../journal/records.js';
+import { epochsOf } from '../../runtime/describe-epoch.js';
 import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { dropPanel } from './drop.js';
 import { KEY_CHANGED, keyForSeal, sealKeyIdOf } from './trusted-key.js';
+import { modelGist, modelRepliesSection } from './model-replies.js';
+import { planTreeSection } from './plan-tree.js';
+import { timelineSection } from './timeline.js';
 import { verdictPanel } from './verdict-view.js';
-import { verifyInPage } from './verify.js';
-import type { DescriptionView, EpochView, StepView, TrustedKey, ViewerInfo } from './wire.js';
+import { statechart, stateOfStatus, viewAt, type Statechart } from './statechart.js';
+import { timeTravel } from './time-travel.js';
+import { serverVerdict, verifyInPage, type ShownVerdict } from './verify.js';
+import type { DescriptionView, EpochView, LineRecord, MachineGraphView, PlansView, StepView, TrailView, TrustedKey, ViewerInfo } from './wire.js';
 
 const root = document.getElementById('app')!;
 const id = decodeURIComponent(location.pathname.replace(/^\/invocations\//, '').replace(/\/$/, ''));
@@ -65,6 +78,18 @@ function epochBlock(e: EpochView): HTMLElement {
   );
 }
 
+/**
+ * The approval form, made once per approval asked for and kept across redraws: a live redraw (a
+ * record, the plans or the trail arriving) must not wipe what a person is typing, nor the button
+ * they are about to press, nor the status of a decision they sent.
+ */
+let approval: { key: string; node: HTMLElement } | null = null;
+function approvalNode(d: DescriptionView, command: string): HTMLElement {
+  const key = `${d.id} ${d.epochs.at(-1)?.epoch ?? 0}`;
+  if (approval?.key !== key) approval = { key, node: approvalForm(d.id, command) };
+  return approval.node;
+}
+
 /** What a resting invocation waits for, and the commands that act on it (with this viewer's store flags). */
 function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
   const w = d.waiting;
@@ -82,7 +107,8 @@ function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
         ),
       );
     }
-    if (!w.decided) parts.push(approvalForm(d.id, `${d.commands.find((c) => c.command.startsWith('weft approve'))?.command ?? `weft approve ${d.id} --by <you>`}${info.location ? ` ${info.location}` : ''}`));
+    const command = `${d.commands.find((c) => c.command.startsWith('weft approve'))?.command ?? `weft approve ${d.id} --by <you>`}${info.location ? ` ${info.location}` : ''}`;
+    if (!w.decided || approval?.node.dataset.decided) parts.push(approvalNode(d, command));
   } else if (w?.kind === 'timer') parts.push(el('p', {}, `waiting for its timer${w.until ? ` until ${w.until}` : ''}`));
   else if (w?.kind === 'hibernated') parts.push(el('p', {}, 'hibernated at an epoch boundary, to be resumed'));
   else if (w?.kind === 'suspended') parts.push(el('p', {}, `suspended${w.class ? ` (${w.class}${w.code ? `, ${w.code}` : ''})` : ''}${w.reason ? `: ${w.reason}` : ''}`));
@@ -98,14 +124,18 @@ function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
   return parts.length ? el('section', { class: 'next', id: 'next' }, el('h2', {}, w ? 'waiting' : 'commands'), ...parts) : null;
 }
 
-interface LineRecord {
-  seq?: unknown;
-  kind?: unknown;
-  epoch?: unknown;
-  body?: unknown;
-  hash?: unknown;
-  prev?: unknown;
-  meta?: { at?: unknown; writer?: unknown };
+/** The journal's lines parsed (a line that is not JSON is left out): what the sections below are drawn from. */
+function parsedRecords(text: string): LineRecord[] {
+  const out: LineRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      out.push(JSON.parse(line) as LineRecord);
+    } catch {
+      // shown as text by journalList
+    }
+  }
+  return out;
 }
 
 /** The journal's lines as the page received them; a line that is not JSON is shown as text. */
@@ -128,6 +158,7 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
       el('span', { class: `mono kind${rec && /\.(rejected|failed)$/.test(String(rec.kind)) ? ' sad' : ''}` }, rec ? String(rec.kind) : '(not JSON)'),
       el('span', { class: 'epoch-tag' }, rec && rec.epoch !== undefined ? `epoch ${String(rec.epoch)}` : ''),
       el('span', { class: 'at' }, rec?.meta?.at !== undefined ? String(rec.meta.at) : ''),
+      rec ? modelGist(rec) : null,
       bad ? el('span', { class: 'flag bad' }, 'first bad record') : after ? el('span', { class: 'flag after' }, 'after the bad record') : null,
     );
     const detail = rec
@@ -140,6 +171,8 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
           el('dd', { class: 'mono' }, String(rec.prev)),
           rec.meta?.writer !== undefined ? el('dt', {}, 'writer') : null,
           rec.meta?.writer !== undefined ? el('dd', { class: 'mono' }, String(rec.meta.writer)) : null,
+          rec.meta?.worker !== undefined ? el('dt', {}, 'worker') : null,
+          rec.meta?.worker !== undefined ? el('dd', { class: 'mono' }, String(rec.meta.worker)) : null,
           el('dt', {}, 'body'),
           el('dd', {}, el('pre', {}, JSON.stringify(rec.body, null, 2))),
         )
@@ -153,15 +186,153 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
 let drop: HTMLElement | null = null;
 /** The key the latest redraw verified against, for a file dropped later. */
 let currentKey: TrustedKey | null = null;
+function epochsSection(epochs: readonly EpochView[]): HTMLElement {
+  return el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(epochs.length ? epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')]));
+}
+
+/** The journal's lines as records (a line that is not JSON is an empty one). */
+function parseLines(text: string): LineRecord[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => {
+    try {
+      return JSON.parse(line) as LineRecord;
+    } catch {
+      return {};
+    }
+  });
+}
+
+/** What the page shows now: the machine's graph and the trail (fetched once each, the trail again as records arrive), the description, the records. */
+const shown: { graph: MachineGraphView | null; trail: TrailView | null; trailProblem: string | null; description: DescriptionView | null; records: LineRecord[]; chart: Statechart | null } = {
+  graph: null,
+  trail: null,
+  trailProblem: null,
+  description: null,
+  records: [],
+  chart: null,
+};
+
+/** Time travel's record, or null to follow the latest. */
+let travelAt: number | null = null;
+
+/** Statuses at which a journal rests, so it can be stepped through (a running one moves on by itself). */
+const RESTING = new Set(['completed', 'failed', 'handed_off', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'interrupted']);
+
+/** The statechart, lit by the trail at the latest record (renderAt moves it), and the time-travel control. */
+function chartSection(d: DescriptionView, travels: boolean): HTMLElement | null {
+  const graph = shown.graph;
+  if (!graph) return null;
+  const chart = statechart(graph);
+  shown.chart = chart;
+  const records = shown.records.length;
+  const trail = shown.trail;
+  const caption = el('p', { class: 'chart-caption', id: 'chart-caption' });
+  const travel = travels && RESTING.has(d.status) && records > 1 && trail !== null
+    ? timeTravel({
+        count: records,
+        at: travelAt ?? records - 1,
+        describe: (k) => {
+          const r = shown.records[k];
+          const state = trail.replayed ? trail.states[k] : null;
+          return `record ${k} of ${records - 1}${r?.kind !== undefined ? ` · ${String(r.kind)}` : ''}${state ? ` · ${state}` : ''}`;
+        },
+        onChange: (k) => {
+          travelAt = k === records - 1 ? null : k;
+          renderAt(shown.records.slice(0, k + 1));
+        },
+      })
+    : null;
+  const section = el('section', { class: 'statechart', id: 'statechart' }, el('h2', {}, 'statechart'), caption, travel, el('div', { class: 'chart-frame' }, chart.element), chartLegend());
+  showChart(records - 1, records - 1);
+  return section;
+}
+
+function chartLegend(): HTMLElement {
+  const key = (cls: string, text: string) => el('span', { class: `key ${cls}` }, text);
+  return el(
+    'p',
+    { class: 'chart-legend' },
+    key('k-path', 'path taken'),
+    key('k-last', 'last transition'),
+    key('k-guard', 'guard'),
+    key('k-rest', 'rests there'),
+    key('k-final', 'final'),
+    el('span', {}, "not drawn until a run takes one: every invoking state's onError into suspended, and resume [suspendedIn(state)] back to it"),
+  );
+}
+
+/** Light the chart as of record k (of `last`), and say where it stands and how it knows. */
+function showChart(k: number, last: number): void {
+  const { chart, trail, graph, description } = shown;
+  if (!chart || !graph || !description) return;
+  const caption = chart.element.closest('section')?.querySelector<HTMLElement>('.chart-caption') ?? document.getElementById('chart-caption');
+  let text: string;
+  let tone = 'ok';
+  if (trail?.replayed) {
+    const view = viewAt(trail, graph.initial, k);
+    chart.show(view);
+    const where = view.current ?? 'not reached by replay';
+    text = `${k === last ? 'at the last record' : `at record ${k}`}: ${where} — replayed from the journal with domain ${trail.domain}`;
+    if (trail.error) {
+      tone = 'bad';
+      text += `; replay stopped${trail.error.seq !== null ? ` at seq ${trail.error.seq}` : ''}: ${trail.error.message}`;
+    }
+  } else {
+    const state = k === last ? stateOfStatus(description.status) : null;
+    chart.show({ current: state, visited: new Set(state ? [state] : []), taken: new Set(), last: null });
+    text = `${trail ? trail.reason : `not replayed: ${shown.trailProblem ?? 'no trail'}`}${state ? ` — lit from its status (${description.status.replace(/_/g, ' ')})` : ''}${trail?.hint ? `; ${trail.hint}` : ''}`;
+    tone = 'partial';
+  }
+  if (caption) {
+    caption.textContent = text;
+    caption.className = `chart-caption ${tone}`;
+  }
+}
+
+/**
+ * The page as of the last of `records` (time travel: records 0..k): the statechart at the state
+ * replay reached at k with the path up to it, the journal's later records dimmed, the epochs and
+ * steps as records 0..k describe them. The latest record shows the description's own epochs.
+ */
+function renderAt(records: readonly LineRecord[]): void {
+  const k = records.length - 1;
+  const last = shown.records.length - 1;
+  showChart(k, last);
+  root.querySelectorAll<HTMLLIElement>('.journal li').forEach((li, i) => {
+    li.classList.toggle('later', i > k);
+    li.classList.toggle('at', i === k && k < last);
+  });
+  const epochs = k >= last && shown.description ? shown.description.epochs : (epochsOf(records as unknown as JournalRecord[], undefined, undefined) as unknown as EpochView[]);
+  root.querySelector('section.timeline')?.replaceWith(epochsSection(epochs));
+  // The plan trees, the timeline and the model's replies as records 0..k say (plan-tree.ts, timeline.ts, model-replies.ts).
+  const description = shown.description; // labels only (goals): what is shown comes from records 0..k
+  root.querySelector('#plans')?.replaceWith(planTreeSection(records, description, plans));
+  root.querySelector('#timeline')?.replaceWith(timelineSection(records, description, plans));
+  root.querySelector('#model-replies')?.replaceWith(modelRepliesSection(records));
+  document.body.dataset.travel = k >= last ? 'latest' : String(k);
+}
 
 const crumbs = () => el('p', { class: 'crumbs' }, el('a', { href: '/' }, '← invocations'), ' / ', el('span', { class: 'mono' }, id));
+
+/** The server's verdict when it redacted the journal (its `x-weft-redacted` header), else undefined: the page verifies. */
+let server: ShownVerdict | undefined;
+
+/** Ask the server for its verdict (a redacted journal only). */
+async function fetchServerVerdict(path: string): Promise<void> {
+  server = serverVerdict(await getJson<unknown>(`${path}/verdict`));
+}
 
 /** The page for what it has now: drawn again as records arrive (expanded records stay expanded). */
 function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey | null, info: ViewerInfo): void {
   currentKey = key;
   const expanded = new Set<string | null>([...root.querySelectorAll('details.record[open] .seq')].map((s) => s.textContent));
   const text = new TextDecoder().decode(bytes);
-  const verdict = verifyInPage(bytes, key);
+  shown.description = description;
+  shown.records = parseLines(text);
+  const verdict: ShownVerdict = server ?? verifyInPage(bytes, key);
+  const bad = verdict.kind === 'server' ? verdict.verdict : verdict;
+  const records = parsedRecords(text);
   replace(
     root,
     crumbs(),
@@ -169,13 +340,44 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     verdictPanel(verdict),
     header(description),
     nextPanel(description, info),
-    el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(description.epochs.length ? description.epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')])),
-    journalList(text, verdict.kind === 'failed' ? verdict.seq : null),
+    chartSection(description, bad.kind !== 'failed'),
+    planTreeSection(records, description, plans),
+    timelineSection(records, description, plans),
+    epochsSection(description.epochs),
+    modelRepliesSection(records),
+    journalList(text, bad.kind === 'failed' ? bad.seq : null),
     (drop ??= dropPanel(() => currentKey)),
   );
+  if (travelAt !== null && travelAt < shown.records.length - 1) renderAt(shown.records.slice(0, travelAt + 1));
   for (const d of root.querySelectorAll<HTMLDetailsElement>('details.record')) if (expanded.has(d.querySelector('.seq')?.textContent ?? null)) d.open = true;
-  document.body.dataset.verdict = verdict.kind;
+  document.body.dataset.verdict = bad.kind;
+  document.body.dataset.verifiedBy = verdict.kind === 'server' ? 'server' : 'page';
 }
+
+/** The trail (replay-trail.ts); one that cannot be had leaves the chart lit from the status, saying why. */
+let trailAt = 0;
+const TRAIL_EVERY_MS = 2_000;
+async function loadTrail(path: string): Promise<void> {
+  trailAt = Date.now();
+  try {
+    shown.trail = await getJson<TrailView>(`${path}/trail`);
+    shown.trailProblem = null;
+  } catch (err) {
+    shown.trail = null;
+    shown.trailProblem = err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** The kinds of record a plan tree rests on (plan-trees.ts): the observation, the plan, the model's replies, the admission. */
+const PLANNING = /"kind":"(state\.observed|epoch\.derived|model\.completed|model\.rejected|admission\.decided)"/;
+
+/** Each epoch's plan tree, re-derived by the server (plan-tree.ts); null until it answers. */
+let plans: PlansView | Error | null = null;
+const loadPlans = (path: string) =>
+  getJson<PlansView>(`${path}/plans`).then(
+    (p) => (plans = p),
+    (err: unknown) => (plans = err instanceof Error ? err : new Error(String(err))),
+  );
 
 async function main(): Promise<void> {
   document.title = `${id} — weft inspect`;
@@ -185,11 +387,20 @@ async function main(): Promise<void> {
   let bytes: Uint8Array;
   let key: TrustedKey | null;
   let info: ViewerInfo;
+  // The statechart's graph and the trail are fetched beside the rest (a replay may take a moment on the server).
+  const chartLoaded = Promise.all([
+    getJson<MachineGraphView>('/api/machine').then(
+      (graph) => void (shown.graph = graph),
+      () => undefined,
+    ),
+    loadTrail(path),
+  ]);
   try {
     [description, bytes, key, info] = await Promise.all([
       getJson<DescriptionView>(path),
       fetch(`${path}/journal`, { credentials: 'same-origin' }).then(async (res) => {
         if (!res.ok) throw new Error(`${path}/journal: HTTP ${res.status}`);
+        if (res.headers.get('x-weft-redacted')) await fetchServerVerdict(path);
         return new Uint8Array(await res.arrayBuffer());
       }),
       getJson<TrustedKey | null>('/api/trusted-key'),
@@ -203,6 +414,7 @@ async function main(): Promise<void> {
   // The seal is checked against a dropped key, else --public-key, else the store's (labelled): trusted-key.ts.
   const viewerKey = key;
   key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
+  await chartLoaded;
   render(description, bytes, key, info);
   document.addEventListener(KEY_CHANGED, () =>
     refresh(async () => {
@@ -210,11 +422,22 @@ async function main(): Promise<void> {
       render(description, bytes, key, info);
     }),
   );
+  void loadPlans(path).then(() => render(description, bytes, key, info));
+  let replan = false;
   followJournal(id, journalLineCount(bytes), (lines) => {
     bytes = withLines(bytes, lines);
+    // The plans are derived again only when a record they rest on arrived (not on every step).
+    replan ||= lines.some((l) => PLANNING.test(l));
     refresh(async () => {
-      description = await getJson<DescriptionView>(path);
+      const again = replan;
+      replan = false;
+      // The trail is a replay of the whole journal on the server: while the run moves, at most every
+      // TRAIL_EVERY_MS (and once it rests), not on every record.
+      const trailDue = Date.now() - trailAt >= TRAIL_EVERY_MS || (description && RESTING.has(description.status));
+      [description] = await Promise.all([getJson<DescriptionView>(path), again ? loadPlans(path) : undefined, trailDue ? loadTrail(path) : undefined]);
+      if (!trailDue && RESTING.has(description.status)) await loadTrail(path);
       key = await keyForSeal(viewerKey, sealKeyIdOf(bytes));
+      if (server) await fetchServerVerdict(path);
       render(description, bytes, key, info);
     });
   });

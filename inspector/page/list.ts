@@ -6,11 +6,14 @@
  * `/api/invocations` (runtime/list.ts `listInvocations`).
  */
 import { cut, el, failure, getJson, invocationHref, replace, statusBadge, showWhere } from './dom.js';
-import { dropPanel } from './drop.js';
-import { followList, putRow } from './live.js';
+import { followList } from './live.js';
 import type { ListedInvocation, TrustedKey } from './wire.js';
 
 const root = document.getElementById('app')!;
+/** Rows drawn at once (and per "show more"). */
+const PAGE_ROWS = 200;
+/** The list is redrawn at most this often while rows change. */
+const REDRAW_MS = 250;
 
 function option(value: string, label: string): HTMLOptionElement {
   const o = el('option', { value }, label);
@@ -47,11 +50,19 @@ function row(inv: ListedInvocation): HTMLTableRowElement {
 async function main(): Promise<void> {
   let rows: ListedInvocation[];
   let trusted: TrustedKey | null = null;
-  const drop = dropPanel(() => trusted);
+  // The drop panel verifies files with the journal code, zod and @noble: loaded after the table is
+  // drawn, so the table waits for none of it.
+  const drop = el('div', { id: 'drop-slot' });
+  const loadDrop = () =>
+    import('./drop.js').then(
+      ({ dropPanel }) => drop.replaceWith(dropPanel(() => trusted)),
+      (err: unknown) => drop.replaceWith(failure(err)),
+    );
   try {
     [rows, trusted] = await Promise.all([getJson<ListedInvocation[]>('/api/invocations'), getJson<TrustedKey | null>('/api/trusted-key')]);
   } catch (err) {
     replace(root, failure(err), drop);
+    void loadDrop();
     return;
   }
   const statuses = [...new Set(rows.map((r) => r.status))].sort();
@@ -67,6 +78,11 @@ async function main(): Promise<void> {
     el('thead', {}, el('tr', {}, el('th', {}, 'invocation'), el('th', {}, 'tenant'), el('th', {}, 'intent'), el('th', {}, 'status'), el('th', { class: 'num' }, 'epoch'), el('th', { class: 'num' }, 'records'), el('th', {}, 'last record'), el('th', {}, 'why'))),
     body,
   );
+  // At most `limit` rows are drawn (10,000 invocations would be 10,000 table rows): the search and
+  // the filters narrow them, "show more" draws the next ones.
+  let limit = PAGE_ROWS;
+  const more = el('button', { type: 'button', class: 'button more', id: 'show-more' }, `show ${PAGE_ROWS} more`);
+  more.addEventListener('click', () => ((limit += PAGE_ROWS), render()));
   const render = () => {
     const wantStatus = status.value;
     const wantTenant = tenant.value;
@@ -74,15 +90,45 @@ async function main(): Promise<void> {
     const shown = rows.filter(
       (r) => (wantStatus === '' || r.status === wantStatus) && (wantTenant === '' || r.tenant === wantTenant) && (words === '' || r.id.toLowerCase().includes(words) || r.intent.toLowerCase().includes(words)),
     );
-    replace(body, ...shown.map(row));
+    replace(body, ...shown.slice(0, limit).map(row));
     if (shown.length === 0) body.appendChild(el('tr', {}, el('td', { colspan: '8', class: 'empty' }, rows.length === 0 ? 'no invocations in this store yet' : 'nothing matches')));
-    count.textContent = shown.length === rows.length ? `${rows.length} invocation${rows.length === 1 ? '' : 's'}` : `${shown.length} of ${rows.length}`;
+    const drawn = Math.min(limit, shown.length);
+    count.textContent =
+      shown.length === rows.length && drawn === shown.length
+        ? `${rows.length} invocation${rows.length === 1 ? '' : 's'}`
+        : drawn < shown.length
+          ? `showing ${drawn} of ${shown.length}${shown.length === rows.length ? '' : ` matching (${rows.length} in all)`}`
+          : `${shown.length} of ${rows.length}`;
+    more.hidden = drawn >= shown.length;
   };
-  for (const input of [status, tenant]) input.addEventListener('change', render);
-  search.addEventListener('input', render);
-  replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, drop);
+  const narrowed = () => ((limit = PAGE_ROWS), render());
+  for (const input of [status, tenant]) input.addEventListener('change', narrowed);
+  search.addEventListener('input', narrowed);
+  replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, el('p', { class: 'more-row' }, more), drop);
   render();
-  followList((changed) => (putRow(rows, changed), render())); // live.ts
+  void loadDrop();
+  // Changed rows arrive over the WebSocket (live.ts): kept at once, drawn at most every REDRAW_MS
+  // (a person reads a list a few times a second at most; a busy store changes hundreds of rows a second).
+  const at = new Map(rows.map((r, i) => [r.id, i]));
+  let drawing = false;
+  followList((changed) => {
+    const i = at.get(changed.id);
+    if (i === undefined) at.set(changed.id, rows.push(changed) - 1);
+    else rows[i] = changed;
+    addOption(status, changed.status, changed.status.replace(/_/g, ' '));
+    addOption(tenant, changed.tenant, changed.tenant);
+    if (drawing) return;
+    drawing = true;
+    setTimeout(() => requestAnimationFrame(() => ((drawing = false), render())), REDRAW_MS);
+  });
+}
+
+/** `select` with an option for `value`, added (in order) when it has none yet. */
+function addOption(select: HTMLSelectElement, value: string, label: string): void {
+  const options = [...select.options];
+  if (options.some((o) => o.value === value)) return;
+  const before = options.find((o) => o.value !== '' && o.value > value);
+  select.insertBefore(option(value, label), before ?? null);
 }
 
 showWhere();

@@ -64,8 +64,8 @@ export function followList(onRow: (row: ListedInvocation) => void): void {
   open(
     () => 'list=1',
     (message) => {
-      const m = message as { type?: unknown; row?: ListedInvocation };
-      if (m.type === 'row' && m.row && typeof m.row.id === 'string') onRow(m.row);
+      const m = message as { type?: unknown; rows?: ListedInvocation[] };
+      if (m.type === 'rows' && Array.isArray(m.rows)) for (const row of m.rows) if (row && typeof row.id === 'string') onRow(row);
     },
   );
 }
@@ -86,6 +86,8 @@ export function withLines(bytes: Uint8Array, lines: string[]): Uint8Array {
   return out;
 }
 
+/** A redraw that failed is tried again after this long (unless a newer one was asked for). */
+const RETRY_MS = 1_000;
 let refreshing: Promise<void> | undefined;
 let wanted: (() => Promise<void>) | undefined;
 
@@ -99,8 +101,13 @@ export function refresh(work: () => Promise<void>): void {
       wanted = undefined;
       try {
         await run();
-      } catch {
-        // the next update tries again
+      } catch (err) {
+        // Said on the page (the next redraw clears it), and tried again shortly: the last change of
+        // a run that has ended brings no further one to retry it.
+        showStale(err);
+        setTimeout(() => {
+          if (!wanted) refresh(run);
+        }, RETRY_MS);
       }
     }
     refreshing = undefined;
@@ -108,9 +115,17 @@ export function refresh(work: () => Promise<void>): void {
   refreshing = next();
 }
 
-/** `rows` with `row` in place of the one with its id, or added at the end. */
-export function putRow(rows: ListedInvocation[], row: ListedInvocation): void {
-  const at = rows.findIndex((r) => r.id === row.id);
-  if (at >= 0) rows[at] = row;
-  else rows.push(row);
+/** A redraw that failed: the page says it shows an older state, and why, until the next one succeeds. */
+function showStale(err: unknown): void {
+  const root = document.getElementById('app');
+  if (!root) return;
+  const text = `could not update this page (${err instanceof Error ? err.message : String(err)}): it shows an earlier state; it tries again on the next change`;
+  let line = document.getElementById('stale');
+  if (!line) {
+    line = document.createElement('p');
+    line.id = 'stale';
+    line.className = 'error';
+    root.prepend(line);
+  }
+  line.textContent = text;
 }

@@ -18,6 +18,20 @@ export type Verdict =
   | { kind: 'failed'; seq: number; problem: string; sealMismatch: boolean };
 
 /**
+ * What the page shows for a journal: its own verdict, or — for a journal the server redacted
+ * (inspector/redact.ts), whose bytes no longer hash as they were sealed — the server's verdict on
+ * the stored bytes, shown as the server's (the page cannot check it itself).
+ */
+export type ShownVerdict = Verdict | { kind: 'server'; verdict: Verdict };
+
+/** The server's verdict as `/api/invocations/<id>/verdict` sends it, checked for shape (a malformed one reads as a failure). */
+export function serverVerdict(value: unknown): ShownVerdict {
+  const v = (value as { verdict?: Partial<Verdict> & { kind?: unknown } } | null)?.verdict;
+  const ok = typeof v === 'object' && v !== null && (v.kind === 'verified' || v.kind === 'chain-only' || v.kind === 'failed');
+  return { kind: 'server', verdict: ok ? (v as Verdict) : failed(0, "the server's verdict could not be read", false) };
+}
+
+/**
  * The chain first, without a key: a journal that is not sealed yet (running, waiting for approval)
  * is intact, not failed. Only a sealed one is then checked against the trusted key.
  */

@@ -81,3 +81,80 @@ export interface TrustedKey {
   /** Where it came from, shown beside the verdict. */
   label: string;
 }
+
+/** `/api/machine`: the invocation statechart laid out on the server (inspector/machine-graph.ts `MachineGraph`). */
+export interface MachineGraphView {
+  machine: string;
+  initial: string;
+  width: number;
+  height: number;
+  nodes: Array<{ id: string; kind: 'initial' | 'state' | 'resting' | 'final'; invokes: string | null; x: number; y: number; width: number; height: number }>;
+  edges: Array<{ id: string; source: string; target: string; event: string; guard: string | null; otherwise: boolean; fan: boolean; points: Array<{ x: number; y: number }>; label: { x: number; y: number } }>;
+}
+
+/** `/api/invocations/<id>/trail`: the journal replayed through the machine (inspector/replay-trail.ts `Trail`). */
+export type TrailView =
+  | {
+      replayed: true;
+      domain: string;
+      status: string;
+      error: { code: string; seq: number | null; message: string } | null;
+      records: number;
+      passed: number;
+      /** The state once record k was passed; null past where replay got. */
+      states: Array<string | null>;
+      transitions: Array<{ after: number; from: string; to: string; event: string; guard: string | null; edge: string }>;
+    }
+  | { replayed: false; reason: string; hint?: string; records: number };
+/** A journal line as the page parsed it (journal/records.ts JournalRecord; `meta` unhashed: at, worker, writer). */
+export interface LineRecord {
+  seq?: unknown;
+  kind?: unknown;
+  epoch?: unknown;
+  body?: unknown;
+  hash?: unknown;
+  prev?: unknown;
+  meta?: { at?: unknown; worker?: unknown; writer?: unknown };
+}
+
+/** inspector/plan-trees.ts PlansView (`/api/invocations/<id>/plans`): each epoch's plan tree, re-derived on the server. */
+export interface PlanNodeView {
+  task: string;
+  args: Array<string | number>;
+  method?: string;
+  step?: number;
+  actuator?: string;
+  readOnly?: boolean;
+  authored?: boolean;
+  children: PlanNodeView[];
+}
+
+export type PlanVerdictView =
+  | { kind: 'matches'; digest: string }
+  | { kind: 'mismatch'; expected: string; got: string | null; reason: string }
+  | { kind: 'not-derived'; reason: string };
+
+export interface EpochPlanView {
+  epoch: number;
+  goal: { task: string; args: unknown[] } | null;
+  source: 'htn' | 'authored' | null;
+  seq: number;
+  derived: { seq: number; plan: string } | null;
+  verdict: PlanVerdictView;
+  tree: PlanNodeView | null;
+  noMethod: {
+    seq: number;
+    explanation: string;
+    recorded: string | null;
+    goal: { task: string; args: unknown[]; methods?: Array<{ method: string; outcome: string; failed?: string }>; failed?: string };
+  } | null;
+  authored: { seq: number; attempt: number; constraints: string | null; admission: { seq: number; decision: string; policy: string; reason: string | null } | null } | null;
+  rejected: Array<{ seq: number; attempt: number; reason: string }>;
+}
+
+export interface PlansView {
+  version: number;
+  library: { digest: string; name: string | null };
+  problem: string | null;
+  epochs: EpochPlanView[];
+}

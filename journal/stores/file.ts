@@ -3,10 +3,11 @@
  *
  *   <dir>/invocations/<id>/journal.jsonl    one canonical-JSON record per line, "\n"-terminated
  *   <dir>/invocations/<id>/lease.json       the lease (file-lease.ts)
+ *   <dir>/invocations/<id>/journal.durable  how much of the journal is flushed (file-durable.ts)
  *   <dir>/invocations/<id>/snapshot.json    the latest snapshot, replaced by atomic rename
  *   <dir>/invocations/<id>/journal.jsonl.torn-<seq>   torn bytes moved aside by quarantineTornTail
  *   <dir>/invocations/<id>/status.json      the runtime's unhashed status note, replaced by atomic rename
- *   <dir>/invocations/<id>/meta.json        its unhashed metadata (domain name, library digest, sealing key id), replaced by atomic rename
+ *   <dir>/invocations/<id>/meta.json        its unhashed metadata (domain name, library digest, sealing key id, redaction marks), replaced by atomic rename
  *   <dir>/invocations/<id>/summary.json     an ended journal's summary for cheap listing, valid only while the journal is unchanged (file-summary.ts)
  *   <dir>/blobs/<sha256 hex>                content-addressed bytes
  *
@@ -42,10 +43,14 @@
  * - Listing: an invocation folder is listed when it holds a journal file (even an empty one — a
  *   crash between creating it and writing the first record) or a snapshot; a folder holding only a
  *   lease or a status note is not. A folder that cannot be examined is listed (its readers report why).
+ * - Durable mark (file-durable.ts): `journal.durable` says how many bytes of the journal are flushed;
+ *   the holder creates it before it opens the journal for appending and moves it after each
+ *   successful flush, so a reader in another process (`durableJournal`, the viewer) shows only
+ *   durable records.
  * - status.json is written outside the lease and the per-journal queue (a runtime whose append just
  *   failed may still record why it stopped); a status.json that does not parse reads as no note.
  */
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
@@ -59,6 +64,7 @@ import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './f
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
 import { readJournalSummary, writeJournalSummary, type JournalSummary } from './file-summary.js';
 import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
+import { openDurableMark, readDurableMark, writeDurableMark } from './file-durable.js';
 
 export type FlushMode = 'auto' | 'thread-pool' | 'blocking';
 
@@ -82,6 +88,8 @@ interface OpenJournal {
   length: number;
   tailHash: string | undefined;
   torn: { seq: number; bytes: number } | undefined;
+  /** The durable mark's fd (file-durable.ts), moved after each successful flush; undefined when it could not be opened. */
+  mark: number | undefined;
 }
 
 const JOURNAL = 'journal.jsonl';
@@ -161,6 +169,8 @@ export class FileStore implements JournalStore {
     journal.size += bytes.length;
     journal.length += records.length;
     journal.tailHash = records[records.length - 1]!.hash;
+    // Flushed: a viewer in another process may now show these records (file-durable.ts).
+    if (journal.mark !== undefined) writeDurableMark(journal.mark, { size: journal.size, records: journal.length });
     // An ending just became durable: summarise the journal for listings (file-summary.ts; best effort).
     if (endingOf(records.map((record) => record.kind)) !== undefined) writeJournalSummary(dir, lease.invocation, this.journalPath(lease.invocation), journal.fd, journal.length);
   }
@@ -340,6 +350,26 @@ export class FileStore implements JournalStore {
     return readJournalSummary(this.invocationDir(invocation), invocation, this.journalPath(invocation));
   }
 
+  /**
+   * The journal's bytes a viewer may show (file-durable.ts): while a live writer holds the lease,
+   * only up to its durable mark — never a record still being flushed, nor one a failed flush takes
+   * back; when no live writer holds it (ended, released, its process gone) or the journal has no
+   * mark (written before there was one), the whole file, byte for byte. undefined: no journal.
+   * `bounded` says which. The lease is read before and after the journal: a writer that took it
+   * meanwhile is bounded by the mark read before its first byte could be written.
+   */
+  async durableJournal(invocation: string, fromByte = 0): Promise<{ bytes: Buffer; bounded: boolean } | undefined> {
+    const dir = this.invocationDir(invocation);
+    const before = readLease(dir);
+    const mark = readDurableMark(dir);
+    const bytes = fromByte === 0 ? readIfExists(join(dir, JOURNAL)) : readFrom(join(dir, JOURNAL), fromByte);
+    if (bytes === undefined) return undefined;
+    const after = readLease(dir);
+    const unchanged = before?.token === after?.token && before?.released === after?.released;
+    if (mark === 'absent' || (unchanged && !leaseExcludes(after, this.now(), holderAlive))) return { bytes, bounded: false };
+    return { bytes: bytes.subarray(0, Math.max(0, Math.min(mark.size - fromByte, bytes.length))), bounded: true };
+  }
+
   async putStatus(invocation: string, note: StatusNote): Promise<void> {
     const path = join(this.invocationDir(invocation), STATUS);
     atomicWrite(path, canonicalize(normalizeStatusNote(note)) + '\n');
@@ -495,19 +525,28 @@ export class FileStore implements JournalStore {
     if (cached && cached.token === lease.token && fstatSync(cached.fd).size === cached.size) return cached;
     this.forget(lease.invocation);
     const path = this.journalPath(lease.invocation);
-    const fd = openSync(path, 'a');
+    // The durable mark exists before the journal is opened for appending (file-durable.ts): when it
+    // is new, it holds the journal's complete lines as they are now (none, for a new journal).
+    const mark = openDurableMark(this.invocationDir(lease.invocation), () => {
+      const bytes = readIfExists(path) ?? Buffer.alloc(0);
+      const size = bytes.lastIndexOf(NEWLINE) + 1;
+      return { size, records: countNewlines(bytes, size) };
+    });
+    let fd: number | undefined;
     try {
-      const journal: OpenJournal = { token: lease.token, fd, ...(this.scanFromAnchor(lease.invocation) ?? this.scan(lease.invocation, readIfExists(path) ?? Buffer.alloc(0))) };
+      fd = openSync(path, 'a');
+      const journal: OpenJournal = { token: lease.token, fd, mark, ...(this.scanFromAnchor(lease.invocation) ?? this.scan(lease.invocation, readIfExists(path) ?? Buffer.alloc(0))) };
       this.open.set(lease.invocation, journal);
       return journal;
     } catch (err) {
-      closeSync(fd);
+      if (fd !== undefined) closeSync(fd);
+      if (mark !== undefined) closeSync(mark);
       throw err;
     }
   }
 
   /** The holder's view of the journal end, read from a snapshot anchor instead of the whole file. */
-  private scanFromAnchor(invocation: string): Omit<OpenJournal, 'token' | 'fd'> | undefined {
+  private scanFromAnchor(invocation: string): Omit<OpenJournal, 'token' | 'fd' | 'mark'> | undefined {
     const tail = this.linesAfterAnchor(invocation, Infinity);
     if (!tail || tail.seq === 0) return undefined;
     const last = lastLine(this.journalPath(invocation));
@@ -515,7 +554,7 @@ export class FileStore implements JournalStore {
     return { size: last.size, length: tail.seq + tail.lines.length, tailHash: (JSON.parse(last.line) as JournalRecord).hash, torn: undefined };
   }
 
-  private scan(invocation: string, bytes: Buffer): Omit<OpenJournal, 'token' | 'fd'> {
+  private scan(invocation: string, bytes: Buffer): Omit<OpenJournal, 'token' | 'fd' | 'mark'> {
     const complete = bytes.lastIndexOf(NEWLINE) + 1;
     const length = countNewlines(bytes, complete);
     const torn = complete < bytes.length ? { seq: length, bytes: bytes.length - complete } : undefined;
@@ -538,6 +577,7 @@ export class FileStore implements JournalStore {
     if (!journal) return;
     this.open.delete(invocation);
     closeSync(journal.fd);
+    if (journal.mark !== undefined) closeSync(journal.mark);
   }
 }
 
@@ -565,5 +605,29 @@ function fileSize(path: string): number {
   } catch (err) {
     if (errno(err) === 'ENOENT') return -1;
     throw err;
+  }
+}
+
+/** The bytes of `path` from byte `from` to its end (a follower's next read), or undefined when it does not exist. */
+function readFrom(path: string, from: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const out = Buffer.alloc(Math.max(0, size - from));
+    let at = 0;
+    while (at < out.length) {
+      const n = readSync(fd, out, at, out.length - at, from + at);
+      if (n === 0) break;
+      at += n;
+    }
+    return out.subarray(0, at);
+  } finally {
+    closeSync(fd);
   }
 }

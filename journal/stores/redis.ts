@@ -11,7 +11,7 @@
  *                              invocation forever (attempt/appended: see "Resends" in redis-scripts.ts)
  *   <prefix>:{<id>}:snapshot   STRING canonical JSON { data, hash, seq }
  *   <prefix>:{<id>}:status     STRING canonical JSON of the runtime's status note (no lease needed)
- *   <prefix>:{<id>}:meta       STRING canonical JSON of its metadata { domain?, library, sealKey? } (no lease needed;
+ *   <prefix>:{<id>}:meta       STRING canonical JSON of its metadata { domain?, library, sealKey?, redact? } (no lease needed;
  *                              data only: whoever can write it cannot make a reader load code)
  *   <prefix>:blob:<sha256>     STRING the blob's bytes (content-addressed)
  *   <prefix>:invocations       ZSET (all scores 0) — the invocation registry behind list()

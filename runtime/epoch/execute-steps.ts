@@ -39,11 +39,18 @@ export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'ar
 
 export async function dispatch(s: EpochServices, j: Job): Promise<JobOutcome> {
   if (!s.dispatcher) throw new WeftError('runtime.no_dispatcher', 'permanent', 'this runtime has no dispatcher to run actuators');
-  const outcome = await s.dispatcher.dispatch(j);
+  const outcome = workerNamed(await s.dispatcher.dispatch(j));
   if (!outcome.ok) return outcome;
   const problem = unrecordable(outcome.result);
   if (!problem) return outcome;
-  return { ok: false, failure: { class: 'permanent', code: 'actuator.bad_result', message: `${j.actuator} returned a result that cannot be recorded (${problem}); fix the actuator to return plain JSON with well-formed text` } };
+  return { ok: false, failure: { class: 'permanent', code: 'actuator.bad_result', message: `${j.actuator} returned a result that cannot be recorded (${problem}); fix the actuator to return plain JSON with well-formed text` }, ...(outcome.worker === undefined ? {} : { worker: outcome.worker }) };
+}
+
+/** The outcome with its worker's name kept only when it is short printable ASCII (it goes into the envelope as it is). */
+function workerNamed(outcome: JobOutcome): JobOutcome {
+  if (outcome.worker === undefined || (typeof outcome.worker === 'string' && /^[\x20-\x7e]{1,200}$/.test(outcome.worker))) return outcome;
+  const { worker: _dropped, ...rest } = outcome;
+  return rest as JobOutcome;
 }
 
 /** Why a value cannot go into the journal's canonical JSON, or undefined. */
@@ -129,9 +136,11 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
         },
         async () => {
           const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, fresh, ...(delayMs > 0 ? { delayMs } : {}) }));
+          // Who ran it goes into the record's unhashed envelope (meta.worker), never into its body.
+          const by = outcome.worker === undefined ? {} : { worker: outcome.worker };
           return outcome.ok
-            ? { kind: 'step.completed' as const, epoch: ctx.epoch, body: { attempt, key, result: outcome.result as Json, step: i } }
-            : { kind: 'step.failed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, ...outcome.failure } };
+            ? { kind: 'step.completed' as const, epoch: ctx.epoch, body: { attempt, key, result: outcome.result as Json, step: i }, ...by }
+            : { kind: 'step.failed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, ...outcome.failure }, ...by };
         },
       );
       if (completion.kind === 'step.completed') {
@@ -197,6 +206,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
             kind: 'compensation.completed' as const,
             epoch: ctx.epoch,
             body: outcome.ok ? { step: done.step, key, attempt, result: outcome.result as Json } : { step: done.step, key, attempt, result: null, failure: outcome.failure },
+            ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
           };
         },
       );

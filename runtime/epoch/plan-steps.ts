@@ -24,8 +24,9 @@ async function observe(s: EpochServices, ctx: InvocationContext, goal: Goal): Pr
     },
     async () => {
       const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: s.observe, args: { goal }, key, attempt: 1, step: 0, readOnly: true }));
-      if (!outcome.ok) return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: null, failure: outcome.failure } };
-      return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: outcome.result as Json } };
+      const by = outcome.worker === undefined ? {} : { worker: outcome.worker }; // the unhashed envelope's meta.worker
+      if (!outcome.ok) return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: null, failure: outcome.failure }, ...by };
+      return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: outcome.result as Json }, ...by };
     },
   );
 }

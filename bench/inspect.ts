@@ -1,0 +1,488 @@
+/**
+ * `npm run bench -- inspect [--invocations N] [--steps N] [--rounds R] [--list-count N] [--list-reps R]
+ * [--no-redis]` — what watching runs with `weft inspect` costs, each figure beside a baseline from
+ * the same run:
+ *
+ *   (a) throughput (steps/s) of N concurrent invocations (default 64) of an epoch of `--steps`
+ *       no-op world-effect steps (default 10; bench/workers-domain.ts), with the viewer connected
+ *       and without it, in R rounds of three arms back to back (without the viewer, with it, with it
+ *       but no page open — to say what the page costs; order rotating; each arm is 3 loads back to
+ *       back, about 3 s; the figure is the median of the rounds' ratios). The page is open and
+ *       settled (its modules loaded, its socket live) before its arm starts: embedded (a FileStore and the in-process dispatcher, in this process)
+ *       and distributed (a RedisStore, BullMQ, 2 `weft worker`-equivalent processes,
+ *       bench/workers-child.ts). "Connected" means: the viewer (`weft inspect`, its own process, as
+ *       a user runs it), one WebSocket client (its own process, bench/live-watcher-child.ts, as a page
+ *       would be) on /live following every invocation from seq 0 and on the list, consuming every
+ *       update, and one headless Chromium page open on the list.
+ *       Goal ≥ 0.9×.
+ *   (b) the lag from a durable append to the WebSocket client receiving that record, p50 and p99,
+ *       under that load. The append time is taken in the writer (this process) when the store's
+ *       append() resolves — after the flush (file) or after Redis answered (AOF fsync always) — and
+ *       the arrival time by the client in its process, both on the machine's wall clock (ms with
+ *       sub-ms precision: performance.timeOrigin + performance.now()). Records appended before the
+ *       client's socket for that invocation was open are not counted (they wait for the socket, not
+ *       for the viewer). Goal p99 ≤ 250 ms. (The page's DOM is not timed: the invocation page is
+ *       redrawn per message, and the list page is what is open here.)
+ *   (c) the invocation list with `--list-count` (default 10,000) ended invocations in the store, in
+ *       Chromium, from navigation start to the table holding its rows, on both stores (median of R
+ *       fresh page loads); beside it the same page over an empty store, and the server's share (the
+ *       viewer's /api/invocations fetched and parsed here). Goal ≤ 1 s.
+ *
+ * Redis is a private `redis-server --appendonly yes --appendfsync always` (bench/redis-server.ts).
+ * Chromium is /usr/bin/chromium (or CHROMIUM_PATH). Every child (viewer, workers, server, browser)
+ * is stopped at the end, on error too.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { JournalRecord } from '../journal/records.js';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import type { JournalStore, Lease } from '../journal/store.js';
+import { FileStore } from '../journal/stores/file.js';
+import { RedisStore } from '../journal/stores/redis.js';
+import { BullMqDispatcher, bullPrefix } from '../queue/bullmq.js';
+import { createRuntime, type Runtime } from '../runtime/index.js';
+import { fillEnded } from './list-fixture.js';
+import { BENCH_INTENT } from './noop-app.js';
+import { startBenchRedis, type BenchRedisServer } from './redis-server.js';
+import { benchDomain, tenantFor } from './workers-domain.js';
+import { spawnWorker, type WorkerProcess } from './workers.js';
+
+const key = signingKeyFromSecret(new Uint8Array(32).fill(11));
+const ASOF = '2026-01-01T00:00:00Z';
+const LIMITS = { maxNodes: 10_000_000, maxDepth: 1_000_000 };
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Loads of N × steps per arm of a round (one load of 64 × 10 lasts about a second: too short to be steady on a shared machine). */
+const LOADS_PER_ARM = 3;
+
+const quantile = (xs: readonly number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+};
+const median = (xs: readonly number[]) => quantile(xs, 0.5);
+const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : '—');
+const loadLine = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const note = (line: string) => process.stderr.write(`  [inspect] ${line}\n`);
+const mark = (ok: boolean) => (ok ? 'met' : 'NOT met');
+
+/** When each record became durable in this process: `<invocation> <seq>` → the wall clock (ms, sub-ms precision) after append() resolved. */
+type Stamps = Map<string, number>;
+const stampOf = (id: string, seq: number) => `${id} ${seq}`;
+
+class StampedFileStore extends FileStore {
+  readonly stamps: Stamps = new Map();
+  override async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
+    await super.append(lease, expectedSeq, records);
+    const at = performance.timeOrigin + performance.now(); // the wall clock the watcher's process uses too
+    for (const r of records) this.stamps.set(stampOf(lease.invocation, r.seq), at);
+  }
+}
+
+class StampedRedisStore extends RedisStore {
+  readonly stamps: Stamps = new Map();
+  override async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
+    await super.append(lease, expectedSeq, records);
+    const at = performance.timeOrigin + performance.now(); // the wall clock the watcher's process uses too
+    for (const r of records) this.stamps.set(stampOf(lease.invocation, r.seq), at);
+  }
+}
+
+// ── the viewer, its clients ─────────────────────────────────────────────────────────────────────
+
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+interface ViewerProcess {
+  url: string;
+  origin: string;
+  stop(): Promise<void>;
+}
+
+/** `weft inspect <args> --port 0` in its own process, once it printed its URL. */
+async function startViewer(args: string[]): Promise<ViewerProcess> {
+  const child = spawn(process.execPath, [CLI, 'inspect', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => (children.delete(child), resolve())));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`weft inspect printed no URL within 30 s: ${out}`)), 30_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      const m = /http:\/\/\S+/.exec(out);
+      if (m) (clearTimeout(timer), resolve(m[0]));
+    });
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`weft inspect exited (${code}): ${out}`))));
+  });
+  const u = new URL(url);
+  return {
+    url,
+    origin: `${u.protocol}//${u.host}`,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** What watching a load costs the viewer's clients: arrival times per record, the sockets to close. */
+/**
+ * The WebSocket client consuming every update — the list and every invocation from seq 0 — run in
+ * its own process (live-watcher-child.ts), as a page would be: the runtime measured here neither
+ * waits for it nor delays its reading. Arrival times come back over IPC on the same wall clock as
+ * the append stamps.
+ */
+class Watcher {
+  /** Per invocation, when its follow socket was open. */
+  readonly openedAt = new Map<string, number>();
+  private arrived = new Map<string, number>();
+  private readonly pending = new Map<string, () => void>();
+  private reported: ((r: { arrived: Array<[string, number]>; rows: number }) => void) | undefined;
+  rows = 0;
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (m: { ready?: boolean; followed?: string; openedAt?: number; report?: { arrived: Array<[string, number]>; rows: number } }) => {
+      if (m.ready) this.pending.get('')?.();
+      if (m.followed !== undefined) {
+        this.openedAt.set(m.followed, m.openedAt!);
+        this.pending.get(m.followed)?.();
+      }
+      if (m.report) this.reported?.(m.report);
+    });
+  }
+
+  private ask(key: string, message: unknown): Promise<void> {
+    return new Promise((resolve) => {
+      this.pending.set(key, () => (this.pending.delete(key), resolve()));
+      this.child.send(message as never);
+    });
+  }
+
+  static async connect(origin: string): Promise<Watcher> {
+    const child = fork(fileURLToPath(new URL('./live-watcher-child.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    const w = new Watcher(child);
+    await w.ask('', { connect: origin });
+    return w;
+  }
+
+  /** Follow `id` from seq 0, consuming every record message. */
+  follow(id: string): Promise<void> {
+    return this.ask(id, { follow: id });
+  }
+
+  /** Bring the child's arrival times here. */
+  async report(): Promise<void> {
+    const r = await new Promise<{ arrived: Array<[string, number]>; rows: number }>((resolve) => {
+      this.reported = resolve;
+      this.child.send({ report: true });
+    });
+    this.arrived = new Map(r.arrived);
+    this.rows = r.rows;
+  }
+
+  /** Lags (ms) of the records appended after their invocation's socket was open; and how many of the appended records arrived (as of the last report). */
+  lags(stamps: Stamps, ids: readonly string[]): { lags: number[]; arrived: number; appended: number } {
+    const lags: number[] = [];
+    let arrived = 0;
+    let appended = 0;
+    const wanted = new Set(ids);
+    for (const [k, appendedAt] of stamps) {
+      const id = k.slice(0, k.indexOf(' '));
+      if (!wanted.has(id)) continue;
+      appended++;
+      const at = this.arrived.get(k);
+      if (at !== undefined) arrived++;
+      const opened = this.openedAt.get(id);
+      if (at !== undefined && opened !== undefined && appendedAt >= opened) lags.push(Math.max(0, at - appendedAt));
+    }
+    return { lags, arrived, appended };
+  }
+
+  close(): void {
+    this.child.send({ close: true });
+  }
+}
+
+// ── (a) + (b): throughput with and without the viewer ──────────────────────────────────────────
+
+/** Every invocation this suite started. */
+const startedIds = new Set<string>();
+
+interface LoadRun {
+  stepsPerS: number;
+  ids: string[];
+}
+
+/** `lanes` invocations of `steps` no-op steps at once through `rt`; with `watcher`, each followed as soon as it has an id. */
+async function load(rt: Runtime, lanes: number, steps: number, tag: string, watcher?: Watcher): Promise<LoadRun> {
+  const ids: string[] = [];
+  const follows: Promise<void>[] = [];
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      const handle = await rt.start(BENCH_INTENT, { tenant: tenantFor(steps), seed: `${tag}-${lane}`, asOf: ASOF });
+      // A seed used before names an invocation that has ended: its start would measure nothing.
+      if (startedIds.has(handle.id)) throw new Error(`bench inspect: invocation ${handle.id} (seed ${tag}-${lane}) was started before in this run`);
+      startedIds.add(handle.id);
+      ids.push(handle.id);
+      if (watcher) follows.push(watcher.follow(handle.id));
+      const result = await handle.done;
+      if (result.status !== 'completed') throw new Error(`bench invocation ended ${result.status}: ${result.reason}`);
+    }),
+  );
+  const wallMs = performance.now() - t0;
+  await Promise.all(follows);
+  return { stepsPerS: (lanes * steps) / (wallMs / 1000), ids };
+}
+
+/** `times` loads back to back (each with its own seeds): one figure over all of them, long enough to be steady. */
+async function loads(rt: Runtime, lanes: number, steps: number, tag: string, times: number, watcher?: Watcher): Promise<LoadRun> {
+  const ids: string[] = [];
+  let ms = 0;
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    const run = await load(rt, lanes, steps, `${tag}-${i}`, watcher);
+    ms += performance.now() - t0;
+    ids.push(...run.ids);
+  }
+  return { stepsPerS: (times * lanes * steps) / (ms / 1000), ids };
+}
+
+interface ModeFigures {
+  label: string;
+  without: number[];
+  withViewer: number[];
+  ratios: number[];
+  /** The viewer and its WebSocket clients, the page closed: where the cost is. */
+  noPage: number[];
+  noPageRatios: number[];
+  lags: number[];
+  arrived: number;
+  appended: number;
+}
+
+/**
+ * P rounds (order rotating) of one load without the viewer's clients, one with them and the page,
+ * and one with them but no page open (to say which costs what).
+ */
+async function rounds(label: string, rt: Runtime, stamps: Stamps, viewer: ViewerProcess, page: Page, lanes: number, steps: number, count: number): Promise<ModeFigures> {
+  const f: ModeFigures = { label, without: [], withViewer: [], ratios: [], noPage: [], noPageRatios: [], lags: [], arrived: 0, appended: 0 };
+  note(`${label}: warm-up`);
+  await load(rt, lanes, steps, `${label}-warm`);
+  for (let p = 0; p < count; p++) {
+    const bare = async () => f.without.push((await loads(rt, lanes, steps, `${label}-bare-${p}`, LOADS_PER_ARM)).stepsPerS);
+    const watched = async (withPage: boolean) => {
+      if (withPage) {
+        // The page open and settled — its modules loaded (the drop panel's come after the table) and
+        // its socket connected — before the load starts: what is measured is a page watching, not a
+        // page loading (a load here lasts about a second).
+        await page.goto(viewer.url, { waitUntil: 'networkidle' });
+        await page.locator('table.invocations').waitFor();
+        await page.locator('#drop').waitFor();
+        await page.locator('body[data-live="live"]').waitFor();
+        await new Promise((r) => setTimeout(r, 300));
+      } else await page.goto('about:blank');
+      const watcher = await Watcher.connect(viewer.origin);
+      const run = await loads(rt, lanes, steps, `${label}-${withPage ? 'page' : 'no-page'}-${p}`, LOADS_PER_ARM, watcher); // own seeds: a start with the seed of an ended run would only find it ended
+      if (!withPage) {
+        f.noPage.push(run.stepsPerS);
+        watcher.close();
+        return;
+      }
+      f.withViewer.push(run.stepsPerS);
+      // Let the last records reach the client (they are counted; lags already measured are not changed by waiting).
+      const deadline = performance.now() + 5_000;
+      for (;;) {
+        await watcher.report();
+        const now = watcher.lags(stamps, run.ids);
+        if (now.arrived >= now.appended || performance.now() >= deadline) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const got = watcher.lags(stamps, run.ids);
+      f.lags.push(...got.lags);
+      f.arrived += got.arrived;
+      f.appended += got.appended;
+      watcher.close();
+    };
+    const arms = [bare, () => watched(true), () => watched(false)];
+    for (let k = 0; k < arms.length; k++) await arms[(p + k) % arms.length]!();
+    f.ratios.push(f.withViewer.at(-1)! / f.without.at(-1)!);
+    f.noPageRatios.push(f.noPage.at(-1)! / f.without.at(-1)!);
+    note(`${label}: round ${p + 1}/${count}: ${fmt(f.without.at(-1)!)} steps/s bare, ${fmt(f.withViewer.at(-1)!)} watched with the page, ${fmt(f.noPage.at(-1)!)} without it`);
+  }
+  return f;
+}
+
+// ── (c): the list page with many invocations ───────────────────────────────────────────────────
+
+/** Median ms (of `reps` fresh pages) from navigation start to the list's table holding `rows` rows (0: the table shown). */
+async function listPageMs(browser: Browser, url: string, rows: number, reps: number): Promise<number> {
+  const times: number[] = [];
+  for (let r = 0; r <= reps; r++) {
+    const page = await browser.newPage();
+    try {
+      const t0 = performance.now();
+      await page.goto(url, { waitUntil: 'commit' });
+      if (rows > 0) await page.locator('table.invocations tr[data-id]').first().waitFor({ timeout: 60_000 });
+      else await page.locator('table.invocations').waitFor({ timeout: 60_000 });
+      const ms = performance.now() - t0;
+      if (rows > 0) {
+        const shown = await page.locator('table.invocations tr[data-id]').count();
+        if (shown === 0) throw new Error('the list page showed no row');
+      }
+      if (r > 0) times.push(ms); // the first load warms the viewer and the browser's cache of modules
+    } finally {
+      await page.close();
+    }
+  }
+  return median(times);
+}
+
+/** Median ms of `reps` fetches of the viewer's /api/invocations, parsed (the server's share of the list page). */
+async function apiListMs(origin: string, rows: number, reps: number): Promise<number> {
+  const times: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    const res = await fetch(`${origin}/api/invocations`);
+    const list = (await res.json()) as unknown[];
+    times.push(performance.now() - t0);
+    if (list.length !== rows) throw new Error(`/api/invocations gave ${list.length} rows, filled ${rows}`);
+  }
+  return median(times);
+}
+
+// ── the suite ───────────────────────────────────────────────────────────────────────────────────
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { invocations: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'no-redis': { type: 'boolean' } },
+  });
+  const int = (name: string, text: string | undefined, fallback: number, min: number) => {
+    const n = Number(text ?? fallback);
+    if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}`);
+    return n;
+  };
+  const lanes = int('invocations', values.invocations, 64, 1);
+  const steps = int('steps', values.steps, 10, 1);
+  const pairCount = int('rounds', values.rounds, 3, 1);
+  const listCount = int('list-count', values['list-count'], 10_000, 1);
+  const listReps = int('list-reps', values['list-reps'], 3, 1);
+  const withRedis = !values['no-redis'];
+
+  const started = performance.now();
+  const out: string[] = [`load at start: ${loadLine()}`];
+  const root = mkdtempSync(join(os.tmpdir(), 'weft-bench-inspect-'));
+  const closers: Array<() => Promise<unknown>> = [];
+  const workers: WorkerProcess[] = [];
+  let server: BenchRedisServer | undefined;
+  let browser: Browser | undefined;
+  const modes: ModeFigures[] = [];
+  const lists: Array<{ label: string; ms: number; emptyMs: number; apiMs: number }> = [];
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'], headless: true });
+    const page = await browser.newPage();
+
+    // ── embedded: FileStore + in-process dispatcher in this process; the viewer in its own ──
+    const dir = join(root, 'embedded');
+    const fileStore = new StampedFileStore(dir);
+    const rtFile = createRuntime({ store: fileStore, domain: benchDomain, stateDir: join(root, 'state'), signingKey: key, limits: LIMITS });
+    closers.push(() => rtFile.close());
+    await load(rtFile, 1, steps, 'create'); // the workspace exists before the viewer watches it
+    const fileViewer = await startViewer(['--dir', dir]);
+    closers.push(() => fileViewer.stop());
+    modes.push(await rounds('embedded (file store)', rtFile, fileStore.stamps, fileViewer, page, lanes, steps, pairCount));
+    await fileViewer.stop();
+
+    // ── distributed: RedisStore + BullMQ + 2 worker processes ──
+    let redisUrl: string | undefined;
+    const prefix = `weft-bench-i${process.pid}`;
+    if (withRedis) {
+      server = await startBenchRedis();
+      redisUrl = server.url;
+      const queue = 'weft-inspect-thr';
+      note('starting 2 worker processes');
+      workers.push(...(await Promise.all([1, 2].map(() => spawnWorker('weft', server!.url, bullPrefix(prefix), queue, 32)))));
+      const redisStore = new StampedRedisStore({ redis: server.url, prefix });
+      const dispatcher = new BullMqDispatcher({ connection: server.url, prefix: bullPrefix(prefix), queue, actuators: benchDomain.actuators({ stateDir: os.tmpdir() }) });
+      const rtRedis = createRuntime({ store: redisStore, dispatcher, domain: benchDomain, signingKey: key, limits: LIMITS });
+      closers.push(async () => {
+        await rtRedis.close();
+        await redisStore.close();
+      });
+      const redisViewer = await startViewer(['--redis', server.url, '--redis-prefix', prefix]);
+      closers.push(() => redisViewer.stop());
+      modes.push(await rounds('redis + 2 workers', rtRedis, redisStore.stamps, redisViewer, page, lanes, steps, pairCount));
+      await redisViewer.stop();
+      await Promise.allSettled(workers.splice(0).map((w) => w.stop()));
+    }
+
+    // ── (c): the list page over N ended invocations, and over an empty store ──
+    note(`filling ${listCount} ended invocations (${withRedis ? 'file store and Redis' : 'file store'})`);
+    const listDir = join(root, 'list');
+    const emptyDir = join(root, 'empty');
+    const listFile = new FileStore(listDir);
+    const listStores: JournalStore[] = [listFile];
+    const listPrefix = `${prefix}-list`;
+    let listRedis: RedisStore | undefined;
+    if (redisUrl) {
+      listRedis = new RedisStore({ redis: redisUrl, prefix: listPrefix });
+      listStores.push(listRedis);
+      closers.push(() => listRedis!.close());
+    }
+    const fillStart = performance.now();
+    await fillEnded(listStores, listCount, { concurrency: 16, onProgress: (n) => process.stderr.write(`\r  [inspect] filled ${n}/${listCount}`) });
+    process.stderr.write('\n');
+    out.push(`list fixture: ${listCount} ended invocations filled in ${fmt((performance.now() - fillStart) / 1000, 1)} s`);
+    const listTargets: Array<{ label: string; args: string[]; empty: string[] }> = [{ label: 'file store', args: ['--dir', listDir], empty: ['--dir', emptyDir] }];
+    if (redisUrl) listTargets.push({ label: 'redis', args: ['--redis', redisUrl, '--redis-prefix', listPrefix], empty: ['--redis', redisUrl, '--redis-prefix', `${prefix}-empty`] });
+    for (const t of listTargets) {
+      const full = await startViewer(t.args);
+      let apiMs = Number.NaN;
+      const ms = await listPageMs(browser, full.url, listCount, listReps)
+        .then(async (pageMs) => ((apiMs = await apiListMs(full.origin, listCount, listReps)), pageMs))
+        .finally(() => full.stop());
+      const empty = await startViewer(t.empty);
+      const emptyMs = await listPageMs(browser, empty.url, 0, listReps).finally(() => empty.stop());
+      lists.push({ label: t.label, ms, emptyMs, apiMs });
+      note(`list page, ${t.label}: ${fmt(ms)} ms (empty store ${fmt(emptyMs)} ms)`);
+    }
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await Promise.allSettled(workers.map((w) => w.stop()));
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+
+  // ── the table ──
+  out.push(`load: ${lanes} invocations at once × ${steps} no-op steps; ${pairCount} rounds of three runs back to back (without the viewer / with it / with it but no page; order rotating); viewer = weft inspect in its own process + a WebSocket client following every invocation and the list + one Chromium page on the list`);
+  out.push('');
+  out.push(`${'(a) throughput'.padEnd(26)} ${'without viewer'.padStart(16)} ${'with viewer'.padStart(14)} ${'ratio (median of rounds)'.padStart(26)}   goal ≥ 0.9×   ${'viewer, no page'.padStart(16)} ${'ratio'.padStart(7)}`);
+  for (const m of modes) {
+    const ratio = median(m.ratios);
+    out.push(
+      `${m.label.padEnd(26)} ${`${fmt(median(m.without))} steps/s`.padStart(16)} ${`${fmt(median(m.withViewer))} steps/s`.padStart(14)} ${`${fmt(ratio, 2)}× (${m.ratios.map((r) => fmt(r, 2)).join(', ')})`.padStart(26)}   ${mark(ratio >= 0.9).padEnd(11)} ${`${fmt(median(m.noPage))} steps/s`.padStart(16)} ${`${fmt(median(m.noPageRatios), 2)}×`.padStart(7)}`,
+    );
+  }
+  out.push('');
+  out.push(`${'(b) append → client'.padEnd(26)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'max'.padStart(10)} ${'records timed'.padStart(14)} ${'arrived / appended'.padStart(20)}   goal p99 ≤ 250 ms`);
+  for (const m of modes) {
+    const p99 = quantile(m.lags, 0.99);
+    out.push(`${m.label.padEnd(26)} ${`${fmt(median(m.lags), 1)} ms`.padStart(10)} ${`${fmt(p99, 1)} ms`.padStart(10)} ${`${fmt(Math.max(...m.lags), 1)} ms`.padStart(10)} ${String(m.lags.length).padStart(14)} ${`${m.arrived} / ${m.appended}`.padStart(20)}   ${mark(p99 <= 250)}`);
+  }
+  out.push('');
+  out.push(`${'(c) list page → table'.padEnd(26)} ${`${fmt(listCount)} invocations`.padStart(20)} ${'empty store'.padStart(12)} ${'ratio'.padStart(8)} ${'of which /api → JSON'.padStart(22)}   goal ≤ 1,000 ms (median of ${listReps} fresh pages after one warm-up)`);
+  for (const l of lists) out.push(`${l.label.padEnd(26)} ${`${fmt(l.ms)} ms`.padStart(20)} ${`${fmt(l.emptyMs)} ms`.padStart(12)} ${`${fmt(l.ms / l.emptyMs, 1)}×`.padStart(8)} ${`${fmt(l.apiMs)} ms`.padStart(22)}   ${mark(l.ms <= 1000)}`);
+  out.push('');
+  out.push(`load at end: ${loadLine()}; suite took ${fmt((performance.now() - started) / 1000)} s`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}

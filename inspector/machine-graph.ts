@@ -1,0 +1,198 @@
+/**
+ * The invocation statechart as a laid-out graph, for the viewer's page (`GET /api/machine`): read
+ * from the machine definition itself (machines/invocation-machine.ts `invocationMachine`), never
+ * drawn by hand, so a state or transition added to the machine appears in the page by itself.
+ *
+ * Every top-level state is a node (with the actor it invokes, and whether it rests or is final);
+ * every transition with a target is an edge, named by its event — `onDone`, `onError`, `always`, or
+ * the event's type (`approval.decided`, `resume`) — and by its guard's name (`planFound`,
+ * `needsApproval`, `suspendedIn(execute)`…). An edge's id is `<source>|<event>|<index>`, the
+ * index being its place among the source's transitions for that event: replay-trail.ts names the
+ * transitions a replay takes by the same ids, so the page can draw the path taken.
+ *
+ * The layout is dagre's (@dagrejs/dagre), computed once per process. Two fans are kept out of it:
+ * every invoking state's `onError` into `suspended`, and `suspended`'s `resume` back to each of
+ * them. Laid out with the rest they would cross the whole chart; they are edges all the same
+ * (`fan: true`) with straight points, and the page draws one only when a run took it.
+ */
+import dagre from '@dagrejs/dagre';
+import type { AnyStateNode, AnyTransitionDefinition } from 'xstate';
+import { finalStates, invocationMachine, restingStates } from '../machines/invocation-machine.js';
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface MachineNode {
+  id: string;
+  kind: 'initial' | 'state' | 'resting' | 'final';
+  /** The actor the state invokes (`parseGoal`, `execute`…), or null. */
+  invokes: string | null;
+  /** The box: top-left corner and size. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface MachineEdge {
+  id: string;
+  source: string;
+  target: string;
+  /** `onDone`, `onError`, `always`, or the event's type. */
+  event: string;
+  /** The guard's name (with its static parameter: `suspendedIn(execute)`), or null for an unguarded transition. */
+  guard: string | null;
+  /** An unguarded transition after guarded ones for the same event: taken when none of them is. */
+  otherwise: boolean;
+  /** One of the two fans into and out of `suspended` (see the header): drawn only when taken. */
+  fan: boolean;
+  points: Point[];
+  /** The label's centre. */
+  label: Point;
+}
+
+export interface MachineGraph {
+  machine: string;
+  initial: string;
+  width: number;
+  height: number;
+  nodes: MachineNode[];
+  edges: MachineEdge[];
+}
+
+/** The id the page and the trail share for a transition: see the header. */
+export function edgeId(source: string, event: string, index: number): string {
+  return `${source}|${event}|${index}`;
+}
+
+/** How an event type is shown: the actor's done and error events by the names the machine's config uses. */
+export function eventName(eventType: string): string {
+  if (eventType === '') return 'always';
+  if (eventType.startsWith('xstate.done.actor.')) return 'onDone';
+  if (eventType.startsWith('xstate.error.actor.')) return 'onError';
+  return eventType;
+}
+
+/** A guard's name, with its parameter when the parameter is static text (`suspendedIn(execute)`). */
+export function guardName(guard: AnyTransitionDefinition['guard']): string | null {
+  if (guard === undefined || guard === null) return null;
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'function') return guard.name || 'inline';
+  const g = guard as { type?: unknown; params?: unknown };
+  const type = typeof g.type === 'string' ? g.type : 'guard';
+  return typeof g.params === 'string' ? `${type}(${g.params})` : type;
+}
+
+/** A transition's place among its source's transitions for the same event (what `edgeId` numbers). */
+export function transitionIndex(t: AnyTransitionDefinition): number {
+  const source = t.source as AnyStateNode;
+  const list = t.eventType === '' ? source.always ?? [] : source.transitions.get(t.eventType) ?? [];
+  return list.indexOf(t);
+}
+
+const FONT_W = 7.2; // px per character of the 12.5px state name, a little generous
+const LABEL_W = 6.2; // px per character of an 11px edge label
+const LABEL_H = 16;
+const INVOKES_W = 6.3; // px per character of the 10px "invokes <actor>" line
+const NODE_H = 46;
+
+interface RawEdge {
+  source: string;
+  target: string;
+  event: string;
+  index: number;
+  guard: string | null;
+  otherwise: boolean;
+}
+
+function rawEdges(): { nodes: Array<Omit<MachineNode, 'x' | 'y' | 'width' | 'height'>>; edges: RawEdge[] } {
+  const root = invocationMachine.root;
+  const initial = (root.config.initial as string | undefined) ?? '';
+  const nodes: Array<Omit<MachineNode, 'x' | 'y' | 'width' | 'height'>> = [];
+  const edges: RawEdge[] = [];
+  for (const [key, node] of Object.entries(root.states)) {
+    const kind = key === initial ? 'initial' : (finalStates as readonly string[]).includes(key) || node.type === 'final' ? 'final' : (restingStates as readonly string[]).includes(key) ? 'resting' : 'state';
+    const src = node.invoke[0]?.src;
+    nodes.push({ id: key, kind, invokes: typeof src === 'string' ? src : null });
+    const lists: Array<readonly AnyTransitionDefinition[]> = [...node.transitions.values(), node.always ?? []];
+    for (const list of lists) {
+      list.forEach((t, index) => {
+        const target = t.target?.[0]?.key;
+        if (target === undefined) return; // a transition that only acts (none at this level today)
+        const guard = guardName(t.guard);
+        edges.push({ source: key, target, event: eventName(t.eventType), index, guard, otherwise: guard === null && index > 0 });
+      });
+    }
+  }
+  return { nodes, edges };
+}
+
+const isFan = (e: RawEdge) => (e.event === 'onError' && e.target === 'suspended') || (e.source === 'suspended' && e.event === 'resume');
+
+/** Where the segment from a box's centre towards `to` leaves the box. */
+function border(n: MachineNode, to: Point): Point {
+  const cx = n.x + n.width / 2;
+  const cy = n.y + n.height / 2;
+  const dx = to.x - cx;
+  const dy = to.y - cy;
+  if (dx === 0 && dy === 0) return { x: cx, y: cy };
+  const s = Math.min(dx === 0 ? Infinity : n.width / 2 / Math.abs(dx), dy === 0 ? Infinity : n.height / 2 / Math.abs(dy));
+  return { x: cx + dx * s, y: cy + dy * s };
+}
+
+const round = (p: Point): Point => ({ x: Math.round(p.x * 10) / 10, y: Math.round(p.y * 10) / 10 });
+
+/** The machine laid out (see the header). */
+export function layOutMachine(): MachineGraph {
+  const { nodes: raw, edges } = rawEdges();
+  const g = new dagre.graphlib.Graph({ multigraph: true });
+  g.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 36, edgesep: 14, marginx: 12, marginy: 18 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const n of raw) {
+    const width = Math.max(96, Math.ceil(Math.max(n.id.length * FONT_W, n.invokes ? `invokes ${n.invokes}`.length * INVOKES_W : 0)) + 26);
+    g.setNode(n.id, { width, height: NODE_H });
+  }
+  for (const e of edges) {
+    if (isFan(e)) continue;
+    const text = labelText(e);
+    g.setEdge(e.source, e.target, { width: Math.ceil(text.length * LABEL_W) + 8, height: LABEL_H, labelpos: 'c' }, edgeId(e.source, e.event, e.index));
+  }
+  dagre.layout(g);
+  const nodes: MachineNode[] = raw.map((n) => {
+    const box = g.node(n.id);
+    return { ...n, x: Math.round(box.x! - box.width / 2), y: Math.round(box.y! - box.height / 2), width: box.width, height: box.height };
+  });
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const laid: MachineEdge[] = edges.map((e) => {
+    const id = edgeId(e.source, e.event, e.index);
+    const common = { id, source: e.source, target: e.target, event: e.event, guard: e.guard, otherwise: e.otherwise };
+    if (isFan(e)) {
+      const a = byId.get(e.source)!;
+      const b = byId.get(e.target)!;
+      const from = border(a, { x: b.x + b.width / 2, y: b.y + b.height / 2 });
+      const to = border(b, { x: a.x + a.width / 2, y: a.y + a.height / 2 });
+      return { ...common, fan: true, points: [round(from), round(to)], label: round({ x: (from.x + to.x) / 2, y: (from.y + to.y) / 2 }) };
+    }
+    const label = g.edge({ v: e.source, w: e.target, name: id });
+    return { ...common, fan: false, points: (label.points ?? []).map(round), label: round({ x: label.x ?? 0, y: label.y ?? 0 }) };
+  });
+  const size = g.graph();
+  return { machine: invocationMachine.id, initial: raw.find((n) => n.kind === 'initial')?.id ?? '', width: Math.ceil(size.width ?? 0), height: Math.ceil(size.height ?? 0), nodes, edges: laid };
+}
+
+/** The text an edge's label shows: the guard's name, else the event (an unguarded fallback says so). */
+export function labelText(e: { event: string; guard: string | null; otherwise: boolean }): string {
+  if (e.guard) return e.guard;
+  if (e.otherwise) return `${e.event} (otherwise)`;
+  return e.event;
+}
+
+let cached: MachineGraph | undefined;
+
+/** The laid-out machine, computed on first use and kept for the life of the process. */
+export function machineGraph(): MachineGraph {
+  cached ??= layOutMachine();
+  return cached;
+}

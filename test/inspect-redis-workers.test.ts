@@ -1,0 +1,186 @@
+/**
+ * `weft inspect --redis URL --public-key F` in the distributed mode, in a real headless Chromium:
+ * a private Redis (AOF, fsync always), two `weft worker` processes and `weft serve`, every one a
+ * separate process.
+ *
+ * - A travel run whose booking (card.charge) the workers run slowly, started with
+ *   `--dispatch bullmq` so its effects go to the workers: the list shows its row arrive, the
+ *   invocation page shows the steps, the state and the journal move while it runs (the booking
+ *   dispatched, in flight on a worker, then ok) and ends `completed`, its fingerprint verified in the page against
+ *   --public-key; every record shown once, in order; the jobs ran on the workers.
+ * - An invocation awaiting approval, approved by a click in the page: the decision goes to its
+ *   inbox (the viewer has no --domain), `weft serve` resumes it with the workers, and the page
+ *   follows it to `completed`, verified. Rejected the same way, it ends sealed (failed or handed
+ *   off) and nothing is charged.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { writeKeyPair } from '../runtime/keys.js';
+import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
+import { awaitingApproval, followARun, lastLine, shownSeqs } from './support/inspect-flows.js';
+import { openPage, startViewer } from './support/inspect-viewer.js';
+import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { spawnWeft, startWeftWorker, waitFor, type Spawned, type WorkerProcess } from './support/weft-processes.js';
+
+const hasChromium = requireChromium();
+const hasRedis = requireRedis();
+const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-workers-'));
+const SLOW_EFFECT_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-effect-travel-domain.mjs');
+const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
+/** How long the workers take over the booking: long enough to open the page on the run in flight. */
+const SLOW_MS = 8_000;
+
+let browser: Browser;
+/** The one key every process here seals with; the viewer trusts its public half (--public-key). */
+let keys: { secret: string; pub: string };
+
+beforeAll(async () => {
+  if (!hasChromium || !hasRedis) return;
+  assertBuilt();
+  const made = await writeKeyPair(path.join(root, 'keys'), signingKeyFromSecret(new Uint8Array(32).fill(41)));
+  keys = { secret: made.secretFile, pub: made.publicFile };
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+test.runIf(process.env.CI === 'true' && (!hasChromium || !hasRedis))('chromium and redis-server are installed', () => {
+  throw new Error(hasChromium ? NO_REDIS_MESSAGE : NO_CHROMIUM_MESSAGE);
+});
+
+/** A private Redis, two workers of `domain` and serve, for one describe block; stopped after it. */
+function distributed(domain: () => string, env: Record<string, string> = {}) {
+  const ctx = { server: undefined as unknown as RedisServer, workers: [] as WorkerProcess[], serve: undefined as unknown as Spawned };
+  beforeAll(async () => {
+    if (!hasChromium || !hasRedis) return;
+    ctx.server = await startRedis();
+    const store = ['--redis', ctx.server.url];
+    ctx.workers = await Promise.all([1, 2].map((n) => startWeftWorker(['--domain', domain(), ...store, '--dir', path.join(root, `worker-${n}`)], env)));
+    ctx.serve = spawnWeft(['serve', '--domain', domain(), ...store, '--dispatch', 'bullmq', '--dir', path.join(root, 'serve'), '--poll-ms', '200'], { WEFT_SIGNING_KEY: keys.secret, ...env });
+  });
+  afterAll(async () => {
+    ctx.serve?.signal('SIGTERM');
+    await ctx.serve?.done;
+    await Promise.all(ctx.workers.map((w) => w.stop()));
+    await ctx.server?.stop();
+  });
+  return ctx;
+}
+
+/** The job lines the workers logged (one per job: `<key> attempt <n> <outcome> <ms>`) for `id`. */
+const jobLines = (workers: readonly WorkerProcess[], id: string) => workers.map((w) => w.stdout().split('\n').filter((l) => l.startsWith(`${id}.`)));
+
+describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and serve: a run followed live', () => {
+  const ctx = distributed(() => SLOW_EFFECT_TRAVEL, { WEFT_TEST_SLOW_ACTUATOR: 'card.charge', WEFT_TEST_SLOW_MS: String(SLOW_MS) });
+
+  test('the page shows the steps, the state and the journal move while the workers run it, and ends completed, verified against --public-key', async () => {
+    const viewer = await startViewer(['--redis', ctx.server.url, '--public-key', keys.pub]);
+    try {
+      let inFlight = '';
+      const { run, shownWhileRunning, seqs } = await followARun(
+        browser,
+        'redis-workers',
+        viewer.url,
+        async () => lastLine((await weft(['run', '--domain', SLOW_EFFECT_TRAVEL, LISBON, '--seed', '7', '--redis', ctx.server.url, '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime'), '--json'], { WEFT_SIGNING_KEY: keys.secret })).stdout),
+        async (page) => {
+          // The booking in flight on a worker: its step shows dispatched, the others before it completed.
+          const booking = page.locator('tr.step-dispatched', { hasText: 'card.charge' });
+          await booking.waitFor({ timeout: 30_000 });
+          inFlight = (await booking.locator('td.num').first().textContent()) ?? '';
+          expect(await page.locator('[data-field="status"] .status').textContent()).toBe('running');
+        },
+      );
+      const reader = new Redis(ctx.server.url);
+      const length = await reader.llen(`weft:{${run.id}}:journal`);
+      reader.disconnect();
+      expect(shownWhileRunning).toBeGreaterThan(0);
+      expect(shownWhileRunning).toBeLessThan(length);
+      expect(seqs).toEqual([...Array(length).keys()]);
+      expect(inFlight).toMatch(/^#\d+$/);
+      // The same page, reloaded after the end: every step ok, none left in flight.
+      const { page, errors } = await openPage(browser);
+      await page.goto(`${viewer.url}invocations/${run.id}`);
+      await page.locator('#verdict h2', { hasText: '✓ verified in this page' }).waitFor();
+      expect(await page.locator('#verdict').textContent()).toContain(`${keys.pub} (given with --public-key)`);
+      expect(await page.locator('tr.step-dispatched').count()).toBe(0);
+      expect(await page.locator('tr.step-ok', { hasText: 'card.charge' }).count()).toBe(1);
+      expect(await shownSeqs(page)).toEqual([...Array(length).keys()]);
+      expect(errors).toEqual([]);
+      await page.close();
+      // The effects ran on the workers (one line per job), the booking among them.
+      const lines = jobLines(ctx.workers, run.id).flat();
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.every((l) => / ok /.test(l)), lines.join('\n')).toBe(true);
+    } finally {
+      await viewer.stop();
+    }
+  });
+});
+
+describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and serve: approvals from the page', () => {
+  // The strict travel domain (a person approves any booking over 100), for the workers and serve;
+  // each run writes its own copy of the same domain (awaitingApproval), so all share one pin.
+  const VERSION = 'workers-page';
+  const domain = hasChromium && hasRedis ? writeStrictTravelDomain(mkdtempSync(path.join(root, 'strict-')), { version: VERSION }) : '';
+  const ctx = distributed(() => domain);
+
+  /** An invocation awaiting approval on the workers' Redis, decided by a click in its page and followed to its sealed end. */
+  async function decideAndFollow(button: '#approve' | '#reject', note: string): Promise<{ id: string; end: string; kinds: Array<{ kind: string; actuator?: unknown; key?: unknown }> }> {
+    const { run } = await awaitingApproval(root, path.join(root, `runtime-${button.slice(1)}`), VERSION, ['--redis', ctx.server.url, '--dispatch', 'bullmq'], { WEFT_SIGNING_KEY: keys.secret }, button === '#approve' ? '3' : '4');
+    const viewer = await startViewer(['--redis', ctx.server.url, '--public-key', keys.pub]);
+    try {
+      const { page, errors } = await openPage(browser);
+      await page.goto(`${viewer.url}invocations/${run.id}`);
+      await page.locator('#next table.asked').waitFor();
+      await page.locator('#approve-form[data-enabled="true"]').waitFor();
+      expect(await page.locator('#approve-status').textContent()).toContain('weft serve');
+      await page.fill('#approve-by', 'ops');
+      await page.fill('#approve-note', note);
+      await page.click(button);
+      // Into its inbox (the viewer has no --domain); serve resumes it on the workers and the page follows it to its sealed end.
+      await page.locator('.summary .status', { hasText: /^(completed|failed|handed off)$/ }).waitFor({ timeout: 120_000 }).catch(async (err: unknown) => {
+        const api = await (await fetch(`${viewer.url}api/invocations/${run.id}`)).json().catch(() => null) as { status?: string } | null;
+        throw new Error(`${String(err)}\n the page: status ${await page.locator('.summary .status').textContent()}, approve-status ${await page.locator('#approve-status').textContent().catch(() => '-')}, stale ${await page.locator('#stale').textContent().catch(() => '-')}, live ${await page.evaluate(() => (globalThis as unknown as { document: { body: { dataset: Record<string, string> } } }).document.body.dataset.live)}; the API: ${api?.status}; serve: ${ctx.serve.stdout().slice(-600)}`);
+      });
+      await page.locator('#verdict h2', { hasText: '✓ verified in this page' }).waitFor({ timeout: 30_000 });
+      expect(await page.locator('#verdict').textContent()).toContain(`${keys.pub} (given with --public-key)`);
+      const end = (await page.locator('.summary .status').textContent()) ?? '';
+      expect(errors).toEqual([]);
+      await page.close();
+      const reader = new Redis(ctx.server.url);
+      const stored = await reader.lrange(`weft:{${run.id}}:journal`, 0, -1);
+      reader.disconnect();
+      const kinds = stored.map((l) => JSON.parse(l) as { kind: string; body: { actuator?: unknown; key?: unknown } }).map((r) => ({ kind: r.kind, actuator: r.body.actuator, key: r.body.key }));
+      expect(kinds.at(-1)!.kind).toBe('invocation.sealed');
+      return { id: run.id, end, kinds };
+    } finally {
+      await viewer.stop();
+    }
+  }
+
+  test('approved by a click: serve resumes it on the workers, the page follows it to completed, verified', async () => {
+    const { id, end, kinds } = await decideAndFollow('#approve', 'within budget');
+    expect(end).toBe('completed');
+    expect(ctx.serve.stdout()).toMatch(new RegExp(`resuming  ${id} \\(approval`));
+    // The booking ran on one of the workers, after serve took the decision.
+    const charge = kinds.find((r) => r.kind === 'step.dispatched' && r.actuator === 'card.charge');
+    expect(charge?.key).toEqual(expect.any(String));
+    await waitFor('the booking among the workers\' jobs', () => jobLines(ctx.workers, id).flat().some((l) => l.startsWith(`${String(charge!.key)} attempt 1 ok`)));
+  });
+
+  test('rejected by a click: serve records it, the run ends sealed (failed or handed off), nothing charged', async () => {
+    const { id, end, kinds } = await decideAndFollow('#reject', 'too expensive');
+    expect(['failed', 'handed off']).toContain(end);
+    expect(ctx.serve.stdout()).toMatch(new RegExp(`resuming  ${id} \\(approval`));
+    expect(kinds.filter((r) => r.kind === 'step.dispatched' && r.actuator === 'card.charge')).toHaveLength(0);
+  });
+});
