@@ -8,6 +8,7 @@
 import { FileStore } from '../journal/stores/file.js';
 import type { CrashHooks } from './faults.js';
 import { openStore, type StoreChoice } from './store-choice.js';
+import type { StatelyTap } from '../inspector/stately/runtime-tap.js';
 import { chooseDispatch, type DispatchFlag } from './dispatch-choice.js';
 import { modelForPin, type ModelFlags } from './model-choice.js';
 import { domainForInvocation, openWorkspace, pinnedRecord, readInvocationMeta, workspaceDir, type Workspace } from './workspace.js';
@@ -27,11 +28,14 @@ export interface InvocationOpenOptions {
   signingKeyFile?: string | undefined;
   /** `--rekey`: the command may seal with its own key (made if the workspace has none). */
   rekey?: boolean | undefined;
+  /** `--stately`: the relay's tap (cli/stately-choice.ts): its observer, and its view of durable appends. */
+  stately?: StatelyTap | undefined;
 }
 
 export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<Workspace> {
   const dir = workspaceDir(options.dir);
-  const store = options.store ? await openStore(options.store) : new FileStore(dir);
+  const opened = options.store ? await openStore(options.store) : new FileStore(dir);
+  const store = options.stately ? options.stately.tapStore(opened) : opened;
   const pinned = await pinnedRecord(store, options.id);
   const pin = pinned.body.pin;
   // The workspace remembers how an invocation it started was run; another machine's may not.
@@ -44,7 +48,7 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   // a key made here now could only be refused — unless re-keying. The runtime then refuses, naming the key.
   const recordedKey = (await store.getMetadata(options.id))?.sealKey;
   const generateKey = recordedKey === undefined || options.rekey === true;
-  const ws = await openWorkspace({ dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, recordedKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
+  const ws = await openWorkspace({ ...(options.stately ? { inspect: options.stately.inspect } : {}), dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, recordedKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);
   return ws;
 }

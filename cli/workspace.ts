@@ -27,7 +27,7 @@ import type { SigningKey } from '../journal/seal.js';
 import { builtinDomainForLibrary, loadBuiltinDomain } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
-import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import type { InvocationLimits } from '../machines/context.js';
 import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type DomainRef, type LoadedDomain } from './domain-loader.js';
 import { ensureKeyPair, loadSigningKey, PUBLIC_FILE, SECRET_FILE } from '../runtime/keys.js';
@@ -147,6 +147,8 @@ export interface OpenOptions {
   generateKey?: boolean | undefined;
   /** The key id the store records for the invocation being resumed (workspaceKey picks a key that has it). */
   recordedKey?: string | undefined;
+  /** An XState inspection observer for the runtime's runs (`--stately`: cli/stately-choice.ts). */
+  inspect?: RuntimeOptions['inspect'];
 }
 
 /** Where a domain keeps its local state in a workspace (handed to its factories as `stateDir`). */
@@ -178,6 +180,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     // WEFT_LEASE_TTL_MS: how soon another process may take over a run whose runtime died on another host (tests).
     ...(Number(process.env.WEFT_LEASE_TTL_MS) > 0 ? { leaseTtlMs: Number(process.env.WEFT_LEASE_TTL_MS) } : {}),
     ...(key ? { signingKey: key } : {}),
+    ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   closeAtExit(runtime);
   return { dir, store, domain, domainRef: ref, runtime, publicKeyFile, ...(options.domain.note ? { domainNote: options.domain.note } : {}) };

@@ -20,6 +20,10 @@ export interface WebSocketConnection {
   close(code?: number, reason?: string): void;
   /** Called once, when the connection has ended for whatever reason. */
   onClose(listener: () => void): void;
+  /** Bytes written but not yet taken by the network (the socket's own buffer): a slow reader's backlog. */
+  buffered(): number;
+  /** Called each time the socket's buffer has drained. */
+  onDrain(listener: () => void): void;
 }
 
 /** Answer an upgrade request that may not proceed with an HTTP status and a one-line reason, then end the socket. */
@@ -91,6 +95,8 @@ function connection(socket: Duplex, head: Buffer): WebSocketConnection {
       if (finished) listener();
       else listeners.push(listener);
     },
+    buffered: () => socket.writableLength,
+    onDrain: (listener) => void socket.on('drain', listener),
   };
 }
 

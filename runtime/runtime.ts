@@ -56,6 +56,7 @@ import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.j
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
+import { guardedObserver, type InspectionObserver } from './inspection.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
 import { serve, type ServeOptions } from './serve.js';
@@ -129,7 +130,15 @@ export interface RuntimeOptions {
   evaluables?: EvaluableRegistry;
   signingKey?: SigningKey;
   limits?: Partial<InvocationLimits>;
-  /** An XState inspection observer (e.g. `createBrowserInspector().inspect` or `createSkyInspector`). */
+  /**
+   * An XState inspection observer, told of every live run's actors, events and snapshots (not of
+   * replays: pass `inspect` to `replay` for that). Observation only: an observer that throws never
+   * fails the run (runtime/inspection.ts). To watch runs in Stately's inspector, use the relay
+   * (`weft run --stately`, or inspector/stately: `statelyTap(relay).inspect`), not
+   * `createSkyInspector`, which sends every event — the intent and the observed world included — to
+   * a third-party server; `createBrowserInspector().inspect` is undefined in Node. `weft inspect`
+   * is Weft's own viewer, offline.
+   */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Identifies this process in leases and record envelopes. */
   writer?: string;
@@ -181,7 +190,11 @@ export class Runtime {
     this.dispatcher = options.dispatcher ?? chooseDispatcher(options);
     this.writerId = options.writer ?? `${hostname()}:${process.pid}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.inspector = options.inspect ? guardedObserver(options.inspect) : undefined;
   }
+
+  /** The runtime's inspection observer, unable to throw into a run (inspection.ts). */
+  private readonly inspector: Observer<InspectionEvent> | undefined;
 
   get store(): JournalStore {
     return this.options.store;
@@ -312,7 +325,7 @@ export class Runtime {
    * actuators spend: replay calls none, and reads the spenders from the pin), and a journal filed
    * under another invocation's id is refused.
    */
-  async replay(source: string | { journalPath: string } | { records: readonly JournalRecord[]; libraries?: readonly Library[] }): Promise<ReplayResult> {
+  async replay(source: string | { journalPath: string } | { records: readonly JournalRecord[]; libraries?: readonly Library[] }, options: { inspect?: InspectionObserver } = {}): Promise<ReplayResult> {
     const records = typeof source === 'string' ? await this.options.store.read(source) : 'journalPath' in source ? parseJournalFile(source.journalPath) : source.records;
     const bundled = typeof source === 'object' && 'records' in source ? (source.libraries ?? []) : [];
     const first = records[0];
@@ -328,7 +341,8 @@ export class Runtime {
       evaluables: this.options.evaluables,
       observe: this.options.observe,
       dispatcher: this.dispatcher,
-      inspect: this.options.inspect,
+      // A replay is shown to an observer only when asked: the runtime's own observer watches live runs.
+      ...(options.inspect ? { inspect: guardedObserver(options.inspect) } : {}),
     });
   }
 
@@ -543,7 +557,7 @@ export class Runtime {
     const actor = createInvocationActor(services, {
       input,
       ...(snapshot ? { snapshot: snapshot.data as never } : {}),
-      ...(this.options.inspect ? { inspect: this.options.inspect as Observer<InspectionEvent> } : {}),
+      ...(this.inspector ? { inspect: this.inspector } : {}),
     });
     // A durable sleep with a dispatcher that wakes sleepers (BullMQ: a delayed job) is woken through `serve`.
     const dispatcher = this.dispatcher;

@@ -24,22 +24,25 @@ import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 import { rekeyOptions, rekeyUsage, signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
+import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
 
 export const usage =
-  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
   '                                       continue a crashed, hibernated or suspended invocation with what it pinned (--quarantine-torn:\n' +
   '                                       move a torn final record, never acknowledged, aside into journal.jsonl.torn-<seq> first)';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   let flags;
+  let stately: StatelyChoice | undefined;
   try {
     args = parseCommandArgs(
       argv,
-      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions, ...rekeyOptions, 'quarantine-torn': { type: 'boolean' } },
+      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions, ...rekeyOptions, ...statelyOptions, 'quarantine-torn': { type: 'boolean' } },
       { min: 1, max: 1 },
     );
     flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
+    stately = statelyChoice(args.flags, args.strings);
     // A Redis append is one script, all or nothing: a Redis journal has no torn tail to move aside.
     if (args.flags['quarantine-torn'] && flags.choice.redis) throw new UsageError('--quarantine-torn is for a workspace on disk (--dir D): a journal in Redis is appended all or nothing and is never torn');
   } catch (err) {
@@ -65,7 +68,8 @@ export async function run(argv: string[]): Promise<number> {
   const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
+    const tap = stately ? await startStately(stately, 'resume', { waitForClient: true }) : undefined;
+    ws = await openWorkspaceFor({ stately: tap, dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
     const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true });
     const result = await followRun(handle, !json);
     rested();

@@ -29,17 +29,20 @@ import { openWorkspace, readInvocationMeta, workspaceDir, writeInvocationMeta } 
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage, type DispatchFlag } from '../dispatch-choice.js';
 import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
+import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
 
 export const usage =
   'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
-  `    [--model-timeout-ms MS] [--model-attempts N] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `    [--model-timeout-ms MS] [--model-attempts N] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --intent-file: the intent from a file (- for stdin),\n' +
   '                                       for one too long for a command line; --hibernate: stop at the first epoch boundary;\n' +
   '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY;\n' +
   '                                       --model-timeout-ms/--model-attempts: how long one model call may take and how many times a\n' +
   '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3);\n' +
-  '                                       --redis URL (or WEFT_REDIS_URL): journals and snapshots in Redis instead of --dir';
+  '                                       --redis URL (or WEFT_REDIS_URL): journals and snapshots in Redis instead of --dir;\n' +
+  '                                       --stately: relay the run to Stately\'s inspector (127.0.0.1:--port, default 7392), waiting up to\n' +
+  '                                       --stately-wait S (default 30) for a client first';
 
 /** `--model-timeout-ms` / `--model-attempts`: pinned limits of the model call (positive integers). */
 function modelLimits(timeout: string | undefined, attempts: string | undefined): Partial<InvocationLimits> | undefined {
@@ -77,6 +80,7 @@ export async function run(argv: string[]): Promise<number> {
   let limits: Partial<InvocationLimits> | undefined;
   let choice: StoreChoice;
   let dispatch: DispatchFlag;
+  let stately: StatelyChoice | undefined;
   try {
     args = parseCommandArgs(
       argv,
@@ -97,6 +101,7 @@ export async function run(argv: string[]): Promise<number> {
         ...storeOptions,
         ...dispatchOptions,
         ...signingKeyOptions,
+        ...statelyOptions,
       },
       { min: 0, max: 2 },
     );
@@ -117,6 +122,7 @@ export async function run(argv: string[]): Promise<number> {
     limits = modelLimits(args.strings['model-timeout-ms'], args.strings['model-attempts']);
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
     dispatch = dispatchFlag(args.strings);
+    stately = statelyChoice(args.flags, args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
@@ -148,7 +154,15 @@ export async function run(argv: string[]): Promise<number> {
   }
   const location = locationOf(choice, { queue: args.strings.queue });
   const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded);
-  const ws = await openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
+  let tap;
+  try {
+    tap = stately ? await startStately(stately, 'run', { waitForClient: true }) : undefined;
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('run', usage, err);
+    throw err;
+  }
+  if (tap) store = tap.tapStore(store);
+  const ws = await openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));

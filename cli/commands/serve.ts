@@ -20,9 +20,10 @@ import { loadDomain } from '../domain-loader.js';
 import { dispatchFlag, dispatchOptions, dispatchUsage, workerCounter } from '../dispatch-choice.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { openWorkspace, workspaceDir } from '../workspace.js';
+import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
 
 export const usage =
-  `serve --domain D [--dir D] ${storeUsage} ${dispatchUsage} [--poll-ms N] [--json]\n` +
+  `serve --domain D [--dir D] ${storeUsage} ${dispatchUsage} [--poll-ms N] ${statelyUsage} [--json]\n` +
   '                                       keep domain D\'s invocations moving: take over those whose runtime died, retry transient suspensions';
 
 export async function run(argv: string[]): Promise<number> {
@@ -30,20 +31,31 @@ export async function run(argv: string[]): Promise<number> {
   let choice;
   let dispatch;
   let pollMs = 1_000;
+  let stately: StatelyChoice | undefined;
   try {
-    args = parseCommandArgs(argv, { domain: { type: 'string' }, dir: { type: 'string' }, 'poll-ms': { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions }, { min: 0, max: 0 });
+    args = parseCommandArgs(argv, { domain: { type: 'string' }, dir: { type: 'string' }, 'poll-ms': { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...statelyOptions }, { min: 0, max: 0 });
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose invocations this process runs');
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
     dispatch = dispatchFlag(args.strings);
+    stately = statelyChoice(args.flags, args.strings);
     if (args.strings['poll-ms'] !== undefined) pollMs = positiveInt('--poll-ms', args.strings['poll-ms'], 7);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('serve', usage, err);
     throw err;
   }
   const loaded = await loadDomain(args.strings.domain!);
-  const store = await openStore(choice);
+  let tap;
+  try {
+    // serve runs for long: a client that connects later is sent each invocation where it stands.
+    tap = stately ? await startStately(stately, 'serve', { waitForClient: false }) : undefined;
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('serve', usage, err);
+    throw err;
+  }
+  const opened = await openStore(choice);
+  const store = tap ? tap.tapStore(opened) : opened;
   const queue = args.strings.queue;
-  const open = (to: 'in-process' | 'bullmq' | undefined) => openWorkspace({ dir: args.strings.dir, store, redis: choice.redis, dispatch: to, queue, domain: loaded });
+  const open = (to: 'in-process' | 'bullmq' | undefined) => openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: to, queue, domain: loaded });
   // Without Redis, in this process; with it, BullMQ or in-process as asked, or — auto — per invocation.
   const fixed = !choice.redis ? undefined : dispatch === 'auto' ? 'bullmq' : dispatch;
   const ws = await open(fixed);
