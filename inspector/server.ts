@@ -3,7 +3,8 @@
  *
  *   GET /                              the invocations page (page/list.ts)
  *   GET /invocations/<id>              one invocation's page (page/invocation.ts)
- *   GET /api/invocations               runtime/list.ts listInvocations, as JSON
+ *   GET /api/invocations               runtime/list.ts listInvocations, as JSON; with ?limit=&offset=&q=&status=&tenant=
+ *                                      one page of it, filtered and searched on the server (list-page.ts)
  *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
  *   GET /api/invocations/<id>/trail    its journal replayed: the state at each record, the transitions taken (replay-trail.ts)
@@ -45,6 +46,7 @@ import { invocationOfPath, loopbackHostHeader, needsToken, presentedToken, remem
 import { approvalRoute, type Approver } from './approve.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
+import { listPage, listQueryOf } from './list-page.js';
 import { machineGraph } from './machine-graph.js';
 import { cachedTrailOf } from './replay-trail.js';
 import { attachLive } from './live.js';
@@ -129,7 +131,11 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   if (p === '/' || p === '/index.html') return html(res, pageShell('list', 'invocations — weft inspect'));
   const page = /^\/invocations\/([^/]+)\/?$/.exec(p);
   if (page) return html(res, pageShell('invocation', `${decoded(page[1]!) ?? '?'} — weft inspect`));
-  if (p === '/api/invocations') return sendJson(res, 200, await redactedRows(options.store, visibleRows(requestScope(req), await listInvocations(options.store, tenantFilter(requestScope(req))))));
+  if (p === '/api/invocations') {
+    const rows = await redactedRows(options.store, visibleRows(requestScope(req), await listInvocations(options.store, tenantFilter(requestScope(req)))));
+    const query = listQueryOf(url.searchParams);
+    return sendJson(res, 200, query ? listPage(rows, query) : rows);
+  }
   if (p === '/api/trusted-key') {
     const t = options.trustedKey;
     return sendJson(res, 200, t ? { publicKey: t.key.publicKey, keyId: t.key.keyId, label: t.label } : null);

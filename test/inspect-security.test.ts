@@ -86,7 +86,10 @@ async function get(path: string, token: string, from: Viewer = viewer): Promise<
   const res = await fetch(`${from.origin}${path}`, { headers: bearer(token) });
   return { status: res.status, text: await res.text() };
 }
-const ids = async (token: string, query = '') => (JSON.parse((await get(`/api/invocations${query}`, token)).text) as Array<{ id: string }>).map((r) => r.id).sort();
+const ids = async (token: string, query = '') => {
+  const answer = JSON.parse((await get(`/api/invocations${query}`, token)).text) as Array<{ id: string }> | { rows: Array<{ id: string }> };
+  return (Array.isArray(answer) ? answer : answer.rows).map((r) => r.id).sort(); // the whole list, or a page of it
+};
 
 beforeAll(async () => {
   assertBuilt();
@@ -162,6 +165,11 @@ describe.runIf(hasChromium)('tenant tokens', () => {
     expect(await ids(ACME)).toEqual([acmeDone.id, acmeWaiting.id].sort());
     expect(await ids(GLOBEX)).toEqual([globexDone.id, globexWaiting.id].sort());
     expect(await ids(ACME, '?tenant=globex')).not.toContain(globexDone.id); // a query cannot widen the scope
+    // The server's search (a page of the list) looks only at what the token may see, and says nothing of the rest.
+    expect(await ids(ACME, `?q=${globexDone.id}`)).toEqual([]);
+    expect(await ids(GLOBEX, `?q=${globexDone.id.slice(4, 16)}`)).toEqual([globexDone.id]);
+    const acmePage = JSON.parse((await get('/api/invocations?limit=10', ACME)).text) as { all: number; tenants: string[] };
+    expect(acmePage).toMatchObject({ all: 2, tenants: ['acme'] });
     for (const suffix of ['', '/journal', '/verdict', '/trail', '/plans', '/decision']) {
       const other = await get(`/api/invocations/${globexDone.id}${suffix}`, ACME);
       expect(other.status, suffix).toBe(404);

@@ -74,14 +74,15 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
     expect(await row.locator('.status').textContent()).toBe('completed');
     expect(await row.locator('td.intent').textContent()).toBe(LISBON);
     expect(await row.locator('a').getAttribute('href')).toBe(`/invocations/${run.id}`);
-    // The filters and the search work in the page.
+    // The filters and the search work in the page (asked of the server: the answer comes a moment later).
+    const drawn = () => page.locator('tbody tr[data-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
     await page.selectOption('#filter-status', 'failed');
-    expect(await page.locator('tbody tr[data-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual([evilRun.id]);
+    await expect.poll(drawn, { timeout: 30_000 }).toEqual([evilRun.id]);
     await page.selectOption('#filter-status', '');
     await page.fill('#search', 'conference');
-    expect(await page.locator('tbody tr[data-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual([run.id]);
+    await expect.poll(drawn, { timeout: 30_000 }).toEqual([run.id]);
     await page.fill('#search', run.id.slice(4, 14));
-    expect(await page.locator('tbody tr[data-id]').count()).toBe(1);
+    await expect.poll(drawn, { timeout: 30_000 }).toEqual([run.id]);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -14,6 +14,8 @@ const root = document.getElementById('app')!;
 const PAGE_ROWS = 200;
 /** The list is redrawn at most this often while rows change. */
 const REDRAW_MS = 250;
+/** Typing in the search asks the server once it pauses this long. */
+const SEARCH_DEBOUNCE_MS = 150;
 
 function option(value: string, label: string): HTMLOptionElement {
   const o = el('option', { value }, label);
@@ -47,8 +49,16 @@ function row(inv: ListedInvocation): HTMLTableRowElement {
   );
 }
 
+/** `/api/invocations?…`: one page of the list, cut on the server (inspector/list-page.ts). */
+interface ListPage {
+  rows: ListedInvocation[];
+  total: number;
+  all: number;
+  statuses: string[];
+  tenants: string[];
+}
+
 async function main(): Promise<void> {
-  let rows: ListedInvocation[];
   let trusted: TrustedKey | null = null;
   // The drop panel verifies files with the journal code, zod and @noble: loaded after the table is
   // drawn, so the table waits for none of it.
@@ -58,17 +68,8 @@ async function main(): Promise<void> {
       ({ dropPanel }) => drop.replaceWith(dropPanel(() => trusted)),
       (err: unknown) => drop.replaceWith(failure(err)),
     );
-  try {
-    [rows, trusted] = await Promise.all([getJson<ListedInvocation[]>('/api/invocations'), getJson<TrustedKey | null>('/api/trusted-key')]);
-  } catch (err) {
-    replace(root, failure(err), drop);
-    void loadDrop();
-    return;
-  }
-  const statuses = [...new Set(rows.map((r) => r.status))].sort();
-  const tenants = [...new Set(rows.map((r) => r.tenant))].sort();
-  const status = el('select', { id: 'filter-status', 'aria-label': 'status' }, option('', 'every status'), ...statuses.map((s) => option(s, s.replace(/_/g, ' '))));
-  const tenant = el('select', { id: 'filter-tenant', 'aria-label': 'tenant' }, option('', 'every tenant'), ...tenants.map((t) => option(t, t)));
+  const status = el('select', { id: 'filter-status', 'aria-label': 'status' }, option('', 'every status'));
+  const tenant = el('select', { id: 'filter-tenant', 'aria-label': 'tenant' }, option('', 'every tenant'));
   const search = el('input', { id: 'search', type: 'search', placeholder: 'search id or intent', 'aria-label': 'search' });
   const count = el('span', { class: 'count' });
   const body = el('tbody');
@@ -78,48 +79,80 @@ async function main(): Promise<void> {
     el('thead', {}, el('tr', {}, el('th', {}, 'invocation'), el('th', {}, 'tenant'), el('th', {}, 'intent'), el('th', {}, 'status'), el('th', { class: 'num' }, 'epoch'), el('th', { class: 'num' }, 'records'), el('th', {}, 'last record'), el('th', {}, 'why'))),
     body,
   );
-  // At most `limit` rows are drawn (10,000 invocations would be 10,000 table rows): the search and
-  // the filters narrow them, "show more" draws the next ones.
+  // The server filters, searches and cuts the list (10,000 invocations are not sent to draw 200):
+  // the page holds the rows drawn, and asks again when the filters, the search or "show more" change.
   let limit = PAGE_ROWS;
+  let page: ListPage = { rows: [], total: 0, all: 0, statuses: [], tenants: [] };
   const more = el('button', { type: 'button', class: 'button more', id: 'show-more' }, `show ${PAGE_ROWS} more`);
-  more.addEventListener('click', () => ((limit += PAGE_ROWS), render()));
-  const render = () => {
-    const wantStatus = status.value;
-    const wantTenant = tenant.value;
-    const words = search.value.trim().toLowerCase();
-    const shown = rows.filter(
-      (r) => (wantStatus === '' || r.status === wantStatus) && (wantTenant === '' || r.tenant === wantTenant) && (words === '' || r.id.toLowerCase().includes(words) || r.intent.toLowerCase().includes(words)),
-    );
-    replace(body, ...shown.slice(0, limit).map(row));
-    if (shown.length === 0) body.appendChild(el('tr', {}, el('td', { colspan: '8', class: 'empty' }, rows.length === 0 ? 'no invocations in this store yet' : 'nothing matches')));
-    const drawn = Math.min(limit, shown.length);
-    count.textContent =
-      shown.length === rows.length && drawn === shown.length
-        ? `${rows.length} invocation${rows.length === 1 ? '' : 's'}`
-        : drawn < shown.length
-          ? `showing ${drawn} of ${shown.length}${shown.length === rows.length ? '' : ` matching (${rows.length} in all)`}`
-          : `${shown.length} of ${rows.length}`;
-    more.hidden = drawn >= shown.length;
+  const query = () => {
+    const p = new URLSearchParams({ limit: String(limit), offset: '0' });
+    if (status.value) p.set('status', status.value);
+    if (tenant.value) p.set('tenant', tenant.value);
+    if (search.value.trim()) p.set('q', search.value.trim());
+    return `/api/invocations?${p}`;
   };
-  const narrowed = () => ((limit = PAGE_ROWS), render());
+  const render = () => {
+    replace(body, ...page.rows.map(row));
+    if (page.rows.length === 0) body.appendChild(el('tr', {}, el('td', { colspan: '8', class: 'empty' }, page.all === 0 ? 'no invocations in this store yet' : 'nothing matches')));
+    const drawn = page.rows.length;
+    count.textContent =
+      page.total === page.all && drawn === page.total
+        ? `${page.all} invocation${page.all === 1 ? '' : 's'}`
+        : drawn < page.total
+          ? `showing ${drawn} of ${page.total}${page.total === page.all ? '' : ` matching (${page.all} in all)`}`
+          : `${page.total} of ${page.all}`;
+    more.hidden = drawn >= page.total;
+    for (const s of page.statuses) addOption(status, s, s.replace(/_/g, ' '));
+    for (const t of page.tenants) addOption(tenant, t, t);
+  };
+  /** Ask for the page the controls describe; an answer to an older question is dropped. */
+  let asked = 0;
+  const reload = async () => {
+    const mine = ++asked;
+    const next = await getJson<ListPage>(query());
+    if (mine !== asked) return;
+    page = next;
+    render();
+  };
+  const reloadSoon = (() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void reload().catch((err: unknown) => replace(body, el('tr', {}, el('td', { colspan: '8' }, failure(err))))), SEARCH_DEBOUNCE_MS);
+    };
+  })();
+  try {
+    [page, trusted] = await Promise.all([getJson<ListPage>(query()), getJson<TrustedKey | null>('/api/trusted-key')]);
+  } catch (err) {
+    replace(root, failure(err), drop);
+    void loadDrop();
+    return;
+  }
+  more.addEventListener('click', () => ((limit += PAGE_ROWS), void reload()));
+  const narrowed = () => ((limit = PAGE_ROWS), reloadSoon());
   for (const input of [status, tenant]) input.addEventListener('change', narrowed);
   search.addEventListener('input', narrowed);
   replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, el('p', { class: 'more-row' }, more), drop);
   render();
   void loadDrop();
-  // Changed rows arrive over the WebSocket (live.ts): kept at once, drawn at most every REDRAW_MS
-  // (a person reads a list a few times a second at most; a busy store changes hundreds of rows a second).
-  const at = new Map(rows.map((r, i) => [r.id, i]));
+  // Changed rows arrive over the WebSocket (live.ts): a drawn row is replaced in place; a row the
+  // page has not drawn (a new invocation, or one that now matches) brings a fresh page — at most
+  // every REDRAW_MS (a busy store changes hundreds of rows a second).
   let drawing = false;
+  let stale = false;
   followList((changed) => {
-    const i = at.get(changed.id);
-    if (i === undefined) at.set(changed.id, rows.push(changed) - 1);
-    else rows[i] = changed;
-    addOption(status, changed.status, changed.status.replace(/_/g, ' '));
-    addOption(tenant, changed.tenant, changed.tenant);
+    const i = page.rows.findIndex((r) => r.id === changed.id);
+    if (i >= 0) page.rows[i] = changed;
+    else stale = true;
     if (drawing) return;
     drawing = true;
-    setTimeout(() => requestAnimationFrame(() => ((drawing = false), render())), REDRAW_MS);
+    setTimeout(() => {
+      drawing = false;
+      if (stale) {
+        stale = false;
+        void reload().catch(() => undefined);
+      } else requestAnimationFrame(render);
+    }, REDRAW_MS);
   });
 }
 
