@@ -14,6 +14,8 @@ const root = document.getElementById('app')!;
 const PAGE_ROWS = 200;
 /** The list is redrawn at most this often while rows change. */
 const REDRAW_MS = 250;
+/** A row the page has not drawn (a new run) brings a fresh page at most this often. */
+const RELOAD_MS = 3_000;
 /** Typing in the search asks the server once it pauses this long. */
 const SEARCH_DEBOUNCE_MS = 150;
 
@@ -138,21 +140,32 @@ async function main(): Promise<void> {
   // Changed rows arrive over the WebSocket (live.ts): a drawn row is replaced in place; a row the
   // page has not drawn (a new invocation, or one that now matches) brings a fresh page — at most
   // every REDRAW_MS (a busy store changes hundreds of rows a second).
+  // A row not drawn asks the server for the page again, but at most every RELOAD_MS: a page is the
+  // listing of the whole store, cut — a busy store starting runs must not have it made four times a second.
   let drawing = false;
   let stale = false;
+  let reloadedAt = 0;
+  const tick = () => {
+    drawing = false;
+    if (stale && Date.now() - reloadedAt >= RELOAD_MS) {
+      stale = false;
+      reloadedAt = Date.now();
+      void reload().catch(() => undefined);
+      return;
+    }
+    requestAnimationFrame(render);
+    if (stale) schedule(RELOAD_MS - (Date.now() - reloadedAt));
+  };
+  const schedule = (ms: number) => {
+    if (drawing) return;
+    drawing = true;
+    setTimeout(tick, Math.max(REDRAW_MS, ms));
+  };
   followList((changed) => {
     const i = page.rows.findIndex((r) => r.id === changed.id);
     if (i >= 0) page.rows[i] = changed;
     else stale = true;
-    if (drawing) return;
-    drawing = true;
-    setTimeout(() => {
-      drawing = false;
-      if (stale) {
-        stale = false;
-        void reload().catch(() => undefined);
-      } else requestAnimationFrame(render);
-    }, REDRAW_MS);
+    schedule(REDRAW_MS);
   });
 }
 
