@@ -53,7 +53,14 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
     else if (result.status === 'waiting_timer') lines.push(``, `sleeping${result.wakeAt ? ` until ${result.wakeAt}` : ''}: weft serve wakes it when it is due, or then: ${command('resume', id, location)}`);
     else {
       const target = journal ? shellWord(journal) : `${id} ${location.store}`;
-      lines.push(``, `audit with:  weft verify ${target} --public-key ${shellWord(ws.publicKeyFile)}`, `replay with: weft replay ${target}`);
+      // weft inspect reads the store as the run's other commands name it (it takes no durability flag: it only reads).
+      const inspectFlags = location.store.replace(/ ?--redis-durability \S+/, '');
+      lines.push(
+        ``,
+        `audit with:  weft verify ${target} --public-key ${shellWord(ws.publicKeyFile)}`,
+        `replay with: weft replay ${target}`,
+        `see it:      weft inspect ${inspectFlags} --public-key ${shellWord(ws.publicKeyFile)}  (a page on 127.0.0.1: its statechart, plans, timeline and journal)`,
+      );
     }
     process.stdout.write(lines.join('\n') + '\n');
   }

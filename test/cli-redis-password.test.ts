@@ -60,6 +60,9 @@ describe.runIf(available)('a Redis URL with a password', () => {
     expect(run.stderr.split('\n').filter((l) => l === NOTICE)).toHaveLength(1);
     const replay = run.stdout.split('\n').find((l) => l.startsWith('replay with: '))!.slice('replay with: '.length);
     expect(replay).toMatch(/^weft replay inv-\S+ --redis "\$WEFT_REDIS_URL" --dir /);
+    // The viewer's line names the store the same way (and no durability flag: weft inspect only reads).
+    const seeIt = run.stdout.split('\n').find((l) => l.startsWith('see it: '))!;
+    expect(seeIt).toMatch(/^see it: +weft inspect --redis "\$WEFT_REDIS_URL" --dir \S+ --public-key \S+/);
     const replayed = await shell(replay, { WEFT_REDIS_URL: url });
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout + replayed.stderr).not.toContain(PASSWORD);
