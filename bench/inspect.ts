@@ -74,22 +74,16 @@ const mark = (ok: boolean) => (ok ? 'met' : 'NOT met');
 type Stamps = Map<string, number>;
 const stampOf = (id: string, seq: number) => `${id} ${seq}`;
 
-class StampedFileStore extends FileStore {
-  readonly stamps: Stamps = new Map();
-  override async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
-    await super.append(lease, expectedSeq, records);
-    const at = performance.timeOrigin + performance.now(); // the wall clock the watcher's process uses too
-    for (const r of records) this.stamps.set(stampOf(lease.invocation, r.seq), at);
-  }
-}
-
-class StampedRedisStore extends RedisStore {
-  readonly stamps: Stamps = new Map();
-  override async append(lease: Lease, expectedSeq: number, records: readonly JournalRecord[]): Promise<void> {
-    await super.append(lease, expectedSeq, records);
-    const at = performance.timeOrigin + performance.now(); // the wall clock the watcher's process uses too
-    for (const r of records) this.stamps.set(stampOf(lease.invocation, r.seq), at);
-  }
+/** `store`, stamping each record's durable time (the wall clock the watcher's process uses too) when its append resolves. */
+function stamped<S extends JournalStore>(store: S): S & { stamps: Stamps } {
+  const stamps: Stamps = new Map();
+  const append = store.append.bind(store);
+  store.append = async (lease: Lease, expectedSeq: number, records: readonly JournalRecord[]) => {
+    await append(lease, expectedSeq, records);
+    const at = performance.timeOrigin + performance.now();
+    for (const r of records) stamps.set(stampOf(lease.invocation, r.seq), at);
+  };
+  return Object.assign(store, { stamps });
 }
 
 // ── the viewer, its clients ─────────────────────────────────────────────────────────────────────
@@ -393,7 +387,7 @@ export async function run(argv: string[]): Promise<void> {
 
     // ── embedded: FileStore + in-process dispatcher in this process; the viewer in its own ──
     const dir = join(root, 'embedded');
-    const fileStore = new StampedFileStore(dir);
+    const fileStore = stamped(new FileStore(dir));
     const rtFile = createRuntime({ store: fileStore, domain: benchDomain, stateDir: join(root, 'state'), signingKey: key, limits: LIMITS });
     closers.push(() => rtFile.close());
     await load(rtFile, 1, steps, 'create'); // the workspace exists before the viewer watches it
@@ -411,7 +405,7 @@ export async function run(argv: string[]): Promise<void> {
       const queue = 'weft-inspect-thr';
       note('starting 2 worker processes');
       workers.push(...(await Promise.all([1, 2].map(() => spawnWorker('weft', server!.url, bullPrefix(prefix), queue, 32)))));
-      const redisStore = new StampedRedisStore({ redis: server.url, prefix });
+      const redisStore = stamped(new RedisStore({ redis: server.url, prefix }));
       const dispatcher = new BullMqDispatcher({ connection: server.url, prefix: bullPrefix(prefix), queue, actuators: benchDomain.actuators({ stateDir: os.tmpdir() }) });
       const rtRedis = createRuntime({ store: redisStore, dispatcher, domain: benchDomain, signingKey: key, limits: LIMITS });
       closers.push(async () => {

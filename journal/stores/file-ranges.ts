@@ -1,6 +1,6 @@
 /**
  * Reading parts of a journal file without reading all of it: the first lines, the last line,
- * the lines from a byte offset, and the byte offset of a line counted back from the end. A
+ * the lines (or the bytes) from a byte offset, and the byte offset of a line counted back from the end. A
  * snapshot anchors resume at a seq; with that seq's byte offset (kept beside the snapshot), resume
  * reads only the journal's tail — constant work however long the journal has grown.
  *
@@ -48,6 +48,11 @@ function splitLines(bytes: Buffer): { lines: string[]; torn: boolean } {
     start = i + 1;
   }
   return { lines, torn: start < bytes.length };
+}
+
+/** The bytes from byte `offset` to the end (a viewer's follower reading on); undefined when there is no file. */
+export function bytesFrom(path: string, offset: number): Buffer | undefined {
+  return withFile(path, (fd, size) => readAt(fd, offset, Math.max(0, size - offset)));
 }
 
 /** Whether the file ends in a torn line (no final "\n"); undefined when there is no file. */

@@ -50,7 +50,7 @@
  * - status.json is written outside the lease and the per-journal queue (a runtime whose append just
  *   failed may still record why it stopped); a status.json that does not parse reads as no note.
  */
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, readSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { canonicalize } from '../canonical.js';
 import { sha256Hex } from '../digest.js';
@@ -63,7 +63,7 @@ import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, 
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
 import { readJournalSummary, writeJournalSummary, type JournalSummary } from './file-summary.js';
-import { endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
+import { bytesFrom, endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
 import { openDurableMark, readDurableMark, writeDurableMark } from './file-durable.js';
 
 export type FlushMode = 'auto' | 'thread-pool' | 'blocking';
@@ -362,7 +362,7 @@ export class FileStore implements JournalStore {
     const dir = this.invocationDir(invocation);
     const before = readLease(dir);
     const mark = readDurableMark(dir);
-    const bytes = fromByte === 0 ? readIfExists(join(dir, JOURNAL)) : readFrom(join(dir, JOURNAL), fromByte);
+    const bytes = fromByte === 0 ? readIfExists(join(dir, JOURNAL)) : bytesFrom(join(dir, JOURNAL), fromByte);
     if (bytes === undefined) return undefined;
     const after = readLease(dir);
     const unchanged = before?.token === after?.token && before?.released === after?.released;
@@ -605,29 +605,5 @@ function fileSize(path: string): number {
   } catch (err) {
     if (errno(err) === 'ENOENT') return -1;
     throw err;
-  }
-}
-
-/** The bytes of `path` from byte `from` to its end (a follower's next read), or undefined when it does not exist. */
-function readFrom(path: string, from: number): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (err) {
-    if (errno(err) === 'ENOENT') return undefined;
-    throw err;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const out = Buffer.alloc(Math.max(0, size - from));
-    let at = 0;
-    while (at < out.length) {
-      const n = readSync(fd, out, at, out.length - at, from + at);
-      if (n === 0) break;
-      at += n;
-    }
-    return out.subarray(0, at);
-  } finally {
-    closeSync(fd);
   }
 }
