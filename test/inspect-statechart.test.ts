@@ -29,7 +29,7 @@ import type { Domain } from '../runtime/domain.js';
 import { invocationMachine } from '../machines/invocation-machine.js';
 import { replayJournal } from '../runtime/replay.js';
 import { assertBuilt, weft } from './support/cli.js';
-import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
+import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium, screenshotOf } from './support/chromium.js';
 import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 
@@ -186,7 +186,7 @@ describe('the statechart and time travel in weft inspect', () => {
       const visited = await page.locator('g.sc-node.visited').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-state')));
       expect(new Set(visited)).toEqual(new Set(['parse', 'decompose', 'admit', 'execute', 'boundary', 'nextEpoch', 'finishing', 'completed']));
       expect(await page.locator('#chart-caption').textContent()).toContain('replayed from the journal with domain travel');
-      await page.locator('section.statechart').screenshot({ path: path.join(ARTIFACTS, 'inspect-statechart-completed.png') });
+      await screenshotOf(page, 'section.statechart', path.join(ARTIFACTS, 'inspect-statechart-completed.png'));
       expect(errors).toEqual([]);
     });
 
@@ -216,7 +216,7 @@ describe('the statechart and time travel in weft inspect', () => {
       // Only the path up to here: the run has not reached finishing yet.
       expect(await page.locator('g.sc-edge.taken[data-edge="parse|onDone|1"]').count()).toBe(0);
       await page.screenshot({ path: path.join(ARTIFACTS, 'inspect-statechart-travel.png'), fullPage: true });
-      await page.locator('section.statechart').screenshot({ path: path.join(ARTIFACTS, 'inspect-statechart-travel-chart.png') });
+      await screenshotOf(page, 'section.statechart', path.join(ARTIFACTS, 'inspect-statechart-travel-chart.png'));
 
       // The keys and the buttons step one record; End goes to the last.
       await page.locator('h1').click();
@@ -238,7 +238,7 @@ describe('the statechart and time travel in weft inspect', () => {
       expect(await page.locator('#chart-caption').textContent()).toContain('not replayed: domain not loaded');
       expect(await current()).toBe('awaitingApproval');
       expect(await page.locator('g.sc-edge.taken').count()).toBe(0);
-      await page.locator('section.statechart').screenshot({ path: path.join(ARTIFACTS, 'inspect-statechart-not-replayed.png') });
+      await screenshotOf(page, 'section.statechart', path.join(ARTIFACTS, 'inspect-statechart-not-replayed.png'));
       expect(errors).toEqual([]);
     });
 

@@ -31,3 +31,19 @@ export function requireChromium(): boolean {
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu'], headless: true });
 }
+
+/**
+ * A screenshot of one part of the page, kept as evidence (not asserted on). The viewer redraws a
+ * section as records arrive, so the element can be replaced while Playwright waits for it to be
+ * stable ("Element is not attached to the DOM"): the shot is taken again of the new one, up to 5 times.
+ */
+export async function screenshotOf(page: import('playwright-core').Page, selector: string, file: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.locator(selector).screenshot({ path: file, timeout: 10_000 });
+      return;
+    } catch (error) {
+      if (attempt >= 5 || !/not attached|detached/i.test(String(error))) throw error;
+    }
+  }
+}
