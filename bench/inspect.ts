@@ -28,6 +28,12 @@
  *       fresh page loads); beside it the same page over an empty store, and the server's share (the
  *       viewer's /api/invocations fetched and parsed here). Goal ≤ 1 s.
  *
+ *   (d) throughput with the Stately relay (`--stately`, in the runtime's process) and one inspector
+ *       client consuming it, beside the same runtime without it (bench/stately-relay.ts), on both
+ *       stores. Goal ≥ 0.9×.
+ *
+ * `--only viewer,relay,list` runs some of them ((a)+(b), (d), (c)); all by default.
+ *
  * Redis is a private `redis-server --appendonly yes --appendfsync always` (bench/redis-server.ts).
  * Chromium is /usr/bin/chromium (or CHROMIUM_PATH). Every child (viewer, workers, server, browser)
  * is stopped at the end, on error too.
@@ -51,6 +57,9 @@ import { BENCH_INTENT } from './noop-app.js';
 import { startBenchRedis, type BenchRedisServer } from './redis-server.js';
 import { benchDomain, tenantFor } from './workers-domain.js';
 import { spawnWorker, type WorkerProcess } from './workers.js';
+import { StatelyRelay } from '../inspector/stately/relay.js';
+import { statelyTap } from '../inspector/stately/runtime-tap.js';
+import { relayRounds, type RelayFigures } from './stately-relay.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(11));
 const ASOF = '2026-01-01T00:00:00Z';
@@ -358,7 +367,7 @@ async function apiListMs(origin: string, rows: number, reps: number): Promise<nu
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { invocations: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'no-redis': { type: 'boolean' } },
+    options: { invocations: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'no-redis': { type: 'boolean' }, only: { type: 'string' } },
   });
   const int = (name: string, text: string | undefined, fallback: number, min: number) => {
     const n = Number(text ?? fallback);
@@ -371,6 +380,8 @@ export async function run(argv: string[]): Promise<void> {
   const listCount = int('list-count', values['list-count'], 10_000, 1);
   const listReps = int('list-reps', values['list-reps'], 3, 1);
   const withRedis = !values['no-redis'];
+  const parts = new Set((values.only ?? 'viewer,relay,list').split(',').map((p) => p.trim()));
+  for (const p of parts) if (!['viewer', 'relay', 'list'].includes(p)) throw new Error(`--only takes viewer, relay and list (comma-separated), got ${JSON.stringify(p)}`);
 
   const started = performance.now();
   const out: string[] = [`load at start: ${loadLine()}`];
@@ -381,6 +392,12 @@ export async function run(argv: string[]): Promise<void> {
   let browser: Browser | undefined;
   const modes: ModeFigures[] = [];
   const lists: Array<{ label: string; ms: number; emptyMs: number; apiMs: number }> = [];
+  const relays: RelayFigures[] = [];
+  const relay = parts.has('relay') ? await StatelyRelay.start({ port: 0 }) : undefined;
+  if (relay) closers.push(() => relay.close());
+  const tap = relay ? statelyTap(relay) : undefined;
+  /** One arm of the relay figure: LOADS_PER_ARM loads through `rt`, in steps/s. */
+  const relayArm = (rt: Runtime) => async (tag: string) => ({ stepsPerS: (await loads(rt, lanes, steps, tag, LOADS_PER_ARM)).stepsPerS, steps: LOADS_PER_ARM * lanes * steps });
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'], headless: true });
     const page = await browser.newPage();
@@ -391,17 +408,27 @@ export async function run(argv: string[]): Promise<void> {
     const rtFile = createRuntime({ store: fileStore, domain: benchDomain, stateDir: join(root, 'state'), signingKey: key, limits: LIMITS });
     closers.push(() => rtFile.close());
     await load(rtFile, 1, steps, 'create'); // the workspace exists before the viewer watches it
-    const fileViewer = await startViewer(['--dir', dir]);
-    closers.push(() => fileViewer.stop());
-    modes.push(await rounds('embedded (file store)', rtFile, fileStore.stamps, fileViewer, page, lanes, steps, pairCount));
-    await fileViewer.stop();
+    if (parts.has('viewer')) {
+      const fileViewer = await startViewer(['--dir', dir]);
+      closers.push(() => fileViewer.stop());
+      modes.push(await rounds('embedded (file store)', rtFile, fileStore.stamps, fileViewer, page, lanes, steps, pairCount));
+      await fileViewer.stop();
+    }
+    if (tap) {
+      const rtFileRelayed = createRuntime({ store: tap.tapStore(fileStore), inspect: tap.inspect, domain: benchDomain, stateDir: join(root, 'state'), signingKey: key, limits: LIMITS });
+      closers.push(() => rtFileRelayed.close());
+      await load(rtFileRelayed, lanes, steps, 'relay-warm');
+      relays.push(await relayRounds('embedded (file store)', relay!, children, { bare: relayArm(rtFile), relayed: relayArm(rtFileRelayed) }, pairCount, note));
+    }
 
     // ── distributed: RedisStore + BullMQ + 2 worker processes ──
     let redisUrl: string | undefined;
     const prefix = `weft-bench-i${process.pid}`;
-    if (withRedis) {
+    if (withRedis && (parts.has('viewer') || parts.has('relay') || parts.has('list'))) {
       server = await startBenchRedis();
       redisUrl = server.url;
+    }
+    if (server && (parts.has('viewer') || parts.has('relay'))) {
       const queue = 'weft-inspect-thr';
       note('starting 2 worker processes');
       workers.push(...(await Promise.all([1, 2].map(() => spawnWorker('weft', server!.url, bullPrefix(prefix), queue, 32)))));
@@ -412,42 +439,54 @@ export async function run(argv: string[]): Promise<void> {
         await rtRedis.close();
         await redisStore.close();
       });
-      const redisViewer = await startViewer(['--redis', server.url, '--redis-prefix', prefix]);
-      closers.push(() => redisViewer.stop());
-      modes.push(await rounds('redis + 2 workers', rtRedis, redisStore.stamps, redisViewer, page, lanes, steps, pairCount));
-      await redisViewer.stop();
+      if (parts.has('viewer')) {
+        const redisViewer = await startViewer(['--redis', server.url, '--redis-prefix', prefix]);
+        closers.push(() => redisViewer.stop());
+        modes.push(await rounds('redis + 2 workers', rtRedis, redisStore.stamps, redisViewer, page, lanes, steps, pairCount));
+        await redisViewer.stop();
+      }
+      if (tap) {
+        // A second dispatcher on the same queue for the relayed runtime (as a second `serve` would have).
+        const relayedDispatcher = new BullMqDispatcher({ connection: server.url, prefix: bullPrefix(prefix), queue, actuators: benchDomain.actuators({ stateDir: os.tmpdir() }) });
+        const rtRedisRelayed = createRuntime({ store: tap.tapStore(redisStore), inspect: tap.inspect, dispatcher: relayedDispatcher, domain: benchDomain, signingKey: key, limits: LIMITS });
+        closers.push(() => rtRedisRelayed.close());
+        await load(rtRedisRelayed, lanes, steps, 'redis-relay-warm');
+        relays.push(await relayRounds('redis + 2 workers', relay!, children, { bare: relayArm(rtRedis), relayed: relayArm(rtRedisRelayed) }, pairCount, note));
+      }
       await Promise.allSettled(workers.splice(0).map((w) => w.stop()));
     }
 
     // ── (c): the list page over N ended invocations, and over an empty store ──
-    note(`filling ${listCount} ended invocations (${withRedis ? 'file store and Redis' : 'file store'})`);
-    const listDir = join(root, 'list');
-    const emptyDir = join(root, 'empty');
-    const listFile = new FileStore(listDir);
-    const listStores: JournalStore[] = [listFile];
-    const listPrefix = `${prefix}-list`;
-    let listRedis: RedisStore | undefined;
-    if (redisUrl) {
-      listRedis = new RedisStore({ redis: redisUrl, prefix: listPrefix });
-      listStores.push(listRedis);
-      closers.push(() => listRedis!.close());
-    }
-    const fillStart = performance.now();
-    await fillEnded(listStores, listCount, { concurrency: 16, onProgress: (n) => process.stderr.write(`\r  [inspect] filled ${n}/${listCount}`) });
-    process.stderr.write('\n');
-    out.push(`list fixture: ${listCount} ended invocations filled in ${fmt((performance.now() - fillStart) / 1000, 1)} s`);
-    const listTargets: Array<{ label: string; args: string[]; empty: string[] }> = [{ label: 'file store', args: ['--dir', listDir], empty: ['--dir', emptyDir] }];
-    if (redisUrl) listTargets.push({ label: 'redis', args: ['--redis', redisUrl, '--redis-prefix', listPrefix], empty: ['--redis', redisUrl, '--redis-prefix', `${prefix}-empty`] });
-    for (const t of listTargets) {
-      const full = await startViewer(t.args);
-      let apiMs = Number.NaN;
-      const ms = await listPageMs(browser, full.url, listCount, listReps)
-        .then(async (pageMs) => ((apiMs = await apiListMs(full.origin, listCount, listReps)), pageMs))
-        .finally(() => full.stop());
-      const empty = await startViewer(t.empty);
-      const emptyMs = await listPageMs(browser, empty.url, 0, listReps).finally(() => empty.stop());
-      lists.push({ label: t.label, ms, emptyMs, apiMs });
-      note(`list page, ${t.label}: ${fmt(ms)} ms (empty store ${fmt(emptyMs)} ms)`);
+    if (parts.has('list')) {
+      note(`filling ${listCount} ended invocations (${withRedis ? 'file store and Redis' : 'file store'})`);
+      const listDir = join(root, 'list');
+      const emptyDir = join(root, 'empty');
+      const listFile = new FileStore(listDir);
+      const listStores: JournalStore[] = [listFile];
+      const listPrefix = `${prefix}-list`;
+      let listRedis: RedisStore | undefined;
+      if (redisUrl) {
+        listRedis = new RedisStore({ redis: redisUrl, prefix: listPrefix });
+        listStores.push(listRedis);
+        closers.push(() => listRedis!.close());
+      }
+      const fillStart = performance.now();
+      await fillEnded(listStores, listCount, { concurrency: 16, onProgress: (n) => process.stderr.write(`\r  [inspect] filled ${n}/${listCount}`) });
+      process.stderr.write('\n');
+      out.push(`list fixture: ${listCount} ended invocations filled in ${fmt((performance.now() - fillStart) / 1000, 1)} s`);
+      const listTargets: Array<{ label: string; args: string[]; empty: string[] }> = [{ label: 'file store', args: ['--dir', listDir], empty: ['--dir', emptyDir] }];
+      if (redisUrl) listTargets.push({ label: 'redis', args: ['--redis', redisUrl, '--redis-prefix', listPrefix], empty: ['--redis', redisUrl, '--redis-prefix', `${prefix}-empty`] });
+      for (const t of listTargets) {
+        const full = await startViewer(t.args);
+        let apiMs = Number.NaN;
+        const ms = await listPageMs(browser, full.url, listCount, listReps)
+          .then(async (pageMs) => ((apiMs = await apiListMs(full.origin, listCount, listReps)), pageMs))
+          .finally(() => full.stop());
+        const empty = await startViewer(t.empty);
+        const emptyMs = await listPageMs(browser, empty.url, 0, listReps).finally(() => empty.stop());
+        lists.push({ label: t.label, ms, emptyMs, apiMs });
+        note(`list page, ${t.label}: ${fmt(ms)} ms (empty store ${fmt(emptyMs)} ms)`);
+      }
     }
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
@@ -458,25 +497,40 @@ export async function run(argv: string[]): Promise<void> {
   }
 
   // ── the table ──
-  out.push(`load: ${lanes} invocations at once × ${steps} no-op steps; ${pairCount} rounds of three runs back to back (without the viewer / with it / with it but no page; order rotating); viewer = weft inspect in its own process + a WebSocket client following every invocation and the list + one Chromium page on the list`);
-  out.push('');
-  out.push(`${'(a) throughput'.padEnd(26)} ${'without viewer'.padStart(16)} ${'with viewer'.padStart(14)} ${'ratio (median of rounds)'.padStart(26)}   goal ≥ 0.9×   ${'viewer, no page'.padStart(16)} ${'ratio'.padStart(7)}`);
-  for (const m of modes) {
-    const ratio = median(m.ratios);
-    out.push(
-      `${m.label.padEnd(26)} ${`${fmt(median(m.without))} steps/s`.padStart(16)} ${`${fmt(median(m.withViewer))} steps/s`.padStart(14)} ${`${fmt(ratio, 2)}× (${m.ratios.map((r) => fmt(r, 2)).join(', ')})`.padStart(26)}   ${mark(ratio >= 0.9).padEnd(11)} ${`${fmt(median(m.noPage))} steps/s`.padStart(16)} ${`${fmt(median(m.noPageRatios), 2)}×`.padStart(7)}`,
-    );
+  if (modes.length > 0) {
+    out.push(`load: ${lanes} invocations at once × ${steps} no-op steps; ${pairCount} rounds of three runs back to back (without the viewer / with it / with it but no page; order rotating); viewer = weft inspect in its own process + a WebSocket client following every invocation and the list + one Chromium page on the list`);
+    out.push('');
+    out.push(`${'(a) throughput'.padEnd(26)} ${'without viewer'.padStart(16)} ${'with viewer'.padStart(14)} ${'ratio (median of rounds)'.padStart(26)}   goal ≥ 0.9×   ${'viewer, no page'.padStart(16)} ${'ratio'.padStart(7)}`);
+    for (const m of modes) {
+      const ratio = median(m.ratios);
+      out.push(
+        `${m.label.padEnd(26)} ${`${fmt(median(m.without))} steps/s`.padStart(16)} ${`${fmt(median(m.withViewer))} steps/s`.padStart(14)} ${`${fmt(ratio, 2)}× (${m.ratios.map((r) => fmt(r, 2)).join(', ')})`.padStart(26)}   ${mark(ratio >= 0.9).padEnd(11)} ${`${fmt(median(m.noPage))} steps/s`.padStart(16)} ${`${fmt(median(m.noPageRatios), 2)}×`.padStart(7)}`,
+      );
+    }
+    out.push('');
+    out.push(`${'(b) append → client'.padEnd(26)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'max'.padStart(10)} ${'records timed'.padStart(14)} ${'arrived / appended'.padStart(20)}   goal p99 ≤ 250 ms`);
+    for (const m of modes) {
+      const p99 = quantile(m.lags, 0.99);
+      out.push(`${m.label.padEnd(26)} ${`${fmt(median(m.lags), 1)} ms`.padStart(10)} ${`${fmt(p99, 1)} ms`.padStart(10)} ${`${fmt(Math.max(...m.lags), 1)} ms`.padStart(10)} ${String(m.lags.length).padStart(14)} ${`${m.arrived} / ${m.appended}`.padStart(20)}   ${mark(p99 <= 250)}`);
+    }
+    out.push('');
   }
-  out.push('');
-  out.push(`${'(b) append → client'.padEnd(26)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'max'.padStart(10)} ${'records timed'.padStart(14)} ${'arrived / appended'.padStart(20)}   goal p99 ≤ 250 ms`);
-  for (const m of modes) {
-    const p99 = quantile(m.lags, 0.99);
-    out.push(`${m.label.padEnd(26)} ${`${fmt(median(m.lags), 1)} ms`.padStart(10)} ${`${fmt(p99, 1)} ms`.padStart(10)} ${`${fmt(Math.max(...m.lags), 1)} ms`.padStart(10)} ${String(m.lags.length).padStart(14)} ${`${m.arrived} / ${m.appended}`.padStart(20)}   ${mark(p99 <= 250)}`);
+  if (lists.length > 0) {
+    out.push(`${'(c) list page → table'.padEnd(26)} ${`${fmt(listCount)} invocations`.padStart(20)} ${'empty store'.padStart(12)} ${'ratio'.padStart(8)} ${'of which /api → JSON'.padStart(22)}   goal ≤ 1,000 ms (median of ${listReps} fresh pages after one warm-up)`);
+    for (const l of lists) out.push(`${l.label.padEnd(26)} ${`${fmt(l.ms)} ms`.padStart(20)} ${`${fmt(l.emptyMs)} ms`.padStart(12)} ${`${fmt(l.ms / l.emptyMs, 1)}×`.padStart(8)} ${`${fmt(l.apiMs)} ms`.padStart(22)}   ${mark(l.ms <= 1000)}`);
+    out.push('');
   }
-  out.push('');
-  out.push(`${'(c) list page → table'.padEnd(26)} ${`${fmt(listCount)} invocations`.padStart(20)} ${'empty store'.padStart(12)} ${'ratio'.padStart(8)} ${'of which /api → JSON'.padStart(22)}   goal ≤ 1,000 ms (median of ${listReps} fresh pages after one warm-up)`);
-  for (const l of lists) out.push(`${l.label.padEnd(26)} ${`${fmt(l.ms)} ms`.padStart(20)} ${`${fmt(l.emptyMs)} ms`.padStart(12)} ${`${fmt(l.ms / l.emptyMs, 1)}×`.padStart(8)} ${`${fmt(l.apiMs)} ms`.padStart(22)}   ${mark(l.ms <= 1000)}`);
-  out.push('');
+  if (relays.length > 0) {
+    out.push(`${'(d) throughput, relay'.padEnd(26)} ${'without relay'.padStart(16)} ${'with relay'.padStart(14)} ${'ratio (median of rounds)'.padStart(26)}   goal ≥ 0.9×   ${'CPU/step here, without → with'.padStart(30)} ${'published → client (dropped)'.padStart(30)}`);
+    for (const r of relays) {
+      const ratio = median(r.ratios);
+      out.push(
+        `${r.label.padEnd(26)} ${`${fmt(median(r.without))} steps/s`.padStart(16)} ${`${fmt(median(r.withRelay))} steps/s`.padStart(14)} ${`${fmt(ratio, 2)}× (${r.ratios.map((x) => fmt(x, 2)).join(', ')})`.padStart(26)}   ${mark(ratio >= 0.9).padEnd(11)} ${`${fmt(median(r.cpuWithout))} → ${fmt(median(r.cpuWithRelay))} µs (${fmt(median(r.cpuWithout) / median(r.cpuWithRelay), 2)}×)`.padStart(30)} ${`${r.published} → ${r.received} (${r.dropped})`.padStart(30)}`,
+      );
+    }
+    out.push('(d): the relay and the runtime in one process, as `weft run|serve --stately` has them; one inspector client in its own process, connected as the bridge page is, parsing every message; CPU/step here = the CPU time per step of the runtime\'s process (the relay included in the relayed arm), its ratio the bare cost over the relayed one (1× = free)');
+    out.push('');
+  }
   out.push(`load at end: ${loadLine()}; suite took ${fmt((performance.now() - started) / 1000)} s`);
   process.stdout.write(`${out.join('\n')}\n`);
 }

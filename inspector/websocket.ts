@@ -16,6 +16,8 @@ const MAX_INCOMING = 64 * 1024;
 export interface WebSocketConnection {
   /** Send one text message (dropped once the connection is closing). */
   send(text: string): void;
+  /** Send several text messages in one write to the socket (one syscall, not one per message). */
+  sendMany(texts: readonly string[]): void;
   /** Close the connection (a close frame — 1000 normal, or the code and reason given — then the socket). */
   close(code?: number, reason?: string): void;
   /** Called once, when the connection has ended for whatever reason. */
@@ -89,6 +91,15 @@ function connection(socket: Duplex, head: Buffer): WebSocketConnection {
   return {
     send: (text) => {
       if (open) write(0x1, Buffer.from(text, 'utf8'));
+    },
+    sendMany: (texts) => {
+      if (!open || texts.length === 0 || socket.destroyed || !socket.writable) return;
+      const parts: Buffer[] = [];
+      for (const text of texts) {
+        const payload = Buffer.from(text, 'utf8');
+        parts.push(frameHeader(0x1, payload.length), payload);
+      }
+      socket.write(Buffer.concat(parts));
     },
     close,
     onClose: (listener) => {

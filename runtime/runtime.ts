@@ -133,7 +133,8 @@ export interface RuntimeOptions {
   /**
    * An XState inspection observer, told of every live run's actors, events and snapshots (not of
    * replays: pass `inspect` to `replay` for that). Observation only: an observer that throws never
-   * fails the run (runtime/inspection.ts). To watch runs in Stately's inspector, use the relay
+   * fails the run, and one that is slow (three calls over 50 ms: XState calls it inside each
+   * transition) is detached with a warning (runtime/inspection.ts) — queue the work, do it later. To watch runs in Stately's inspector, use the relay
    * (`weft run --stately`, or inspector/stately: `statelyTap(relay).inspect`), not
    * `createSkyInspector`, which sends every event — the intent and the observed world included — to
    * a third-party server; `createBrowserInspector().inspect` is undefined in Node. `weft inspect`

@@ -4,10 +4,13 @@
  * - actors keyed by invocation id, their snapshots walking the epoch boundaries in the journal's
  *   order, per-step events from durable records, bounded snapshots with no intent or args;
  * - a hibernated invocation resumed in a second process appears at its restored state under the
- *   same actor, with `weft.resumed` instead of `xstate.init`;
+ *   same actor, with `weft.resumed` instead of `xstate.init`; so does one that `serve` takes over
+ *   once a decision is left for it;
  * - a client's messages are never relayed; a browser needs the token and the relay's own page; a
  *   slow client loses messages with a count while publishing never waits;
- * - an inspection observer that throws does not fail the run (nor change its fingerprint).
+ * - an inspection observer that throws does not fail the run (nor change its fingerprint); one that
+ *   is slow is detached after three slow calls, with a warning; one that returns a promise is not
+ *   waited for.
  */
 import { mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -26,6 +29,7 @@ import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
 import { spawnTracked } from './support/children.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-stately-'));
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
@@ -215,6 +219,50 @@ describe('a hibernated invocation resumed in a second process', () => {
   });
 });
 
+describe('an invocation that serve takes over', () => {
+  test('continues the same actor: announced at awaitingApproval with weft.resumed, then walked to completed', async () => {
+    const dir = path.join(root, 'takeover');
+    mkdirSync(dir, { recursive: true });
+    const domain = writeStrictTravelDomain(dir, { version: 'stately-takeover' });
+    const first = await watched(['run', domain, '--dir', dir, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const paused = JSON.parse(first.stdout.trim().split('\n').at(-1)!) as { id: string; status: string };
+    expect(paused.status).toBe('awaiting_approval');
+    expect(first.messages[0]!.sessionId).toBe(paused.id);
+    expect(first.messages.filter((m) => m.type === '@xstate.snapshot').at(-1)!.snapshot!.value).toBe('awaitingApproval');
+    const approve = await weft(['approve', paused.id, '--by', 'ana', '--leave-to-serve', '--domain', domain, '--dir', dir, '--json']);
+    expect(approve.code, approve.stderr).toBe(0);
+
+    const serve = spawnTracked(process.execPath, [weftBin, 'serve', '--domain', domain, '--dir', dir, '--poll-ms', '200', '--stately', '--port', '0'], { label: 'weft serve --stately' });
+    let stderr = '';
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        serve.stderr!.on('data', (c) => {
+          stderr += c;
+          const m = /relay at (ws:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+          if (m) resolve(m[1]!);
+        });
+        serve.once('exit', (code) => reject(new Error(`weft serve exited (${code}) before its relay: ${stderr}`)));
+      });
+      const watcher = await client(url);
+      const completed = () => watcher.messages.some((m) => m.sessionId === paused.id && m.type === '@xstate.snapshot' && m.snapshot!.value === 'completed');
+      for (let waited = 0; !completed() && waited < 60_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      const mine = watcher.messages.filter((m) => m.sessionId === paused.id);
+      expect(completed(), JSON.stringify(mine.map((m) => [m.type, m.event?.type, m.snapshot?.value]))).toBe(true);
+      const [actor, next] = mine;
+      expect(actor!.type).toBe('@xstate.actor'); // the same actor as the first process's, keyed by the invocation id
+      expect(actor!.snapshot!.value).toBe('awaitingApproval');
+      expect(next!.event).toEqual({ type: 'weft.resumed', state: 'awaitingApproval' });
+      expect(mine.some((m) => m.event?.type === 'xstate.init')).toBe(false);
+      expect(mine.some((m) => /^weft\.step\./.test(m.event?.type ?? ''))).toBe(true);
+      watcher.ws.close();
+    } finally {
+      serve.kill('SIGTERM');
+      await new Promise((resolve) => (serve.exitCode !== null || serve.signalCode !== null ? resolve(null) : serve.once('exit', resolve)));
+    }
+  });
+});
+
 describe('the relay', () => {
   let relay: StatelyRelay;
   beforeAll(async () => {
@@ -295,5 +343,60 @@ describe('inspection is observation only', () => {
     expect(calls).toBeGreaterThan(10);
     expect(thrown.status).toBe('completed');
     expect(thrown.fingerprint).toBe(plain.fingerprint);
+  });
+
+  test('a slow observer is detached after three slow calls, with one warning; the run completes with the same fingerprint', async () => {
+    const dir = path.join(root, 'slow');
+    mkdirSync(dir, { recursive: true });
+    const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
+    const go = async (id: string, inspect?: () => void) => {
+      const runtime = createRuntime({ store: new MemoryStore(), domain: travelDomain, stateDir: path.join(dir, id), signingKey: key, sleep: async () => undefined, ...(inspect ? { inspect } : {}) });
+      const handle = await runtime.start(travelDomain.intent!, { tenant: 't1', seed: 1, asOf: travelDomain.asOf!, id: 'inv-slow' });
+      return handle.done;
+    };
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    let calls = 0;
+    try {
+      const slowed = await go('slow', () => {
+        calls++;
+        const until = performance.now() + 80; // holds the transition it is called in
+        while (performance.now() < until) {
+          /* busy */
+        }
+      });
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      const plain = await go('plain');
+      expect(slowed.status).toBe('completed');
+      expect(slowed.fingerprint).toBe(plain.fingerprint);
+      // Called until it had been slow three times, then never again for the rest of the run.
+      expect(calls).toBe(3);
+      const detached = warnings.filter((w) => (w as { code?: string }).code === 'WEFT_INSPECT_OBSERVER_DETACHED');
+      expect(detached).toHaveLength(1);
+      expect(detached[0]!.message).toMatch(/detached: 3 of its calls took more than 50 ms/);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  test('an observer that returns a promise that never settles is not waited for', async () => {
+    const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
+    let calls = 0;
+    const runtime = createRuntime({
+      store: new MemoryStore(),
+      domain: travelDomain,
+      stateDir: path.join(root, 'pending-observer'),
+      signingKey: key,
+      sleep: async () => undefined,
+      inspect: (() => {
+        calls++;
+        return new Promise<void>(() => undefined);
+      }) as unknown as () => void,
+    });
+    const handle = await runtime.start(travelDomain.intent!, { tenant: 't1', seed: 1, asOf: travelDomain.asOf!, id: 'inv-pending-observer' });
+    expect((await handle.done).status).toBe('completed');
+    expect(calls).toBeGreaterThan(10);
   });
 });
