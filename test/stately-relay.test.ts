@@ -230,9 +230,6 @@ describe('an invocation that serve takes over', () => {
     expect(paused.status).toBe('awaiting_approval');
     expect(first.messages[0]!.sessionId).toBe(paused.id);
     expect(first.messages.filter((m) => m.type === '@xstate.snapshot').at(-1)!.snapshot!.value).toBe('awaitingApproval');
-    const approve = await weft(['approve', paused.id, '--by', 'ana', '--leave-to-serve', '--domain', domain, '--dir', dir, '--json']);
-    expect(approve.code, approve.stderr).toBe(0);
-
     const serve = spawnTracked(process.execPath, [weftBin, 'serve', '--domain', domain, '--dir', dir, '--poll-ms', '200', '--stately', '--port', '0'], { label: 'weft serve --stately' });
     let stderr = '';
     try {
@@ -245,6 +242,10 @@ describe('an invocation that serve takes over', () => {
         serve.once('exit', (code) => reject(new Error(`weft serve exited (${code}) before its relay: ${stderr}`)));
       });
       const watcher = await client(url);
+      // The decision is left for serve once its inspector client is there (serve does not wait for
+      // one: a client that comes later is sent the actor where it stands, not its resumption).
+      const approve = await weft(['approve', paused.id, '--by', 'ana', '--leave-to-serve', '--domain', domain, '--dir', dir, '--json']);
+      expect(approve.code, approve.stderr).toBe(0);
       const completed = () => watcher.messages.some((m) => m.sessionId === paused.id && m.type === '@xstate.snapshot' && m.snapshot!.value === 'completed');
       for (let waited = 0; !completed() && waited < 60_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
       const mine = watcher.messages.filter((m) => m.sessionId === paused.id);
