@@ -38,9 +38,16 @@ const POLL_MS = 1_000;
  * Changed rows are sent in batches, at most one every ROW_COALESCE_MS: a row is recomputed from the
  * store (its status, reason, last record), and a list needs no faster than a few updates a second —
  * while a busy store would otherwise wake every page hundreds of times a second. A followed journal's
- * records are sent at once, never coalesced.
+ * records are sent at once (see FOLLOW_GAP_MS).
  */
 const ROW_COALESCE_MS = 500;
+/**
+ * A followed journal is read at most once every FOLLOW_GAP_MS: a change inside that gap is read at
+ * its end, with whatever else landed meanwhile. A busy run appends every few milliseconds, and a
+ * read per append made the viewer a second writer's worth of load on the store the run writes to
+ * (its Redis, above all); reading in 25 ms gaps costs a record at most 25 ms of lag.
+ */
+const FOLLOW_GAP_MS = 25;
 /** The WebSocket close code for "try again later" (RFC 6455 registry). */
 const TRY_AGAIN_LATER = 1013;
 
@@ -126,6 +133,10 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 class JournalFollower {
   private busy = false;
   private again = false;
+  /** When the last read started (the viewer's clock), and the timer of a read waiting for its gap. */
+  private lastRead = Number.NEGATIVE_INFINITY;
+  private gapTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
   /** Where the last read of a workspace journal ended (journal-bytes.ts). */
   private cursor: FollowCursor | undefined;
 
@@ -137,35 +148,56 @@ class JournalFollower {
     private readonly redactor: LiveRedactor,
   ) {}
 
-  /** Read what the store holds from the last seq sent, and send it; calls during a read make it read again after. */
-  async pump(): Promise<void> {
+  /** Read what the store holds from the last seq sent, and send it — at once, or at the end of the read gap (FOLLOW_GAP_MS); calls during a read make it read again after. */
+  pump(): void {
     if (this.busy) {
       this.again = true;
       return;
     }
+    if (this.gapTimer || this.stopped) return;
+    const wait = this.lastRead + FOLLOW_GAP_MS - performance.now();
+    if (wait <= 0) return void this.read();
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = undefined;
+      void this.read();
+    }, wait);
+  }
+
+  /** Stop a read waiting for its gap (the socket closed). */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
+  }
+
+  private async read(): Promise<void> {
     this.busy = true;
+    this.lastRead = performance.now();
+    this.again = false;
     try {
-      do {
-        this.again = false;
-        const { records, cursor } = await durableRecords(this.store, this.id, this.next, this.cursor);
-        const next: typeof records = [];
-        for (const record of records) {
-          if (record.seq !== this.next + next.length) break;
-          next.push(record);
-        }
-        if (next.length === 0) continue;
-        const lines = await this.redactor.lines(next);
-        this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
-        this.next += lines.length;
-        // Read on from where these records end (only when all that was read was sent).
-        this.cursor = cursor && next.length === records.length && cursor.seq === this.next ? cursor : undefined;
-      } while (this.again);
+      const { records, cursor } = await durableRecords(this.store, this.id, this.next, this.cursor);
+      const next: typeof records = [];
+      for (const record of records) {
+        if (record.seq !== this.next + next.length) break;
+        next.push(record);
+      }
+      if (next.length === 0) return;
+      const lines = await this.redactor.lines(next);
+      this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
+      this.next += lines.length;
+      // Read on from where these records end (only when all that was read was sent).
+      this.cursor = cursor && next.length === records.length && cursor.seq === this.next ? cursor : undefined;
     } catch (err) {
       // Redaction fails closed: what could not be redacted is not sent, and the page is told why.
       if (err instanceof RedactionUnavailableError) this.ws.close(TRY_AGAIN_LATER, REDACTION_UNAVAILABLE_CLOSE);
       // else not readable now (a tail being written, the store unreachable): read again at the next change or poll
     } finally {
       this.busy = false;
+      // A change during the read: read again, after the gap.
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.pump();
+      }
     }
   }
 }
@@ -198,10 +230,11 @@ class LiveFeed {
     if (!set) this.journals.set(id, (set = new Set()));
     set.add(follower);
     ws.onClose(() => {
+      follower.stop();
       set.delete(follower);
       if (set.size === 0 && this.journals.get(id) === set) this.journals.delete(id);
     });
-    void follower.pump(); // what landed between the page's load and this socket
+    follower.pump(); // what landed between the page's load and this socket
   }
 
   private track(ws: WebSocketConnection): void {
@@ -216,7 +249,7 @@ class LiveFeed {
   }
 
   private changed(id: string): void {
-    for (const follower of this.journals.get(id) ?? []) void follower.pump();
+    for (const follower of this.journals.get(id) ?? []) follower.pump();
     if (this.lists.size === 0 || !isValidInvocationId(id)) return;
     this.changedRows.add(id);
     if (this.rowTimer) return;
@@ -248,7 +281,7 @@ class LiveFeed {
 
   private tick(): void {
     this.changes.retry();
-    for (const set of this.journals.values()) for (const follower of set) void follower.pump();
+    for (const set of this.journals.values()) for (const follower of set) follower.pump();
   }
 
   async close(): Promise<void> {
