@@ -169,14 +169,35 @@ export function normalizeInvocationMetadata(meta: InvocationMetadata): Invocatio
   };
 }
 
-/** The metadata stored as `text`, or undefined when it is not valid metadata (a damaged record reads as none). */
-export function parseInvocationMetadata(text: string): InvocationMetadata | undefined {
-  try {
-    const meta: unknown = JSON.parse(text);
-    return isInvocationMetadata(meta) ? normalizeInvocationMetadata(meta) : undefined;
-  } catch {
-    return undefined;
+/**
+ * The metadata of an invocation is there but cannot be read: not JSON, or not metadata. It is not
+ * "no metadata": that would lose its seal key (any key could resume it) and its redaction marks
+ * (a viewer would show what they hide), so whoever needs it stops and says what to do.
+ */
+export class DamagedMetadataError extends Error {
+  readonly code = 'store.metadata_damaged';
+  constructor(
+    readonly invocation: string,
+    readonly problem: string,
+  ) {
+    super(
+      `the store metadata of ${invocation} is damaged (${problem}): restore it from a backup, or move it aside — ` +
+        "without it the invocation's seal key and redaction marks are unknown, so nothing that needs them proceeds until then",
+    );
+    this.name = 'DamagedMetadataError';
   }
+}
+
+/** The metadata stored as `text` for `invocation`; throws DamagedMetadataError when it is not valid metadata. */
+export function parseInvocationMetadata(text: string, invocation: string): InvocationMetadata {
+  let meta: unknown;
+  try {
+    meta = JSON.parse(text);
+  } catch {
+    throw new DamagedMetadataError(invocation, 'not JSON');
+  }
+  if (!isInvocationMetadata(meta)) throw new DamagedMetadataError(invocation, 'not the shape of invocation metadata');
+  return normalizeInvocationMetadata(meta);
 }
 
 /** The statuses of a sealed journal: completed, failed or handed off. */
@@ -240,7 +261,7 @@ export interface JournalStore {
 
   /** Record which domain, library, sealing key and redaction marks `invocation` has, replacing any earlier record. Atomic, idempotent; needs no lease. Throws TypeError on malformed metadata. */
   putMetadata(invocation: string, meta: InvocationMetadata): Promise<void>;
-  /** The invocation's metadata, or undefined (none, or a record that cannot be read). */
+  /** The invocation's metadata, or undefined when there is none; throws DamagedMetadataError when there is one that cannot be read. */
   getMetadata(invocation: string): Promise<InvocationMetadata | undefined>;
 
   /** Store bytes under their SHA-256 digest; returns the digest. Idempotent. */

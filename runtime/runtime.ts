@@ -29,7 +29,7 @@ import { verifyRecords, type JournalReport } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { PublicKey, SigningKey } from '../journal/seal.js';
-import { journalFileOf, type InvocationMetadata, type JournalStore } from '../journal/store.js';
+import { DamagedMetadataError, journalFileOf, type InvocationMetadata, type JournalStore } from '../journal/store.js';
 import { JournalWriter } from '../journal/writer.js';
 import { marksForLibrary } from '../journal/redaction.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
@@ -427,7 +427,11 @@ export class Runtime {
         await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
         await writer.append({ kind: 'invocation.rekeyed', epoch: tail?.epoch ?? 0, body: { from: rekey.from, to: rekey.to } });
         // The journal now says which key seals; the metadata follows it (were this lost, the journal's re-key still wins).
-        const meta = await store.getMetadata(id);
+        // A damaged record is rebuilt here: the journal's re-key says which key seals from now on.
+        const meta = await store.getMetadata(id).catch((err: unknown) => {
+          if (err instanceof DamagedMetadataError) return undefined;
+          throw err;
+        });
         await store.putMetadata(id, { ...(meta ?? this.domainMetadata(pinnedRecord.body.pin.library, library)), sealKey: rekey.to });
       }
       const from = snapshot ? snapshot.seq : 1;

@@ -632,6 +632,27 @@ describe("redaction: the reviewer's leaks, without a browser", () => {
     expect((await firstFrame(viewerOf.origin, `follow=${done.id}&from=0`)).text).toContain('"type":"records"');
   });
 
+  test('a damaged meta.json is not "no marks": the store says it is damaged, and the viewer answers 503 without the data', async () => {
+    const metaFile = path.join(leakDir, 'invocations', done.id, 'meta.json');
+    const good = readFileSync(metaFile, 'utf8');
+    try {
+      for (const bad of ['{"library": "not json', JSON.stringify({ library: 'x', redact: 'everything' })]) {
+        writeFileSync(metaFile, bad);
+        await expect(store.getMetadata(done.id)).rejects.toMatchObject({ name: 'DamagedMetadataError', code: 'store.metadata_damaged' });
+        await expect(store.getMetadata(done.id)).rejects.toThrow(/restore it from a backup, or move it aside/);
+        for (const suffix of ['', '/journal', '/plans']) {
+          const res = await fetchText(viewerOf.origin, `/api/invocations/${done.id}${suffix}`);
+          expect(res.status, `${suffix} with meta.json ${bad}`).toBe(503);
+          expect(res.text).not.toContain(PRIVATE_CARD);
+          expect(leavesEqual(jsonOf(res.text), amount.get(done.id)!)).toEqual([]);
+        }
+      }
+    } finally {
+      writeFileSync(metaFile, good);
+    }
+    expect((await fetchText(viewerOf.origin, `/api/invocations/${done.id}/journal`)).status).toBe(200);
+  });
+
   test("a failed verdict's problem, which quotes the bad line, is redacted", async () => {
     const lines = readFileSync(damaged.journal, 'utf8').split('\n');
     lines[lines.length - 2] = `${PRIVATE_CARD} x`; // the last record (the seal) replaced by a line that is not JSON

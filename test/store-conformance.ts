@@ -38,6 +38,8 @@ export interface StoreHarness {
   };
   /** Overwrite the bytes stored under `digest`. */
   corruptBlob?(store: JournalStore, digest: string): Promise<void>;
+  /** Overwrite an invocation's stored metadata with `text`, as damage would. */
+  damageMetadata?(store: JournalStore, invocation: string, text: string): Promise<void>;
 }
 
 export interface Holder {
@@ -376,6 +378,16 @@ export function storeConformance(h: StoreHarness): void {
           await expect(store.putMetadata('bad', bad as never), JSON.stringify(bad)).rejects.toThrow(TypeError);
         }
         expect(await store.getMetadata('bad')).toBeUndefined();
+      });
+
+      itIf(h.damageMetadata !== undefined, 'damaged metadata is not "none": reading it throws DamagedMetadataError, saying what to do', async (store) => {
+        await store.putMetadata('damaged', { domain: 'travel', library: LIB, sealKey: 'c'.repeat(64) });
+        for (const text of ['{"library":', '[]', JSON.stringify({ domain: 'travel', library: LIB, redact: 'all' })]) {
+          await h.damageMetadata!(store, 'damaged', text);
+          await expect(store.getMetadata('damaged'), text).rejects.toMatchObject({ name: 'DamagedMetadataError', code: 'store.metadata_damaged', invocation: 'damaged' });
+        }
+        await store.putMetadata('damaged', { domain: 'travel', library: LIB }); // putting it again repairs it
+        expect(await store.getMetadata('damaged')).toEqual({ domain: 'travel', library: LIB });
       });
 
       it('keeps the sealing key id, validated like the others, and replaced whole with the rest', async (store) => {

@@ -90,6 +90,7 @@ for (const flush of ['auto', 'thread-pool'] as const) {
       holder: (store, invocation, { ttlMs, records }) => spawnHolder((store as FileStore).dir, invocation, ttlMs, records),
     },
     corruptBlob: async (store, digest) => writeFileSync(join((store as FileStore).dir, 'blobs', digest), 'tampered'),
+    damageMetadata: async (store, invocation, text) => writeFileSync(join((store as FileStore).dir, 'invocations', invocation, 'meta.json'), text),
   });
 }
 

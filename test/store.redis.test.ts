@@ -51,6 +51,9 @@ if (available) {
     corruptBlob: async (store, digest) => {
       await raw.set((store as RedisStore).blobKey(digest), 'not the original bytes');
     },
+    damageMetadata: async (store, invocation, text) => {
+      await raw.set(`${(store as RedisStore).prefix}:{${invocation}}:meta`, text);
+    },
   });
 }
 

@@ -404,7 +404,7 @@ export class FileStore implements JournalStore {
   async getMetadata(invocation: string): Promise<InvocationMetadata | undefined> {
     assertInvocationId(invocation);
     const bytes = readIfExists(join(this.invocationDir(invocation), META));
-    return bytes === undefined ? undefined : parseInvocationMetadata(bytes.toString('utf8'));
+    return bytes === undefined ? undefined : parseInvocationMetadata(bytes.toString('utf8'), invocation);
   }
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {

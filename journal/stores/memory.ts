@@ -158,7 +158,7 @@ export class MemoryStore implements JournalStore {
   async getMetadata(invocation: string): Promise<InvocationMetadata | undefined> {
     assertInvocationId(invocation);
     const text = this.metadata.get(invocation);
-    return text === undefined ? undefined : parseInvocationMetadata(text);
+    return text === undefined ? undefined : parseInvocationMetadata(text, invocation);
   }
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {

@@ -553,7 +553,7 @@ export class RedisStore implements JournalStore {
 
   async getMetadata(invocation: string): Promise<InvocationMetadata | undefined> {
     const text = await (await this.redis()).get(`${this.keyBase(invocation)}meta`);
-    return text === null ? undefined : parseInvocationMetadata(text);
+    return text === null ? undefined : parseInvocationMetadata(text, invocation);
   }
 
   async putInbox(invocation: string, message: InboxMessage): Promise<void> {
