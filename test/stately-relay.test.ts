@@ -197,6 +197,24 @@ describe.runIf(redis || process.env.CI === 'true')('on Redis, with a worker proc
     expect(h.status).toBe('completed');
     expectFaithful(helpdesk.messages, h.id, await bundleJournal(h.id, dir));
   });
+
+  test('a run hibernated in Redis and resumed by another process on another folder continues the same actor at its restored state', async () => {
+    const on = ['--redis', server.url, '--dispatch', 'in-process'];
+    const first = await watched(['run', 'travel', LISBON, '--seed', '81', '--as-of', '2026-06-01T09:00:00Z', ...on, '--dir', path.join(root, 'redis-a'), '--hibernate', '--json']);
+    const paused = JSON.parse(first.stdout.trim().split('\n').at(-1)!) as { id: string; status: string };
+    expect(paused.status).toBe('hibernated');
+    const second = await watched(['resume', paused.id, ...on, '--dir', path.join(root, 'redis-b'), '--json']);
+    expect(second.code, second.stderr).toBe(0);
+    const [actor, next] = second.messages;
+    expect(actor).toMatchObject({ type: '@xstate.actor', sessionId: paused.id, snapshot: { value: 'hibernated' } });
+    expect(next!.event).toEqual({ type: 'weft.resumed', state: 'hibernated' });
+    expect(second.messages.filter((m) => m.type === '@xstate.snapshot').at(-1)!.snapshot!.value).toBe('completed');
+    // Between them, the two processes relayed every step the journal holds, once, in its order.
+    const journal = await bundleJournal(paused.id, path.join(root, 'redis-b'));
+    const steps = (messages: Message[]) => messages.filter((m) => /^weft\.step\./.test(m.event?.type ?? '')).map((m) => `${m.event!.type.replace('weft.', '')}@${String(m.event!.seq)}`);
+    expect([...steps(first.messages), ...steps(second.messages)]).toEqual(journal.filter((r) => r.kind.startsWith('step.')).map((r) => `${r.kind}@${r.seq}`));
+    expect(steps(second.messages).length).toBeGreaterThan(1);
+  });
 });
 
 describe('a hibernated invocation resumed in a second process', () => {
