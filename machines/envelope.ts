@@ -77,11 +77,15 @@ export function authoredEffectsProblem(env: ContractEnvelope | undefined, steps:
   const rule = env?.authoredEffects ?? 'approval';
   const effects = steps.filter((step) => !step.readOnly);
   if (effects.length === 0 || rule === 'allow') return undefined;
-  if (rule === 'approval') return `it has ${effects.length} world effect(s): a person approves them`;
+  const has = `it has ${effects.length} world effect(s)`;
+  if (rule === 'approval') return `${has}: a person approves them`;
   const other = effects.find((step) => step.actuator === undefined || !rule.actuators.includes(step.actuator));
-  if (other) return `its world effect ${clip(other.operator, QUOTE_CHARS)} dispatches ${other.actuator === undefined ? 'no actuator' : clip(other.actuator, QUOTE_CHARS)}, which the policy admits from the model only with a person's approval (it admits ${list(rule.actuators)})`;
+  if (other) {
+    const what = other.actuator === undefined ? 'no actuator' : clip(other.actuator, QUOTE_CHARS);
+    return `${has}, and ${clip(other.operator, QUOTE_CHARS)} dispatches ${what} (the policy admits only ${list(rule.actuators)} from the model without a person): a person approves them`;
+  }
   const spent = env?.spend ? envelopeSpend(env, effects, spenders) : 0;
-  if (spent > rule.spendAtMost) return `its world effects spend ${spent}, above the ${rule.spendAtMost} the policy admits from the model without a person: a person approves them`;
+  if (spent > rule.spendAtMost) return `${has} spending ${spent}, above the ${rule.spendAtMost} the policy admits from the model without a person: a person approves them`;
   return undefined;
 }
 
