@@ -17,7 +17,9 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
-import { initialTravelState, readTravelState, seedTravelState, travelTranscript, type TravelState } from '../examples/travel/index.js';
+import { fileStateBackend, initialTravelState, readTravelState, seedTravelState, travelActuators, travelPolicyV2, travelTranscript, type TravelState } from '../examples/travel/index.js';
+import { libraryDigest } from '../htn/library/digest.js';
+import type { Library } from '../htn/library/schema.js';
 import { parseTransferIntent, TRAVEL_TRANSFER_INTENTS, TravelScriptedModel } from '../examples/travel/transfer-script.js';
 import { assertBuilt, weft } from './support/cli.js';
 
@@ -208,5 +210,33 @@ describe('admission of the authored ride', () => {
     expect(inEpoch(records, 3, 'epoch.derived')).toEqual([]);
     expect(inEpoch(records, 3, 'step.dispatched')).toEqual([]);
     expect(result.status).toBe('handed_off');
+  });
+});
+
+describe('runs started before the taxi', () => {
+  test('a travel run hibernated on the library and policy before the taxi resumes on today\'s domain to the uninterrupted fingerprint', async () => {
+    const blobs = join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v2', 'blobs');
+    const old = JSON.parse(readFileSync(join(blobs, '699f5b73111658226cd8ecc4ee880a3dd1fdc96186acc34105bef49131ea5e50'), 'utf8')) as Library;
+    const key = signingKeyFromSecret(new Uint8Array(32).fill(5));
+    const at = (name: string) => ({ store: new FileStore(join(root, 'before-taxi', name, 'store')), stateDir: join(root, 'before-taxi', name, 'state') });
+    // The domain as it was: the old library, policy v2, and no taxi actuators (so only card.charge spends).
+    const before = (w: ReturnType<typeof at>) => {
+      const actuators = travelActuators({ state: fileStateBackend((inv) => join(w.stateDir, inv, TRAVEL_STATE_FILE)) }).filter((a) => !a.name.startsWith('taxi.'));
+      return createRuntime({ store: w.store, domain: travelDomain, libraries: [old], policy: travelPolicyV2, policies: [], actuators, stateDir: w.stateDir, signingKey: key, sleep: async () => undefined });
+    };
+    const start = { tenant: 'old', seed: '3', asOf: AS_OF };
+    const whole = await (await before(at('whole')).start(travelDomain.intent!, start)).done;
+    expect(whole.status).toBe('completed');
+    const w = at('paused');
+    const handle = await before(w).start(travelDomain.intent!, start);
+    handle.hibernate();
+    expect((await handle.done).status).toBe('hibernated');
+    const pinned = (await w.store.read(handle.id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body.pin).toMatchObject({ library: libraryDigest(old), policy: 'spend-approval@2', spenders: [{ actuator: 'card.charge', arg: 'amount' }] });
+    // Today's domain declares taxi.book spends too; the old library never binds it, so the pin still holds.
+    const today = createRuntime({ store: w.store, domain: travelDomain, stateDir: w.stateDir, signingKey: key, sleep: async () => undefined });
+    const resumed = await (await today.resume(handle.id)).done;
+    expect(resumed).toMatchObject({ status: 'completed', fingerprint: whole.fingerprint });
+    expect((await today.replay(handle.id)).fingerprint).toBe(resumed.fingerprint);
   });
 });
