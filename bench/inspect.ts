@@ -57,6 +57,7 @@ import { BENCH_INTENT } from './noop-app.js';
 import { startBenchRedis, type BenchRedisServer } from './redis-server.js';
 import { benchDomain, tenantFor } from './workers-domain.js';
 import { spawnWorker, type WorkerProcess } from './workers.js';
+import { cpuByRole } from './process-cpu.js';
 import { StatelyRelay } from '../inspector/stately/relay.js';
 import { statelyTap } from '../inspector/stately/runtime-tap.js';
 import { relayRounds, type RelayFigures } from './stately-relay.js';
@@ -103,6 +104,7 @@ process.once('exit', () => {
 });
 
 interface ViewerProcess {
+  pid: number;
   url: string;
   origin: string;
   stop(): Promise<void>;
@@ -110,7 +112,9 @@ interface ViewerProcess {
 
 /** `weft inspect <args> --port 0` in its own process, once it printed its URL. */
 async function startViewer(args: string[]): Promise<ViewerProcess> {
-  const child = spawn(process.execPath, [CLI, 'inspect', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_PROFILE_VIEWER=<dir>: the viewer writes a CPU profile there when it stops.
+  const profile = process.env.BENCH_PROFILE_VIEWER ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_VIEWER}`] : [];
+  const child = spawn(process.execPath, [...profile, CLI, 'inspect', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => (children.delete(child), resolve())));
   let out = '';
@@ -126,6 +130,7 @@ async function startViewer(args: string[]): Promise<ViewerProcess> {
   });
   const u = new URL(url);
   return {
+    pid: child.pid!,
     url,
     origin: `${u.protocol}//${u.host}`,
     stop: async () => {
@@ -149,6 +154,10 @@ class Watcher {
   private readonly pending = new Map<string, () => void>();
   private reported: ((r: { arrived: Array<[string, number]>; rows: number }) => void) | undefined;
   rows = 0;
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   private constructor(private readonly child: ChildProcess) {
     child.on('message', (m: { ready?: boolean; followed?: string; openedAt?: number; report?: { arrived: Array<[string, number]>; rows: number } }) => {
       if (m.ready) this.pending.get('')?.();
@@ -270,6 +279,25 @@ interface ModeFigures {
   lags: number[];
   arrived: number;
   appended: number;
+  /** CPU µs per step, per round: the run's processes (this one, workers, redis-server) bare and watched; the viewer's (viewer, client, browser) watched. */
+  runCpuBare: number[];
+  runCpuWatched: number[];
+  viewCpu: number[];
+  /** The viewer's processes apart: weft inspect, the WebSocket client, Chromium. */
+  viewerCpu: number[];
+  clientCpu: number[];
+  pageCpu: number[];
+}
+
+/** The run's processes and the viewer's, by pid and command line (process-cpu.ts). */
+function roleOf(viewerPid: number, clientPid: () => number | undefined) {
+  return (p: { pid: number; command: string }): string | undefined => {
+    if (p.pid === process.pid || /redis-server|workers-child/.test(p.command)) return 'run';
+    if (p.pid === viewerPid) return 'viewer';
+    if (p.pid === clientPid()) return 'client';
+    if (/chrom/i.test(p.command)) return 'page';
+    return undefined;
+  };
 }
 
 /**
@@ -277,11 +305,19 @@ interface ModeFigures {
  * and one with them but no page open (to say which costs what).
  */
 async function rounds(label: string, rt: Runtime, stamps: Stamps, viewer: ViewerProcess, page: Page, lanes: number, steps: number, count: number): Promise<ModeFigures> {
-  const f: ModeFigures = { label, without: [], withViewer: [], ratios: [], noPage: [], noPageRatios: [], lags: [], arrived: 0, appended: 0 };
+  const f: ModeFigures = { label, without: [], withViewer: [], ratios: [], noPage: [], noPageRatios: [], lags: [], arrived: 0, appended: 0, runCpuBare: [], runCpuWatched: [], viewCpu: [], viewerCpu: [], clientCpu: [], pageCpu: [] };
+  let clientPid: number | undefined;
+  const cpu = cpuByRole(roleOf(viewer.pid, () => clientPid));
+  const stepsPerArm = LOADS_PER_ARM * lanes * steps;
   note(`${label}: warm-up`);
   await load(rt, lanes, steps, `${label}-warm`);
   for (let p = 0; p < count; p++) {
-    const bare = async () => f.without.push((await loads(rt, lanes, steps, `${label}-bare-${p}`, LOADS_PER_ARM)).stepsPerS);
+    const bare = async () => {
+      clientPid = undefined;
+      cpu.start();
+      f.without.push((await loads(rt, lanes, steps, `${label}-bare-${p}`, LOADS_PER_ARM)).stepsPerS);
+      f.runCpuBare.push(((cpu.end().get('run') ?? Number.NaN) * 1000) / stepsPerArm);
+    };
     const watched = async (withPage: boolean) => {
       if (withPage) {
         // The page open and settled — its modules loaded (the drop panel's come after the table) and
@@ -294,13 +330,22 @@ async function rounds(label: string, rt: Runtime, stamps: Stamps, viewer: Viewer
         await new Promise((r) => setTimeout(r, 300));
       } else await page.goto('about:blank');
       const watcher = await Watcher.connect(viewer.origin);
+      clientPid = watcher.pid;
+      cpu.start();
       const run = await loads(rt, lanes, steps, `${label}-${withPage ? 'page' : 'no-page'}-${p}`, LOADS_PER_ARM, watcher); // own seeds: a start with the seed of an ended run would only find it ended
+      const used = cpu.end();
       if (!withPage) {
         f.noPage.push(run.stepsPerS);
         watcher.close();
         return;
       }
       f.withViewer.push(run.stepsPerS);
+      f.runCpuWatched.push(((used.get('run') ?? Number.NaN) * 1000) / stepsPerArm);
+      const per = (role: string) => ((used.get(role) ?? 0) * 1000) / stepsPerArm;
+      f.viewerCpu.push(per('viewer'));
+      f.clientCpu.push(per('client'));
+      f.pageCpu.push(per('page'));
+      f.viewCpu.push(per('viewer') + per('client') + per('page'));
       // Let the last records reach the client (they are counted; lags already measured are not changed by waiting).
       const deadline = performance.now() + 5_000;
       for (;;) {
@@ -506,6 +551,13 @@ export async function run(argv: string[]): Promise<void> {
       out.push(
         `${m.label.padEnd(26)} ${`${fmt(median(m.without))} steps/s`.padStart(16)} ${`${fmt(median(m.withViewer))} steps/s`.padStart(14)} ${`${fmt(ratio, 2)}× (${m.ratios.map((r) => fmt(r, 2)).join(', ')})`.padStart(26)}   ${mark(ratio >= 0.9).padEnd(11)} ${`${fmt(median(m.noPage))} steps/s`.padStart(16)} ${`${fmt(median(m.noPageRatios), 2)}×`.padStart(7)}`,
       );
+    }
+    out.push('');
+    out.push(`${"(a') CPU per step".padEnd(26)} ${"run's processes, bare".padStart(22)} ${'watched'.padStart(9)} ${"viewer's processes".padStart(19)} ${'share of all'.padStart(13)}   (median of rounds; the run = this process + workers + redis-server, the viewer = weft inspect + its client + Chromium)`);
+    for (const m of modes) {
+      const run = median(m.runCpuWatched);
+      const view = median(m.viewCpu);
+      out.push(`${m.label.padEnd(26)} ${`${fmt(median(m.runCpuBare))} µs`.padStart(22)} ${`${fmt(run)} µs`.padStart(9)} ${`${fmt(view)} µs`.padStart(19)} ${`${fmt((100 * view) / (run + view), 1)} %`.padStart(13)}   (weft inspect ${fmt(median(m.viewerCpu))} µs, client ${fmt(median(m.clientCpu))} µs, Chromium ${fmt(median(m.pageCpu))} µs)`);
     }
     out.push('');
     out.push(`${'(b) append → client'.padEnd(26)} ${'p50'.padStart(10)} ${'p99'.padStart(10)} ${'max'.padStart(10)} ${'records timed'.padStart(14)} ${'arrived / appended'.padStart(20)}   goal p99 ≤ 250 ms`);

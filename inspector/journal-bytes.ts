@@ -8,7 +8,8 @@
  *   its records written out line by line, the bytes `weft export` and `weft verify <id>` use (Redis
  *   answers a read only once the write before it is in its fsync'd AOF). A stored record that
  *   cannot be read is stood in for by a line that is not JSON, so the page names its seq.
- * - `durableRecords`: the records from a seq on, by the same rule — what the live follower sends.
+ * - `durableRecords`: the records from a seq on, by the same rule — what the live follower sends;
+ *   `durableLines` the same as the workspace file's lines, for a follower with nothing to redact.
  */
 import { promises as fs } from 'node:fs';
 import { splitJournalText } from '../journal/reader.js';
@@ -47,13 +48,22 @@ export interface FollowCursor {
  */
 export async function durableRecords(store: JournalStore, id: string, from: number, cursor?: FollowCursor): Promise<{ records: JournalRecord[]; cursor?: FollowCursor }> {
   if (!(store instanceof FileStore)) return { records: await store.read(id, from) };
+  const { lines, cursor: after } = await durableLines(store, id, from, cursor);
+  return { records: lines.map((line) => JSON.parse(line) as JournalRecord), ...(after ? { cursor: after } : {}) };
+}
+
+/**
+ * The durable lines of a workspace journal from seq `from` on, as the file holds them (line i is
+ * seq from + i: the file is the journal, in order) — what a follower sends when nothing in them is
+ * to be redacted, without parsing and re-encoding each record. `cursor` as for durableRecords.
+ */
+export async function durableLines(store: FileStore, id: string, from: number, cursor?: FollowCursor): Promise<{ lines: string[]; cursor?: FollowCursor }> {
   const at = cursor && cursor.seq === from ? cursor : undefined;
   const journal = await store.durableJournal(id, at?.byte ?? 0);
-  if (journal === undefined) return { records: [] };
+  if (journal === undefined) return { lines: [] };
   // Only complete lines: the bytes after the last line break are a write under way.
   const end = journal.bytes.lastIndexOf(0x0a) + 1;
   const { lines } = splitJournalText(journal.bytes.subarray(0, end).toString('utf8'));
   const firstSeq = at ? at.seq : 0; // the seq of lines[0]
-  const records = lines.slice(from - firstSeq).map((line) => JSON.parse(line) as JournalRecord);
-  return { records, cursor: { seq: firstSeq + lines.length, byte: (at?.byte ?? 0) + end } };
+  return { lines: lines.slice(from - firstSeq), cursor: { seq: firstSeq + lines.length, byte: (at?.byte ?? 0) + end } };
 }

@@ -27,7 +27,8 @@ import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
 import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
 import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
-import { durableRecords, type FollowCursor } from './journal-bytes.js';
+import { durableLines, durableRecords, type FollowCursor } from './journal-bytes.js';
+import { FileStore } from '../journal/stores/file.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
 
@@ -175,6 +176,15 @@ class JournalFollower {
     this.lastRead = performance.now();
     this.again = false;
     try {
+      if (this.redactor.passesThrough && this.store instanceof FileStore) {
+        // Nothing to redact: the file's own lines, neither parsed nor re-encoded.
+        const { lines, cursor } = await durableLines(this.store, this.id, this.next, this.cursor);
+        if (lines.length === 0) return;
+        this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
+        this.next += lines.length;
+        this.cursor = cursor;
+        return;
+      }
       const { records, cursor } = await durableRecords(this.store, this.id, this.next, this.cursor);
       const next: typeof records = [];
       for (const record of records) {

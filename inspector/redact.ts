@@ -165,6 +165,11 @@ export class LiveRedactor {
     return new LiveRedactor(redactor, () => planSecrets(store, id, marks));
   }
 
+  /** Whether the invocation has no marks: its journal lines are sent as they are. */
+  get passesThrough(): boolean {
+    return this.redactor === undefined;
+  }
+
   /** The records' journal lines, redacted when the invocation has marks. */
   async lines(records: readonly JournalRecord[]): Promise<string[]> {
     if (!this.redactor) return records.map((r) => recordLine(r));

@@ -356,13 +356,23 @@ export class FileStore implements JournalStore {
    * back; when no live writer holds it (ended, released, its process gone) or the journal has no
    * mark (written before there was one), the whole file, byte for byte. undefined: no journal.
    * `bounded` says which. The lease is read before and after the journal: a writer that took it
-   * meanwhile is bounded by the mark read before its first byte could be written.
+   * meanwhile is bounded by the mark read before its first byte could be written. A journal that
+   * ends within the mark read before it needs no lease read at all: the follower's usual case.
    */
   async durableJournal(invocation: string, fromByte = 0): Promise<{ bytes: Buffer; bounded: boolean } | undefined> {
     const dir = this.invocationDir(invocation);
+    const read = () => (fromByte === 0 ? readIfExists(join(dir, JOURNAL)) : bytesFrom(join(dir, JOURNAL), fromByte));
+    // What a follower reads most: a journal no longer than its mark is durable to its last byte,
+    // whoever holds the lease (bytes under the mark are flushed and never change).
+    const first = readDurableMark(dir);
+    if (first !== 'absent') {
+      const bytes = read();
+      if (bytes === undefined) return undefined;
+      if (fromByte + bytes.length <= first.size) return { bytes, bounded: false };
+    }
     const before = readLease(dir);
     const mark = readDurableMark(dir);
-    const bytes = fromByte === 0 ? readIfExists(join(dir, JOURNAL)) : bytesFrom(join(dir, JOURNAL), fromByte);
+    const bytes = read();
     if (bytes === undefined) return undefined;
     const after = readLease(dir);
     const unchanged = before?.token === after?.token && before?.released === after?.released;
