@@ -31,7 +31,9 @@
  *   given) — the rule those journals were written under, and the one that counts more.
  *
  * `authoredEffects` is not a check here: it tells the admission of an authored fragment with world
- * effects to ask a person ('approval', the default) or to admit it ('allow').
+ * effects to ask a person ('approval', the default), to admit it ('allow'), or to admit it within an
+ * allowance (`{ actuators, spendAtMost }`: listed actuators, spending at most that much — a booking
+ * over it asks a person); `authoredEffectsProblem` says which.
  *
  * Every reason is bounded (quoted values at most 60 characters) and says what the envelope allows.
  * Pure: no clock, no I/O.
@@ -52,8 +54,39 @@ export interface ContractEnvelope {
   recipients?: { arg: string; allowed: readonly string[]; actuators?: readonly string[] };
   stepsPerFragment?: number;
   dispatchesPerEpoch?: number;
-  /** World effects in a model-authored fragment: 'approval' (default) asks a person; 'allow' admits them. */
-  authoredEffects?: 'approval' | 'allow';
+  /**
+   * World effects in a model-authored fragment: 'approval' (default) asks a person; 'allow' admits
+   * them; an allowance admits them when each dispatches one of `actuators` and together they spend at
+   * most `spendAtMost` (under `spend.arg`, by the spend scope) — else a person approves.
+   */
+  authoredEffects?: 'approval' | 'allow' | AuthoredAllowance;
+}
+
+/** Authored world effects a policy admits without a person (see `authoredEffectsProblem`). */
+export interface AuthoredAllowance {
+  actuators: readonly string[];
+  spendAtMost: number;
+}
+
+/**
+ * Why the world effects of an authored fragment need a person under `env.authoredEffects`, or
+ * undefined when the envelope admits them: 'allow' admits any; an allowance admits effects that all
+ * dispatch a listed actuator and spend at most its `spendAtMost` together. Pure.
+ */
+export function authoredEffectsProblem(env: ContractEnvelope | undefined, steps: readonly EpochStep[], spenders?: Spenders): string | undefined {
+  const rule = env?.authoredEffects ?? 'approval';
+  const effects = steps.filter((step) => !step.readOnly);
+  if (effects.length === 0 || rule === 'allow') return undefined;
+  const has = `it has ${effects.length} world effect(s)`;
+  if (rule === 'approval') return `${has}: a person approves them`;
+  const other = effects.find((step) => step.actuator === undefined || !rule.actuators.includes(step.actuator));
+  if (other) {
+    const what = other.actuator === undefined ? 'no actuator' : clip(other.actuator, QUOTE_CHARS);
+    return `${has}, and ${clip(other.operator, QUOTE_CHARS)} dispatches ${what} (the policy admits only ${list(rule.actuators)} from the model without a person): a person approves them`;
+  }
+  const spent = env?.spend ? envelopeSpend(env, effects, spenders) : 0;
+  if (spent > rule.spendAtMost) return `${has} spending ${spent}, above the ${rule.spendAtMost} the policy admits from the model without a person: a person approves them`;
+  return undefined;
 }
 
 const LIST_MAX = 200;

@@ -15,8 +15,9 @@
  *   from the pin; a flag or limit this runtime does not implement is refused, naming it;
  * - `spenders` (under flag 2: the actuators that declare `spends`, with their arg) — compared for
  *   resume and approve when the runtime knows its actuators, so an edit of `spends` is refused for
- *   an invocation that started before it rather than silently changing what it admits; replay
- *   needs no actuators and reads the pinned list;
+ *   an invocation that started before it rather than silently changing what it admits — over the
+ *   actuators the pinned library can dispatch (a spending actuator added for a newer library does
+ *   not stop an older invocation from resuming); replay needs no actuators and reads the pinned list;
  *
  * The key that seals is not in the pin (the fingerprint does not depend on it): see seal-key.ts.
  *
@@ -83,8 +84,25 @@ export function compareLimits(pinned: Record<string, number> | undefined, known:
   return [{ field: 'limits', pinned: unknown.join(', '), offered: known.join(', '), fix: `limit(s) ${unknown.join(', ')} come from a newer weft; resume or replay with that version` }];
 }
 
-/** Which actuators spend (flag 2): the pinned list against what this runtime's actuators declare. */
-export function compareSpenders(pinned: readonly PinnedSpender[], offered: readonly PinnedSpender[]): PinMismatch[] {
+/** Every actuator a library can dispatch: its operators' actuators and their declared compensations. */
+export function libraryActuators(library: Library): Set<string> {
+  const names = new Set<string>();
+  for (const op of library.operators) {
+    if (op.actuator) names.add(op.actuator.actuator);
+    if (op.compensate) names.add(op.compensate.actuator);
+  }
+  return names;
+}
+
+/**
+ * Which actuators spend (flag 2): the pinned list against what this runtime's actuators declare —
+ * over the actuators the pinned library can dispatch (`within`), when given: an actuator it never
+ * binds can never be a step of the invocation, so declaring that it spends (a domain that gained a
+ * spending actuator with a new library version, say) changes nothing the invocation admits.
+ */
+export function compareSpenders(pinnedAll: readonly PinnedSpender[], offeredAll: readonly PinnedSpender[], within?: ReadonlySet<string>): PinMismatch[] {
+  const pinned = within ? pinnedAll.filter((s) => within.has(s.actuator)) : pinnedAll;
+  const offered = within ? offeredAll.filter((s) => within.has(s.actuator)) : offeredAll;
   if (canonicalize(pinned) === canonicalize(offered)) return [];
   const a = describeSpenders(pinned);
   const b = describeSpenders(offered);

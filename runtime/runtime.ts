@@ -51,7 +51,7 @@ import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
-import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, compareSpenders, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
+import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, compareSpenders, libraryActuators, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.js';
 import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
@@ -503,7 +503,7 @@ export class Runtime {
     mismatches.push(...compareLimits(pin.limits, Object.keys(DEFAULT_LIMITS)));
     // Which actuators spend: compared when the run goes on here with actuators that declare it; replay reads the pin alone.
     if (command !== 'replay' && hasFlag(pin, FLAG_DECLARED_SPEND) && this.declaredSpenders !== undefined) {
-      mismatches.push(...compareSpenders(pin.spenders ?? [], this.declaredSpenders));
+      mismatches.push(...compareSpenders(pin.spenders ?? [], this.declaredSpenders, library ? libraryActuators(library) : undefined));
     }
     if (mismatches.length > 0) throw new PinMismatchError(invocation, command, mismatches);
     return library!;

@@ -9,7 +9,7 @@ import { allowAll, spendApprovalPolicy } from '../machines/policy.js';
 import { checkEnvelopeEpoch, checkEnvelopeStep, envelopeSpend, type ContractEnvelope } from '../machines/envelope.js';
 import type { EpochPlan, EpochStep } from '../machines/context.js';
 import { travelLibrary } from '../examples/travel/library.js';
-import { travelPolicy, travelPolicyV1 } from '../examples/travel/app.js';
+import { travelPolicy, travelPolicyV1, travelPolicyV2 } from '../examples/travel/app.js';
 import { travelDomain } from '../examples/travel/domain.js';
 
 const step = (actuator: string, args: Record<string, string | number> = {}, readOnly = false, extra: Partial<EpochStep> = {}): EpochStep => ({
@@ -146,15 +146,21 @@ describe('policies carry the envelope', () => {
 describe('the travel policy', () => {
   const bound = new Set(travelLibrary.operators.flatMap((o) => [o.actuator?.actuator, o.compensate?.actuator]).filter((a): a is string => a !== undefined));
 
-  test('v2 carries the envelope; v1 stays as it was, kept in the domain for old journals', () => {
-    expect(travelPolicy.id).toBe('spend-approval@2');
+  test('v3 carries the envelope over every actuator the library binds and admits authored taxi bookings up to 80; v2 and v1 stay as they were, kept in the domain for old journals', () => {
+    expect(travelPolicy.id).toBe('spend-approval@3');
+    expect(travelPolicyV2.id).toBe('spend-approval@2');
     expect(travelPolicyV1.id).toBe('spend-approval@1');
     expect(travelPolicyV1.envelope).toBeUndefined();
     expect(travelDomain.policy).toBe(travelPolicy);
-    expect(travelDomain.policies).toEqual([travelPolicyV1]);
+    expect(travelDomain.policies).toEqual([travelPolicyV2, travelPolicyV1]);
     const env = travelPolicy.envelope!;
     expect(new Set(env.actuators)).toEqual(bound);
-    expect(env).toMatchObject({ spend: { arg: 'amount', cap: 2000 }, recipients: { arg: 'channel', allowed: ['email', 'sms'] }, stepsPerFragment: 12, dispatchesPerEpoch: 24 });
+    expect(env).toMatchObject({ spend: { arg: 'amount', cap: 2000 }, recipients: { arg: 'channel', allowed: ['email', 'sms'] }, stepsPerFragment: 12, dispatchesPerEpoch: 24, authoredEffects: { actuators: ['taxi.book'], spendAtMost: 80 } });
+    // v2 as it shipped: the library's actuators before the taxi, and every authored effect asks a person.
+    const v2 = travelPolicyV2.envelope!;
+    expect(new Set(v2.actuators)).toEqual(new Set([...bound].filter((a) => !a.startsWith('taxi.'))));
+    expect(v2).toMatchObject({ spend: { arg: 'amount', cap: 2000 }, recipients: { arg: 'channel', allowed: ['email', 'sms'] }, stepsPerFragment: 12, dispatchesPerEpoch: 24 });
+    expect(v2.authoredEffects).toBeUndefined();
   });
 
   test("the demo's booking epoch is admitted; the overspending authored fragment is not", () => {

@@ -9,7 +9,11 @@
  * it only for an intended, versioned change of what the runtime records). Before regenerating,
  * keep the old one as a frozen fixture (`travel-v0`: pinned with no behaviour flags, policy v1;
  * `travel-v1`: flag 1 alone, before flag 2): a journal an older weft wrote must replay on this
- * one, to its own fingerprint, forever. (Flag 3 was withdrawn before it shipped; the committed
+ * one, to its own fingerprint, forever; `travel-v2`: pinned to the travel library before the taxi
+ * task of the gap path and to policy v2 — the fixture was regenerated only because adding
+ * `book_transfer`, its operators and the taxi's spending actuator changed what a new run pins (the
+ * library digest, policy v3, the spenders), and a test holds every other byte of it equal to
+ * travel-v2's). (Flag 3 was withdrawn before it shipped; the committed
  * journal pins flags 1 and 2 with its spending actuators, and nothing in it depends on the key
  * that sealed it but the seal.)
  */
@@ -44,7 +48,7 @@ function runtimeOver(storeDir: string) {
 async function generate(dir: string): Promise<{ id: string; fingerprint: string }> {
   const result = await (await runtimeOver(dir).start(travelDomain.intent!, start)).done;
   // The store's metadata (domain, library, sealing key id) and listing summary are not part of a portable journal.
-  for (const name of ['lease.json', 'snapshot.json', 'meta.json', 'summary.json']) rmSync(path.join(dir, 'invocations', result.id, name), { force: true });
+  for (const name of ['lease.json', 'snapshot.json', 'meta.json', 'summary.json', 'journal.durable']) rmSync(path.join(dir, 'invocations', result.id, name), { force: true });
   rmSync(path.join(dir, 'locks'), { recursive: true, force: true });
   return { id: result.id, fingerprint: result.fingerprint! };
 }
@@ -173,13 +177,42 @@ describe('golden journals', () => {
     expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
   });
 
-  test('the committed travel journal pins flags 1 and 2 and its spending actuator, and no key: only its seal names the key', () => {
+  test('the committed travel journal pins flags 1 and 2 and its spending actuators, and no key: only its seal names the key', () => {
     const records = readRecords(fixtureDir);
     const pinned = records[0] as JournalRecord<'invocation.pinned'>;
     expect(pinned.body.pin.flags).toEqual([1, 2]);
-    expect(pinned.body.pin.spenders).toEqual([{ actuator: 'card.charge', arg: 'amount' }]);
+    expect(pinned.body.pin.spenders).toEqual([{ actuator: 'card.charge', arg: 'amount' }, { actuator: 'taxi.book', arg: 'amount' }]);
     expect(records.slice(0, -1).some((r) => canonicalize(r).includes(key.keyId))).toBe(false);
     expect((records.at(-1) as JournalRecord<'invocation.sealed'>).body.keyId).toBe(key.keyId);
+  });
+
+  test('a frozen journal pinned to the library before the taxi and policy v2 (travel-v2) still replays to its committed fingerprint', async () => {
+    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v2');
+    const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
+    const dir = path.join(scratch, 'frozen-v2');
+    cpSync(frozenDir, dir, { recursive: true });
+    const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
+    const pinned = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body.pin).toMatchObject({ flags: [1, 2], policy: 'spend-approval@2', spenders: [{ actuator: 'card.charge', arg: 'amount' }] });
+    expect(pinned.body.pin.library).not.toBe(libraryDigest(travelDomain.libraries[0]!));
+    expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
+    expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+  });
+
+  test('the taxi (gap-path) library changed only the pin: the golden journal is travel-v2 record for record, but for the library digest, the policy id and the spenders it pins', () => {
+    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v2');
+    const old = readRecords(frozenDir);
+    const now = readRecords(fixtureDir);
+    const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    expect(newPin.library).toBe(libraryDigest(travelDomain.libraries[0]!));
+    // What the old run would have recorded under today's pin: every digest, policy id and spender list swapped.
+    const swap = (r: JournalRecord) =>
+      canonicalize({ seq: r.seq, kind: r.kind, epoch: r.epoch, body: r.kind === 'invocation.sealed' ? null : r.body })
+        .replaceAll(oldPin.library, newPin.library)
+        .replaceAll(`"${oldPin.policy}"`, `"${newPin.policy}"`)
+        .replace(canonicalize(oldPin.spenders as never), canonicalize(newPin.spenders as never));
+    expect(now.map(swap)).toEqual(old.map(swap));
   });
 
   test('the fixture holds only the journal and its pinned library blob', () => {

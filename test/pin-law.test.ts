@@ -19,7 +19,7 @@ import { JournalWriter } from '../journal/writer.js';
 import { EvaluableRegistry } from '../htn/library/evaluables.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
-import { travelDomain, travelLibrary, travelTranscript } from '../examples/travel/index.js';
+import { travelDomain, travelLibrary, travelPolicy, travelTranscript } from '../examples/travel/index.js';
 import { createRuntime, ForeignJournalError, PinMismatchError, Runtime, type RuntimeOptions } from '../runtime/index.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(5));
@@ -123,7 +123,7 @@ describe('the pin is law', () => {
     // A fresh store without the pinned library's blob: the domain's library is the only candidate.
     const elsewhere = runtimeOver(new MemoryStore(), {
       libraries: [changed],
-      policy: spendApprovalPolicy({ version: '3', limit: 1000, amountArg: 'amount' }),
+      policy: spendApprovalPolicy({ version: '9', limit: 1000, amountArg: 'amount' }),
       policies: [],
       evaluables: new EvaluableRegistry(),
     });
@@ -131,7 +131,7 @@ describe('the pin is law', () => {
     expect(err.command).toBe('replay');
     const byField = Object.fromEntries(err.mismatches.map((m) => [m.field, m]));
     expect(byField.library).toMatchObject({ pinned: libraryDigest(travelLibrary), offered: `travel ${libraryDigest(changed)}` });
-    expect(byField.policy).toMatchObject({ pinned: 'spend-approval@2', offered: expect.stringContaining('spend-approval@3') });
+    expect(byField.policy).toMatchObject({ pinned: travelPolicy.id, offered: expect.stringContaining('spend-approval@9') });
     expect(err.message).toContain(libraryDigest(travelLibrary));
     // The bundle's library satisfies the pin; the evaluables it references are still checked.
     const withBundle = await refusal(elsewhere.replay({ records, libraries: [travelLibrary] }));

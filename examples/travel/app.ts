@@ -9,6 +9,8 @@
  * - Actuator names are unique and every operator of the library binds one of them (a test checks).
  * - The demo spends 780 EUR, under `travelPolicy`'s 1000 EUR approval limit and its 2000 EUR
  *   envelope cap, and satisfies the library's task constraints (780 ≤ the 900 budget).
+ * - The taxi intents' authored rides (35, 28, 42 EUR in the seed world) are within the policy's
+ *   80 EUR allowance for model-authored bookings, so they run without a person.
  */
 import type { Actuator } from '../../actors/actuator.js';
 import type { EvaluableRegistry } from '../../htn/library/evaluables.js';
@@ -19,6 +21,7 @@ import { travelEvaluables, travelLibrary } from './library.js';
 import { notifyActuators } from './notify.js';
 import { observeActuator } from './observe.js';
 import { searchActuators } from './search.js';
+import { taxiActuators } from './taxi.js';
 import { seedTravelState, stateBackendOf, type ProviderOptions } from './state.js';
 
 /**
@@ -28,8 +31,8 @@ import { seedTravelState, stateBackendOf, type ProviderOptions } from './state.j
 export const travelPolicyV1: AdmissionPolicy = spendApprovalPolicy({ version: '1', limit: 1000, amountArg: 'amount' });
 
 /**
- * The actuators a step of the travel library may dispatch: every operator's actuator and declared
- * compensation (`airline.cancel`, `hotel.cancel`). `travel.observe` is not among them: the runtime
+ * The actuators a step of the travel library may dispatch under policy version 2: every operator's
+ * actuator and declared compensation (`airline.cancel`, `hotel.cancel`) before the taxi's. `travel.observe` is not among them: the runtime
  * observes at the start of each epoch, never as a step.
  */
 export const TRAVEL_STEP_ACTUATORS = [
@@ -39,11 +42,22 @@ export const TRAVEL_STEP_ACTUATORS = [
 ] as const;
 
 /**
- * The current policy (version 2): v1's approval above 1000, plus a contract envelope — at most 2000
- * spent per invocation, only the library's actuators, messages only by email or sms (the channels
- * the providers know), at most 12 steps in a model-authored fragment and 24 dispatches per epoch.
+ * The actuators a step of the travel library may dispatch now: those of version 2 and the taxi's
+ * (taxi.ts) — `taxi.quote`, `taxi.book` and its declared compensation `taxi.cancel`.
  */
-export const travelPolicy: AdmissionPolicy = spendApprovalPolicy({
+export const TRAVEL_TAXI_ACTUATORS = ['taxi.quote', 'taxi.book', 'taxi.cancel'] as const;
+export const TRAVEL_STEP_ACTUATORS_V3 = [...TRAVEL_STEP_ACTUATORS, ...TRAVEL_TAXI_ACTUATORS] as const;
+
+/** What the policy lets the model book without a person (version 3): one taxi ride up to this much. */
+export const AUTHORED_TAXI_ALLOWANCE = 80;
+
+/**
+ * Version 2, kept so journals pinned to it resume and replay: v1's approval above 1000, plus a
+ * contract envelope — at most 2000 spent per invocation, only the library's actuators (before the
+ * taxi), messages only by email or sms (the channels the providers know), at most 12 steps in a
+ * model-authored fragment and 24 dispatches per epoch; authored world effects always ask a person.
+ */
+export const travelPolicyV2: AdmissionPolicy = spendApprovalPolicy({
   version: '2',
   limit: 1000,
   amountArg: 'amount',
@@ -53,6 +67,27 @@ export const travelPolicy: AdmissionPolicy = spendApprovalPolicy({
     recipients: { arg: 'channel', allowed: ['email', 'sms'] },
     stepsPerFragment: 12,
     dispatchesPerEpoch: 24,
+  },
+});
+
+/**
+ * The current policy (version 3): version 2's rules over the taxi's actuators too, and the gap path
+ * of the taxi intents runs without a person — a model-authored fragment's world effects are admitted
+ * when they are taxi bookings (`taxi.book`) spending at most AUTHORED_TAXI_ALLOWANCE (80 EUR) in
+ * all; any other authored effect, or a ride over that, still asks a person. The task's constraints
+ * (the ride within the goal's budget) and the envelope's cap are checked first, and refuse.
+ */
+export const travelPolicy: AdmissionPolicy = spendApprovalPolicy({
+  version: '3',
+  limit: 1000,
+  amountArg: 'amount',
+  envelope: {
+    spend: { arg: 'amount', cap: 2000 },
+    actuators: TRAVEL_STEP_ACTUATORS_V3,
+    recipients: { arg: 'channel', allowed: ['email', 'sms'] },
+    stepsPerFragment: 12,
+    dispatchesPerEpoch: 24,
+    authoredEffects: { actuators: ['taxi.book'], spendAtMost: AUTHORED_TAXI_ALLOWANCE },
   },
 });
 
@@ -67,7 +102,7 @@ export function travelActuators(options: ProviderOptions): Actuator[] {
   // One backend for all of them (the stateFile form is mapped to a file backend here, once).
   const { crashAfterEffect } = options;
   const shared: ProviderOptions = { state: stateBackendOf(options), ...(crashAfterEffect ? { crashAfterEffect } : {}) };
-  return [observeActuator(shared), ...searchActuators(shared), ...bookingActuators(shared), ...notifyActuators(shared)];
+  return [observeActuator(shared), ...searchActuators(shared), ...bookingActuators(shared), ...notifyActuators(shared), ...taxiActuators(shared)];
 }
 
 /** The travel parts over one state file, for tests and apps that wire a runtime by hand. */

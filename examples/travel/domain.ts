@@ -15,16 +15,20 @@
  *   atomic read-modify-writes (state.ts), so a resumed run sees what a crashed run applied, any
  *   number of runs and workers share it, and replaying a journal elsewhere writes nothing.
  * - `asOf` is before the conference (the 12th), so the check-in reminder lands on the 11th.
- * - New invocations pin `travelPolicy` (v2, with its contract envelope); `travelPolicyV1` stays in
- *   `policies`, so journals pinned to v1 still resume and replay.
+ * - New invocations pin `travelPolicy` (v3: v2's contract envelope over the taxi's actuators too,
+ *   and model-authored taxi bookings up to 80 EUR admitted without a person); `travelPolicyV2` and
+ *   `travelPolicyV1` stay in `policies`, so journals pinned to them still resume and replay.
+ * - Besides the demo's intent, the taxi intents (transfer-script.ts) run offline too: their
+ *   `book_transfer` goal has no method, so the model authors it — the gap path, from the CLI:
+ *   `weft run travel "Take me to Porto for the summit on the 20th, under 1200 EUR, and book me a taxi from the airport"`.
  */
 import { join } from 'node:path';
-import { ScriptedModel } from '../../actors/model/scripted.js';
 import { defineDomain } from '../../runtime/domain.js';
-import { TRAVEL_OBSERVE, travelActuators, travelPolicy, travelPolicyV1 } from './app.js';
+import { TRAVEL_OBSERVE, travelActuators, travelPolicy, travelPolicyV1, travelPolicyV2 } from './app.js';
 import { fileStateBackend, redisStateBackend } from './state.js';
 import { travelEvaluables, travelLibrary } from './library.js';
 import { TRAVEL_INTENT, travelTranscript } from './transcript.js';
+import { TravelScriptedModel } from './transfer-script.js';
 
 export const TRAVEL_AS_OF = '2026-06-01T09:00:00.000Z';
 export const TRAVEL_STATE_FILE = 'providers.json';
@@ -45,9 +49,9 @@ export const travelDomain = defineDomain({
   observe: TRAVEL_OBSERVE,
   policy: travelPolicy,
   // Older versions, so journals pinned to them still resume and replay.
-  policies: [travelPolicyV1],
+  policies: [travelPolicyV2, travelPolicyV1],
   evaluables: travelEvaluables(),
-  model: () => new ScriptedModel(travelTranscript),
+  model: () => new TravelScriptedModel(travelTranscript),
   intent: TRAVEL_INTENT,
   asOf: TRAVEL_AS_OF,
 });

@@ -2,10 +2,13 @@
  * The travel example — the folder's public face. Its default export is the travel domain
  * (`weft run travel`, or `weft run ./dist/examples/travel/index.js`): "Take me to Lisbon for the
  * conference on the 12th, under 900 EUR" — search, hold, pay, confirm, send the itinerary, set a
- * reminder. The named exports are its parts, for tests and for apps that wire a runtime by hand.
+ * reminder — and the taxi intents of the gap path (transfer-script.ts: "…, and book me a taxi from
+ * the airport"). The named exports are its parts, for tests and for apps that wire a runtime by hand.
  */
 export { travelDomain as default, travelDomain, TRAVEL_AS_OF, TRAVEL_STATE_FILE } from './domain.js';
-export { createTravelApp, travelActuators, travelPolicy, TRAVEL_OBSERVE, type TravelApp } from './app.js';
+export { createTravelApp, travelActuators, travelPolicy, travelPolicyV2, AUTHORED_TAXI_ALLOWANCE, TRAVEL_OBSERVE, type TravelApp } from './app.js';
+export { taxiActuators, taxiFare } from './taxi.js';
+export { TRAVEL_TRANSFER_INTENTS, TravelScriptedModel, parseTransferIntent, airportOf, type TransferIntent } from './transfer-script.js';
 export { travelLibrary, travelEvaluables } from './library.js';
 export { observeTravel } from './observe.js';
 export { checkInReminderAt } from './notify.js';

@@ -1,7 +1,7 @@
 /**
  * The travel method library — the data an invocation pins (its digest is the hash of this JSON).
  *
- * Three goals a model can name, one per epoch of the demo:
+ * Four goals a model can name — the first three, one per epoch of the demo:
  * - `find_options(traveller, city, day)`: read-only searches; the providers record offers, which
  *   the next observation shows as facts (`offer-flight`, `offer-hotel`, `trip-total`, …).
  * - `book_trip(traveller, city, day, budget)`: choose a flight and a hotel under the budget and
@@ -22,9 +22,18 @@
  * in all, and holds and confirms each of the flight and the hotel at most once; `find_options` only
  * searches (no world effect); `share_itinerary` sends one message and sets one reminder at most.
  *
+ * - `book_transfer(traveller, from, to, day, budget)`: a taxi from the airport `from` to the hotel
+ *   `to` on `day`, at most `budget`. A declared task with NO method: it is the gap path a user can
+ *   see (the taxi intents, transcript.ts): the model authors a fragment of `quote_taxi` and
+ *   `book_taxi` with explicit args only — every constant is a goal arg or an observed fact
+ *   (`(taxi-fare ?from ?to ?price)`, shown when the goal is a transfer) — so a method mined from
+ *   the recorded run can re-derive it for other constants. Its constraints: only `taxi.quote` and
+ *   `taxi.book`, at most one booking, and the booking's amount at most `?budget`.
+ *
  * Compensation: holds, the charge and the reminder undo themselves (their actuators'
  * `compensate`, which see the step's result: hold and charge references); the confirmations
- * declare a compensating binding (`airline.cancel` / `hotel.cancel`) from the operator's params.
+ * declare a compensating binding (`airline.cancel` / `hotel.cancel`) from the operator's params, as
+ * does the taxi booking (`taxi.cancel`).
  */
 import { LibraryBuilder, add, and, atom, del, exists, neq, not } from '../../htn/library/builder.js';
 import { standardEvaluables, type EvaluableRegistry } from '../../htn/library/evaluables.js';
@@ -73,7 +82,7 @@ const booked = and(
 
 export const travelLibrary: Library = new LibraryBuilder('travel')
   .type('traveller').type('city').type('card').type('channel')
-  .type('bookable').type('flight', 'bookable').type('hotel', 'bookable')
+  .type('bookable').type('flight', 'bookable').type('hotel', 'bookable').type('airport')
   .constant('email', 'channel').constant('sms', 'channel')
   // What the observation reports (examples/travel/observe.ts).
   .predicate('home', { [T]: 'traveller', '?c': 'city' })
@@ -92,6 +101,10 @@ export const travelLibrary: Library = new LibraryBuilder('travel')
   .predicate('booked', { [T]: 'traveller', '?b': 'bookable' })
   .predicate('itinerary-sent', { [T]: 'traveller', '?f': 'flight', '?h': 'hotel' })
   .predicate('reminder-set', { [T]: 'traveller', '?f': 'flight' })
+  .predicate('airport-of', { '?a': 'airport', '?c': 'city' })
+  .predicate('taxi-fare', { '?from': 'airport', '?to': 'hotel', '?price': 'number' })
+  .predicate('taxi-quoted', { [T]: 'traveller', '?from': 'airport', '?to': 'hotel', '?day': 'number' })
+  .predicate('taxi-booked', { [T]: 'traveller', '?from': 'airport', '?to': 'hotel', '?day': 'number' })
   .evaluable({ name: 'le', version: '1', params: { '?a': 'number', '?b': 'number' } })
   // Constraints bound any fragment achieving a task — a model-authored one above all (the gap path).
   .task('find_options', { [T]: 'traveller', '?c': 'city', '?day': 'number' }, {
@@ -109,6 +122,14 @@ export const travelLibrary: Library = new LibraryBuilder('travel')
   })
   .task('share_itinerary', { [T]: 'traveller', '?c': 'city' }, {
     constraints: [{ count: 'message.send', atMost: 1 }, { count: 'reminder.set', atMost: 1 }],
+  })
+  // The gap path: a task with no method. The model authors its fragment (or a mined method covers it).
+  .task('book_transfer', { [T]: 'traveller', '?from': 'airport', '?to': 'hotel', '?day': 'number', '?budget': 'number' }, {
+    constraints: [
+      { only: ['taxi.quote', 'taxi.book'] },
+      { count: 'taxi.book', atMost: 1 },
+      { sum: 'taxi.book', arg: 'amount', atMost: '?budget' },
+    ],
   })
   // ── operators ──────────────────────────────────────────────────────────────────────────────
   .operator('search_flights', {
@@ -164,6 +185,20 @@ export const travelLibrary: Library = new LibraryBuilder('travel')
     precondition: and(atom('booked', T, '?f'), not(atom('reminder-set', T, '?f'))),
     effect: add('reminder-set', T, '?f'),
     actuator: { actuator: 'reminder.set', args: { traveller: T, flight: '?f' } },
+  })
+  .operator('quote_taxi', {
+    params: { [T]: 'traveller', '?from': 'airport', '?to': 'hotel', '?day': 'number' },
+    precondition: not(atom('taxi-booked', T, '?from', '?to', '?day')),
+    effect: add('taxi-quoted', T, '?from', '?to', '?day'),
+    actuator: { actuator: 'taxi.quote', args: { from: '?from', to: '?to', day: '?day' } },
+    readOnly: true,
+  })
+  .operator('book_taxi', {
+    params: { [T]: 'traveller', '?from': 'airport', '?to': 'hotel', '?day': 'number', '?price': 'number' },
+    precondition: and(atom('taxi-quoted', T, '?from', '?to', '?day'), atom('taxi-fare', '?from', '?to', '?price'), not(atom('taxi-booked', T, '?from', '?to', '?day'))),
+    effect: [del('taxi-quoted', T, '?from', '?to', '?day'), add('taxi-booked', T, '?from', '?to', '?day')],
+    actuator: { actuator: 'taxi.book', args: { traveller: T, from: '?from', to: '?to', day: '?day', amount: '?price' } },
+    compensate: { actuator: 'taxi.cancel', args: { traveller: T, from: '?from', to: '?to', day: '?day' } },
   })
   // ── methods (tried in this order) ──────────────────────────────────────────────────────────
   .method('refresh-hotels-only', {

@@ -13,6 +13,12 @@
  * - Prices are numbers. `trip-total` is the provider's package quote for every flight and hotel
  *   offered for the same city and day (the flight's arrival day is the check-in day).
  * - A hotel found sold out is no longer offered (unless it is already booked).
+ * - The gap path's world (taxi.ts): booked rides are `(taxi-booked ?t ?from ?to ?day)`; when the
+ *   goal is `book_transfer`, the airports (`(airport-of ?a ?c)`) and the provider's fares
+ *   (`(taxi-fare ?from ?to ?price)`) too — the constants an authored fragment's amount comes from.
+ *   An event other than the conference is `(conference ?c ?day)` when the goal names its city.
+ *   Neither shows for the trip goals of a world without transfers, so their observations (and the
+ *   journals recording them) are unchanged.
  */
 import { z } from 'zod';
 import type { Actuator } from '../../actors/actuator.js';
@@ -31,7 +37,10 @@ export const observeResult = z.strictObject({
 /** Channels the library declares as constants; contacts on other channels are not reported. */
 const CHANNELS = ['email', 'sms'];
 
-export function observeTravel(state: TravelState): WorldState {
+/** The goal the runtime observes for (`{ goal }`, the actuator's args), as far as the world depends on it. */
+export type ObservedGoal = { task: string; args: ReadonlyArray<string | number> };
+
+export function observeTravel(state: TravelState, goal?: ObservedGoal): WorldState {
   const objects: ObjectDecl[] = [];
   const seen = new Set<string>();
   const object = (name: string, type: string): void => {
@@ -74,6 +83,32 @@ export function observeTravel(state: TravelState): WorldState {
   for (const b of state.bookings) if (b.status === 'confirmed') facts.push(['booked', b.traveller, b.item]);
   for (const m of state.messages) facts.push(['itinerary-sent', m.to, m.flight, m.hotel]);
   for (const r of state.reminders) if (r.status === 'set') facts.push(['reminder-set', r.traveller, r.flight]);
+  // Transfers (taxi.ts): rides booked are facts whatever the goal; the provider's fares only when the
+  // goal is a transfer, and another event only when the goal names its city — so the observations of
+  // the trip goals of a world with no transfers are what they were before transfers existed.
+  for (const r of state.transfers ?? []) {
+    if (r.status !== 'booked') continue;
+    object(r.from, 'airport');
+    object(r.to, 'hotel');
+    facts.push(['taxi-booked', r.traveller, r.from, r.to, r.day]);
+  }
+  if (goal?.task === 'book_transfer') {
+    for (const a of state.catalogue.airports ?? []) {
+      object(a.id, 'airport');
+      object(a.city, 'city');
+      facts.push(['airport-of', a.id, a.city]);
+    }
+    for (const fare of state.catalogue.taxis ?? []) {
+      object(fare.from, 'airport');
+      object(fare.to, 'hotel');
+      facts.push(['taxi-fare', fare.from, fare.to, fare.price]);
+    }
+  }
+  for (const e of state.events ?? []) {
+    if (!goal?.args.includes(e.city) || e.city === state.conference.city) continue;
+    object(e.city, 'city');
+    facts.push(['conference', e.city, e.day]);
+  }
   // Items a fact names must be declared objects even when their offer is gone.
   for (const b of state.bookings) if (!seen.has(b.item)) object(b.item, b.kind);
   for (const h of state.holds) if (!seen.has(h.item)) object(h.item, h.kind);
@@ -87,8 +122,8 @@ export function observeActuator(options: ProviderOptions): Actuator<z.infer<type
     readOnly: true,
     argsSchema: observeArgs,
     resultSchema: observeResult as unknown as z.ZodType<WorldState>,
-    async run(_args, ctx) {
-      return observeTravel(await providerState(options, ctx));
+    async run(args, ctx) {
+      return observeTravel(await providerState(options, ctx), args.goal);
     },
   };
 }

@@ -74,6 +74,14 @@ const chargeSchema = z.strictObject({ ref: z.string(), card: z.string(), travell
 const bookingSchema = z.strictObject({ ref: z.string(), kind: z.enum(['flight', 'hotel']), item: z.string(), traveller: z.string(), hold: z.string(), status: z.enum(['confirmed', 'cancelled']) });
 const messageSchema = z.strictObject({ id: z.string(), to: z.string(), flight: z.string(), hotel: z.string(), channel: z.string(), address: z.string(), subject: z.string(), body: z.string() });
 const reminderSchema = z.strictObject({ id: z.string(), traveller: z.string(), flight: z.string(), at: z.string(), text: z.string(), status: z.enum(['set', 'cancelled']) });
+/** A taxi fare the transfer provider offers: from an airport to a hotel, the whole ride, any day. */
+export const taxiFareSchema = z.strictObject({ from: z.string(), to: z.string(), price: z.number() });
+export type TaxiFare = z.infer<typeof taxiFareSchema>;
+/** An airport the transfer provider serves, and the city it serves. */
+export const airportSchema = z.strictObject({ id: z.string(), city: z.string() });
+/** An event other than the traveller's main conference (a city and a day an intent may name). */
+export const eventSchema = z.strictObject({ name: z.string(), city: z.string(), day: z.number().int(), venue: z.string() });
+const transferSchema = z.strictObject({ ref: z.string(), traveller: z.string(), from: z.string(), to: z.string(), day: z.number().int(), amount: z.number(), status: z.enum(['booked', 'cancelled']) });
 const ledgerEntrySchema = z.strictObject({ actuator: z.string(), attempts: z.number().int(), applied: z.number().int(), result: json.optional() });
 
 export const travelStateSchema = z.strictObject({
@@ -87,7 +95,15 @@ export const travelStateSchema = z.strictObject({
     contacts: z.record(z.string(), z.string()),
   }),
   conference: z.strictObject({ name: z.string(), city: z.string(), day: z.number().int(), venue: z.string() }),
-  catalogue: z.strictObject({ flights: z.array(flightSchema), hotels: z.array(hotelSchema) }),
+  /** Other events (the gap-path intents name them); optional so worlds written before them still load. */
+  events: z.array(eventSchema).optional(),
+  catalogue: z.strictObject({
+    flights: z.array(flightSchema),
+    hotels: z.array(hotelSchema),
+    /** The transfer provider (taxi.ts): the airports it serves and its fares; optional, as `events`. */
+    airports: z.array(airportSchema).optional(),
+    taxis: z.array(taxiFareSchema).optional(),
+  }),
   /** What searches have recorded; `unavailable` lists hotels a failed confirmation found sold out. */
   offers: z.strictObject({ flights: z.array(flightSchema), hotels: z.array(hotelSchema), unavailable: z.array(z.string()) }),
   holds: z.array(holdSchema),
@@ -95,6 +111,8 @@ export const travelStateSchema = z.strictObject({
   bookings: z.array(bookingSchema),
   messages: z.array(messageSchema),
   reminders: z.array(reminderSchema),
+  /** Taxi transfers booked (taxi.book) and cancelled (taxi.cancel); optional, as `events`. */
+  transfers: z.array(transferSchema).optional(),
   faults: z.strictObject({
     /** Hotels whose confirmation fails permanently (the last room went while it was held). */
     soldOut: z.array(z.string()),
@@ -106,7 +124,11 @@ export const travelStateSchema = z.strictObject({
 export type TravelState = z.infer<typeof travelStateSchema>;
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 
-/** The seed world of the demo: Ana, home in London, a conference in Lisbon on the 12th. */
+/**
+ * The seed world of the demo: Ana, home in London, a conference in Lisbon on the 12th — and, for the
+ * gap-path intents, a summit in Porto on the 20th, a forum in Madrid on the 25th, flights and hotels
+ * for both, and the taxi provider's airports and fares (taxi.ts).
+ */
 export function initialTravelState(): TravelState {
   const f = (id: string, from: string, day: number, departs: string, arrives: string, stops: number, price: number): Flight => ({ id, from, to: 'lisbon', day, departs, arrives, stops, price });
   const h = (id: string, name: string, city: string, price: number, nearVenue: boolean): Hotel => ({ id, name, city, checkIn: 12, nights: 2, price, nearVenue });
@@ -114,6 +136,10 @@ export function initialTravelState(): TravelState {
     format: 'weft.example.travel/1',
     traveller: { id: 'me', name: 'Ana Costa', home: 'london', card: 'card-visa-4242', prefers: 'email', contacts: { email: 'ana.costa@example.com', sms: '+44 7700 900123' } },
     conference: { name: 'Lisbon Systems Conference', city: 'lisbon', day: 12, venue: 'Centro de Congressos, Alfama' },
+    events: [
+      { name: 'Porto Systems Summit', city: 'porto', day: 20, venue: 'Alfândega do Porto' },
+      { name: 'Madrid Data Forum', city: 'madrid', day: 25, venue: 'IFEMA, Campo de las Naciones' },
+    ],
     catalogue: {
       flights: [
         f('f-tp1353', 'london', 12, '06:55', '09:40', 0, 310),
@@ -121,12 +147,35 @@ export function initialTravelState(): TravelState {
         f('f-ux1016', 'london', 12, '13:10', '19:55', 1, 130),
         f('f-tp1357', 'london', 13, '06:55', '09:40', 0, 290),
         f('f-lh1166', 'frankfurt', 12, '09:30', '11:35', 0, 240),
+        { id: 'f-fr8354', from: 'london', to: 'porto', day: 20, departs: '07:05', arrives: '09:45', stops: 0, price: 190 },
+        { id: 'f-tp1331', from: 'london', to: 'porto', day: 20, departs: '12:40', arrives: '15:20', stops: 0, price: 280 },
+        { id: 'f-ib3163', from: 'london', to: 'madrid', day: 25, departs: '08:15', arrives: '11:35', stops: 0, price: 220 },
+        { id: 'f-ux1014', from: 'london', to: 'madrid', day: 25, departs: '10:05', arrives: '16:50', stops: 1, price: 120 },
       ],
       hotels: [
         h('h-alfama', 'Memmo Alfama', 'lisbon', 470, true),
         h('h-oriente', 'Oriente Riverside', 'lisbon', 640, true),
         h('h-belem', 'Belém Guesthouse', 'lisbon', 260, false),
         h('h-ribeira', 'Ribeira Porto', 'porto', 300, false),
+        // The gap-path intents' cities (Porto's summit on the 20th, Madrid's forum on the 25th).
+        { id: 'h-infante', name: 'Infante Sagres', city: 'porto', checkIn: 20, nights: 2, price: 520, nearVenue: true },
+        { id: 'h-bolhao', name: 'Bolhão Rooms', city: 'porto', checkIn: 20, nights: 2, price: 340, nearVenue: false },
+        { id: 'h-prado', name: 'Prado Gardens', city: 'madrid', checkIn: 25, nights: 2, price: 560, nearVenue: true },
+        { id: 'h-sol', name: 'Hostal Sol', city: 'madrid', checkIn: 25, nights: 2, price: 210, nearVenue: false },
+      ],
+      airports: [
+        { id: 'lisbon-airport', city: 'lisbon' },
+        { id: 'porto-airport', city: 'porto' },
+        { id: 'madrid-airport', city: 'madrid' },
+      ],
+      taxis: [
+        { from: 'lisbon-airport', to: 'h-alfama', price: 35 },
+        { from: 'lisbon-airport', to: 'h-oriente', price: 18 },
+        { from: 'lisbon-airport', to: 'h-belem', price: 30 },
+        { from: 'porto-airport', to: 'h-infante', price: 28 },
+        { from: 'porto-airport', to: 'h-bolhao', price: 25 },
+        { from: 'madrid-airport', to: 'h-prado', price: 42 },
+        { from: 'madrid-airport', to: 'h-sol', price: 38 },
       ],
     },
     offers: { flights: [], hotels: [], unavailable: [] },
@@ -135,6 +184,7 @@ export function initialTravelState(): TravelState {
     bookings: [],
     messages: [],
     reminders: [],
+    transfers: [],
     faults: { soldOut: [], flaky: {} },
     ledger: {},
   };

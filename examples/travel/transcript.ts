@@ -15,6 +15,9 @@
  * The transcript assumes the state file starts as `initialTravelState()` (or the state passed to
  * `buildTravelTranscript`); any other start makes epoch 2 find no reply, and the run stops with a
  * clear `model.no_scripted_reply` error instead of booking on the wrong context.
+ *
+ * The taxi intents of the gap path ("…, and book me a taxi from the airport") are not in this
+ * transcript: `TravelScriptedModel` (transfer-script.ts) derives their replies from each request.
  */
 import type { Transcript } from '../../actors/model/scripted.js';
 import type { EpochOutcome } from '../../machines/context.js';

@@ -7,14 +7,14 @@
  * "the sum of charges ≤ the budget") and the policy's contract envelope (actuators, recipients,
  * steps per fragment, the invocation's spending cap) on every fragment, planned or authored; and
  * world effects in a model-authored fragment need a person's approval unless the envelope admits
- * them (`authoredEffects: 'allow'`). None of this pre-authorizes a step: each is admitted again at
+ * them (`authoredEffects: 'allow'`, or an allowance of actuators and spend that they stay within). None of this pre-authorizes a step: each is admitted again at
  * dispatch (execute-steps.ts).
  */
 import type { ApprovalInput } from '../../machines/actors.js';
 import type { EpochPlan, InvocationContext } from '../../machines/context.js';
 import { checkTaskConstraints } from '../../machines/constraints.js';
 import { SLEEP_ACTUATOR, sleepArgsProblem } from '../../machines/sleep.js';
-import { checkEnvelopeEpoch } from '../../machines/envelope.js';
+import { authoredEffectsProblem, checkEnvelopeEpoch } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
@@ -52,9 +52,9 @@ function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admi
   const spenders = pinnedSpendScope(ctx.pin);
   const admission = s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan, ...(spenders ? { spenders } : {}) });
   if (!failClosed || admission.decision !== 'allow' || plan.source !== 'authored') return admission;
-  const effects = plan.steps.filter((step) => !step.readOnly).length;
-  if (effects === 0 || s.policy.envelope?.authoredEffects === 'allow') return admission;
-  return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and it has ${effects} world effect(s): a person approves them` };
+  const problem = authoredEffectsProblem(s.policy.envelope, plan.steps, spenders);
+  if (problem === undefined) return admission;
+  return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}` };
 }
 
 export async function admit(s: EpochServices, ctx: InvocationContext) {
