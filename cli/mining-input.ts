@@ -38,11 +38,16 @@ export interface MiningInputs {
 
 export type Progress = (line: string) => void;
 
+/** A journal given to mine cannot be trusted (it does not verify, or is not a journal): nothing is mined (exit 1). */
+export class UnreadableJournalError extends Error {
+  override readonly name = 'UnreadableJournalError';
+}
+
 function verified(bytes: Uint8Array, where: string): JournalRecord[] {
   const read = readJournalBytes(bytes);
-  if (!read.ok) throw new UsageError(`${where} does not verify (${read.error?.message ?? 'broken journal'}): mining learns only from intact journals`);
+  if (!read.ok) throw new UnreadableJournalError(`${where} does not verify (${read.error?.message ?? 'broken journal'}): mining learns only from intact journals`);
   const first = read.records[0];
-  if (first?.kind !== 'invocation.pinned') throw new UsageError(`${where} is not a journal (it does not start with invocation.pinned)`);
+  if (first?.kind !== 'invocation.pinned') throw new UnreadableJournalError(`${where} is not a journal (it does not start with invocation.pinned)`);
   return read.records;
 }
 

@@ -31,8 +31,8 @@ import type { Domain } from '../../runtime/domain.js';
 import { builtinDomainForLibrary } from '../../examples/registry.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain } from '../domain-loader.js';
-import { printJsonLine } from '../json-line.js';
-import { readMiningInputs } from '../mining-input.js';
+import { printFailureLine, printJsonLine } from '../json-line.js';
+import { readMiningInputs, UnreadableJournalError } from '../mining-input.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 
@@ -136,6 +136,11 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('mine', usage, err);
     if (err instanceof DomainLoadError) return usageFailure('mine', usage, new UsageError(err.message));
+    if (err instanceof UnreadableJournalError) {
+      printFailureLine(err.message, 'journal.unreadable', 1);
+      process.stderr.write(`weft mine: ${err.message}\n`);
+      return 1;
+    }
     throw err;
   }
 }
