@@ -42,7 +42,7 @@ describe('weft show, workspace on disk', () => {
     const lines = shown.stdout.split('\n');
     expect(lines).toContain(`invocation  ${run.id}`);
     expect(lines).toContain('status      completed');
-    expect(lines).toContain('            spends card.charge (amount)');
+    expect(lines).toContain('            spends card.charge (amount), taxi.book (amount)');
     expect(lines.filter((l) => l.startsWith('epoch '))).toEqual([
       'epoch 1  find_options("me", "lisbon", 12)  htn plan, completed',
       'epoch 2  book_trip("me", "lisbon", 12, 900)  htn plan, completed',
