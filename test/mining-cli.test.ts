@@ -63,11 +63,17 @@ describe('weft mine', () => {
   }, 240_000);
 
   test('a journal file, a bundle, and the workspace give the same version; without --out it is written here under its name and digest', async () => {
+    // Another run in the workspace: mining one journal file of it still checks the candidate against all of them.
+    const madrid = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.madrid, '--seed', '14', '--as-of', AS_OF, '--dir', ws, '--json']);
+    expect(madrid.code, madrid.stderr).toBe(0);
     const here = join(root, 'here');
     mkdirSync(here);
     const fromFile = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--json'], {}, here);
     expect(fromFile.code, fromFile.stderr).toBe(0);
     const digest = lastJson(fromFile).library as string;
+    const whole = await weft(['mine', '--dir', ws, '--library', 'travel', '--out', join(root, 'whole.json'), '--json']);
+    expect(lastJson(whole).checked).toBeGreaterThanOrEqual(6);
+    expect(lastJson(fromFile).checked, 'the journal file\'s whole workspace is the corpus').toBe(lastJson(whole).checked);
     expect(readdirSync(here)).toEqual([`travel-${digest.slice(0, 12)}.library.json`]);
     const bundle = join(root, 'lisbon.bundle.json');
     const exported = await weft(['export', lisbon.id, '--dir', ws]);
@@ -76,6 +82,7 @@ describe('weft mine', () => {
     const fromBundle = await weft(['mine', '--from', bundle, '--library', 'travel', '--out', join(root, 'b.json'), '--json']);
     expect(fromBundle.code, fromBundle.stderr).toBe(0);
     expect(lastJson(fromBundle).library).toBe(digest);
+    expect(lastJson(fromBundle).checked, 'a bundle brings its own journal only').toBe(3);
     // Without --json: the report on stdout.
     const text = await weft(['mine', ws, '--library', 'travel', '--out', join(root, 'c.json')]);
     expect(text.code, text.stderr).toBe(0);
@@ -84,7 +91,9 @@ describe('weft mine', () => {
   }, 180_000);
 
   test('weft run --library FILE runs the version in the file (filed in the store at start)', async () => {
-    const file = join(root, 'mined.json');
+    const file = join(root, 'for-run.json');
+    const mined = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', file]);
+    expect(mined.code, mined.stderr).toBe(0);
     const digest = libraryDigest(validateLibrary(JSON.parse(readFileSync(file, 'utf8'))));
     const other = join(root, 'ws-file');
     const r = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.madrid, '--seed', '13', '--as-of', AS_OF, '--dir', other, '--library', file, '--json']);

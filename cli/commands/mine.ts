@@ -15,7 +15,7 @@
  * (a domain's, a bundle's, or a store's blob), or a JSON file. The domain gives the evaluable
  * predicates the planner needs. Prints the report (one line per candidate: accepted, or why not);
  * progress on stderr for long inputs; `--json`: the report on stderr and one line on stdout `{ library, base, out, applied,
- * accepted, candidates }`.
+ * accepted, checked, candidates }` (checked: the recorded decompositions a candidate was checked against).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -129,6 +129,7 @@ export async function run(argv: string[]): Promise<number> {
         out,
         applied,
         accepted: result.report.accepted,
+        checked: result.report.checkedEpochs,
         candidates: result.report.candidates.map((c) => ({ candidate: c.candidate, task: c.task, verdict: c.verdict, reason: c.reason ?? null, sources: c.sources })),
       });
     }
