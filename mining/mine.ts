@@ -4,9 +4,10 @@
  * 1. Each gap-path epoch is generalised into a candidate method (generalise.ts); epochs whose
  *    fragments generalise to the same shape — the same fragment seen with other constants — are
  *    one candidate, supported by all of them.
+ *    An epoch the policy denied (it never ran) or that has not completed is reported and left out.
  * 2. Candidates are judged in a fixed order (by name, a digest of the shape), each against the
  *    library accepted so far:
- *    - every epoch it came from completed without compensation;
+ *    - no epoch it came from was compensated (its steps ran and failed);
  *    - it is supported by at least `minSupport` epochs;
  *    - it is not already in the library;
  *    - placed after its task's existing methods, on each recorded state it came from it re-derives
@@ -89,6 +90,12 @@ export function mine(input: MiningInput): MiningResult {
   // 1. Generalise, and group by shape.
   const groups = new Map<string, { method: Method; sources: GapSource[] }>();
   for (const gap of gaps) {
+    // An epoch the policy denied never ran, and one still open has not completed: neither is evidence for or against its shape.
+    if (gap.outcome === 'denied' || gap.outcome === 'unfinished') {
+      const why = gap.outcome === 'denied' ? 'the epoch was denied before any step ran' : 'the epoch has not completed (the run failed, was handed off, or is still open)';
+      reports.push({ candidate: refKey(gap), task: gap.goal.task, verdict: 'failed-or-compensated', reason: `${why}: not mined`, sources: [refOf(gap)] });
+      continue;
+    }
     const g = generalise(gap.goal, gap.fragment, gap.state, base);
     if (g.kind === 'not-general') {
       reports.push({ candidate: refKey(gap), task: gap.goal.task, verdict: 'does-not-generalise', reason: g.reason, sources: [refOf(gap)] });
@@ -120,7 +127,7 @@ export function mine(input: MiningInput): MiningResult {
     };
     const bad = sources.filter((s) => s.outcome !== 'completed');
     if (bad.length > 0) {
-      refuse('failed-or-compensated', bad.map((s) => `${refKey(s)} ${s.outcome === 'unfinished' ? 'did not complete' : `was ${s.outcome}`}`).join('; '));
+      refuse('failed-or-compensated', `the same fragment failed and was compensated in ${bad.map(refKey).join(', ')}`);
       continue;
     }
     if (sources.length < minSupport) {

@@ -205,14 +205,28 @@ describe('candidates refused', () => {
 
   test('a fragment whose booking failed (epoch closed compensated) is not mined', async () => {
     const failed = await travelRun(TRAVEL_TRANSFER_INTENTS.lisbon, { failBooking: true });
-    expect(inEpoch(failed.records, 3, 'epoch.closed').map((b) => b.outcome)).not.toContain('completed');
+    expect(inEpoch(failed.records, 3, 'epoch.closed').map((b) => b.outcome)).toEqual(['compensated']);
     const result = mine({ library: travelLibrary, gaps: gapSourcesOf(failed.records), corpus: await corpus(), planning });
     expect(result.report.candidates).toEqual([expect.objectContaining({ verdict: 'failed-or-compensated', sources: [{ invocation: failed.id, epoch: 3 }] })]);
     expect(result.digest).toBe(libraryDigest(travelLibrary));
     // With a good Lisbon run beside it, the shape came from a fragment that failed: still refused.
     const mixed = mine({ library: travelLibrary, gaps: [...gapSourcesOf(lisbon.records), ...gapSourcesOf(failed.records)], corpus: await corpus(), planning });
-    expect(mixed.report.candidates[0]).toMatchObject({ verdict: 'failed-or-compensated' });
+    expect(mixed.report.candidates).toEqual([
+      expect.objectContaining({ verdict: 'failed-or-compensated', reason: expect.stringContaining(`compensated in ${failed.id}#3`), sources: [{ invocation: lisbon.id, epoch: 3 }, { invocation: failed.id, epoch: 3 }].sort((a, b) => (a.invocation < b.invocation ? -1 : 1)) }),
+    ]);
+    expect(mixed.digest).toBe(libraryDigest(travelLibrary));
   }, 120_000);
+
+  test('an epoch the policy denied never ran: it is reported, not counted, and does not block the shape', () => {
+    const [good] = gapSourcesOf(lisbon.records);
+    const denied: GapSource = { ...good!, invocation: 'inv-denied', outcome: 'denied' };
+    const result = mine({ library: travelLibrary, gaps: [good!, denied], corpus: [], planning });
+    expect(result.report.candidates).toEqual([
+      expect.objectContaining({ candidate: 'inv-denied#3', verdict: 'failed-or-compensated', reason: expect.stringContaining('denied before any step ran') }),
+      expect.objectContaining({ verdict: 'accepted', sources: [{ invocation: lisbon.id, epoch: 3 }] }),
+    ]);
+    expect(result.digest).toBe(mined.digest);
+  });
 
   test('a method that would re-derive another fragment on the recorded state (the model chose the dearer of two fares) is refused', () => {
     const [source] = gapSourcesOf(lisbon.records);
