@@ -2,14 +2,20 @@
  * `weft mine` and `weft run --library` from the command line (embedded mode): a Lisbon gap run in a
  * workspace is mined (`--dir`, a journal file, a bundle: the same version), the version is written
  * for review (`--out`, or the default name) and filed in the store by digest (`--apply`); Porto then
- * runs on it by digest or by file, with no authoring; old and new journals replay. Bad command
+ * runs on it by digest or by file, with no authoring, and resumes without it; old and new journals
+ * replay; a long input shows progress on stderr. Bad command
  * lines exit 2 with a message and, with --json, one JSON line.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { FileStore } from '../journal/stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
+import { createRuntime } from '../runtime/index.js';
+import { travelDomain } from '../examples/travel/domain.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import { travelLibrary } from '../examples/travel/library.js';
 import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
@@ -104,6 +110,41 @@ describe('weft mine', () => {
     expect(existsSync(join(other, 'blobs', digest))).toBe(true);
     expect(lines(out.journal).some((x) => x.kind === 'model.requested' && x.body.purpose === 'author')).toBe(false);
   }, 120_000);
+
+  test('a run on a mined version hibernated at its first boundary resumes without --library: the version is read from the store', async () => {
+    const file = join(root, 'for-resume.json');
+    expect((await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', file])).code).toBe(0);
+    const other = join(root, 'ws-resume');
+    const started = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '15', '--as-of', AS_OF, '--dir', other, '--library', file, '--hibernate', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const rested = lastJson(started) as { id: string; status: string };
+    expect(rested.status).toBe('hibernated');
+    rmSync(file);
+    const resumed = await weft(['resume', rested.id, '--dir', other, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const out = lastJson(resumed) as { status: string; journal: string };
+    expect(out.status).toBe('completed');
+    expect(lines(out.journal).some((x) => x.kind === 'model.requested' && x.body.purpose === 'author')).toBe(false);
+  }, 180_000);
+
+  test('on a long input, progress goes to stderr; the JSON line stays alone on stdout', async () => {
+    const many = join(root, 'ws-many');
+    const store = new FileStore(many);
+    const runtime = createRuntime({ store, domain: travelDomain, stateDir: join(many, 'state'), signingKey: signingKeyFromSecret(new Uint8Array(32).fill(3)), sleep: async () => undefined });
+    const intents = Object.values(TRAVEL_TRANSFER_INTENTS);
+    for (let i = 0; i < 21; i++) {
+      const result = await (await runtime.start(intents[i % intents.length]!, { tenant: 'many', seed: String(i), asOf: AS_OF })).done;
+      expect(result.status).toBe('completed');
+    }
+    const r = await weft(['mine', '--dir', many, '--library', 'travel', '--out', join(root, 'many.json'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`read 20/21 journals of ${store.name}`);
+    expect(r.stderr).toContain('21 gap-path epoch(s) from 21 journal(s)');
+    expect(r.stderr).toContain('judging candidate 1/1');
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(lastJson(r)).toMatchObject({ accepted: 1, candidates: [{ verdict: 'accepted', sources: expect.arrayContaining([expect.objectContaining({ epoch: 3 })]) }] });
+    expect((lastJson(r).candidates as Array<{ sources: unknown[] }>)[0]!.sources).toHaveLength(21);
+  }, 180_000);
 
   test.each([
     [['mine', '--from', 'x.jsonl'], /--library is required/],
