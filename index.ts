@@ -2,7 +2,7 @@
  * Weft — a durable, replayable plan runtime for Node.js. The package's public face: the runtime,
  * the journal (canonical JSON, digests, records, chain, seal, reader, writer, stores), the
  * machine, actuators and dispatchers, the domain contract (defineDomain and the types an author
- * needs), the key helpers, zod, and the HTN engine as a namespace.
+ * needs), the key helpers, zod, and the HTN engine and method mining as namespaces.
  */
 export * from './journal/index.js';
 export * from './runtime/index.js';
@@ -27,6 +27,8 @@ export {
   type Goal,
 } from './machines/index.js';
 export * as htn from './htn/index.js';
+/** Method mining (`weft mine`): methods learned from recorded gap-path runs. */
+export * as mining from './mining/index.js';
 /**
  * zod, re-exported: a domain's actuator schemas are zod schemas, and this is the copy Weft itself
  * validates with — `import { z } from 'weft'` keeps a domain on the same version.

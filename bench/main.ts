@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> 
   workers: () => import('./workers.js'),
   'inspect-list': () => import('./inspect-list.js'),
   inspect: () => import('./inspect.js'),
+  mining: () => import('./mining.js'),
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * The `--json` contract: a command that promises one JSON line (run, resume, approve, replay,
- * verify, ls, show) prints exactly one line on stdout whatever the outcome — its result, a refusal, a
+ * verify, ls, show, mine) prints exactly one line on stdout whatever the outcome — its result, a refusal, a
  * usage error (an unknown flag, a bad value), a domain that cannot be found or loaded, an error
  * nobody expected. A failure's line is `{ id, status, reason, journal, fingerprint, publicKey,
  * refused }`: `status` what the store shows (null when nothing can be said), `reason` the
@@ -20,6 +20,7 @@ const PROMISES: Record<string, (exitCode: number) => Record<string, unknown>> = 
   show: () => ({}),
   replay: () => ({ identical: false }),
   verify: (exitCode) => ({ ok: false, exitCode }),
+  mine: () => ({}),
 };
 
 let command: string | undefined;

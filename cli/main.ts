@@ -35,6 +35,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   serve: () => import('./commands/serve.js'),
   htn: () => import('./commands/htn.js'),
   inspect: () => import('./commands/inspect.js'),
+  mine: () => import('./commands/mine.js'),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -26,6 +26,7 @@ import { workerHint } from './dispatch-choice.js';
 import type { SigningKey } from '../journal/seal.js';
 import { builtinDomainForLibrary, loadBuiltinDomain } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
+import type { Library } from '../htn/library/schema.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import type { InvocationLimits } from '../machines/context.js';
@@ -149,6 +150,8 @@ export interface OpenOptions {
   recordedKey?: string | undefined;
   /** An XState inspection observer for the runtime's runs (`--stately`: cli/stately-choice.ts). */
   inspect?: RuntimeOptions['inspect'];
+  /** A library version to run with before the domain's own (`weft run --library`): new runs pin it. */
+  library?: Library | undefined;
 }
 
 /** Where a domain keeps its local state in a workspace (handed to its factories as `stateDir`). */
@@ -173,6 +176,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     ...(options.queue ? { queue: options.queue } : {}),
     ...(options.redis ? { workerHint: workerHint({ dir, redis: options.redis }, options.queue, options.domain) } : {}),
     domain,
+    ...(options.library ? { libraries: [options.library, ...domain.libraries] } : {}),
     stateDir,
     actuators: options.wrapActuators ? options.wrapActuators(actuators) : actuators,
     ...(options.model ? { model: options.model } : {}),

@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
-const folders = ['actors', 'cli', 'htn', 'journal', 'machines', 'queue', 'runtime'];
+const folders = ['actors', 'cli', 'htn', 'journal', 'machines', 'mining', 'queue', 'runtime'];
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];

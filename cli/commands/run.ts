@@ -22,6 +22,7 @@ import { DomainLoadError, loadDomain } from '../domain-loader.js';
 import { locationOf } from '../hints.js';
 import { resumeOnInterrupt } from '../interrupt.js';
 import { modelFromFlags } from '../model-choice.js';
+import { libraryChoice } from '../library-choice.js';
 import { progressLine } from '../progress.js';
 import { Runtime } from '../../runtime/runtime.js';
 import type { InvocationLimits } from '../../machines/context.js';
@@ -33,13 +34,14 @@ import { startStately, statelyChoice, statelyOptions, statelyUsage, type Stately
 
 export const usage =
   'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
-  `    [--model-timeout-ms MS] [--model-attempts N] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
+  `    [--model-timeout-ms MS] [--model-attempts N] [--library FILE|DIGEST] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --intent-file: the intent from a file (- for stdin),\n' +
   '                                       for one too long for a command line; --hibernate: stop at the first epoch boundary;\n' +
   '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY;\n' +
   '                                       --model-timeout-ms/--model-attempts: how long one model call may take and how many times a\n' +
   '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3);\n' +
+  '                                       --library: pin this version of the domain\'s library (a file from weft mine, or a digest in the store);\n' +
   '                                       --redis URL (or WEFT_REDIS_URL): journals and snapshots in Redis instead of --dir;\n' +
   '                                       --stately: relay the run to Stately\'s inspector (127.0.0.1:--port, default 7392), waiting up to\n' +
   '                                       --stately-wait S (default 30) for a client first';
@@ -98,6 +100,7 @@ export async function run(argv: string[]): Promise<number> {
         model: { type: 'string' },
         'model-timeout-ms': { type: 'string' },
         'model-attempts': { type: 'string' },
+        library: { type: 'string' },
         ...storeOptions,
         ...dispatchOptions,
         ...signingKeyOptions,
@@ -152,6 +155,13 @@ export async function run(argv: string[]): Promise<number> {
     // A store that cannot be used (a Redis that may lose acknowledged appends, or unreachable): nothing was written.
     return printRefusal('run', id, choice.redis ? null : choice.dir, err, json);
   }
+  let library;
+  try {
+    library = args.strings.library === undefined ? undefined : await libraryChoice(args.strings.library, domain, store);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('run', usage, err);
+    throw err;
+  }
   const location = locationOf(choice, { queue: args.strings.queue });
   const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded);
   let tap;
@@ -162,7 +172,7 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   if (tap) store = tap.tapStore(store);
-  const ws = await openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
+  const ws = await openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, library, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));

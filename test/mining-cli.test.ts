@@ -1,0 +1,174 @@
+/**
+ * `weft mine` and `weft run --library` from the command line (embedded mode): a Lisbon gap run in a
+ * workspace is mined (`--dir`, a journal file, a bundle: the same version), the version is written
+ * for review (`--out`, or the default name) and filed in the store by digest (`--apply`); Porto then
+ * runs on it by digest or by file, with no authoring, and resumes without it; old and new journals
+ * replay; a long input shows progress on stderr. Bad command
+ * lines exit 2 with a message and, with --json, one JSON line.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import { signingKeyFromSecret } from '../journal/seal.js';
+import { FileStore } from '../journal/stores/file.js';
+import { libraryDigest } from '../htn/library/digest.js';
+import { createRuntime } from '../runtime/index.js';
+import { travelDomain } from '../examples/travel/domain.js';
+import { validateLibrary } from '../htn/library/validate.js';
+import { travelLibrary } from '../examples/travel/library.js';
+import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
+import { assertBuilt, weft, type CliResult } from './support/cli.js';
+
+const root = mkdtempSync(join(tmpdir(), 'weft-mining-cli-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const AS_OF = '2026-06-01T09:00:00Z';
+const ws = join(root, 'ws');
+let lisbon: { id: string; journal: string; fingerprint: string };
+
+const lastJson = (r: CliResult) => JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; epoch: number; body: Record<string, unknown> });
+
+beforeAll(async () => {
+  assertBuilt();
+  const r = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.lisbon, '--seed', '11', '--as-of', AS_OF, '--dir', ws, '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  lisbon = lastJson(r) as typeof lisbon;
+  expect(lisbon).toMatchObject({ status: 'completed' });
+}, 120_000);
+
+describe('weft mine', () => {
+  test('--dir: the report names the accepted method, --out holds the new version, --apply files it; Porto runs on it by digest with no authoring', async () => {
+    const out = join(root, 'mined.json');
+    const r = await weft(['mine', '--dir', ws, '--library', 'travel', '--out', out, '--apply', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    const line = lastJson(r) as { library: string; base: string; out: string; applied: boolean; accepted: number; candidates: Array<{ verdict: string; task: string }> };
+    expect(line).toMatchObject({ base: libraryDigest(travelLibrary), out, applied: true, accepted: 1, candidates: [{ verdict: 'accepted', task: 'book_transfer' }] });
+    expect(r.stderr).toMatch(/mined-book_transfer-[0-9a-f]{12} \(book_transfer\) accepted/);
+    const written = validateLibrary(JSON.parse(readFileSync(out, 'utf8')));
+    expect(libraryDigest(written)).toBe(line.library);
+    expect(readFileSync(out, 'utf8')).toContain('\n  "methods": [');
+    expect(existsSync(join(ws, 'blobs', line.library)), 'the version is filed in the store by digest').toBe(true);
+
+    const porto = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '12', '--as-of', AS_OF, '--dir', ws, '--library', line.library, '--json']);
+    expect(porto.code, porto.stderr).toBe(0);
+    const p = lastJson(porto) as { status: string; journal: string; fingerprint: string };
+    expect(p.status).toBe('completed');
+    const records = lines(p.journal);
+    expect((records[0]!.body.pin as { library: string }).library).toBe(line.library);
+    expect(records.filter((x) => x.kind === 'model.requested').map((x) => x.body.purpose)).not.toContain('author');
+    expect(records.filter((x) => x.kind === 'epoch.derived').map((x) => x.body.source)).toEqual(['htn', 'htn', 'htn']);
+
+    for (const [journal, fingerprint] of [[lisbon.journal, lisbon.fingerprint], [p.journal, p.fingerprint]] as const) {
+      const replay = await weft(['replay', journal, '--json']);
+      expect(replay.code, replay.stderr).toBe(0);
+      expect(lastJson(replay)).toMatchObject({ identical: true, fingerprint });
+    }
+  }, 240_000);
+
+  test('a journal file, a bundle, and the workspace give the same version; without --out it is written here under its name and digest', async () => {
+    // Another run in the workspace: mining one journal file of it still checks the candidate against all of them.
+    const madrid = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.madrid, '--seed', '14', '--as-of', AS_OF, '--dir', ws, '--json']);
+    expect(madrid.code, madrid.stderr).toBe(0);
+    const here = join(root, 'here');
+    mkdirSync(here);
+    const fromFile = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--json'], {}, here);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    const digest = lastJson(fromFile).library as string;
+    const whole = await weft(['mine', '--dir', ws, '--library', 'travel', '--out', join(root, 'whole.json'), '--json']);
+    expect(lastJson(whole).checked).toBeGreaterThanOrEqual(6);
+    expect(lastJson(fromFile).checked, 'the journal file\'s whole workspace is the corpus').toBe(lastJson(whole).checked);
+    expect(readdirSync(here)).toEqual([`travel-${digest.slice(0, 12)}.library.json`]);
+    const bundle = join(root, 'lisbon.bundle.json');
+    const exported = await weft(['export', lisbon.id, '--dir', ws]);
+    expect(exported.code, exported.stderr).toBe(0);
+    writeFileSync(bundle, exported.stdout);
+    const fromBundle = await weft(['mine', '--from', bundle, '--library', 'travel', '--out', join(root, 'b.json'), '--json']);
+    expect(fromBundle.code, fromBundle.stderr).toBe(0);
+    expect(lastJson(fromBundle).library).toBe(digest);
+    expect(lastJson(fromBundle).checked, 'a bundle brings its own journal only').toBe(3);
+    // Without --json: the report on stdout.
+    const text = await weft(['mine', ws, '--library', 'travel', '--out', join(root, 'c.json')]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`new library version ${digest}`);
+    expect(text.stdout).toContain(`wrote ${join(root, 'c.json')}`);
+  }, 180_000);
+
+  test('weft run --library FILE runs the version in the file (filed in the store at start)', async () => {
+    const file = join(root, 'for-run.json');
+    const mined = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', file]);
+    expect(mined.code, mined.stderr).toBe(0);
+    const digest = libraryDigest(validateLibrary(JSON.parse(readFileSync(file, 'utf8'))));
+    const other = join(root, 'ws-file');
+    const r = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.madrid, '--seed', '13', '--as-of', AS_OF, '--dir', other, '--library', file, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = lastJson(r) as { status: string; journal: string };
+    expect(out.status).toBe('completed');
+    expect((lines(out.journal)[0]!.body.pin as { library: string }).library).toBe(digest);
+    expect(existsSync(join(other, 'blobs', digest))).toBe(true);
+    expect(lines(out.journal).some((x) => x.kind === 'model.requested' && x.body.purpose === 'author')).toBe(false);
+  }, 120_000);
+
+  test('a run on a mined version hibernated at its first boundary resumes without --library: the version is read from the store', async () => {
+    const file = join(root, 'for-resume.json');
+    expect((await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', file])).code).toBe(0);
+    const other = join(root, 'ws-resume');
+    const started = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '15', '--as-of', AS_OF, '--dir', other, '--library', file, '--hibernate', '--json']);
+    expect(started.code, started.stderr).toBe(0);
+    const rested = lastJson(started) as { id: string; status: string };
+    expect(rested.status).toBe('hibernated');
+    rmSync(file);
+    const resumed = await weft(['resume', rested.id, '--dir', other, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const out = lastJson(resumed) as { status: string; journal: string };
+    expect(out.status).toBe('completed');
+    expect(lines(out.journal).some((x) => x.kind === 'model.requested' && x.body.purpose === 'author')).toBe(false);
+  }, 180_000);
+
+  test('on a long input, progress goes to stderr; the JSON line stays alone on stdout', async () => {
+    const many = join(root, 'ws-many');
+    const store = new FileStore(many);
+    const runtime = createRuntime({ store, domain: travelDomain, stateDir: join(many, 'state'), signingKey: signingKeyFromSecret(new Uint8Array(32).fill(3)), sleep: async () => undefined });
+    const intents = Object.values(TRAVEL_TRANSFER_INTENTS);
+    for (let i = 0; i < 21; i++) {
+      const result = await (await runtime.start(intents[i % intents.length]!, { tenant: 'many', seed: String(i), asOf: AS_OF })).done;
+      expect(result.status).toBe('completed');
+    }
+    const r = await weft(['mine', '--dir', many, '--library', 'travel', '--out', join(root, 'many.json'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`read 20/21 journals of ${store.name}`);
+    expect(r.stderr).toContain('21 gap-path epoch(s) from 21 journal(s)');
+    expect(r.stderr).toContain('judging candidate 1/1');
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(lastJson(r)).toMatchObject({ accepted: 1, candidates: [{ verdict: 'accepted', sources: expect.arrayContaining([expect.objectContaining({ epoch: 3 })]) }] });
+    expect((lastJson(r).candidates as Array<{ sources: unknown[] }>)[0]!.sources).toHaveLength(21);
+  }, 180_000);
+
+  test.each([
+    [['mine', '--from', 'x.jsonl'], /--library is required/],
+    [['mine', '--library', 'travel'], /nothing to mine/],
+    [['mine', '--from', '/nonexistent/j.jsonl', '--library', 'travel'], /no such file or folder/],
+    [['mine', '--dir', 'WS', '--library', 'nope'], /no library of that name/],
+    [['mine', '--dir', 'WS', '--library', 'travel', '--min-support', '0'], /--min-support must be a positive integer/],
+    [['mine', '--dir', 'WS', '--library', 'a'.repeat(64)], /no library with that digest/],
+    [['run', 'travel', '--dir', 'WS', '--library', '/nonexistent/lib.json'], /--library \/nonexistent\/lib.json: no such file/],
+  ])('%j exits 2 with a message and one JSON line', async (args, message) => {
+    const argv = args.map((a) => (a === 'WS' ? ws : a));
+    const r = await weft([...argv, '--json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(lastJson(r)).toMatchObject({ refused: 'usage' });
+  }, 60_000);
+
+  test('a journal edited after it was sealed is refused, never mined', async () => {
+    const edited = join(root, 'edited.jsonl');
+    writeFileSync(edited, readFileSync(lisbon.journal, 'utf8').replace('"h-alfama"', '"h-belem"'));
+    const r = await weft(['mine', '--from', edited, '--library', 'travel', '--out', join(root, 'e.json'), '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/does not verify/);
+    expect(lastJson(r)).toMatchObject({ refused: 'journal.unreadable' });
+    expect(existsSync(join(root, 'e.json'))).toBe(false);
+  }, 60_000);
+});

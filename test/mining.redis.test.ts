@@ -1,0 +1,98 @@
+/**
+ * Mining in the distributed mode, with real processes: a private redis-server, a `weft worker` for
+ * travel started BEFORE any mined version exists, and `weft run|mine|replay --redis` commands.
+ *
+ * - Mining the Redis store gives the same library version (digest and report) as mining the same
+ *   run in a workspace on disk.
+ * - The mined version (filed in Redis by `--apply`) runs on the domain's existing worker — same
+ *   process, no restart — with no authoring; the worker ran its taxi booking; the run replays.
+ *
+ * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the build.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
+import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
+
+const redisOk = requireRedis();
+const root = mkdtempSync(path.join(tmpdir(), 'weft-mining-redis-'));
+const AS_OF = '2026-06-01T09:00:00Z';
+const PREFIX = 'mining';
+let server: RedisServer;
+let admin: Redis;
+let worker: WorkerProcess | undefined;
+
+interface Rec {
+  kind: string;
+  epoch: number;
+  body: Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  if (!redisOk) return;
+  assertBuilt();
+  server = await startRedis();
+  admin = new Redis(server.url);
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.kill();
+  admin?.disconnect();
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+if (!redisOk && process.env.CI === 'true') {
+  test('redis-server is installed (required under CI)', () => {
+    throw new Error(NO_REDIS_MESSAGE);
+  });
+}
+
+const redisArgs = () => ['--redis', server.url, '--redis-prefix', PREFIX];
+const lastJson = (r: CliResult) => {
+  expect(r.code, `exit ${r.code}; stderr:\n${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+};
+const journalOf = async (id: string) => (await admin.lrange(`${PREFIX}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
+
+describe.skipIf(!redisOk)('mining with Redis and workers', () => {
+  test('mining the Redis store gives the file store\'s version; the mined version runs on the existing worker with no authoring', async () => {
+    worker = await startWeftWorker(['--domain', 'travel', ...redisArgs(), '--dir', path.join(root, 'worker')]);
+    const lisbonArgs = ['run', 'travel', TRAVEL_TRANSFER_INTENTS.lisbon, '--seed', '11', '--as-of', AS_OF, '--json'];
+    const [inRedis, onDisk] = await Promise.all([
+      weft([...lisbonArgs, ...redisArgs(), '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime')]),
+      weft([...lisbonArgs, '--dir', path.join(root, 'ws')]),
+    ]);
+    expect(lastJson(inRedis)).toMatchObject({ status: 'completed' });
+    expect(lastJson(onDisk)).toMatchObject({ status: 'completed', fingerprint: lastJson(inRedis).fingerprint });
+
+    const fromRedis = lastJson(await weft(['mine', ...redisArgs(), '--library', 'travel', '--out', path.join(root, 'redis.json'), '--apply', '--json']));
+    const fromFiles = lastJson(await weft(['mine', '--dir', path.join(root, 'ws'), '--library', 'travel', '--out', path.join(root, 'files.json'), '--json']));
+    expect(fromRedis).toMatchObject({ accepted: 1, applied: true });
+    expect(fromRedis.library).toBe(fromFiles.library);
+    expect(fromRedis.candidates).toEqual(fromFiles.candidates);
+    const digest = fromRedis.library as string;
+    expect(await admin.exists(`${PREFIX}:blob:${digest}`), 'the version is filed in Redis by digest').toBe(1);
+
+    const pid = worker.pid;
+    const porto = lastJson(await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '12', '--as-of', AS_OF, ...redisArgs(), '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime'), '--library', digest, '--json']));
+    expect(porto.status).toBe('completed');
+    const records = await journalOf(porto.id as string);
+    expect((records[0]!.body.pin as { library: string }).library).toBe(digest);
+    expect(records.filter((r) => r.kind === 'model.requested').map((r) => r.body.purpose)).not.toContain('author');
+    expect(records.filter((r) => r.kind === 'epoch.derived').map((r) => r.body.source)).toEqual(['htn', 'htn', 'htn']);
+    const booking = records.find((r) => r.kind === 'step.dispatched' && r.body.actuator === 'taxi.book')!;
+    expect(booking.body.args).toMatchObject({ from: 'porto-airport', to: 'h-infante', day: 20, amount: 28 });
+    expect(worker.pid).toBe(pid);
+    expect(worker.child.exitCode, 'the worker still runs: it was never restarted').toBeNull();
+    expect(worker.stdout(), 'the existing worker ran the mined version\'s taxi booking').toContain(booking.body.key as string);
+
+    const replay = lastJson(await weft(['replay', porto.id as string, ...redisArgs(), '--json']));
+    expect(replay).toMatchObject({ identical: true, fingerprint: porto.fingerprint });
+  }, 300_000);
+});
