@@ -29,6 +29,8 @@ export interface EpochPlan {
   source: 'htn' | 'authored';
   digest: string;
   steps: EpochStep[];
+  /** The mined methods (schema.ts `origin: 'mined'`) the decomposition used, when it used any. */
+  mined?: string[];
 }
 
 /** What the model is told about an earlier epoch when it forms the next goal. */

@@ -84,7 +84,9 @@ export function authoredEffectsProblem(env: ContractEnvelope | undefined, steps:
     const what = other.actuator === undefined ? 'no actuator' : clip(other.actuator, QUOTE_CHARS);
     return `${has}, and ${clip(other.operator, QUOTE_CHARS)} dispatches ${what} (the policy admits only ${list(rule.actuators)} from the model without a person): a person approves them`;
   }
-  const spent = env?.spend ? envelopeSpend(env, effects, spenders) : 0;
+  // Without a spend rule what they spend cannot be counted: not "nothing", so a person looks.
+  if (!env?.spend) return `${has}, and the envelope names no spend argument, so what they spend cannot be held to the ${rule.spendAtMost} the policy admits from the model without a person: a person approves them`;
+  const spent = envelopeSpend(env, effects, spenders);
   if (spent > rule.spendAtMost) return `${has} spending ${spent}, above the ${rule.spendAtMost} the policy admits from the model without a person: a person approves them`;
   return undefined;
 }

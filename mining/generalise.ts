@@ -3,7 +3,7 @@
  * method for the goal's task.
  *
  * - Constants that come from the goal's args become the method's parameters — the task's own
- *   parameter names (`?t`, `?from`, …); a constant two args share maps to the first.
+ *   parameter names (`?t`, `?from`, …).
  * - A constant the library declares (`email`) stays a constant.
  * - Any other constant must come from the observed state (an object, or an arg of a fact): it
  *   becomes a variable (`?v1`, `?v2`, … in the order the fragment first uses them, typed by the
@@ -17,7 +17,9 @@
  *   that ties it to constants already generalised (the first such fact in canonical order).
  *
  * A constant from nowhere — neither the goal, nor the library, nor the state — means the fragment
- * does not generalise: the method could only ever memorise it. Positive atoms come first in the
+ * does not generalise: the method could only ever memorise it. So does a constant whose origin one
+ * epoch cannot tell (`ambiguity`): two goal args at once, or a number that is a goal arg and also
+ * the value an observed fact gives (a fare equal to the budget). Positive atoms come first in the
  * precondition so that variables are bound before negations and evaluable tests read them.
  *
  * The result's `shape` is the canonical JSON of the method without its name: two epochs whose
@@ -48,8 +50,10 @@ export function generalise(goal: Goal, fragment: readonly Goal[], state: WorldSt
   if (task.params.length !== goal.args.length) return { kind: 'not-general', reason: `the goal ${goal.task} has ${goal.args.length} args, the task declares ${task.params.length}` };
   const vars = new Map<string, Term>();
   const params: Param[] = task.params.map((p) => ({ name: p.name, type: p.type }));
+  const fromGoal = new Map<string, string[]>();
   goal.args.forEach((a, i) => {
     if (!vars.has(keyOf(a))) vars.set(keyOf(a), task.params[i]!.name);
+    fromGoal.set(keyOf(a), [...(fromGoal.get(keyOf(a)) ?? []), task.params[i]!.name]);
   });
   const declared = new Set(library.constants.map((c) => c.name));
   const stateVars: Array<{ name: string; constant: string | number }> = [];
@@ -61,6 +65,8 @@ export function generalise(goal: Goal, fragment: readonly Goal[], state: WorldSt
     if (op.params.length !== step.args.length) return { kind: 'not-general', reason: `step ${i + 1} (${step.task}) has ${step.args.length} args, the operator takes ${op.params.length}` };
     const args: Term[] = [];
     for (const [j, c] of step.args.entries()) {
+      const ambiguous = ambiguity(c, fromGoal, op, step.args, state, declared);
+      if (ambiguous) return { kind: 'not-general', reason: `step ${i + 1} (${step.task}): ${ambiguous}` };
       let v = vars.get(keyOf(c));
       if (v === undefined && typeof c === 'string' && declared.has(c)) v = c;
       if (v === undefined) {
@@ -128,7 +134,31 @@ export function generalise(goal: Goal, fragment: readonly Goal[], state: WorldSt
   const precondition: Formula = all.length === 0 ? { op: 'true' } : all.length === 1 ? all[0]! : { op: 'and', args: all };
   const body = { task: { task: goal.task, args: task.params.map((p) => p.name) }, params, precondition, subtasks: subtasks.map((s) => ({ task: s.task, args: s.args })) };
   const shape = canonicalize(body);
-  return { kind: 'method', method: { name: minedMethodName(goal.task, shape), ...body }, shape };
+  return { kind: 'method', method: { name: minedMethodName(goal.task, shape), ...body, origin: 'mined' }, shape };
+}
+
+/**
+ * Why one epoch cannot tell where the constant `c` comes from, or undefined when it can: it is two
+ * of the goal's args at once (which parameter?), or a number that is a goal arg and also the value
+ * an observed fact gives for the goal's other constants — a fare equal, by chance, to the budget.
+ * Taking it for the goal arg would write a method that applies only where the two are equal; an
+ * epoch where they differ tells them apart.
+ */
+function ambiguity(c: string | number, fromGoal: ReadonlyMap<string, string[]>, op: Library['operators'][number], stepArgs: readonly (string | number)[], state: WorldState, declared: ReadonlySet<string>): string | undefined {
+  const params = fromGoal.get(keyOf(c));
+  if (params === undefined) return undefined;
+  if (params.length > 1) return `the constant ${JSON.stringify(c)} is the goal's ${params.join(' and ')} at once, so which of them the step uses cannot be told`;
+  if (typeof c !== 'number') return undefined;
+  const instance = new Map<string, Term>(op.params.map((p, j) => [p.name, stepArgs[j]!]));
+  const known = (a: string | number) => a !== c && (fromGoal.has(keyOf(a)) || (typeof a === 'string' && declared.has(a)));
+  for (const atom of conjuncts(substFormula(op.precondition, instance, { next: 1 }))) {
+    if (atom.op !== 'atom' || !atom.args.includes(c)) continue;
+    const fact = state.facts.find((f) => f[0] === atom.pred && f.length === atom.args.length + 1 && atom.args.every((a, k) => f[k + 1] === a));
+    if (fact && atom.args.every((a) => a === c || known(a))) {
+      return `the number ${c} is the goal's ${params[0]} and also what the observed fact (${fact.map(String).join(' ')}) gives, so one epoch cannot tell which it is (an epoch where they differ can)`;
+    }
+  }
+  return undefined;
 }
 
 /** A formula with its quantified variables numbered from 1, so duplicates compare equal. */

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { allowAll, spendApprovalPolicy } from '../machines/policy.js';
-import { checkEnvelopeEpoch, checkEnvelopeStep, envelopeSpend, type ContractEnvelope } from '../machines/envelope.js';
+import { authoredEffectsProblem, checkEnvelopeEpoch, checkEnvelopeStep, envelopeSpend, type ContractEnvelope } from '../machines/envelope.js';
 import type { EpochPlan, EpochStep } from '../machines/context.js';
 import { travelLibrary } from '../examples/travel/library.js';
 import { travelPolicy, travelPolicyV1, travelPolicyV2 } from '../examples/travel/app.js';
@@ -31,6 +31,25 @@ describe('envelopeSpend', () => {
     expect(envelopeSpend(env, [charge(30), search, charge(20), step('bank.refund', { amount: -500 }), charge('x')])).toBe(50);
     expect(envelopeSpend({ spend: { arg: 'amount', cap: 100, actuators: ['hotel.pay'] } }, [charge(30), step('hotel.pay', { amount: 7 })])).toBe(7);
     expect(envelopeSpend({}, [charge(30)])).toBe(0);
+  });
+});
+
+describe('authoredEffectsProblem (what the model authored, admitted without a person)', () => {
+  const taxi = (amount: number) => step('taxi.book', { amount });
+  const allowance = { actuators: ['taxi.book'], spendAtMost: 80 };
+  test('an allowance admits listed actuators up to its spend, and sends the rest to a person', () => {
+    const env: ContractEnvelope = { spend: { arg: 'amount', cap: 2000 }, authoredEffects: allowance };
+    expect(authoredEffectsProblem(env, [search, taxi(35)])).toBeUndefined();
+    expect(authoredEffectsProblem(env, [taxi(110)])).toMatch(/spending 110, above the 80 .*a person approves/);
+    expect(authoredEffectsProblem(env, [charge(5)])).toMatch(/card_charge dispatches card\.charge .*a person approves/);
+    expect(authoredEffectsProblem(env, [search])).toBeUndefined(); // reads only
+  });
+
+  test('with no spend rule, what is spent cannot be counted: a person approves, whatever the amount', () => {
+    const env: ContractEnvelope = { authoredEffects: allowance };
+    expect(authoredEffectsProblem(env, [taxi(5000)])).toMatch(/names no spend argument.*a person approves them/);
+    expect(authoredEffectsProblem(env, [taxi(1)])).toMatch(/a person approves them/);
+    expect(authoredEffectsProblem({ authoredEffects: 'allow' }, [taxi(5000)])).toBeUndefined();
   });
 });
 

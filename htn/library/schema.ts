@@ -136,6 +136,12 @@ export const MethodSchema = z.object({
   params: z.array(ParamSchema),
   precondition: FormulaSchema,
   subtasks: z.array(TaskCallSchema),
+  /**
+   * `mined`: generalised by `weft mine` from the model's fragments (mining/). Its world effects keep
+   * the policy's allowance for what the model authors (machines/envelope.ts `authoredEffects`)
+   * until a person, having reviewed it, removes the mark. Absent: written by a person.
+   */
+  origin: z.literal('mined').optional(),
 });
 
 export const LibrarySchema = z.object({

@@ -51,10 +51,15 @@ function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admi
   if (refusal) return { decision: 'deny', reason: refusal };
   const spenders = pinnedSpendScope(ctx.pin);
   const admission = s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan, ...(spenders ? { spenders } : {}) });
-  if (!failClosed || admission.decision !== 'allow' || plan.source !== 'authored') return admission;
+  // What the model authored — now, or earlier and mined into a method no person has reviewed yet — is held to the policy's allowance for the model.
+  const fromModel = plan.source === 'authored' || (plan.mined?.length ?? 0) > 0;
+  if (!failClosed || admission.decision !== 'allow' || !fromModel) return admission;
   const problem = authoredEffectsProblem(s.policy.envelope, plan.steps, spenders);
   if (problem === undefined) return admission;
-  return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}` };
+  // (The authored wording is the one recorded in journals since the gap path began: replay compares it.)
+  if (plan.source === 'authored') return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}` };
+  const methods = `${plan.mined!.length === 1 ? 'a method' : 'methods'} mined from the model's fragments (${plan.mined!.join(', ')})`;
+  return { decision: 'require_approval', reason: `this plan uses ${methods}, held to the model's allowance until a person removes "origin": "mined", and ${problem}` };
 }
 
 export async function admit(s: EpochServices, ctx: InvocationContext) {

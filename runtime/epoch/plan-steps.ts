@@ -41,8 +41,18 @@ export function planEpoch(s: EpochServices, library: Library, state: unknown, go
   }
 }
 
-export function toEpochPlan(result: Extract<PlanResult, { kind: 'plan' }>, source: EpochPlan['source']): EpochPlan {
-  return { source, digest: planDigest(result), steps: JSON.parse(JSON.stringify(result.steps)) as EpochStep[] };
+export function toEpochPlan(result: Extract<PlanResult, { kind: 'plan' }>, source: EpochPlan['source'], library?: Library): EpochPlan {
+  const mined = library ? minedMethodsUsed(result, library) : [];
+  return { source, digest: planDigest(result), steps: JSON.parse(JSON.stringify(result.steps)) as EpochStep[], ...(mined.length > 0 ? { mined } : {}) };
+}
+
+/** The mined methods (their names, sorted) that a decomposition used. */
+function minedMethodsUsed(result: Extract<PlanResult, { kind: 'plan' }>, library: Library): string[] {
+  const mined = new Set(library.methods.filter((m) => m.origin === 'mined').map((m) => m.name));
+  if (mined.size === 0) return [];
+  const used = new Set<string>();
+  for (const node of result.tree.nodes) if ('method' in node && mined.has(node.method)) used.add(node.method);
+  return [...used].sort();
 }
 
 export async function decompose(s: EpochServices, ctx: InvocationContext) {
@@ -63,7 +73,7 @@ export async function decompose(s: EpochServices, ctx: InvocationContext) {
   if (result.kind === 'limit') {
     return { ...rec.at(), kind: 'handoff' as const, reason: `the planner hit its ${result.limit} limit${result.budget ? ` (${result.budget})` : ''} while expanding ${result.task}` };
   }
-  const epochPlan = toEpochPlan(result, 'htn');
+  const epochPlan = toEpochPlan(result, 'htn', s.library);
   await rec.derive({ kind: 'epoch.derived', epoch: ctx.epoch, body: { source: 'htn', goal, library: s.libraryDigest, plan: epochPlan.digest, steps: epochPlan.steps.length } });
   return { ...rec.at(), kind: 'plan' as const, plan: epochPlan };
 }
