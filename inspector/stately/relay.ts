@@ -22,6 +22,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from '../websocket.js';
 import { BRIDGE_SCRIPT, bridgePage, BRIDGE_CSP } from './bridge.js';
+import { ClientQueue } from './client-queue.js';
 import { eventMessage, type InspectorMessage } from './protocol.js';
 
 export interface RelayOptions {
@@ -47,7 +48,7 @@ export interface RelayStats {
 
 interface Client {
   ws: WebSocketConnection;
-  queue: Array<{ text: string; droppable: boolean; sessionId: string }>;
+  queue: ClientQueue<{ text: string; droppable: boolean; sessionId: string }>;
   dropped: number;
   /** A write of what is queued is scheduled (messages published in one turn go out in one write). */
   scheduled: boolean;
@@ -148,12 +149,10 @@ export class StatelyRelay {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private enqueue(client: Client, item: Client['queue'][number]): void {
+  private enqueue(client: Client, item: { text: string; droppable: boolean; sessionId: string }): void {
     client.queue.push(item);
     if (client.queue.length > this.options.maxQueued) {
-      const at = client.queue.findIndex((q) => q.droppable);
-      if (at >= 0) {
-        client.queue.splice(at, 1);
+      if (client.queue.dropOldest()) {
         client.dropped++;
         this.counts.dropped++;
       }
@@ -209,7 +208,7 @@ export class StatelyRelay {
     }
     const ws = acceptWebSocket(req, socket, head);
     if (!ws) return;
-    const client: Client = { ws, queue: [], dropped: 0, scheduled: false };
+    const client: Client = { ws, queue: new ClientQueue(), dropped: 0, scheduled: false };
     this.clients.add(client);
     ws.onClose(() => this.clients.delete(client));
     ws.onDrain(() => this.pump(client));
