@@ -94,12 +94,15 @@ function connection(socket: Duplex, head: Buffer): WebSocketConnection {
     },
     sendMany: (texts) => {
       if (!open || texts.length === 0 || socket.destroyed || !socket.writable) return;
-      const parts: Buffer[] = [];
-      for (const text of texts) {
-        const payload = Buffer.from(text, 'utf8');
-        parts.push(frameHeader(0x1, payload.length), payload);
-      }
-      socket.write(Buffer.concat(parts));
+      // One buffer for every frame, each payload encoded straight into it.
+      const lengths = texts.map((text) => Buffer.byteLength(text, 'utf8'));
+      const out = Buffer.allocUnsafe(lengths.reduce((sum, n) => sum + headerLength(n) + n, 0));
+      let at = 0;
+      texts.forEach((text, i) => {
+        at += writeFrameHeader(out, at, 0x1, lengths[i]!);
+        at += out.write(text, at, 'utf8');
+      });
+      socket.write(out);
     },
     close,
     onClose: (listener) => {
@@ -109,6 +112,28 @@ function connection(socket: Duplex, head: Buffer): WebSocketConnection {
     buffered: () => socket.writableLength,
     onDrain: (listener) => void socket.on('drain', listener),
   };
+}
+
+/** How long a final frame's header is for a payload of `length` bytes. */
+function headerLength(length: number): number {
+  return length < 126 ? 2 : length < 65536 ? 4 : 10;
+}
+
+/** Write a final frame's header (as frameHeader) into `out` at `at`; returns its length. */
+function writeFrameHeader(out: Buffer, at: number, opcode: number, length: number): number {
+  out[at] = 0x80 | opcode;
+  if (length < 126) {
+    out[at + 1] = length;
+    return 2;
+  }
+  if (length < 65536) {
+    out[at + 1] = 126;
+    out.writeUInt16BE(length, at + 2);
+    return 4;
+  }
+  out[at + 1] = 127;
+  out.writeBigUInt64BE(BigInt(length), at + 2);
+  return 10;
 }
 
 /** A final frame's header (FIN set, no mask: a server's frames are not masked). */
