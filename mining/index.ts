@@ -6,6 +6,7 @@
  * a new library version. Pure: the CLI (`weft mine`) reads the journals and writes the file.
  */
 export { gapSourcesOf, derivedEpochsOf, fragmentOf, type GapSource, type DerivedEpoch } from './sources.js';
+export { mergeJournal, invocationOf, DivergentJournalsError, type SourcedJournal } from './journals.js';
 export { generalise, minedMethodName, type Generalised } from './generalise.js';
 export { mine, shapeOf, withMethod, type MiningInput, type MiningResult } from './mine.js';
 export { renderReport, type CandidateReport, type MiningReport, type SourceRef, type Verdict } from './report.js';

@@ -18,12 +18,16 @@
  *    hash of its canonical JSON (htn/library/digest.ts).
  *
  * Deterministic: inputs are deduplicated by (invocation, epoch) and sorted, so the same journals in
- * any order give the same library digest and report. Pure: the caller reads the journals.
+ * any order give the same library digest and report; one epoch given twice with different content
+ * is refused (merge the journals by id first: journals.ts). Reasons quote args (a model wrote
+ * them); the text is raw otherwise — a terminal renders it inert (cli/terminal-text.ts). Pure: the
+ * caller reads the journals.
  */
 import { canonicalize } from '../journal/canonical.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Goal, Library, Method } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
+import { quoteValue } from '../machines/untrusted-text.js';
 import { generalise } from './generalise.js';
 import { digestOfPlanned, planOn, stepsOf, type PlanningOptions } from './planning.js';
 import type { CandidateReport, MiningReport, SourceRef } from './report.js';
@@ -53,11 +57,25 @@ const refOf = (s: { invocation: string; epoch: number }): SourceRef => ({ invoca
 const byRef = (a: SourceRef, b: SourceRef) => (a.invocation < b.invocation ? -1 : a.invocation > b.invocation ? 1 : a.epoch - b.epoch);
 const refKey = (s: SourceRef) => `${s.invocation}#${s.epoch}`;
 
-function unique<T extends SourceRef>(items: readonly T[]): T[] {
-  const seen = new Map<string, T>();
-  for (const item of [...items].sort(byRef)) if (!seen.has(refKey(item))) seen.set(refKey(item), item);
-  return [...seen.values()];
+/**
+ * `items` once each by (invocation, epoch), sorted. The same epoch twice must be the same epoch: two
+ * different ones (a copy of a journal cut before the epoch closed, and the finished journal) would
+ * make the result depend on which came first, so they are refused — merge the journals first
+ * (journals.ts mergeJournal keeps the longer of a journal and its prefix).
+ */
+function unique<T extends SourceRef>(items: readonly T[], what: string): T[] {
+  const seen = new Map<string, { item: T; text: string }>();
+  for (const item of [...items].sort(byRef)) {
+    const text = canonicalize(item as never);
+    const held = seen.get(refKey(item));
+    if (!held) seen.set(refKey(item), { item, text });
+    else if (held.text !== text) throw new Error(`two different ${what} for ${refKey(item)}: the journal of ${item.invocation} was given twice with different content (merge the journals by id first: mergeJournal)`);
+  }
+  return [...seen.values()].map((s) => s.item);
 }
+
+/** A goal or step as a reason shows it: its args quoted and bounded (they come from a model). */
+const call = (g: Goal) => `${g.task}(${g.args.map((a) => quoteValue(a)).join(', ')})`;
 
 /** The shape of a method: everything but its name. */
 export function shapeOf(m: Method): string {
@@ -83,8 +101,8 @@ export function mine(input: MiningInput): MiningResult {
   const baseDigest = libraryDigest(base);
   const planning = input.planning ?? {};
   const minSupport = input.minSupport ?? 1;
-  const gaps = unique(input.gaps);
-  const corpus = unique(input.corpus);
+  const gaps = unique(input.gaps, 'gap-path epochs');
+  const corpus = unique(input.corpus, 'derived epochs');
   const reports: CandidateReport[] = [];
 
   // 1. Generalise, and group by shape.
@@ -148,8 +166,8 @@ export function mine(input: MiningInput): MiningResult {
     const notRederived = sources.find((s) => !sameSteps(stepsOf(planOn(candidate, s.state, s.goal, planning)), s.fragment));
     if (notRederived) {
       const got = stepsOf(planOn(candidate, notRederived.state, notRederived.goal, planning));
-      const what = got ? `it derives ${got.map((s) => `${s.task}(${s.args.join(', ')})`).join(', ')}` : 'it derives no plan';
-      refuse('fails-rederivation', `on the state recorded in ${refKey(notRederived)} ${what}, not the authored ${notRederived.fragment.map((s) => `${s.task}(${s.args.join(', ')})`).join(', ')}`);
+      const what = got ? `it derives ${got.map(call).join(', ')}` : 'it derives no plan';
+      refuse('fails-rederivation', `on the state recorded in ${refKey(notRederived)} ${what}, not the authored ${notRederived.fragment.map(call).join(', ')}`);
       continue;
     }
     const changed = corpus.find((e) => {
@@ -157,7 +175,7 @@ export function mine(input: MiningInput): MiningResult {
       return before !== undefined && digestOfPlanned(planOn(candidate, e.state, e.goal, planning)) !== before;
     });
     if (changed) {
-      refuse('conflicts', `it changes the decomposition of ${changed.goal.task}(${changed.goal.args.join(', ')}) recorded in ${refKey(changed)}`);
+      refuse('conflicts', `it changes the decomposition of ${call(changed.goal)} recorded in ${refKey(changed)}`);
       continue;
     }
     accepted = candidate;

@@ -8,6 +8,7 @@ import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import type { Goal, Library, WorldState } from '../htn/library/schema.js';
 import { plan } from '../htn/planner/plan.js';
 import { planDigest, type PlanResult } from '../htn/planner/result.js';
+import { DEFAULT_LIMITS } from '../machines/limits.js';
 
 export interface PlanningOptions {
   evaluables?: EvaluableRegistry | undefined;
@@ -15,9 +16,9 @@ export interface PlanningOptions {
   maxDepth?: number;
 }
 
-/** The runtime's default limits (runtime/limits.ts DEFAULT_LIMITS). */
-const MAX_NODES = 200_000;
-const MAX_DEPTH = 10_000;
+/** The runtime's default search limits: a recorded decomposition is re-derived under the limits runs get. */
+const MAX_NODES = DEFAULT_LIMITS.maxNodes;
+const MAX_DEPTH = DEFAULT_LIMITS.maxDepth;
 
 export type Planned = PlanResult | { kind: 'error'; reason: string };
 

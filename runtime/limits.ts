@@ -6,23 +6,10 @@
 import type { JournalRecord } from '../journal/records.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../machines/flags.js';
+import { DEFAULT_LIMITS } from '../machines/limits.js';
 
-export const DEFAULT_LIMITS: InvocationLimits = {
-  maxReprompts: 2,
-  maxReplans: 2,
-  maxAttempts: 3,
-  maxEpochs: 12,
-  maxNodes: 200_000,
-  maxDepth: 10_000,
-  outcomeWindow: 8,
-  resultsPerOutcome: 32,
-  maxIntentChars: 16_384,
-  maxReplyChars: 65_536,
-  maxArgChars: 512,
-  maxSummaryChars: 2_000,
-  modelAttempts: 3,
-  modelTimeoutMs: 60_000,
-};
+/** The defaults live on the pure side (machines/limits.ts): mining plans with them too. */
+export { DEFAULT_LIMITS };
 
 /** Caps a journal pinned before flag 1 never had: it replays without them. */
 const UNCAPPED = { maxIntentChars: Number.MAX_SAFE_INTEGER, maxReplyChars: Number.MAX_SAFE_INTEGER, maxArgChars: Number.MAX_SAFE_INTEGER, maxSummaryChars: Number.MAX_SAFE_INTEGER };

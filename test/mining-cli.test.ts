@@ -5,12 +5,21 @@
  * runs on it by digest or by file, with no authoring, and resumes without it; old and new journals
  * replay; a long input shows progress on stderr. Bad command
  * lines exit 2 with a message and, with --json, one JSON line.
+ *
+ * Trust: a journal edited in the workspace is refused whether reached by --dir, a folder or only
+ * as corpus (exit 1, named by id); a copy cut before the gap epoch closed and the full journal give
+ * the same version in either order, a re-chained fork of the id is refused; --public-key mines only
+ * journals sealed by that key. Output: --out never replaces a file without --force; nothing
+ * accepted writes and files nothing; a model's control characters reach the terminal inert.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
+import { chainRecord } from '../journal/chain.js';
+import { recordLine } from '../journal/encode.js';
+import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
@@ -25,7 +34,7 @@ const root = mkdtempSync(join(tmpdir(), 'weft-mining-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const AS_OF = '2026-06-01T09:00:00Z';
 const ws = join(root, 'ws');
-let lisbon: { id: string; journal: string; fingerprint: string };
+let lisbon: { id: string; journal: string; fingerprint: string; publicKey: string };
 
 const lastJson = (r: CliResult) => JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
 const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; epoch: number; body: Record<string, unknown> });
@@ -171,4 +180,141 @@ describe('weft mine', () => {
     expect(lastJson(r)).toMatchObject({ refused: 'journal.unreadable' });
     expect(existsSync(join(root, 'e.json'))).toBe(false);
   }, 60_000);
+
+  /** The workspace copied, with the author reply of `id`'s journal edited (the quote kept, the booking dropped). */
+  const tamperedCopy = (name: string) => {
+    const dir = join(root, name);
+    cpSync(ws, dir, { recursive: true });
+    const file = join(dir, 'invocations', lisbon.id, 'journal.jsonl');
+    const edited = readFileSync(file, 'utf8').split('\n').map((line) => {
+      if (!line.includes('"kind":"model.completed"') || !line.includes('"purpose":"author"')) return line;
+      const record = JSON.parse(line) as { body: { reply: string } };
+      const reply = JSON.parse(record.body.reply) as { steps: unknown[] };
+      record.body.reply = JSON.stringify({ steps: reply.steps.slice(0, 1) });
+      return JSON.stringify(record);
+    });
+    writeFileSync(file, edited.join('\n'));
+    return dir;
+  };
+
+  test('a journal edited in a workspace is refused from --dir and from a folder: weft verify and weft mine agree, nothing is written', async () => {
+    const dir = tamperedCopy('ws-tampered');
+    const verify = await weft(['verify', lisbon.id, '--dir', dir, '--no-signature']);
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toMatch(/chain broken/);
+    for (const args of [['--dir', dir], ['--from', dir]]) {
+      const out = join(root, 'tampered.json');
+      const r = await weft(['mine', ...args, '--library', 'travel', '--out', out, '--json']);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`journal ${lisbon.id} in .* does not verify \\(seq \\d+: `));
+      expect(lastJson(r)).toMatchObject({ refused: 'journal.unreadable' });
+      expect(existsSync(out)).toBe(false);
+    }
+    // Only in the corpus (another journal is mined): still refused — the conflict check must see every journal.
+    const other = readdirSync(join(dir, 'invocations')).find((id) => id !== lisbon.id)!;
+    const r = await weft(['mine', '--from', join(dir, 'invocations', other, 'journal.jsonl'), '--library', 'travel', '--out', join(root, 't2.json'), '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`journal ${lisbon.id} in`);
+  }, 120_000);
+
+  test('a copy cut before the gap epoch closed and the full journal: either order gives the full journal\'s version; a different history of the id is refused', async () => {
+    const records = readFileSync(lisbon.journal, 'utf8').trim().split('\n');
+    const closed = records.findIndex((l) => l.includes('"kind":"epoch.closed"') && l.includes('"epoch":3'));
+    const prefix = join(root, 'prefix.jsonl');
+    writeFileSync(prefix, `${records.slice(0, closed).join('\n')}\n`);
+    const one = await weft(['mine', '--from', prefix, '--from', lisbon.journal, '--library', 'travel', '--out', join(root, 'p1.json'), '--json']);
+    const two = await weft(['mine', '--from', lisbon.journal, '--from', prefix, '--library', 'travel', '--out', join(root, 'p2.json'), '--json']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(two.code, two.stderr).toBe(0);
+    expect(lastJson(one)).toMatchObject({ accepted: 1 });
+    expect(lastJson(one).library).toBe(lastJson(two).library);
+    expect(lastJson(one).candidates).toEqual(lastJson(two).candidates);
+    // Re-chained after an edit of the author reply (so it verifies, unsealed): the same id, another history.
+    const parsed = records.map((l) => JSON.parse(l) as JournalRecord);
+    const rechained: JournalRecord[] = [parsed[0]!];
+    let edited = -1;
+    for (const r of parsed.slice(1, closed)) {
+      let body = r.body as Record<string, unknown>;
+      if (r.kind === 'model.completed' && body.purpose === 'author') {
+        body = { ...body, reply: JSON.stringify({ steps: (JSON.parse(body.reply as string) as { steps: unknown[] }).steps.slice(0, 1) }) };
+        edited = r.seq;
+      }
+      rechained.push(chainRecord(rechained.at(-1)!.hash, { seq: r.seq, kind: r.kind, epoch: r.epoch, body } as never));
+    }
+    expect(edited).toBeGreaterThan(0);
+    const fork = join(root, 'fork.jsonl');
+    writeFileSync(fork, rechained.map((r) => `${recordLine(r)}\n`).join(''));
+    const verified = await weft(['verify', fork, '--no-signature']);
+    expect(verified.code, verified.stdout).toBe(0);
+    const r = await weft(['mine', '--from', lisbon.journal, '--from', fork, '--library', 'travel', '--out', join(root, 'p3.json'), '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`invocation ${lisbon.id} is read twice with different histories: ${lisbon.journal}`);
+    expect(r.stderr).toContain(` and ${fork} differ at seq ${edited} (neither is a prefix of the other)`);
+    expect(lastJson(r)).toMatchObject({ refused: 'journal.divergent' });
+    expect(existsSync(join(root, 'p3.json'))).toBe(false);
+  }, 120_000);
+
+  test('--out never replaces a file silently (--force does); nothing accepted writes no file and files nothing; the report is inert on a terminal', async () => {
+    const out = join(root, 'taken.json');
+    writeFileSync(out, 'mine\n');
+    const refused = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', out, '--json']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/exists: pass --force/);
+    expect(readFileSync(out, 'utf8')).toBe('mine\n');
+    const forced = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', out, '--force', '--json']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(libraryDigest(validateLibrary(JSON.parse(readFileSync(out, 'utf8'))))).toBe(lastJson(forced).library);
+
+    // Mining again on the version just mined: the method is there already — no new version.
+    const dir = join(root, 'ws-again');
+    cpSync(ws, dir, { recursive: true });
+    const blobs = existsSync(join(dir, 'blobs')) ? readdirSync(join(dir, 'blobs')).sort() : [];
+    const none = join(root, 'none.json');
+    const again = await weft(['mine', '--dir', dir, '--library', out, '--out', none, '--apply', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(lastJson(again)).toMatchObject({ accepted: 0, applied: false, out: null, library: lastJson(forced).library });
+    expect(again.stderr).toContain('nothing accepted; no new version (nothing filed)');
+    expect(existsSync(none)).toBe(false);
+    expect(existsSync(join(dir, 'blobs')) ? readdirSync(join(dir, 'blobs')).sort() : []).toEqual(blobs);
+
+    // A model's constant holding an 8-bit CSI (U+009B) and a bidi override: the reason shows them as \\uXXXX.
+    const records = readFileSync(lisbon.journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalRecord);
+    const rechained: JournalRecord[] = [records[0]!];
+    for (const r of records.slice(1).filter((x) => x.kind !== 'invocation.sealed')) {
+      let body = r.body as Record<string, unknown>;
+      if (r.kind === 'model.completed' && body.purpose === 'author') body = { ...body, reply: (body.reply as string).replace(/"h-alfama"/g, '"h-\u009b31m\u202e"') };
+      rechained.push(chainRecord(rechained.at(-1)!.hash, { seq: r.seq, kind: r.kind, epoch: r.epoch, body } as never));
+    }
+    const odd = join(root, 'odd.jsonl');
+    writeFileSync(odd, rechained.map((r) => `${recordLine(r)}\n`).join(''));
+    const text = await weft(['mine', '--from', odd, '--library', 'travel', '--out', join(root, 'odd.json')]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/does not generalise/);
+    expect(text.stdout).toContain('h-\\u009b31m\\u202e');
+    expect(text.stdout).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    expect(text.stdout).toContain('nothing accepted; no new version');
+    expect(text.stdout).toContain('seal signatures not checked');
+    expect(existsSync(join(root, 'odd.json'))).toBe(false);
+  }, 180_000);
+
+  test('--public-key: journals sealed by that key are mined; an unsealed one is not mined but stays in the corpus; another key is refused', async () => {
+    expect(existsSync(lisbon.publicKey), JSON.stringify(lisbon)).toBe(true);
+    const ok = await weft(['mine', '--from', lisbon.journal, '--public-key', lisbon.publicKey, '--library', 'travel', '--out', join(root, 'k1.json'), '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(lastJson(ok)).toMatchObject({ accepted: 1 });
+    expect(ok.stderr).not.toContain('seal signatures not checked');
+    const records = readFileSync(lisbon.journal, 'utf8').trim().split('\n');
+    const unsealed = join(root, 'unsealed.jsonl');
+    writeFileSync(unsealed, `${records.slice(0, -1).join('\n')}\n`);
+    const skipped = await weft(['mine', '--from', unsealed, '--public-key', lisbon.publicKey, '--library', 'travel', '--out', join(root, 'k2.json'), '--json']);
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(lastJson(skipped)).toMatchObject({ accepted: 0, candidates: [] });
+    expect(skipped.stderr).toContain(`not mined (not sealed, so --public-key vouches for nothing in it; still checked for conflicts): ${lisbon.id}`);
+    const keygen = await weft(['keygen', '--out', join(root, 'other-key')]);
+    expect(keygen.code, keygen.stderr).toBe(0);
+    const otherPub = join(root, 'other-key', 'weft.pub');
+    const wrong = await weft(['mine', '--from', lisbon.journal, '--public-key', otherPub, '--library', 'travel', '--out', join(root, 'k3.json'), '--json']);
+    expect(wrong.code, wrong.stderr).toBe(1);
+    expect(wrong.stderr).toMatch(/does not verify \(seq \d+: .*key/);
+  }, 120_000);
 });

@@ -6,10 +6,12 @@
  *   run in a workspace on disk.
  * - The mined version (filed in Redis by `--apply`) runs on the domain's existing worker — same
  *   process, no restart — with no authoring; the worker ran its taxi booking; the run replays.
+ * - A journal edited in Redis (its author reply) is refused by `weft mine --redis`, as `weft verify`
+ *   refuses it: nothing mined, written or filed.
  *
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the build.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -95,4 +97,31 @@ describe.skipIf(!redisOk)('mining with Redis and workers', () => {
     const replay = lastJson(await weft(['replay', porto.id as string, ...redisArgs(), '--json']));
     expect(replay).toMatchObject({ identical: true, fingerprint: porto.fingerprint });
   }, 300_000);
+
+  test('a journal edited in Redis is refused: weft verify says the chain is broken and weft mine --redis mines nothing (exit 1, named by id)', async () => {
+    const args = ['--redis', server.url, '--redis-prefix', 'tampered'];
+    const run = lastJson(await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.lisbon, '--seed', '21', '--as-of', AS_OF, ...args, '--dir', path.join(root, 'tampered'), '--json']));
+    expect(run.status).toBe('completed');
+    const id = run.id as string;
+    const before = lastJson(await weft(['mine', ...args, '--library', 'travel', '--out', path.join(root, 't0.json'), '--json']));
+    expect(before).toMatchObject({ accepted: 1 });
+    // The author reply quotes the taxi and no longer books it; the stored hashes are left as they were.
+    const key = `tampered:{${id}}:journal`;
+    const lines = await admin.lrange(key, 0, -1);
+    const at = lines.findIndex((l) => l.includes('"kind":"model.completed"') && l.includes('"purpose":"author"'));
+    const record = JSON.parse(lines[at]!) as { body: { reply: string } };
+    record.body.reply = JSON.stringify({ steps: (JSON.parse(record.body.reply) as { steps: unknown[] }).steps.slice(0, 1) });
+    await admin.lset(key, at, JSON.stringify(record));
+    const verify = await weft(['verify', id, ...args, '--no-signature']);
+    expect(verify.code, verify.stdout).toBe(1);
+    expect(verify.stdout).toContain(`chain broken at seq ${at}`);
+    const out = path.join(root, 't1.json');
+    const blobs = (await admin.keys('tampered:blob:*')).sort();
+    const mined = await weft(['mine', ...args, '--library', 'travel', '--out', out, '--apply', '--json']);
+    expect(mined.code, mined.stderr).toBe(1);
+    expect(mined.stderr).toMatch(new RegExp(`journal ${id} in .* does not verify \\(seq ${at}: `));
+    expect(JSON.parse(mined.stdout.trim().split('\n').at(-1)!)).toMatchObject({ refused: 'journal.unreadable' });
+    expect(existsSync(out)).toBe(false);
+    expect((await admin.keys('tampered:blob:*')).sort(), 'nothing filed').toEqual(blobs);
+  }, 180_000);
 });

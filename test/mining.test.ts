@@ -11,7 +11,8 @@
  * - A fragment whose method would re-derive another fragment on its own state is refused.
  * - One fragment seen with different constants is one method; `minSupport` counts its epochs.
  * - Old journals replay on their pinned version after a mined version exists and ran.
- * - Mining is deterministic: the same journals in any order (duplicates too) give the same digest.
+ * - Mining is deterministic: the same journals in any order (duplicates, and prefixes of them, too)
+ *   give the same digest; one id with two different histories is refused.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +34,8 @@ import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
 import { fileStateBackend, travelActuators, travelTranscript } from '../examples/travel/index.js';
 import { travelEvaluables, travelLibrary } from '../examples/travel/library.js';
 import { TRAVEL_TRANSFER_INTENTS, TravelScriptedModel } from '../examples/travel/transfer-script.js';
-import { derivedEpochsOf, gapSourcesOf, mine, type DerivedEpoch, type GapSource, type MiningResult } from '../mining/index.js';
+import { DivergentJournalsError, derivedEpochsOf, gapSourcesOf, mergeJournal, mine, type DerivedEpoch, type GapSource, type MiningResult, type SourcedJournal } from '../mining/index.js';
+import { digestOfPlanned, planOn, stepsOf } from '../mining/planning.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weft-mining-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -82,9 +84,10 @@ function actuators(failBooking: boolean): Actuator[] {
   );
 }
 
-async function travelRun(intent: string, options: { library?: Library; model?: RuntimeOptions['model']; failBooking?: boolean } = {}) {
+async function travelRun(intent: string, options: { library?: Library; model?: RuntimeOptions['model']; failBooking?: boolean; store?: FileStore } = {}) {
+  const into = options.store ?? store;
   const runtime = createRuntime({
-    store,
+    store: into,
     domain: travelDomain,
     stateDir,
     actuators: actuators(options.failBooking ?? false),
@@ -96,7 +99,7 @@ async function travelRun(intent: string, options: { library?: Library; model?: R
   const start = { tenant: 'mining', seed: String(11 + runs++), asOf: AS_OF };
   const handle = await runtime.start(intent, { ...start, id: `${Runtime.defaultId(intent, start)}` });
   const result = await handle.done;
-  return { runtime, id: handle.id, result, records: await store.read(handle.id) };
+  return { runtime, id: handle.id, result, records: await into.read(handle.id) };
 }
 
 async function corpus(): Promise<DerivedEpoch[]> {
@@ -239,7 +242,7 @@ describe('candidates refused', () => {
     });
     const refused = verdicts.filter((v) => v.verdict === 'fails-rederivation');
     expect(refused.length, JSON.stringify(verdicts)).toBe(1);
-    expect(refused[0]!.reason).toMatch(/book_taxi\(me, lisbon-airport, h-alfama, 12, (30|40)\), not the authored .*book_taxi\(me, lisbon-airport, h-alfama, 12, 35\)/);
+    expect(refused[0]!.reason).toMatch(/book_taxi\("me", "lisbon-airport", "h-alfama", 12, (30|40)\), not the authored .*book_taxi\("me", "lisbon-airport", "h-alfama", 12, 35\)/);
   });
 
   test('a candidate that would change a decomposition another journal recorded is refused', () => {
@@ -260,28 +263,87 @@ describe('candidates refused', () => {
     const gap: GapSource = { invocation: 'inv-fetch', epoch: 1, goal: { task: 'fetch', args: ['pen'] }, state, fragment: [{ task: 'buy', args: ['pen'] }], library: libraryDigest(errands), outcome: 'completed' };
     const alone = mine({ library: errands, gaps: [gap], corpus: [] });
     expect(alone.report.candidates[0]).toMatchObject({ verdict: 'accepted' });
-    const recorded: DerivedEpoch = { invocation: 'inv-get', epoch: 1, source: 'htn', goal: { task: 'get', args: ['cup'] }, state, library: libraryDigest(errands), plan: 'f'.repeat(64) };
+    // What a run of `get(cup)` on errands recorded: the base library borrows the cup (its plan digest).
+    const goal = { task: 'get', args: ['cup'] };
+    const borrowed = planOn(errands, state, goal, {});
+    expect(stepsOf(borrowed)).toEqual([{ task: 'borrow', args: ['cup'] }]);
+    const recorded: DerivedEpoch = { invocation: 'inv-get', epoch: 1, source: 'htn', goal, state, library: libraryDigest(errands), plan: digestOfPlanned(borrowed)! };
     const refused = mine({ library: errands, gaps: [gap], corpus: [recorded] });
-    expect(refused.report.candidates[0]).toMatchObject({ verdict: 'conflicts', reason: expect.stringContaining('get(cup) recorded in inv-get#1') });
+    expect(refused.report.candidates[0]).toMatchObject({ verdict: 'conflicts', reason: expect.stringContaining('get("cup") recorded in inv-get#1') });
+    // With the candidate, the same goal would buy the cup: a different plan than the one recorded.
+    expect(digestOfPlanned(planOn(alone.library, state, goal, {}))).not.toBe(recorded.plan);
     expect(refused.digest).toBe(libraryDigest(errands));
   });
 });
 
 describe('determinism', () => {
-  test('the same journals in any order, duplicated or not, give the same library digest and report', async () => {
-    const journals: JournalRecord[][] = [];
-    for (const id of (await store.list()).sort()) journals.push(await store.read(id));
-    const all = await corpus();
-    const once = (list: JournalRecord[][]) => mine({ library: travelLibrary, gaps: list.flatMap((j) => gapSourcesOf(j)), corpus: all, planning });
-    const reference = once(journals);
+  // Its own journals, in its own store (it runs alone too: `-t determinism`): two runs that mine
+  // to one shape (accepted), one that does not generalise — and copies of Lisbon's journal
+  // cut before and just after its gap epoch closed (what a copy taken while it ran would hold).
+  const own = new FileStore(join(root, 'determinism'));
+  const journals: JournalRecord[][] = [];
+  const prefixes: JournalRecord[][] = [];
+  let lisbonJournal: JournalRecord[] = [];
+  const all: DerivedEpoch[] = [];
+
+  beforeAll(async () => {
+    const runs = [
+      await travelRun(TRAVEL_TRANSFER_INTENTS.lisbon, { store: own }),
+      await travelRun(TRAVEL_TRANSFER_INTENTS.madrid, { store: own }),
+      await travelRun(TRAVEL_TRANSFER_INTENTS.lisbon, { store: own, model: new OddDayModel() }),
+    ];
+    for (const id of (await own.list()).sort()) journals.push(await own.read(id));
+    expect(journals).toHaveLength(runs.length);
+    const full = (lisbonJournal = runs[0]!.records);
+    const closed = full.findIndex((r) => r.epoch === 3 && r.kind === 'epoch.closed');
+    expect(closed).toBeGreaterThan(0);
+    prefixes.push(full.slice(0, closed), full.slice(0, closed + 1), runs[1]!.records.slice(0, 5));
+    for (const records of journals) all.push(...derivedEpochsOf(records));
+  }, 240_000);
+
+  /** Merge by id in the order given (a journal and its prefix are one journal), then mine. */
+  const once = (list: Array<{ records: JournalRecord[]; source: string }>) => {
+    const merged = new Map<string, SourcedJournal>();
+    for (const { records, source } of list) mergeJournal(merged, records, source);
+    const kept = [...merged.keys()].sort().map((id) => merged.get(id)!.records);
+    return mine({ library: travelLibrary, gaps: kept.flatMap((j) => gapSourcesOf(j)), corpus: all, planning });
+  };
+
+  test('the same journals in any order, duplicated, or with prefixes of them, give the same library digest and report', () => {
+    const whole = journals.map((records, i) => ({ records, source: `full-${i}` }));
+    const cut = prefixes.map((records, i) => ({ records, source: `prefix-${i}` }));
+    const reference = once(whole);
     expect(reference.report.candidates.length).toBeGreaterThan(1);
+    expect(reference.report.accepted).toBe(1);
+    // A prefix mined alone is not the same input: the gap epoch it cut is unfinished, not mined.
+    expect(once([cut[0]!]).report.accepted).toBe(0);
+    const items = [...whole, ...cut];
     fc.assert(
-      fc.property(fc.shuffledSubarray(journals, { minLength: journals.length, maxLength: journals.length }), fc.array(fc.nat(journals.length - 1), { maxLength: 3 }), (order, dupes) => {
-        const result = once([...order, ...dupes.map((i) => journals[i]!)]);
+      fc.property(fc.shuffledSubarray(items, { minLength: items.length, maxLength: items.length }), fc.array(fc.nat(items.length - 1), { maxLength: 4 }), (order, dupes) => {
+        const result = once([...order, ...dupes.map((i) => items[i]!)]);
         expect(result.digest).toBe(reference.digest);
         expect(canonicalize(result.report as never)).toBe(canonicalize(reference.report as never));
       }),
       { numRuns: 25 },
     );
-  }, 180_000);
+  });
+
+  test('one id with two different histories is refused, naming the id and both sources; mine() refuses one epoch given twice differently', () => {
+    const other = lisbonJournal.map((r, i) => (i === 6 ? { ...r, hash: '0'.repeat(64) } : r));
+    const merged = new Map<string, SourcedJournal>();
+    mergeJournal(merged, lisbonJournal, 'a.jsonl');
+    let error: unknown;
+    try {
+      mergeJournal(merged, other, 'b.jsonl');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(DivergentJournalsError);
+    const id = (lisbonJournal[0]!.body as { invocation: string }).invocation;
+    expect((error as Error).message).toMatch(new RegExp(`invocation ${id} .*a\\.jsonl and b\\.jsonl differ at seq 6`));
+    expect(merged.get(id)!.records).toBe(lisbonJournal);
+    // Unmerged, a journal and its prefix give two versions of the gap epoch: the pure core refuses rather than pick one.
+    const gaps = [...gapSourcesOf(prefixes[0]!), ...gapSourcesOf(lisbonJournal)];
+    expect(() => mine({ library: travelLibrary, gaps, corpus: [], planning })).toThrow(/two different gap-path epochs for .*#3/);
+  });
 });
