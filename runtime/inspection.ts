@@ -35,8 +35,16 @@ export const DEFAULT_OBSERVER_BUDGET: ObserverBudget = {
   onDetached: (reason) => process.emitWarning(reason, { code: 'WEFT_INSPECT_OBSERVER_DETACHED' }),
 };
 
+/**
+ * Marks an observer that only queues its work (Weft's own, the Stately relay's tap): it is still
+ * kept from throwing into the run, but its calls are not timed — two clock reads per inspection
+ * event are a cost of their own on a busy run.
+ */
+export const QUEUES_ONLY = Symbol.for('weft.inspection.queuesOnly');
+
 /** `observer`, made unable to throw into the run, and detached once it has been slow (see the header). */
 export function guardedObserver(observer: InspectionObserver, budget: Partial<ObserverBudget> = {}): Observer<InspectionEvent> {
+  if ((observer as { [QUEUES_ONLY]?: boolean })[QUEUES_ONLY] === true) return untimed(observer as Observer<InspectionEvent>);
   const { slowCallMs, slowCalls, now, onDetached } = { ...DEFAULT_OBSERVER_BUDGET, ...budget };
   const target: Partial<Observer<InspectionEvent>> = typeof observer === 'function' ? { next: observer } : observer;
   let slow = 0;
@@ -72,5 +80,23 @@ export function guardedObserver(observer: InspectionObserver, budget: Partial<Ob
     next: safely(target.next ? (event: InspectionEvent) => target.next!.call(target, event) : undefined),
     error: safely(target.error ? (err: unknown) => target.error!.call(target, err) : undefined),
     complete: safely(target.complete ? () => target.complete!.call(target) : undefined),
+  };
+}
+
+/** An observer that only queues, kept from throwing into the run (not timed: see QUEUES_ONLY). */
+function untimed(observer: Partial<Observer<InspectionEvent>>): Observer<InspectionEvent> {
+  const safely =
+    <A extends unknown[]>(call: ((...args: A) => void) | undefined) =>
+    (...args: A) => {
+      try {
+        call?.(...args);
+      } catch {
+        /* observation only */
+      }
+    };
+  return {
+    next: safely(observer.next?.bind(observer)),
+    error: safely(observer.error?.bind(observer)),
+    complete: safely(observer.complete?.bind(observer)),
   };
 }

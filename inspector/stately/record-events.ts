@@ -20,7 +20,15 @@ export interface SynthesizedEvent {
 }
 
 type Body = Record<string, unknown>;
-const pick = (body: Body, ...fields: string[]) => Object.fromEntries(fields.filter((f) => body[f] !== undefined && typeof body[f] !== 'object').map((f) => [f, body[f]]));
+/** The fields of `body` that hold a scalar (a plain loop: this runs for every durable record of a relayed run). */
+const pick = (body: Body, ...fields: string[]): Body => {
+  const out: Body = {};
+  for (const f of fields) {
+    const v = body[f];
+    if (v !== undefined && typeof v !== 'object') out[f] = v;
+  }
+  return out;
+};
 
 /** The event a durable record stands for in the inspector, or undefined for records that mark no progress. */
 export function recordEvent(record: Pick<JournalRecord, 'seq' | 'kind' | 'epoch' | 'body'>): SynthesizedEvent | undefined {

@@ -28,7 +28,7 @@ import { eventMessage, type InspectorMessage } from './protocol.js';
 export interface RelayOptions {
   /** 0: any free port. */
   port: number;
-  /** Messages a client may have waiting before the oldest are dropped (default 2,000). */
+  /** Messages a client may have waiting before the oldest are dropped (default 10,000: a burst of 64 runs starting at once is about 2,500). */
   maxQueued?: number;
   /** Bytes in a client's socket buffer above which messages wait in its queue (default 256 KiB). */
   highWaterBytes?: number;
@@ -74,7 +74,7 @@ export class StatelyRelay {
   static async start(options: RelayOptions): Promise<StatelyRelay> {
     const token = options.token ?? randomBytes(18).toString('base64url');
     const server = createServer();
-    const relay = new StatelyRelay(server, { port: options.port, maxQueued: options.maxQueued ?? 2_000, highWaterBytes: options.highWaterBytes ?? 256 * 1024, maxActors: options.maxActors ?? 1_000, now: options.now ?? (() => Date.now()) }, token);
+    const relay = new StatelyRelay(server, { port: options.port, maxQueued: options.maxQueued ?? 10_000, highWaterBytes: options.highWaterBytes ?? 256 * 1024, maxActors: options.maxActors ?? 1_000, now: options.now ?? (() => Date.now()) }, token);
     server.on('request', (req, res) => relay.page(req, res));
     server.on('upgrade', (req, socket, head: Buffer) => relay.upgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {

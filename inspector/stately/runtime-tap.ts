@@ -17,6 +17,7 @@ import type { InspectionEvent, Observer } from 'xstate';
 import type { JournalRecord } from '../../journal/records.js';
 import type { JournalStore } from '../../journal/store.js';
 import { invocationMachine } from '../../machines/invocation-machine.js';
+import { QUEUES_ONLY } from '../../runtime/inspection.js';
 import { actorMessage, boundedSnapshot, definitionJson, eventMessage, snapshotMessage } from './protocol.js';
 import { recordEvent } from './record-events.js';
 import type { StatelyRelay } from './relay.js';
@@ -94,6 +95,8 @@ export function statelyTap(relay: StatelyRelay, now: () => number = () => Date.n
 
   return {
     inspect: {
+      // Only queues (relay.ts publish): the runtime need not time its calls (runtime/inspection.ts).
+      [QUEUES_ONLY]: true,
       next: (event) => {
         try {
           onInspection(event);
@@ -101,7 +104,7 @@ export function statelyTap(relay: StatelyRelay, now: () => number = () => Date.n
           /* inspection is observation only */
         }
       },
-    },
+    } as Observer<InspectionEvent>,
     tapStore<S extends JournalStore>(store: S): S {
       return new Proxy(store, {
         get(target, property) {
