@@ -30,13 +30,15 @@ export interface InvocationOpenOptions {
   rekey?: boolean | undefined;
   /** `--stately`: the relay's tap (cli/stately-choice.ts): its observer, and its view of durable appends. */
   stately?: StatelyTap | undefined;
+  /** `--tenant T`: act only on that tenant's invocation (another's is refused as unknown, before anything else of it is read). */
+  tenant?: string | undefined;
 }
 
 export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<Workspace> {
   const dir = workspaceDir(options.dir);
   const opened = options.store ? await openStore(options.store) : new FileStore(dir);
   const store = options.stately ? options.stately.tapStore(opened) : opened;
-  const pinned = await pinnedRecord(store, options.id);
+  const pinned = await pinnedRecord(store, options.id, options.tenant);
   const pin = pinned.body.pin;
   // The workspace remembers how an invocation it started was run; another machine's may not.
   const meta = readInvocationMeta(dir, options.id);

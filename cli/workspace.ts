@@ -216,11 +216,12 @@ export function readInvocationMeta(dir: string, id: string): InvocationMeta | un
 }
 
 /** The pinned record of an invocation in a workspace, or a one-line error. */
-export async function pinnedRecord(store: JournalStore, id: string): Promise<JournalRecord<'invocation.pinned'>> {
+/** The invocation's pin record; with `tenant`, only if it is that tenant's (another tenant's is as unknown as a missing one). */
+export async function pinnedRecord(store: JournalStore, id: string, tenant?: string): Promise<JournalRecord<'invocation.pinned'>> {
   const first = (await store.read(id, 0, 1))[0];
-  if (!first || first.kind !== 'invocation.pinned') {
+  if (!first || first.kind !== 'invocation.pinned' || (tenant !== undefined && (first as JournalRecord<'invocation.pinned'>).body.tenant !== tenant)) {
     // The CLI adds the location flags of the store it used to `weft ls` (cli/hints.ts).
-    throw new DomainLoadError(`no invocation ${id} in ${store.name} (weft ls lists them)`, 'invocation.not_found');
+    throw new DomainLoadError(`no invocation ${id}${tenant === undefined ? '' : ` of tenant ${JSON.stringify(tenant)}`} in ${store.name} (weft ls lists them)`, 'invocation.not_found');
   }
   return first as JournalRecord<'invocation.pinned'>;
 }

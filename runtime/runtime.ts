@@ -74,6 +74,12 @@ export interface ResumeOptions {
    * refused (SealKeyMismatchError).
    */
   rekey?: boolean;
+  /**
+   * Act only if the invocation belongs to this tenant (its pinned tenant); otherwise it is refused
+   * as unknown, exactly as an id that does not exist — one tenant learns nothing of another's.
+   * Defaults to the runtime's own `tenant`.
+   */
+  tenant?: string;
 }
 
 export const RUNTIME_VERSION = 'weft@0.1.0';
@@ -82,6 +88,12 @@ export const BEHAVIOUR_FLAGS: readonly number[] = IMPLEMENTED_FLAGS;
 
 
 export interface RuntimeOptions {
+  /**
+   * Scope this runtime to one tenant: it starts invocations only for that tenant (the default
+   * tenant of a start), and resumes, approves and lists only that tenant's — another tenant's id is
+   * refused as unknown. Without it the runtime serves every tenant (a trusted operator's).
+   */
+  tenant?: string;
   /** Where journals, snapshots, leases and blobs live (FileStore, MemoryStore, RedisStore). */
   store?: JournalStore;
   /**
@@ -231,7 +243,11 @@ export class Runtime {
    * is written (start-options.ts).
    */
   async start(intent: string, options?: Partial<StartOptions>): Promise<InvocationHandle> {
-    const opts = resolveStartOptions(intent, options, this.options.domain?.asOf);
+    const scope = this.options.tenant;
+    if (scope !== undefined && options?.tenant !== undefined && options.tenant !== scope) {
+      throw new RuntimeUsageError('runtime.tenant_scope', `this runtime is scoped to tenant ${JSON.stringify(scope)} and cannot start an invocation for tenant ${JSON.stringify(options.tenant)}`);
+    }
+    const opts = resolveStartOptions(intent, scope !== undefined && options?.tenant === undefined ? { ...options, tenant: scope } : options, this.options.domain?.asOf);
     const library = this.pickLibrary(opts.library);
     // The key that will seal the journal is fixed now (recorded in the store's metadata), so a runtime without one cannot start.
     const key = this.options.signingKey;
@@ -302,7 +318,9 @@ export class Runtime {
    * a later `resume` — consumed here: the invocation continues and its journal records the decision.
    * Without `run`, the handle returned is a finished one reporting `awaiting_approval`.
    */
-  async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }, options: { run?: boolean; rekey?: boolean } = {}): Promise<InvocationHandle> {
+  async approve(id: string, decision: { decision: 'approved' | 'rejected'; by: string; note?: string }, options: { run?: boolean; rekey?: boolean; tenant?: string } = {}): Promise<InvocationHandle> {
+    // Another tenant's invocation is unknown here: nothing of it is read further, and its inbox is not written.
+    this.checkGenesis(id, (await this.options.store.read(id, 0, 1))[0], options.tenant ?? this.options.tenant);
     // An ended run keeps the snapshot of its last rest (none is taken of a sealed run): its journal says it ended.
     if ((await this.options.store.tail(id))?.kind === 'invocation.sealed') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval: it has ended (${await invocationStatus(this.options.store, id)}, sealed)`);
@@ -316,7 +334,7 @@ export class Runtime {
     if (options.run !== false && !options.rekey) this.checkSealKey('approve', id, await this.sealKeyOf(id), false);
     await this.options.store.putInbox(id, { type: 'approval', ...decision, at: (this.options.now?.() ?? new Date()).getTime() });
     if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.journalPath(id) });
-    return this.resumeAs('approve', id, { ...(options.rekey ? { rekey: true } : {}) });
+    return this.resumeAs('approve', id, { ...(options.rekey ? { rekey: true } : {}), ...(options.tenant === undefined ? {} : { tenant: options.tenant }) });
   }
 
   /**
@@ -330,7 +348,7 @@ export class Runtime {
     const records = typeof source === 'string' ? await this.options.store.read(source) : 'journalPath' in source ? parseJournalFile(source.journalPath) : source.records;
     const bundled = typeof source === 'object' && 'records' in source ? (source.libraries ?? []) : [];
     const first = records[0];
-    if (typeof source === 'string') this.checkGenesis(source, first);
+    if (typeof source === 'string') this.checkGenesis(source, first, this.options.tenant);
     // A journal that does not start with its pin is refused by replayJournal's own verification.
     const library = first?.kind === 'invocation.pinned' ? await this.checkPin('replay', first as JournalRecord<'invocation.pinned'>, bundled, false) : undefined;
     return replayJournal(records, {
@@ -368,13 +386,18 @@ export class Runtime {
   }
 
   /** Every invocation in the store with its status; see list.ts (damaged journals are listed and marked). */
+  /** Every invocation in the store — of the runtime's tenant only, when it is scoped to one. */
   async list(): Promise<InvocationSummary[]> {
-    return listInvocations(this.options.store);
+    const all = await listInvocations(this.options.store);
+    const scope = this.options.tenant;
+    return scope === undefined ? all : all.filter((row) => row.tenant === scope);
   }
 
   /** The invocations that have not ended (what `serve` polls); with Redis, at a cost that does not grow with the ended ones. */
   async listOpen(options: { repair?: boolean } = {}): Promise<InvocationSummary[]> {
-    return listOpenInvocations(this.options.store, options);
+    const open = await listOpenInvocations(this.options.store, options);
+    const scope = this.options.tenant;
+    return scope === undefined ? open : open.filter((row) => row.tenant === scope);
   }
 
   /** Where the store keeps this invocation's journal file, when it is a file store. */
@@ -398,7 +421,7 @@ export class Runtime {
     await this.ready();
     const store = this.options.store;
     const first = (await store.read(id, 0, 1))[0];
-    this.checkGenesis(id, first);
+    this.checkGenesis(id, first, options.tenant ?? this.options.tenant);
     const pinnedRecord = first as JournalRecord<'invocation.pinned'>;
     const tail = await store.tail(id);
     if (tail?.kind === 'invocation.sealed') {
@@ -463,8 +486,11 @@ export class Runtime {
   }
 
   /** The first record filed under `id` must be an intact `invocation.pinned` of `id` itself. */
-  private checkGenesis(id: string, first: JournalRecord | undefined): void {
-    if (!first || first.kind !== 'invocation.pinned') throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${this.options.store.name}`);
+  /** The journal starts with this invocation's own pin — and, with `tenant`, that tenant's (another's is refused as unknown, as a missing one). */
+  private checkGenesis(id: string, first: JournalRecord | undefined, tenant?: string): void {
+    const unknown = () => new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id}${tenant === undefined ? '' : ` of tenant ${JSON.stringify(tenant)}`} in ${this.options.store.name}`);
+    if (!first || first.kind !== 'invocation.pinned') throw unknown();
+    if (tenant !== undefined && (first as JournalRecord<'invocation.pinned'>).body.tenant !== tenant) throw unknown();
     const report = verifyRecords([first]);
     if (!report.ok) throw report.error!;
     const belongsTo = (first as JournalRecord<'invocation.pinned'>).body.invocation;

@@ -17,7 +17,7 @@ import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choic
 import { rekeyOptions, rekeyUsage, signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 
 export const usage =
-  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--model-url URL [--model NAME]] [--leave-to-serve] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `approve <id> --by NAME [--reject] [--note TEXT] [--dir D] [--domain D] [--tenant T] [--model-url URL [--model NAME]] [--leave-to-serve] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       decide on an epoch awaiting approval, and continue with what the invocation pinned';
 
 export async function run(argv: string[]): Promise<number> {
@@ -33,6 +33,7 @@ export async function run(argv: string[]): Promise<number> {
         note: { type: 'string' },
         dir: { type: 'string' },
         domain: { type: 'string' },
+        tenant: { type: 'string' },
         'model-url': { type: 'string' },
         model: { type: 'string' },
         json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions, ...rekeyOptions,
@@ -53,12 +54,12 @@ export async function run(argv: string[]): Promise<number> {
   const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey, tenant: args.strings.tenant });
     const handle = await ws.runtime.approve(id, {
       decision: args.flags.reject ? 'rejected' : 'approved',
       by: args.strings.by!,
       ...(args.strings.note ? { note: args.strings.note } : {}),
-    }, { run: args.flags['leave-to-serve'] !== true, rekey: args.flags.rekey === true });
+    }, { run: args.flags['leave-to-serve'] !== true, rekey: args.flags.rekey === true, ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }) });
     const result = await followRun(handle, !json);
     rested();
     return printOutcome(ws, result, json, location);

@@ -27,7 +27,7 @@ import { rekeyOptions, rekeyUsage, signingKeyOptions, signingKeyUsage } from '..
 import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
 
 export const usage =
-  `resume <id> [--dir D] [--domain D] [--model-url URL [--model NAME]] [--quarantine-torn] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
+  `resume <id> [--dir D] [--domain D] [--tenant T] [--model-url URL [--model NAME]] [--quarantine-torn] ${signingKeyUsage} ${rekeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
   '                                       continue a crashed, hibernated or suspended invocation with what it pinned (--quarantine-torn:\n' +
   '                                       move a torn final record, never acknowledged, aside into journal.jsonl.torn-<seq> first)';
 
@@ -38,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     args = parseCommandArgs(
       argv,
-      { dir: { type: 'string' }, domain: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions, ...rekeyOptions, ...statelyOptions, 'quarantine-torn': { type: 'boolean' } },
+      { dir: { type: 'string' }, domain: { type: 'string' }, tenant: { type: 'string' }, 'model-url': { type: 'string' }, model: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions, ...rekeyOptions, ...statelyOptions, 'quarantine-torn': { type: 'boolean' } },
       { min: 1, max: 1 },
     );
     flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
@@ -69,8 +69,8 @@ export async function run(argv: string[]): Promise<number> {
   let ws: Workspace | undefined;
   try {
     const tap = stately ? await startStately(stately, 'resume', { waitForClient: true }) : undefined;
-    ws = await openWorkspaceFor({ stately: tap, dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey });
-    const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true });
+    ws = await openWorkspaceFor({ stately: tap, dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey, tenant: args.strings.tenant });
+    const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true, ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }) });
     const result = await followRun(handle, !json);
     rested();
     return printOutcome(ws, result, json, location);
