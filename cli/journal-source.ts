@@ -16,6 +16,7 @@ import { isValidInvocationId, journalFileOf } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
 import { locate, locationOf } from './hints.js';
 import { openStore, storeChoice } from './store-choice.js';
+import { isTenants } from './tenant-scope.js';
 
 /** The file to read, or the bytes of a stored journal; `name` says where it came from. */
 export type JournalSource = { file: string; name: string } | { bytes: Uint8Array; name: string; id: string };
@@ -36,6 +37,8 @@ export async function journalSource(target: string, strings: Record<string, stri
   const choice = storeChoice(path.resolve(strings.dir ?? '.weft'), strings);
   const store = await openStore(choice);
   const notThere = () => new JournalNotFoundError(locate(`no journal file ${target}, and no invocation ${target} in ${store.name} (weft ls lists them)`, target, locationOf(choice)));
+  // --tenant T: another tenant's invocation is not there (cli/tenant-scope.ts).
+  if (!(await isTenants(store, target, strings.tenant))) throw notThere();
   const file = journalFileOf(store, target);
   if (file !== undefined) {
     if (!existsSync(file)) throw notThere();

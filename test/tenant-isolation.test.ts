@@ -100,5 +100,23 @@ describe('through the CLI (--tenant)', () => {
     expect(await store.length(run.id)).toBe(records);
     const approved = await weft(['approve', run.id, '--by', 'ana', '--tenant', 'acme', '--domain', domain, '--dir', dir, '--json']);
     expect(JSON.parse(approved.stdout.trim().split('\n').at(-1)!)).toMatchObject({ id: run.id, status: 'completed' });
+
+    // Reading it: show, export, log, verify and replay with another tenant's --tenant answer exactly
+    // what they answer for an id that does not exist; with the owner's, they read it.
+    const missing = 'inv-00000000000000000000000000000000';
+    for (const command of [['show', '--json'], ['export'], ['log'], ['verify', '--no-signature', '--json'], ['replay', '--json']]) {
+      const [name, ...rest] = command;
+      const foreign = await weft([name!, run.id, ...rest, '--tenant', 'globex', '--dir', dir]);
+      const none = await weft([name!, missing, ...rest, '--tenant', 'globex', '--dir', dir]);
+      expect(foreign.code, `${name} ${foreign.stderr}`).not.toBe(0);
+      expect({ code: foreign.code, out: foreign.stdout.replaceAll(run.id, '<id>'), err: foreign.stderr.replaceAll(run.id, '<id>') }, name).toEqual({
+        code: none.code,
+        out: none.stdout.replaceAll(missing, '<id>'),
+        err: none.stderr.replaceAll(missing, '<id>'),
+      });
+      expect(foreign.stdout + foreign.stderr).not.toContain('acme');
+      const own = await weft([name!, run.id, ...rest, '--tenant', 'acme', '--dir', dir, ...(name === 'replay' ? ['--domain', domain] : [])]);
+      expect(own.code, `${name} as acme: ${own.stderr}`).toBe(0);
+    }
   });
 });

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { BundleError, buildBundle, type Bundle } from '../../journal/bundle.js';
 import { InvalidNameError, WeftError } from '../../journal/errors.js';
 import { FileStore } from '../../journal/stores/file.js';
+import { isTenants, tenantOption } from '../tenant-scope.js';
 import { sealKeyProblem } from '../../journal/reader.js';
 import type { JournalRecord } from '../../journal/records.js';
 import { readJournalBytes } from '../../journal/verify-bytes.js';
@@ -30,7 +31,7 @@ import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choic
 import type { JournalStore } from '../../journal/store.js';
 import { recordLine } from '../../journal/encode.js';
 
-export const usage = `export <id> [--dir D] ${storeUsage}\n                                       print a portable bundle (journal, pinned library, public key) to verify elsewhere`;
+export const usage = `export <id> [--dir D] [--tenant T] ${storeUsage}\n                                       print a portable bundle (journal, pinned library, public key) to verify elsewhere`;
 
 /** A reason to refuse the export: printed as one line, exit 1. */
 class Refused extends Error {}
@@ -108,9 +109,11 @@ export async function exportBundle(dir: string, id: string, from?: JournalStore)
 export async function run(argv: string[]): Promise<number> {
   let id: string;
   let dir: string;
+  let tenant: string | undefined;
   let choice;
   try {
-    const args = parseCommandArgs(argv, { dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 1 });
+    const args = parseCommandArgs(argv, { dir: { type: 'string' }, ...storeOptions, ...tenantOption }, { min: 0, max: 1 });
+    tenant = args.strings.tenant;
     if (args.positionals.length === 0) throw new UsageError('missing the invocation id');
     id = args.positionals[0]!;
     dir = workspaceDir(args.strings.dir);
@@ -121,7 +124,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   let bundle: Bundle;
   try {
-    bundle = await exportBundle(dir, id, choice.redis ? await openStore(choice) : undefined);
+    const store = choice.redis ? await openStore(choice) : undefined;
+    // --tenant T: another tenant's invocation is answered as a missing one (cli/tenant-scope.ts).
+    if (!(await isTenants(store ?? new FileStore(dir), id, tenant))) throw new Refused(`no invocation ${id} in ${store ? store.name : dir}`);
+    bundle = await exportBundle(dir, id, store);
   } catch (err) {
     if (err instanceof InvalidNameError) return usageFailure('export', usage, new UsageError(err.message));
     if (err instanceof Refused || err instanceof BundleError || err instanceof WeftError) {

@@ -16,10 +16,11 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { readJournal, readJournalFile, statusLines } from './verify.js';
 import { BundleError, looksLikeBundle, parseBundle } from '../../journal/bundle.js';
 import { journalSource } from '../journal-source.js';
+import { tenantOption } from '../tenant-scope.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 
 export const usage =
-  `log <journal.jsonl | bundle | id> [--width N] [--dir D] ${storeUsage}\n` +
+  `log <journal.jsonl | bundle | id> [--width N] [--dir D] [--tenant T] ${storeUsage}\n` +
   '                                       show a journal, an exported bundle\'s, or an invocation\'s in the workspace (--dir) or\n' +
   '                                       in Redis (--redis URL) by id, one line per record, and its verification status';
 
@@ -167,7 +168,7 @@ export async function run(argv: string[]): Promise<number> {
   let width: number;
   let strings: Record<string, string | undefined>;
   try {
-    const args = parseCommandArgs(argv, { width: { type: 'string', short: 'w' }, help: { type: 'boolean', short: 'h' }, dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 1 });
+    const args = parseCommandArgs(argv, { width: { type: 'string', short: 'w' }, help: { type: 'boolean', short: 'h' }, dir: { type: 'string' }, ...storeOptions, ...tenantOption }, { min: 0, max: 1 });
     if (args.flags.help) {
       process.stdout.write(`usage: weft ${usage}\n`);
       return 0;

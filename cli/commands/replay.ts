@@ -30,15 +30,16 @@ import { domainForInvocation, domainForLibrary, openWorkspace, pinnedRecord, rea
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 import { locate, locationOf } from '../hints.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
+import { tenantOption } from '../tenant-scope.js';
 
 export const usage =
-  `replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] ${storeUsage} [--json]\n` +
+  `replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] [--tenant T] ${storeUsage} [--json]\n` +
   '                                       replay a run from its journal or an exported bundle, calling nothing; report any divergence';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseCommandArgs(argv, { dir: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions }, { min: 1, max: 1 });
+    args = parseCommandArgs(argv, { dir: { type: 'string' }, domain: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...tenantOption }, { min: 1, max: 1 });
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('replay', usage, err);
     throw err;
@@ -59,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
       if (looksLikeBundle(bytes)) return await replayBundle(path.resolve(target), bytes, args.strings.domain, json);
       return await replayJournalFile(path.resolve(target), bytes, args.strings.dir, args.strings.domain, json);
     }
-    return await replayById(target, args.strings.dir, args.strings.domain, json, choice);
+    return await replayById(target, args.strings.dir, args.strings.domain, json, choice, args.strings.tenant);
   } catch (err) {
     // A domain or an invocation that is not there: the command line names something to fix (exit 2).
     if (err instanceof DomainLoadError) return fail(json, locate(err.message, target, locationOf(choice)), err.code, 2);
@@ -69,11 +70,11 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** An invocation in a workspace, by id. */
-async function replayById(id: string, dirOption: string | undefined, domainFlag: string | undefined, json: boolean, choice: StoreChoice): Promise<number> {
+async function replayById(id: string, dirOption: string | undefined, domainFlag: string | undefined, json: boolean, choice: StoreChoice, tenant: string | undefined): Promise<number> {
   const dir = workspaceDir(dirOption);
   const store = await openStore(choice);
   // The pin only says where to find the domain; the runtime checks the genesis (a foreign journal) and the pin.
-  const { pin } = (await pinnedRecord(store, id)).body;
+  const { pin } = (await pinnedRecord(store, id, tenant)).body; // --tenant T: another tenant's is not there
   const ws = await openWorkspace({ dir, store, redis: choice.redis, domain: await domainForInvocation(store, id, pin, domainFlag, { meta: readInvocationMeta(dir, id), dir }) });
   const result = await ws.runtime.replay(id);
   return report(json, result, ws.runtime.journalPath(id) ?? null, ws.publicKeyFile);

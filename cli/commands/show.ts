@@ -21,9 +21,11 @@ import { failureLine, printJsonLine } from '../json-line.js';
 import { describeSpenders } from '../../machines/spenders.js';
 import { inert, quoted } from '../terminal-text.js';
 import { workspaceDir } from '../workspace.js';
+import { isTenants, tenantOption } from '../tenant-scope.js';
+import { RuntimeUsageError } from '../../runtime/errors.js';
 
 export const usage =
-  `show <id> [--dir D] ${storeUsage} [--json]\n` +
+  `show <id> [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
   '                                       one invocation in detail: status and why, pin, epochs and steps with their outcomes and\n' +
   '                                       attempts, what it waits for (an approval: the reason and the steps asked for), what to run next';
 
@@ -31,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
   let args;
   let choice: StoreChoice;
   try {
-    args = parseCommandArgs(argv, { dir: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions }, { min: 1, max: 1 });
+    args = parseCommandArgs(argv, { dir: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...tenantOption }, { min: 1, max: 1 });
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('show', usage, err);
@@ -40,7 +42,10 @@ export async function run(argv: string[]): Promise<number> {
   const id = args.positionals[0]!;
   let description: InvocationDescription;
   try {
-    description = await describeInvocation(await openStore(choice), id);
+    const store = await openStore(choice);
+    // --tenant T: another tenant's invocation is answered as a missing one (cli/tenant-scope.ts).
+    if (!(await isTenants(store, id, args.strings.tenant))) throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${store.name}; weft ls lists them`);
+    description = await describeInvocation(store, id);
   } catch (err) {
     const message = inert(err instanceof Error ? err.message : String(err));
     const usageError = isWeftError(err) && err.code === 'runtime.bad_invocation_id';

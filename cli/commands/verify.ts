@@ -39,11 +39,12 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
 import { isWeftError } from '../../journal/errors.js';
 import { journalSource, JournalNotFoundError } from '../journal-source.js';
+import { tenantOption } from '../tenant-scope.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 
 export const usage =
-  `verify <journal.jsonl | bundle | id> [--public-key FILE | --no-signature] [--dir D] ${storeUsage} [--json]\n` +
+  `verify <journal.jsonl | bundle | id> [--public-key FILE | --no-signature] [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
   '                                       check a journal, an exported bundle, or an invocation in the workspace (--dir) or\n' +
   '                                       in Redis (--redis URL) by id (chain, schemas, seal);\n' +
   '                                       exit 0 verified, 1 not intact, 2 usage, 3 seal not by the key, 4 seal not checked';
@@ -328,6 +329,7 @@ export async function run(argv: string[]): Promise<number> {
         json: { type: 'boolean' },
         dir: { type: 'string' },
         ...storeOptions,
+        ...tenantOption,
       },
       { min: 0, max: 1 },
     );
