@@ -15,14 +15,20 @@
  * 3 — withdrawn, never shipped: never reuse the number. It put the sealing key's id in the pin,
  *     which made the fingerprint depend on the key; the key id is now kept in the store's
  *     unhashed invocation metadata instead (journal/store.ts), which changes no journal.
+ * 4 — a step denied at dispatch is compensated: the epoch's completed effects are undone in
+ *     reverse order (`compensation.dispatched` / `compensation.completed`), its frontier truncated
+ *     and the epoch closed `compensated` with the denial as its reason, then the run re-plans as
+ *     after any failed epoch (bounded by `maxReplans`). Without it, the invocation failed at once
+ *     (`step.denied`) and left those effects applied.
  */
 import type { Pin } from '../journal/records.js';
 
 export const FLAG_FAIL_CLOSED = 1;
 export const FLAG_DECLARED_SPEND = 2;
+export const FLAG_DENIED_STEP_COMPENSATED = 4;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

@@ -26,6 +26,7 @@ import { assign, setup } from 'xstate';
 import { placeholderActors, type AdmitOutput, type ApprovalOutput, type AuthorOutput, type CloseOutput, type CompensateOutput, type DecomposeOutput, type ExecuteOutput, type FinishOutput, type ParseOutput } from './actors.js';
 import type { InvocationContext, InvocationEvent, InvocationInput, Position, SuspendableState, Suspension } from './context.js';
 import { compactOutcomes } from './epoch.js';
+import { FLAG_DENIED_STEP_COMPENSATED, hasFlag } from './flags.js';
 import { bounded } from './untrusted-text.js';
 
 type Done<T> = { output: T };
@@ -66,7 +67,8 @@ export const invocationMachine = setup({
     approved: (_, o: ApprovalOutput) => o.approved,
     waitsForTimer: (_, o: ExecuteOutput) => o.waiting !== undefined,
     epochSucceeded: (_, o: ExecuteOutput) => o.failure === null,
-    failedByPolicy: (_, o: ExecuteOutput) => o.failure?.class === 'policy',
+    // Under flag 4 a step denied at dispatch is compensated like a failed epoch (compensate, truncate, re-plan).
+    failedByPolicy: ({ context }, o: ExecuteOutput) => o.failure?.class === 'policy' && !(o.failure.code === 'step.denied' && hasFlag(context.pin, FLAG_DENIED_STEP_COMPENSATED)),
     compensated: (_, o: CompensateOutput) => o.kind === 'compensated',
     hibernateRequested: ({ context }) => context.hibernateRequested,
     replansExhausted: ({ context }) => context.replans > context.limits.maxReplans,
