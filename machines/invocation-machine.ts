@@ -7,6 +7,9 @@
  *            author      awaitingApproval     compensate ─► truncate ─► boundary ─► parse (re-plan) | failing
  *            (gap path)  (hibernates)
  *
+ *   author ─► awaitingApproval ─(approved)─► author ─► admit …   (flag 5: the authoring call needs a
+ *                               ─(rejected)─► boundary             person; rejected, the epoch closes denied)
+ *
  *   execute ─► awaitingTimer ─(resume, when due)─► execute
  *     a durable sleep step (`weft.sleep`): the invocation rests with no actor in memory; resuming
  *     it re-enters execute at the sleep step, which fires the timer only once its time has come —
@@ -64,6 +67,9 @@ export const invocationMachine = setup({
     noMethod: (_, o: { kind: string }) => o.kind === 'no-method',
     admitted: (_, o: AdmitOutput) => o.decision === 'allow',
     needsApproval: (_, o: AdmitOutput) => o.decision === 'require_approval',
+    authoringNeedsApproval: (_, o: AuthorOutput) => o.kind === 'approval',
+    /** Awaiting approval with no plan yet: the approval was of the authoring call (flag 5). */
+    authoringApproved: ({ context }, o: ApprovalOutput) => o.approved && context.plan === null && context.gap !== null,
     approved: (_, o: ApprovalOutput) => o.approved,
     waitsForTimer: (_, o: ExecuteOutput) => o.waiting !== undefined,
     epochSucceeded: (_, o: ExecuteOutput) => o.failure === null,
@@ -88,6 +94,7 @@ export const invocationMachine = setup({
       ...at(o),
       failure: { class: 'policy' as const, code: 'epoch.denied', message: o.reason ?? 'denied by policy' },
     })),
+    approveAuthoring: assign(({ context }, o: Position) => ({ ...at(o), gap: context.gap === null ? null : { ...context.gap, approved: true } })),
     setExecution: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, failure: o.failure, timer: null })),
     // Waking re-enters execute at the sleep step, with the steps done so far and the position after `timer.set`.
     setTimer: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, timer: o.waiting ?? null })),
@@ -177,6 +184,7 @@ export const invocationMachine = setup({
         input: ({ context }) => context,
         onDone: [
           { guard: { type: 'planFound', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'admit', actions: { type: 'setPlan', params: ({ event }) => event.output } },
+          { guard: { type: 'authoringNeedsApproval', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'awaitingApproval', actions: { type: 'moveTo', params: ({ event }) => event.output } },
           { guard: { type: 'suspends', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'suspended', actions: { type: 'setSuspension', params: ({ event }) => event.output as Suspending } },
           { guard: { type: 'fails', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'failing', actions: { type: 'setFailure', params: ({ event }) => event.output as Failing } },
           { target: 'handingOff', actions: { type: 'setHandoff', params: ({ event }) => event.output } },
@@ -207,6 +215,7 @@ export const invocationMachine = setup({
           return { context, decision: e.decision, by: e.by, ...(e.note === undefined ? {} : { note: e.note }) };
         },
         onDone: [
+          { guard: { type: 'authoringApproved', params: ({ event }: { event: Done<ApprovalOutput> }) => event.output }, target: 'author', actions: { type: 'approveAuthoring', params: ({ event }) => event.output } },
           { guard: { type: 'approved', params: ({ event }: { event: Done<ApprovalOutput> }) => event.output }, target: 'execute', actions: { type: 'moveTo', params: ({ event }) => event.output } },
           { target: 'boundary', actions: { type: 'setDenied', params: ({ event }) => event.output } },
         ],
