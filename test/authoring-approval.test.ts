@@ -24,7 +24,7 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { FLAG_AUTHORING_APPROVAL } from '../machines/flags.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
-import { createRuntime } from '../runtime/index.js';
+import { createRuntime, describeInvocation } from '../runtime/index.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(11));
 const root = mkdtempSync(path.join(tmpdir(), 'weft-authoring-approval-'));
@@ -88,7 +88,15 @@ async function startWaiting(seed: string) {
   expect(records.find((r) => r.kind === 'admission.decided' && (r.body as Body).subject === 'authoring')!.body).toEqual({ subject: 'authoring', decision: 'require_approval', policy: policy.id, reason: WHY });
   expect(model.purposes).not.toContain('2:author');
   const listed = (await runtime.list()).find((s) => s.id === handle.id);
-  expect(listed).toMatchObject({ status: 'awaiting_approval', reason: WHY });
+  expect(listed).toMatchObject({ status: 'awaiting_approval', reason: WHY, approvalOf: 'authoring' });
+  expect(listed!.approvalSteps).toBeUndefined();
+  // What `weft show` says it waits for, and what each command does.
+  const described = await describeInvocation(runtime.store, handle.id);
+  expect(described.waiting).toMatchObject({ kind: 'approval', reason: WHY, plan: null, steps: null });
+  expect(described.commands.map((c) => c.does)).toEqual([
+    'let the model author a fragment for the goal (each of its steps is still admitted)',
+    'refuse: the epoch closes as denied and the model is asked for another goal',
+  ]);
   return { dir, id: handle.id };
 }
 
