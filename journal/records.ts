@@ -91,7 +91,8 @@ export const bodySchemas = {
     steps: count,
   }),
   'epoch.certified': z.strictObject({ plan: digest, policy: z.string().min(1) }),
-  'approval.requested': z.strictObject({ plan: digest, reason: z.string().min(1) }),
+  // An epoch's approval names its plan; an authoring call's (flag 5) names its subject instead.
+  'approval.requested': z.strictObject({ subject: z.literal('authoring').optional(), plan: digest.optional(), reason: z.string().min(1) }),
   'approval.decided': z.strictObject({
     decision: z.enum(['approved', 'rejected']),
     by: z.string().min(1),

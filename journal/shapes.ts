@@ -97,7 +97,7 @@ export const bodyShapes: Record<RecordKind, Shape> = {
   'state.observed': strict({ actuator: nonEmpty, key: nonEmpty, state: json, failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })) }),
   'epoch.derived': strict({ source: oneOf('htn', 'authored'), goal, library: digest, plan: digest, steps: count }),
   'epoch.certified': strict({ plan: digest, policy: nonEmpty }),
-  'approval.requested': strict({ plan: digest, reason: nonEmpty }),
+  'approval.requested': strict({ subject: optional(oneOf('authoring')), plan: optional(digest), reason: nonEmpty }),
   'approval.decided': strict({ decision: oneOf('approved', 'rejected'), by: nonEmpty, note: optional(str) }),
   'step.dispatched': dispatched,
   'step.completed': strict({ step: count, key: nonEmpty, attempt: count, result: json }),

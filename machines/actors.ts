@@ -19,7 +19,8 @@ type Failed = { kind: 'failed'; failure: Failure };
 
 export type ParseOutput = Position & ({ kind: 'goal'; goal: Goal } | { kind: 'done'; summary: string } | { kind: 'handoff'; reason: string } | Suspended | Failed);
 export type DecomposeOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'no-method'; explanation: string; state: Json } | { kind: 'handoff'; reason: string } | Suspended);
-export type AuthorOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'handoff'; reason: string } | Suspended | Failed);
+/** `approval`: the policy wants a person to decide on the authoring call (flag 5); the run rests awaiting approval. */
+export type AuthorOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'approval' } | { kind: 'handoff'; reason: string } | Suspended | Failed);
 export type AdmitOutput = Position & { decision: 'allow' | 'deny' | 'require_approval'; reason?: string };
 export type ApprovalOutput = Position & { approved: boolean; reason: string };
 /** `waiting`: the epoch reached a durable sleep step whose time has not come (see awaitingTimer). */

@@ -98,7 +98,7 @@ export interface InvocationContext extends InvocationInput {
   goal: Goal | null;
   plan: EpochPlan | null;
   /** The gap path: no method covered the goal in this observed state (the author needs both). */
-  gap: { state: Json; explanation: string } | null;
+  gap: { state: Json; explanation: string; /** A person approved the authoring call (flag 5): it is not admitted again. */ approved?: boolean } | null;
   /** Completed steps of the current epoch (what compensation undoes). */
   done: StepResult[];
   /** The failure that sent the epoch to compensation, or that ends the invocation. */

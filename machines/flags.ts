@@ -15,14 +15,26 @@
  * 3 — withdrawn, never shipped: never reuse the number. It put the sealing key's id in the pin,
  *     which made the fingerprint depend on the key; the key id is now kept in the store's
  *     unhashed invocation metadata instead (journal/store.ts), which changes no journal.
+ * 4 — a step denied at dispatch is compensated: the epoch's completed effects are undone in
+ *     reverse order (`compensation.dispatched` / `compensation.completed`), its frontier truncated
+ *     and the epoch closed `compensated` with the denial as its reason, then the run re-plans as
+ *     after any failed epoch (bounded by `maxReplans`). Without it, the invocation failed at once
+ *     (`step.denied`) and left those effects applied.
+ * 5 — approval before authoring: a policy whose `admitAuthoring` answers `require_approval` gets a
+ *     person's decision, as an epoch does: `approval.requested` {subject: 'authoring'}, the run
+ *     rests awaiting approval; approved, the model is asked to author (the authoring call is not
+ *     admitted again); rejected, the epoch closes denied and the model is asked for another goal.
+ *     Without it, the run was handed off.
  */
 import type { Pin } from '../journal/records.js';
 
 export const FLAG_FAIL_CLOSED = 1;
 export const FLAG_DECLARED_SPEND = 2;
+export const FLAG_DENIED_STEP_COMPENSATED = 4;
+export const FLAG_AUTHORING_APPROVAL = 5;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

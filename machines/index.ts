@@ -11,7 +11,7 @@ export * from './envelope.js';
 export * from './constraints.js';
 export * from './reply.js';
 export { parseStrictJson, type StrictJsonResult } from './strict-json.js';
-export { FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, IMPLEMENTED_FLAGS } from './flags.js';
+export { FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, IMPLEMENTED_FLAGS } from './flags.js';
 export { pinnedSpenders, pinnedSpendScope, spendDeclarationProblem, spendersOf, type PinnedSpender, type SpendingDeclaration } from './spenders.js';
 export { SLEEP_ACTUATOR, sleepUntil } from './sleep.js';
 export * from './epoch.js';

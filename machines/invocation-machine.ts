@@ -7,6 +7,9 @@
  *            author      awaitingApproval     compensate ─► truncate ─► boundary ─► parse (re-plan) | failing
  *            (gap path)  (hibernates)
  *
+ *   author ─► awaitingApproval ─(approved)─► author ─► admit …   (flag 5: the authoring call needs a
+ *                               ─(rejected)─► boundary             person; rejected, the epoch closes denied)
+ *
  *   execute ─► awaitingTimer ─(resume, when due)─► execute
  *     a durable sleep step (`weft.sleep`): the invocation rests with no actor in memory; resuming
  *     it re-enters execute at the sleep step, which fires the timer only once its time has come —
@@ -26,6 +29,7 @@ import { assign, setup } from 'xstate';
 import { placeholderActors, type AdmitOutput, type ApprovalOutput, type AuthorOutput, type CloseOutput, type CompensateOutput, type DecomposeOutput, type ExecuteOutput, type FinishOutput, type ParseOutput } from './actors.js';
 import type { InvocationContext, InvocationEvent, InvocationInput, Position, SuspendableState, Suspension } from './context.js';
 import { compactOutcomes } from './epoch.js';
+import { FLAG_DENIED_STEP_COMPENSATED, hasFlag } from './flags.js';
 import { bounded } from './untrusted-text.js';
 
 type Done<T> = { output: T };
@@ -63,10 +67,14 @@ export const invocationMachine = setup({
     noMethod: (_, o: { kind: string }) => o.kind === 'no-method',
     admitted: (_, o: AdmitOutput) => o.decision === 'allow',
     needsApproval: (_, o: AdmitOutput) => o.decision === 'require_approval',
+    authoringNeedsApproval: (_, o: AuthorOutput) => o.kind === 'approval',
+    /** Awaiting approval with no plan yet: the approval was of the authoring call (flag 5). */
+    authoringApproved: ({ context }, o: ApprovalOutput) => o.approved && context.plan === null && context.gap !== null,
     approved: (_, o: ApprovalOutput) => o.approved,
     waitsForTimer: (_, o: ExecuteOutput) => o.waiting !== undefined,
     epochSucceeded: (_, o: ExecuteOutput) => o.failure === null,
-    failedByPolicy: (_, o: ExecuteOutput) => o.failure?.class === 'policy',
+    // Under flag 4 a step denied at dispatch is compensated like a failed epoch (compensate, truncate, re-plan).
+    failedByPolicy: ({ context }, o: ExecuteOutput) => o.failure?.class === 'policy' && !(o.failure.code === 'step.denied' && hasFlag(context.pin, FLAG_DENIED_STEP_COMPENSATED)),
     compensated: (_, o: CompensateOutput) => o.kind === 'compensated',
     hibernateRequested: ({ context }) => context.hibernateRequested,
     replansExhausted: ({ context }) => context.replans > context.limits.maxReplans,
@@ -86,6 +94,7 @@ export const invocationMachine = setup({
       ...at(o),
       failure: { class: 'policy' as const, code: 'epoch.denied', message: o.reason ?? 'denied by policy' },
     })),
+    approveAuthoring: assign(({ context }, o: Position) => ({ ...at(o), gap: context.gap === null ? null : { ...context.gap, approved: true } })),
     setExecution: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, failure: o.failure, timer: null })),
     // Waking re-enters execute at the sleep step, with the steps done so far and the position after `timer.set`.
     setTimer: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, timer: o.waiting ?? null })),
@@ -175,6 +184,7 @@ export const invocationMachine = setup({
         input: ({ context }) => context,
         onDone: [
           { guard: { type: 'planFound', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'admit', actions: { type: 'setPlan', params: ({ event }) => event.output } },
+          { guard: { type: 'authoringNeedsApproval', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'awaitingApproval', actions: { type: 'moveTo', params: ({ event }) => event.output } },
           { guard: { type: 'suspends', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'suspended', actions: { type: 'setSuspension', params: ({ event }) => event.output as Suspending } },
           { guard: { type: 'fails', params: ({ event }: { event: Done<AuthorOutput> }) => event.output }, target: 'failing', actions: { type: 'setFailure', params: ({ event }) => event.output as Failing } },
           { target: 'handingOff', actions: { type: 'setHandoff', params: ({ event }) => event.output } },
@@ -205,6 +215,7 @@ export const invocationMachine = setup({
           return { context, decision: e.decision, by: e.by, ...(e.note === undefined ? {} : { note: e.note }) };
         },
         onDone: [
+          { guard: { type: 'authoringApproved', params: ({ event }: { event: Done<ApprovalOutput> }) => event.output }, target: 'author', actions: { type: 'approveAuthoring', params: ({ event }) => event.output } },
           { guard: { type: 'approved', params: ({ event }: { event: Done<ApprovalOutput> }) => event.output }, target: 'execute', actions: { type: 'moveTo', params: ({ event }) => event.output } },
           { target: 'boundary', actions: { type: 'setDenied', params: ({ event }) => event.output } },
         ],

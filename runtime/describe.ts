@@ -197,6 +197,12 @@ function commandsFor(summary: InvocationSummary): CommandDescription[] {
   switch (summary.status) {
     case 'awaiting_approval':
       if (summary.decided) return [{ command: `weft resume ${id}`, does: 'record the decision waiting in its inbox and go on (weft serve does it too)' }];
+      if (summary.approvalOf === 'authoring') {
+        return [
+          { command: `weft approve ${id} --by <you>`, does: 'let the model author a fragment for the goal (each of its steps is still admitted)' },
+          { command: `weft approve ${id} --by <you> --reject --note <why>`, does: 'refuse: the epoch closes as denied and the model is asked for another goal' },
+        ];
+      }
       return [
         { command: `weft approve ${id} --by <you>`, does: 'approve the steps above and continue' },
         { command: `weft approve ${id} --by <you> --reject --note <why>`, does: 'reject them: the epoch closes as denied and the model is asked for another goal' },

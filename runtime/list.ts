@@ -43,6 +43,8 @@ export interface InvocationSummary {
   decided?: boolean;
   /** For one awaiting approval: the steps of the epoch the approval is asked for (`reason` says why it is). */
   approvalSteps?: AskedStep[];
+  /** For one awaiting approval of the model's authoring call (flag 5) rather than of an epoch's steps. */
+  approvalOf?: 'authoring';
   /** For a suspended invocation: the class of what suspended it (transient, credentials, endpoint, runtime). */
   suspendedAs?: string;
   /** The command that repairs a damaged invocation or sets it aside, or that continues a suspended one. */
@@ -187,7 +189,7 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 }
 
 /** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
-async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; approvalSteps?: AskedStep[] }> {
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; approvalSteps?: AskedStep[]; approvalOf?: 'authoring' }> {
   length ??= await store.length(id);
   if (length > 0) {
     const ending = endingOf((await store.read(id, Math.max(0, length - 2))).map((r) => r.kind));
@@ -283,13 +285,13 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
  * What an invocation awaiting approval asks for: the policy's reason (its `approval.requested`,
  * the record just before the resting snapshot's position) and the steps (see approval-request.ts).
  */
-async function approvalAsked(store: JournalStore, id: string, snapshot: Snapshot | undefined): Promise<{ reason?: string; approvalSteps?: AskedStep[] }> {
+async function approvalAsked(store: JournalStore, id: string, snapshot: Snapshot | undefined): Promise<{ reason?: string; approvalSteps?: AskedStep[]; approvalOf?: 'authoring' }> {
   const at = snapshot?.seq ?? 0;
   const [record] = at > 0 ? await store.read(id, at - 1, at).catch(() => []) : [];
   if (record?.kind !== 'approval.requested') return {};
-  const { reason, plan } = record.body as Partial<JournalRecord<'approval.requested'>['body']>;
+  const { reason, plan, subject } = record.body as Partial<JournalRecord<'approval.requested'>['body']>;
   const steps = typeof plan === 'string' ? askedSteps(snapshot, record.epoch, plan) : undefined;
-  return { ...(typeof reason === 'string' ? { reason } : {}), ...(steps ? { approvalSteps: steps } : {}) };
+  return { ...(typeof reason === 'string' ? { reason } : {}), ...(steps ? { approvalSteps: steps } : {}), ...(subject === 'authoring' ? { approvalOf: subject } : {}) };
 }
 
 /** The runtime's status note, or undefined when there is none or it cannot be read (it is observability only). */

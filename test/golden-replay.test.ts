@@ -13,9 +13,10 @@
  * task of the gap path and to policy v2 — the fixture was regenerated only because adding
  * `book_transfer`, its operators and the taxi's spending actuator changed what a new run pins (the
  * library digest, policy v3, the spenders), and a test holds every other byte of it equal to
- * travel-v2's). (Flag 3 was withdrawn before it shipped; the committed
- * journal pins flags 1 and 2 with its spending actuators, and nothing in it depends on the key
- * that sealed it but the seal.)
+ * travel-v2's; `travel-v3`: flags 1 and 2, before the behaviour flags of issue 23 — the fixture
+ * was regenerated only because a new run pins them, and a test holds every other byte equal).
+ * (Flag 3 was withdrawn before it shipped; the committed journal pins every implemented flag with
+ * its spending actuators, and nothing in it depends on the key that sealed it but the seal.)
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ import { FileStore } from '../journal/stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { travelDomain } from '../examples/travel/domain.js';
+import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import { createRuntime, ReplayDivergenceError } from '../runtime/index.js';
 
 const fixtureDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel');
@@ -177,10 +179,10 @@ describe('golden journals', () => {
     expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
   });
 
-  test('the committed travel journal pins flags 1 and 2 and its spending actuators, and no key: only its seal names the key', () => {
+  test('the committed travel journal pins every implemented flag and its spending actuators, and no key: only its seal names the key', () => {
     const records = readRecords(fixtureDir);
     const pinned = records[0] as JournalRecord<'invocation.pinned'>;
-    expect(pinned.body.pin.flags).toEqual([1, 2]);
+    expect(pinned.body.pin.flags).toEqual([...IMPLEMENTED_FLAGS]);
     expect(pinned.body.pin.spenders).toEqual([{ actuator: 'card.charge', arg: 'amount' }, { actuator: 'taxi.book', arg: 'amount' }]);
     expect(records.slice(0, -1).some((r) => canonicalize(r).includes(key.keyId))).toBe(false);
     expect((records.at(-1) as JournalRecord<'invocation.sealed'>).body.keyId).toBe(key.keyId);
@@ -202,7 +204,8 @@ describe('golden journals', () => {
   test('the taxi (gap-path) library changed only the pin: the golden journal is travel-v2 record for record, but for the library digest, the policy id and the spenders it pins', () => {
     const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v2');
     const old = readRecords(frozenDir);
-    const now = readRecords(fixtureDir);
+    // The golden journal as it was then (travel-v3): flags added since change the pin alone (next test).
+    const now = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v3'));
     const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
     const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
     expect(newPin.library).toBe(libraryDigest(travelDomain.libraries[0]!));
@@ -213,6 +216,28 @@ describe('golden journals', () => {
         .replaceAll(`"${oldPin.policy}"`, `"${newPin.policy}"`)
         .replace(canonicalize(oldPin.spenders as never), canonicalize(newPin.spenders as never));
     expect(now.map(swap)).toEqual(old.map(swap));
+  });
+
+  test('a frozen journal pinned with flags 1 and 2 (travel-v3: before flag 4) still replays to its committed fingerprint', async () => {
+    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v3');
+    const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
+    const dir = path.join(scratch, 'frozen-v3');
+    cpSync(frozenDir, dir, { recursive: true });
+    const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
+    const pinned = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body.pin).toMatchObject({ flags: [1, 2], policy: 'spend-approval@3' });
+    expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
+    expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+  });
+
+  test('the flags of issue 23 changed only the pin: the golden journal is travel-v3 record for record, but for the flags it pins', () => {
+    const old = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v3'));
+    const now = readRecords(fixtureDir);
+    const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    expect(newPin.flags).not.toEqual(oldPin.flags);
+    const flags = (r: JournalRecord, pin: typeof oldPin) => canonicalize({ seq: r.seq, kind: r.kind, epoch: r.epoch, body: r.kind === 'invocation.sealed' ? null : r.body }).replace(`"flags":${canonicalize(pin.flags)}`, '"flags":*');
+    expect(now.map((r) => flags(r, newPin))).toEqual(old.map((r) => flags(r, oldPin)));
   });
 
   test('the fixture holds only the journal and its pinned library blob', () => {

@@ -26,7 +26,7 @@ import { JournalWriter } from '../journal/writer.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
 import { checkEnvelopeEpoch, envelopeSpend, type ContractEnvelope } from '../machines/envelope.js';
 import type { EpochStep } from '../machines/context.js';
-import { FLAG_DECLARED_SPEND, FLAG_FAIL_CLOSED } from '../machines/flags.js';
+import { FLAG_DECLARED_SPEND, FLAG_FAIL_CLOSED, IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import { spendApprovalPolicy, type AdmissionPolicy } from '../machines/policy.js';
 import { pinnedSpenders, pinnedSpendScope } from '../machines/spenders.js';
 import { createRuntime, defineDomain, PinMismatchError, replayJournal, RuntimeUsageError } from '../runtime/index.js';
@@ -204,7 +204,7 @@ describe('flag 2 is pinned: which actuators spend is read from the pin, never fr
     const undeclared = createRuntime({ store: new MemoryStore(), domain: refundsDomain([], {}), signingKey: key });
     const other = await undeclared.start(intent);
     await other.done;
-    expect(((await undeclared.store.read(other.id, 0, 1))[0] as JournalRecord<'invocation.pinned'>).body.pin).toMatchObject({ flags: [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND], spenders: [] });
+    expect(((await undeclared.store.read(other.id, 0, 1))[0] as JournalRecord<'invocation.pinned'>).body.pin).toMatchObject({ flags: [...IMPLEMENTED_FLAGS], spenders: [] });
   });
 
   test('a flag-2 journal replays to its fingerprint on a runtime with no actuators, and through replayJournal with no dispatcher', async () => {
@@ -237,7 +237,7 @@ describe('flag 2 is pinned: which actuators spend is read from the pin, never fr
     const runtime = createRuntime({ store: new MemoryStore(), domain, dispatcher: new InProcessDispatcher(actuators(applied)), signingKey: key });
     const result = await (await runtime.start(intent)).done;
     const records = await runtime.store.read(result.id);
-    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin).toMatchObject({ flags: [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND], spenders: [] });
+    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin).toMatchObject({ flags: [...IMPLEMENTED_FLAGS], spenders: [] });
     expect(admissions(records).find((a) => a.decision === 'deny')?.reason).toMatch(/would spend 1200/);
     expect(applied).toEqual([]);
     expect((await bareRuntime(runtime.store as MemoryStore).replay(result.id)).fingerprint).toBe(result.fingerprint);

@@ -66,7 +66,7 @@ const summaries: Summaries = {
   'state.observed': (b) => `${b.actuator} key=${b.key} → ${b.failure ? `${b.failure.class} failure ${b.failure.code}: ${b.failure.message}` : j(b.state)}`,
   'epoch.derived': (b) => `${b.source} ${goalText(b.goal)} → ${b.steps} step${b.steps === 1 ? '' : 's'} plan=${short(b.plan)} library=${short(b.library)}`,
   'epoch.certified': (b) => `plan=${short(b.plan)} policy=${b.policy}`,
-  'approval.requested': (b) => `plan=${short(b.plan)}: ${b.reason}`,
+  'approval.requested': (b) => `${b.plan === undefined ? `${b.subject ?? 'authoring'}` : `plan=${short(b.plan)}`}: ${b.reason}`,
   'approval.decided': (b) => `${b.decision} by ${b.by}${b.note ? `: ${b.note}` : ''}`,
   'step.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
   'step.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,

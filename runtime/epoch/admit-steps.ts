@@ -81,6 +81,7 @@ export async function recordApproval(s: EpochServices, input: ApprovalInput) {
   const { context: ctx, decision, by, note } = input;
   const rec = s.recorder();
   await rec.derive({ kind: 'approval.decided', epoch: ctx.epoch, body: { decision, by, ...(note === undefined ? {} : { note }) } });
-  if (decision === 'approved') await rec.derive({ kind: 'epoch.certified', epoch: ctx.epoch, body: { plan: ctx.plan!.digest, policy: s.policy.id } });
+  // An authoring call's approval (flag 5: no plan yet) certifies nothing: the fragment is admitted when authored.
+  if (decision === 'approved' && ctx.plan) await rec.derive({ kind: 'epoch.certified', epoch: ctx.epoch, body: { plan: ctx.plan.digest, policy: s.policy.id } });
   return { ...rec.at(), approved: decision === 'approved', reason: decision === 'approved' ? 'approved' : `rejected by ${by}${note ? `: ${note}` : ''}` };
 }

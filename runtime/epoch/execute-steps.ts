@@ -11,6 +11,8 @@
  * Under flag 1, every attempt is admitted at dispatch against the policy's contract envelope
  * (allowed actuators and recipients, dispatches per epoch, the invocation's spending cap) and its
  * `admitStep`; the decision on each step of a model-authored fragment is recorded, allow included.
+ * A denial ends the epoch with a `step.denied` policy failure: under flag 4 the machine compensates
+ * the steps done before it (compensate below), truncates and re-plans; before it, the run failed.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';

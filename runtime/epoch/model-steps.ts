@@ -16,6 +16,8 @@
  * Under flag 1 an intent that is empty or over the pinned cap fails the invocation before any model
  * call, and the authoring call is itself admitted by the policy (`admission.decided`, subject
  * `authoring`) — which never pre-authorizes the fragment's steps: each is admitted at dispatch.
+ * Under flag 5 a `require_approval` there asks a person (`approval.requested`, subject
+ * `authoring`); once approved, the call is made without admitting it again.
  */
 import { classifyModelFailure, type ModelRequest, type OperatorSignature } from '../../actors/model/model.js';
 import { createRandom } from '../../actors/random.js';
@@ -24,7 +26,7 @@ import type { JournalRecord } from '../../journal/records.js';
 import type { Library } from '../../htn/library/schema.js';
 import type { EpochPlan, InvocationContext, Json, Suspension } from '../../machines/context.js';
 import { backoffMs, taskCatalogue } from '../../machines/epoch.js';
-import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
+import { FLAG_AUTHORING_APPROVAL, FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import { judgeAuthorReply, judgeParseReply, type ReplyRules } from '../../machines/reply.js';
 import { keepable, refusalReason } from '../../machines/untrusted-text.js';
 import { explainNoMethod } from '../explain.js';
@@ -178,11 +180,15 @@ export async function author(s: EpochServices, ctx: InvocationContext) {
   const goal = ctx.goal!;
   const gap = ctx.gap!;
   const rec = s.recorder();
-  if (hasFlag(ctx.pin, FLAG_FAIL_CLOSED)) {
+  if (hasFlag(ctx.pin, FLAG_FAIL_CLOSED) && !gap.approved) {
     // The authoring call is admitted like anything else that acts on the policy's behalf.
     const admission = s.policy.admitAuthoring?.({ tenant: ctx.tenant, epoch: ctx.epoch, goal }) ?? { decision: 'allow' as const };
     const reason = admission.decision === 'allow' ? undefined : admission.reason;
     await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'authoring', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }) } });
+    if (admission.decision === 'require_approval' && hasFlag(ctx.pin, FLAG_AUTHORING_APPROVAL)) {
+      await rec.derive({ kind: 'approval.requested', epoch: ctx.epoch, body: { subject: 'authoring', reason: admission.reason } });
+      return { ...rec.at(), kind: 'approval' as const };
+    }
     if (admission.decision !== 'allow') {
       const why = admission.decision === 'deny' ? `the policy does not let the model author a fragment for ${goal.task}: ${reason}` : `authoring a fragment for ${goal.task} needs a person (${reason}); the gap path does not ask, so a person takes over`;
       return { ...rec.at(), kind: 'handoff' as const, reason: why };
