@@ -100,7 +100,7 @@ describe('an interrupted run says how to resume it, and the printed resume finis
     expect(resume).toBe(`weft resume inv-13c745bda7ee4b9fc19ae3fbfa414b26 --dir ${dir}`);
 
     const listed = await weft(['ls', '--dir', dir], ENV, cwd);
-    expect(listed.stdout).toMatch(/inv-13c745bda7ee4b9fc19ae3fbfa414b26 +interrupted/);
+    expect(listed.stdout, `weft ls exited ${listed.code}: ${listed.stderr}`).toMatch(/inv-13c745bda7ee4b9fc19ae3fbfa414b26 +interrupted/);
 
     const resumed = await runPrinted(`${resume} --json`, path.join(root), { ...ENV, WEFT_TEST_SLOW_MS: '0' });
     expect(resumed.code, show(resumed)).toBe(0);

@@ -124,7 +124,8 @@ export function mutate(body: unknown, m: Mutation): unknown {
   else if (m.op === 'delete') delete parent[last];
   else {
     const target = parent[last];
-    if (isContainer(target)) Object.defineProperty(target, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+    // An array's `length` cannot be redefined (it is not configurable): adding it would only throw here.
+    if (isContainer(target) && !(Array.isArray(target) && m.key === 'length')) Object.defineProperty(target, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
     else parent[last] = m.value;
   }
   return root.root;
