@@ -46,6 +46,21 @@ function runtimeOver(storeDir: string) {
   return createRuntime({ store: new FileStore(storeDir), domain: travelDomain, stateDir, signingKey: key });
 }
 
+/**
+ * A frozen fixture (test/fixtures/runtime/<name>), copied to scratch: it replays to its committed
+ * fingerprint and verifies under the test key. Returns the pin it recorded, for the caller's checks.
+ */
+async function expectFrozenReplays(name: string): Promise<JournalRecord<'invocation.pinned'>['body']['pin']> {
+  const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', name);
+  const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
+  const dir = path.join(scratch, `frozen-${name}`);
+  cpSync(frozenDir, dir, { recursive: true });
+  const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
+  expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
+  expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+  return (JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>).body.pin;
+}
+
 /** Run the travel example live into `dir`; keep only the journal and the blobs (a portable store). */
 async function generate(dir: string): Promise<{ id: string; fingerprint: string }> {
   const result = await (await runtimeOver(dir).start(travelDomain.intent!, start)).done;
@@ -156,27 +171,13 @@ describe('golden journals', () => {
   });
 
   test('a frozen journal pinned before behaviour flag 1 (travel-v0) still replays to its committed fingerprint', async () => {
-    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v0');
-    const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
-    const dir = path.join(scratch, 'frozen-v0');
-    cpSync(frozenDir, dir, { recursive: true });
-    const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
-    const pinned = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
-    expect(pinned.body.pin).toMatchObject({ flags: [], policy: 'spend-approval@1' });
-    expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
-    expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+    const pin = await expectFrozenReplays('travel-v0');
+    expect(pin).toMatchObject({ flags: [], policy: 'spend-approval@1' });
   });
 
   test('a frozen journal pinned with flag 1 alone (travel-v1: before flag 2) still replays to its committed fingerprint', async () => {
-    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v1');
-    const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
-    const dir = path.join(scratch, 'frozen-v1');
-    cpSync(frozenDir, dir, { recursive: true });
-    const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
-    const pinned = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
-    expect(pinned.body.pin.flags).toEqual([1]);
-    expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
-    expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+    const pin = await expectFrozenReplays('travel-v1');
+    expect(pin.flags).toEqual([1]);
   });
 
   test('the committed travel journal pins every implemented flag and its spending actuators, and no key: only its seal names the key', () => {
@@ -189,16 +190,9 @@ describe('golden journals', () => {
   });
 
   test('a frozen journal pinned to the library before the taxi and policy v2 (travel-v2) still replays to its committed fingerprint', async () => {
-    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v2');
-    const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
-    const dir = path.join(scratch, 'frozen-v2');
-    cpSync(frozenDir, dir, { recursive: true });
-    const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
-    const pinned = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
-    expect(pinned.body.pin).toMatchObject({ flags: [1, 2], policy: 'spend-approval@2', spenders: [{ actuator: 'card.charge', arg: 'amount' }] });
-    expect(pinned.body.pin.library).not.toBe(libraryDigest(travelDomain.libraries[0]!));
-    expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
-    expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+    const pin = await expectFrozenReplays('travel-v2');
+    expect(pin).toMatchObject({ flags: [1, 2], policy: 'spend-approval@2', spenders: [{ actuator: 'card.charge', arg: 'amount' }] });
+    expect(pin.library).not.toBe(libraryDigest(travelDomain.libraries[0]!));
   });
 
   test('the taxi (gap-path) library changed only the pin: the golden journal is travel-v2 record for record, but for the library digest, the policy id and the spenders it pins', () => {
@@ -219,15 +213,8 @@ describe('golden journals', () => {
   });
 
   test('a frozen journal pinned with flags 1 and 2 (travel-v3: before flag 4) still replays to its committed fingerprint', async () => {
-    const frozenDir = path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v3');
-    const frozen = JSON.parse(readFileSync(path.join(frozenDir, 'fixture.json'), 'utf8')) as { id: string; fingerprint: string };
-    const dir = path.join(scratch, 'frozen-v3');
-    cpSync(frozenDir, dir, { recursive: true });
-    const journal = path.join(dir, 'invocations', frozen.id, 'journal.jsonl');
-    const pinned = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
-    expect(pinned.body.pin).toMatchObject({ flags: [1, 2], policy: 'spend-approval@3' });
-    expect(await runtimeOver(dir).replay({ journalPath: journal })).toMatchObject({ id: frozen.id, status: 'completed', sealed: true, fingerprint: frozen.fingerprint });
-    expect((await runtimeOver(dir).verify({ journalPath: journal }, publicKeyOf(key))).ok).toBe(true);
+    const pin = await expectFrozenReplays('travel-v3');
+    expect(pin).toMatchObject({ flags: [1, 2], policy: 'spend-approval@3' });
   });
 
   test('the flags of issue 23 changed only the pin: the golden journal is travel-v3 record for record, but for the flags it pins', () => {
