@@ -44,8 +44,9 @@ export const QUEUES_ONLY = Symbol.for('weft.inspection.queuesOnly');
 
 /** `observer`, made unable to throw into the run, and detached once it has been slow (see the header). */
 export function guardedObserver(observer: InspectionObserver, budget: Partial<ObserverBudget> = {}): Observer<InspectionEvent> {
-  if ((observer as { [QUEUES_ONLY]?: boolean })[QUEUES_ONLY] === true) return untimed(observer as Observer<InspectionEvent>);
   const { slowCallMs, slowCalls, now, onDetached } = { ...DEFAULT_OBSERVER_BUDGET, ...budget };
+  // An observer that only queues is not timed (QUEUES_ONLY): the same guard, without the clock.
+  const timed = (observer as { [QUEUES_ONLY]?: boolean })[QUEUES_ONLY] !== true;
   const target: Partial<Observer<InspectionEvent>> = typeof observer === 'function' ? { next: observer } : observer;
   let slow = 0;
   let slowest = 0;
@@ -54,12 +55,13 @@ export function guardedObserver(observer: InspectionObserver, budget: Partial<Ob
     <A extends unknown[]>(call: ((...args: A) => void) | undefined) =>
     (...args: A) => {
       if (detached || call === undefined) return;
-      const started = now();
+      const started = timed ? now() : 0;
       try {
         call(...args);
       } catch {
         /* observation only: the run goes on */
       }
+      if (!timed) return;
       const took = now() - started;
       if (took <= slowCallMs) return;
       slow++;
@@ -80,23 +82,5 @@ export function guardedObserver(observer: InspectionObserver, budget: Partial<Ob
     next: safely(target.next ? (event: InspectionEvent) => target.next!.call(target, event) : undefined),
     error: safely(target.error ? (err: unknown) => target.error!.call(target, err) : undefined),
     complete: safely(target.complete ? () => target.complete!.call(target) : undefined),
-  };
-}
-
-/** An observer that only queues, kept from throwing into the run (not timed: see QUEUES_ONLY). */
-function untimed(observer: Partial<Observer<InspectionEvent>>): Observer<InspectionEvent> {
-  const safely =
-    <A extends unknown[]>(call: ((...args: A) => void) | undefined) =>
-    (...args: A) => {
-      try {
-        call?.(...args);
-      } catch {
-        /* observation only */
-      }
-    };
-  return {
-    next: safely(observer.next?.bind(observer)),
-    error: safely(observer.error?.bind(observer)),
-    complete: safely(observer.complete?.bind(observer)),
   };
 }

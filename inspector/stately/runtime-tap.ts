@@ -106,19 +106,28 @@ export function statelyTap(relay: StatelyRelay, now: () => number = () => Date.n
       },
     } as Observer<InspectionEvent>,
     tapStore<S extends JournalStore>(store: S): S {
+      // Each method is bound once (a relayed run calls the store on every step), append with its report.
+      const bound = new Map<PropertyKey, { from: unknown; fn: unknown }>();
       return new Proxy(store, {
         get(target, property) {
           const value = Reflect.get(target, property, target) as unknown;
-          if (property !== 'append' || typeof value !== 'function') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-          return async (...args: Parameters<JournalStore['append']>) => {
-            const result = await (value as JournalStore['append']).apply(target, args);
-            try {
-              onDurable(args[0].invocation, args[2]);
-            } catch {
-              /* observation only */
-            }
-            return result;
-          };
+          if (typeof value !== 'function') return value;
+          const known = bound.get(property);
+          if (known?.from === value) return known.fn;
+          const fn =
+            property !== 'append'
+              ? (value as (...a: unknown[]) => unknown).bind(target)
+              : async (...args: Parameters<JournalStore['append']>) => {
+                  const result = await (value as JournalStore['append']).apply(target, args);
+                  try {
+                    onDurable(args[0].invocation, args[2]);
+                  } catch {
+                    /* observation only */
+                  }
+                  return result;
+                };
+          bound.set(property, { from: value, fn });
+          return fn;
         },
       });
     },
