@@ -44,6 +44,8 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
       return `${e}  step ${String(b.step).padEnd(6)} ${b.class} failure (attempt ${b.attempt}): ${brief(b.message, 70)}`;
     case 'compensation.completed':
       return `${e}  undo ${String(b.step).padEnd(6)} ${b.failure ? `failed: ${b.failure.message}` : `ok  ${brief(b.result, 70)}`}`;
+    case 'compensation.halted':
+      return `${e}  undo halted at step ${b.at} (${b.why === 'pivot' ? 'a pivot: no inverse' : 'its compensation failed'}) — NOT undone: ${(b.notUndone as Array<{ step: number; actuator: string }>).map((x) => `step ${x.step} ${x.actuator}`).join(', ')}`;
     case 'timer.set':
       return `${e}  sleep       step ${b.step} until ${b.until} — the run rests until then`;
     case 'timer.fired':

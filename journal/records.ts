@@ -17,6 +17,8 @@ const json = z.json();
 const count = z.number().int().nonnegative();
 const failureClass = z.enum(['transient', 'permanent', 'policy']);
 const goal = z.strictObject({ task: z.string().min(1), args: z.array(json) });
+/** A world effect of an epoch: its step, actuator and idempotency key. */
+const effectRef = z.strictObject({ step: count, actuator: z.string().min(1), key: z.string().min(1) });
 
 /** What an invocation fixes at start for its whole life (DESIGN.md, "pin"). */
 export const pinSchema = z.strictObject({
@@ -116,6 +118,20 @@ export const bodySchemas = {
     result: json,
     /** Present when this attempt of the compensation failed (it may be retried). */
     failure: z.strictObject({ class: failureClass, code: z.string().min(1), message: z.string() }).optional(),
+  }),
+  /**
+   * Under flag 8: compensation stopped at step `at` — a pivot (a world effect with no inverse) or a
+   * compensation that failed permanently — before the effects at and before it were undone. `ran`:
+   * the epoch's completed world effects in order; `undone`: those compensated, in the order they
+   * were; `notUndone`: what stays applied, in order. The invocation then hands off.
+   */
+  'compensation.halted': z.strictObject({
+    at: count,
+    why: z.enum(['pivot', 'compensation_failed']),
+    ran: z.array(effectRef),
+    undone: z.array(effectRef),
+    notUndone: z.array(effectRef),
+    reason: z.string().min(1),
   }),
   /** A durable sleep step (`weft.sleep`) waits until `until` (ISO 8601): the invocation rests, no actor in memory. */
   'timer.set': z.strictObject({ step: count, until: z.string().min(1) }),

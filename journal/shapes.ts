@@ -69,6 +69,7 @@ const failureClass = oneOf('transient', 'permanent', 'policy');
 const purpose = oneOf('parse', 'author');
 const goal = strict({ task: nonEmpty, args: arrayOf(json) });
 const dispatched = strict({ step: count, actuator: nonEmpty, args: json, key: nonEmpty, attempt: count });
+const effectRef = strict({ step: count, actuator: nonEmpty, key: nonEmpty });
 
 export const pinShape = strict({
   library: digest,
@@ -109,6 +110,14 @@ export const bodyShapes: Record<RecordKind, Shape> = {
     attempt: count,
     result: json,
     failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })),
+  }),
+  'compensation.halted': strict({
+    at: count,
+    why: oneOf('pivot', 'compensation_failed'),
+    ran: arrayOf(effectRef),
+    undone: arrayOf(effectRef),
+    notUndone: arrayOf(effectRef),
+    reason: nonEmpty,
   }),
   'timer.set': strict({ step: count, until: nonEmpty }),
   'timer.fired': strict({ step: count, at: nonEmpty }),

@@ -73,6 +73,7 @@ const summaries: Summaries = {
   'step.failed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} ${b.class} ${b.code}: ${b.message}`,
   'compensation.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
   'compensation.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,
+  'compensation.halted': (b) => `at #${b.at} (${b.why}): undone ${b.undone.map((e) => `#${e.step}`).join(',') || 'nothing'}; NOT undone ${b.notUndone.map((e) => `#${e.step} ${e.actuator}`).join(', ')}`,
   'timer.set': (b) => `step ${b.step} sleeps until ${b.until}`,
   'timer.fired': (b) => `step ${b.step} woke at ${b.at}`,
   'frontier.truncated': (b) => `epoch ${b.epoch} removed ${b.removed.map((s) => `#${s}`).join(',') || 'nothing'}: ${b.reason}`,

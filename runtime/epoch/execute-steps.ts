@@ -24,7 +24,7 @@ import { SLEEP_ACTUATOR, sleepUntil } from '../../machines/sleep.js';
 import { bounded } from '../../machines/untrusted-text.js';
 import { backoffMs } from '../../machines/epoch.js';
 import { checkEnvelopeStep, envelopeSpend } from '../../machines/envelope.js';
-import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
+import { FLAG_FAIL_CLOSED, FLAG_PIVOTS, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
@@ -179,15 +179,53 @@ async function sleepStep(s: EpochServices, ctx: InvocationContext, i: number, st
   return { kind: 'fired', at: fired.body.at };
 }
 
+/** One world effect of the epoch in a `compensation.halted` trail: its step, actuator and idempotency key. */
+interface EffectRef {
+  step: number;
+  actuator: string;
+  key: string;
+}
+
+/**
+ * Undo the epoch's completed world effects in reverse order. A compensation that fails
+ * transiently is retried under its own key (`…:undo`); one that fails permanently stops here.
+ *
+ * Under flag 8 a **pivot** — a world-effect step that declares no inverse and whose actuator has
+ * no `compensate` (a message sent, a payment that cannot be refunded) — is a point of no return:
+ * the effects after it are undone, then compensation stops at it, and so it does at a compensation
+ * that failed permanently. Either way a `compensation.halted` record names exactly what ran, what
+ * was undone and what was not (the pivot or the failed compensation, and every effect before it),
+ * and the invocation hands off to a person. Without flag 8, a step with no inverse was passed over
+ * silently and the steps before it were undone anyway; a permanent failure handed off with a
+ * reason only.
+ */
 export async function compensate(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
   const plan = ctx.plan!;
-  for (const done of [...ctx.done].reverse()) {
+  const halts = hasFlag(ctx.pin, FLAG_PIVOTS);
+  const effect = (d: StepResult): EffectRef | undefined => {
+    const step = plan.steps[d.step]!;
+    if (step.readOnly || step.actuator === SLEEP_ACTUATOR || step.actuator === undefined) return undefined;
+    return { step: d.step, actuator: step.actuator, key: idempotencyKey(ctx.invocation, ctx.epoch, d.step) };
+  };
+  const ran = ctx.done.map(effect).filter((e): e is EffectRef => e !== undefined);
+  const undone: EffectRef[] = [];
+  const reversed = [...ctx.done].reverse();
+  const halt = async (at: number, why: 'pivot' | 'compensation_failed', message: string) => {
+    const notUndone = reversed.slice(at).map(effect).filter((e): e is EffectRef => e !== undefined).reverse();
+    await rec.derive({ kind: 'compensation.halted', epoch: ctx.epoch, body: { at: reversed[at]!.step, why, ran, undone, notUndone, reason: message } });
+    const left = notUndone.map((e) => `step ${e.step} (${e.actuator})`).join(', ');
+    return { ...rec.at(), kind: 'handoff' as const, reason: `${message}; not undone: ${left}; a person must decide what to do with them` };
+  };
+  for (const [index, done] of reversed.entries()) {
     const step = plan.steps[done.step]!;
     if (step.readOnly || step.actuator === SLEEP_ACTUATOR) continue;
     const declared = step.compensate;
     const own = !declared && step.actuator !== undefined && (s.dispatcher ? s.dispatcher.canCompensate(step.actuator) : true);
-    if (!declared && !own) continue;
+    if (!declared && !own) {
+      if (halts) return halt(index, 'pivot', `step ${done.step} (${step.operator}, ${step.actuator}) is a pivot: it declares no inverse and its actuator cannot undo it, so compensation stops there`);
+      continue;
+    }
     const actuator = declared ? declared.actuator : step.actuator!;
     const args = (declared ? declared.args : step.actuatorArgs ?? {}) as Json;
     const key = idempotencyKey(ctx.invocation, ctx.epoch, done.step, 'undo');
@@ -213,12 +251,17 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
         },
       );
       const failure = completion.body.failure;
-      if (!failure) break;
+      if (!failure) {
+        undone.push(effect(done)!);
+        break;
+      }
       if (failure.class === 'transient' && attempt < ctx.limits.maxAttempts) {
         delayMs = await pause(s, ctx, key, attempt);
         continue;
       }
-      return { ...rec.at(), kind: 'handoff' as const, reason: `compensating step ${done.step} (${step.operator}) failed: ${failure.message}; a person must undo it` };
+      const message = `compensating step ${done.step} (${step.operator}) failed: ${failure.message}`;
+      if (halts) return halt(index, 'compensation_failed', `${message} (after ${attempt} attempt${attempt === 1 ? '' : 's'})`);
+      return { ...rec.at(), kind: 'handoff' as const, reason: `${message}; a person must undo it` };
     }
   }
   return { ...rec.at(), kind: 'compensated' as const };
