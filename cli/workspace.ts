@@ -152,6 +152,8 @@ export interface OpenOptions {
   inspect?: RuntimeOptions['inspect'];
   /** A library version to run with before the domain's own (`weft run --library`): new runs pin it. */
   library?: Library | undefined;
+  /** Scope the runtime to one tenant (`weft serve --tenant T`): it lists, resumes and seals only that tenant's invocations. */
+  tenant?: string | undefined;
 }
 
 /** Where a domain keeps its local state in a workspace (handed to its factories as `stateDir`). */
@@ -185,6 +187,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     ...(Number(process.env.WEFT_LEASE_TTL_MS) > 0 ? { leaseTtlMs: Number(process.env.WEFT_LEASE_TTL_MS) } : {}),
     ...(key ? { signingKey: key } : {}),
     ...(options.inspect ? { inspect: options.inspect } : {}),
+    ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
   });
   closeAtExit(runtime);
   return { dir, store, domain, domainRef: ref, runtime, publicKeyFile, ...(options.domain.note ? { domainNote: options.domain.note } : {}) };

@@ -1,5 +1,5 @@
 /**
- * `weft serve --domain D [--redis URL | --dir D] [--poll-ms N] [--dispatch …] [--queue NAME] [--json]`
+ * `weft serve --domain D [--redis URL | --dir D] [--tenant T] [--signing-key FILE] [--poll-ms N] [--dispatch …] [--queue NAME] [--json]`
  * — a long-running runtime process (runtime/serve.ts): it takes over every invocation of domain D
  * whose runtime died (its lease expired, or its holder is a dead process on this host) and retries
  * transiently suspended ones with backoff, until SIGTERM or SIGINT, when it stops taking work and
@@ -11,6 +11,12 @@
  * `--dispatch auto` (the default, with Redis) decides per resumed invocation, when it is taken:
  * BullMQ when a worker consumes D's queue (`weft-effects-D`, or --queue) at that moment, else this
  * process — so a serve started before its workers uses them once they come.
+ *
+ * `--tenant T` scopes the process to one tenant: it lists, resumes, records decisions for and seals
+ * only T's invocations (another tenant's are not seen at all). With `--signing-key FILE`, the
+ * tenant's own key: a deployment runs one `serve --tenant T --signing-key keys/T.key` per tenant,
+ * and since a journal is sealed by the key it started with (seal-key.ts), one tenant's serve could
+ * not seal another's even if it saw it.
  */
 import { serve } from '../../runtime/serve.js';
 import type { Runtime } from '../../runtime/runtime.js';
@@ -21,10 +27,12 @@ import { dispatchFlag, dispatchOptions, dispatchUsage, workerCounter } from '../
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { openWorkspace, workspaceDir } from '../workspace.js';
 import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
+import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
+import { tenantOption, tenantUsage } from '../tenant-scope.js';
 
 export const usage =
-  `serve --domain D [--dir D] ${storeUsage} ${dispatchUsage} [--poll-ms N] ${statelyUsage} [--json]\n` +
-  '                                       keep domain D\'s invocations moving: take over those whose runtime died, retry transient suspensions';
+  `serve --domain D [--dir D] ${storeUsage} ${dispatchUsage} ${tenantUsage} ${signingKeyUsage} [--poll-ms N] ${statelyUsage} [--json]\n` +
+  '                                       keep domain D\'s invocations moving (one tenant\'s with --tenant): take over those whose runtime died, retry transient suspensions';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -33,7 +41,7 @@ export async function run(argv: string[]): Promise<number> {
   let pollMs = 1_000;
   let stately: StatelyChoice | undefined;
   try {
-    args = parseCommandArgs(argv, { domain: { type: 'string' }, dir: { type: 'string' }, 'poll-ms': { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...statelyOptions }, { min: 0, max: 0 });
+    args = parseCommandArgs(argv, { domain: { type: 'string' }, dir: { type: 'string' }, 'poll-ms': { type: 'string' }, json: { type: 'boolean' }, ...tenantOption, ...signingKeyOptions, ...storeOptions, ...dispatchOptions, ...statelyOptions }, { min: 0, max: 0 });
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose invocations this process runs');
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
     dispatch = dispatchFlag(args.strings);
@@ -55,7 +63,9 @@ export async function run(argv: string[]): Promise<number> {
   const opened = await openStore(choice);
   const store = tap ? tap.tapStore(opened) : opened;
   const queue = args.strings.queue;
-  const open = (to: 'in-process' | 'bullmq' | undefined) => openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: to, queue, domain: loaded });
+  const tenant = args.strings.tenant;
+  const open = (to: 'in-process' | 'bullmq' | undefined) =>
+    openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: to, queue, domain: loaded, tenant, signingKeyFile: args.strings['signing-key'] });
   // Without Redis, in this process; with it, BullMQ or in-process as asked, or — auto — per invocation.
   const fixed = !choice.redis ? undefined : dispatch === 'auto' ? 'bullmq' : dispatch;
   const ws = await open(fixed);
@@ -72,7 +82,7 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGTERM', () => stop.abort());
   process.once('SIGINT', () => stop.abort());
   const dispatching = !choice.redis ? 'in-process' : dispatch === 'auto' ? `auto (per invocation, on queue ${queue ?? queueForDomain(loaded.domain.name)})` : dispatch;
-  process.stderr.write(`weft serve: domain ${loaded.domain.name}, store ${store.name}, dispatch ${dispatching}, every ${pollMs} ms, pid ${process.pid} — ready\n`);
+  process.stderr.write(`weft serve: domain ${loaded.domain.name}${tenant === undefined ? '' : `, tenant ${JSON.stringify(tenant)} only`}, store ${store.name}, dispatch ${dispatching}, every ${pollMs} ms, pid ${process.pid} — ready\n`);
   try {
     await serve(ws.runtime, {
       pollMs,
