@@ -33,7 +33,7 @@ export function describeRule(rule: Rule): string {
     case 'authoring':
       return `the model authoring a fragment${rule.tasks ? ` for ${list(rule.tasks)}` : ''}: ${rule.decision}`;
     case 'pivot-last':
-      return 'an epoch with a pivot (a world effect nothing undoes) before another step is denied';
+      return `an epoch with a pivot (a world effect nothing undoes) before another step is denied${rule.undoable?.length ? ` (undoing themselves: ${list(rule.undoable)})` : ''}`;
     case 'predicate':
       return `when ${rule.predicate} holds for the ${rule.on}: ${rule.decision} (${rule.reason})`;
   }

@@ -93,7 +93,7 @@ export function admitEpochByRules(rules: readonly Rule[], predicates: ReadonlyMa
         break;
       }
       case 'pivot-last': {
-        const reason = pivotBeforeFallible(steps);
+        const reason = pivotBeforeFallible(steps, new Set(rule.undoable ?? []));
         if (reason !== undefined) verdicts.push(verdict(rule, 'deny', reason));
         break;
       }

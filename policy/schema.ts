@@ -16,8 +16,11 @@
  *   `amount` (summed over `arg`, as spendApprovalPolicy does);
  * - `authoring` {decision, tasks?, reason?}: the model-authoring call of the gap path (for the goal
  *   tasks listed, or any) is allowed, denied or needs a person;
- * - `pivot-last`: an epoch that puts a pivot (a world effect with no declared compensation, not
- *   read-only) before another step — which may fail after it, when nothing can undo it — is denied;
+ * - `pivot-last` {undoable?}: an epoch that puts a pivot (a world effect with no declared
+ *   compensation, not read-only) before another step — which may fail after it, when nothing can
+ *   undo it — is denied. `undoable` lists the actuators that undo their own effect (an actuator's
+ *   `compensate`, which a plan does not show): admission is pure over the plan and the pinned pack,
+ *   and a replay has no actuators to ask, so the pack says it (pivot.ts);
  * - `predicate` {predicate: 'name@version', on: epoch|step|authoring, decision, reason}: a TypeScript
  *   predicate registered under that name and version (predicates.ts) decides whether the rule applies.
  *
@@ -53,7 +56,7 @@ export const ruleSchema = z.discriminatedUnion('rule', [
   rule('approve-mutations', {}),
   rule('approve-above', { arg: name, amount }),
   rule('authoring', { decision: z.enum(['allow', 'deny', 'require_approval']), tasks: names.optional(), reason: z.string().min(1).max(500).optional() }),
-  rule('pivot-last', {}),
+  rule('pivot-last', { undoable: names.optional() }),
   rule('predicate', {
     predicate: z.string().regex(PREDICATE_REF, 'a registered predicate as name@version'),
     on: z.enum(['epoch', 'step', 'authoring']),

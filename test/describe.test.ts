@@ -45,7 +45,7 @@ describe('describing an invocation of the travel domain', () => {
     const result = await (await runtime.start(travelDomain.intent!, start)).done;
     const d = await describeInvocation(store, result.id);
     expect(d).toMatchObject({ version: 1, id: result.id, tenant: 't1', intent: travelDomain.intent, status: 'completed', reason: null, waiting: null, journal: { verified: true, problem: null } });
-    expect(d.pin).toMatchObject({ seed: '1', asOf: travelDomain.asOf, policy: 'spend-approval@3', flags: [1, 2, 4, 5], model: { id: 'scripted:travel-demo' }, spenders: [{ actuator: 'card.charge', arg: 'amount' }, { actuator: 'taxi.book', arg: 'amount' }] });
+    expect(d.pin).toMatchObject({ seed: '1', asOf: travelDomain.asOf, policy: 'spend-approval@3', flags: [1, 2, 4, 5, 7], model: { id: 'scripted:travel-demo' }, spenders: [{ actuator: 'card.charge', arg: 'amount' }, { actuator: 'taxi.book', arg: 'amount' }] });
     expect(d.records).toBe(await store.length(result.id));
     expect(d.ending).toEqual({ status: 'completed', summary: TRAVEL_SUMMARY, code: null, class: null, reason: null });
     expect(d.seal?.fingerprint).toBe(result.fingerprint);

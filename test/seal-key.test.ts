@@ -95,7 +95,7 @@ describe('the sealing key is fixed at start, outside the hash chain', () => {
     const { store, id } = await hibernated();
     const pinned = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
     expect(pinned.body.pin.flags).toEqual([...IMPLEMENTED_FLAGS]);
-    expect(IMPLEMENTED_FLAGS).toEqual([1, 2, 4, 5]); // 3 was withdrawn: never pinned
+    expect(IMPLEMENTED_FLAGS).toEqual([1, 2, 4, 5, 7]); // 3 was withdrawn: never pinned
     expect(canonicalize(pinned)).not.toContain(keyA.keyId);
     expect(await store.getMetadata(id)).toMatchObject({ domain: 'travel', library: pinned.body.pin.library, sealKey: keyA.keyId });
   });
