@@ -64,6 +64,7 @@ export class PredicateRegistry {
 
 /** A registry from what a runtime or domain was given (a registry, a list, or nothing). */
 export function predicateRegistry(given: PredicateRegistry | readonly PolicyPredicate[] | undefined): PredicateRegistry {
-  if (given instanceof PredicateRegistry) return given;
-  return new PredicateRegistry(given ?? []);
+  // A registry from another copy of weft (a domain's own node_modules) is one too: not `instanceof`.
+  if (given !== undefined && !Array.isArray(given)) return given as PredicateRegistry;
+  return new PredicateRegistry((given as readonly PolicyPredicate[] | undefined) ?? []);
 }
