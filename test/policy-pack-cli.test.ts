@@ -4,6 +4,7 @@
  *   awaiting approval (the 780 EUR booking is above the pack's 500); `weft approve` — a new
  *   process given no pack: it reads the pinned pack from the store — completes it; the world holds
  *   one charge of 780; `weft replay` is identical and `weft verify` checks the journal offline;
+ *   `weft export` carries the pinned pack in the bundle, which replays and verifies with no workspace;
  * - `weft policy explain <id>` shows each admission and the rule that decided it (text and --json),
  *   and says "rule not recorded (pinned before flag 7)" for a journal an older weft wrote;
  * - `weft policy check` prints a good pack's digest (text and --json) and refuses a bad one naming
@@ -82,6 +83,20 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
     const explained = last(json.stdout);
     expect(explained).toMatchObject({ id, rulesRecorded: true, pack: { name: 'travel-approval', version: '1', digest: approvalDigest } });
     expect(explained.admissions.map((a: any) => `${a.epoch}:${a.subject}:${a.decision}:${a.rule}`)).toEqual(['1:epoch:allow:searches-free', '2:epoch:require_approval:approve-above-500', '3:epoch:allow:weft:default']);
+  });
+
+  test('weft export carries the pinned pack: the bundle replays and verifies with no workspace', async () => {
+    const exported = await weft(['export', id, '--dir', dir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const bundle = JSON.parse(exported.stdout) as { packs?: Record<string, unknown> };
+    expect(Object.keys(bundle.packs ?? {})).toEqual([approvalDigest]);
+    const file = path.join(root, 'approval-bundle.json');
+    writeFileSync(file, exported.stdout);
+    const replay = await weft(['replay', file, '--json'], {}, root);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(last(replay.stdout)).toMatchObject({ id, identical: true, status: 'completed' });
+    const verify = await weft(['verify', file], {}, root);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
   test('an unknown id is refused, and a journal an older weft wrote says its rules were not recorded', async () => {
