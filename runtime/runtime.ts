@@ -4,7 +4,8 @@
  * (a Redis store, a BullMQ dispatcher) to the same options.
  *
  * - `start(intent, opts?)` pins (library digest, runtime version and flags, model, seed, asOf,
- *   policy, limits, the actuators that spend), writes `invocation.pinned`, and runs the machine; the id of the key that will
+ *   policy, limits, the actuators that spend), files the library — and a rule pack policy
+ *   (policy/) — in the store's blobs by digest, writes `invocation.pinned`, and runs the machine; the id of the key that will
  *   seal it goes into the store's unhashed metadata, not the pin (seal-key.ts). Options default as
  *   `weft run` does (start-options.ts); a malformed one is refused before anything is written.
  *   Starting an id that exists attaches to it — or fails clearly if its intent, pin or sealing key

@@ -6,6 +6,10 @@
  * given as the first positional or as `--domain`; the workspace remembers it, so `resume`,
  * `approve` and `replay` find it again by themselves.
  *
+ * `--policy FILE` pins a rule pack (docs/policy-packs.md) instead of the domain's policy: validated
+ * before anything is opened (a bad pack writes nothing), filed in the store by its digest, so
+ * `resume`, `approve` and `serve` read it back from there with no flag.
+ *
  * `--model-url URL --model NAME` replaces the domain's model by an OpenAI-compatible chat model
  * (Ollama, vLLM, llama.cpp server, hosted APIs; key from WEFT_MODEL_KEY or OPENAI_API_KEY) — its
  * replies are recorded and judged exactly like the scripted ones, and its id and parameters are pinned.

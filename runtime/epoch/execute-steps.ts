@@ -13,6 +13,8 @@
  * `admitStep`; the decision on each step of a model-authored fragment is recorded, allow included.
  * A denial ends the epoch with a `step.denied` policy failure: under flag 4 the machine compensates
  * the steps done before it (compensate below), truncates and re-plans; before it, the run failed.
+ * Under flag 7 and a rule pack, each recorded step admission names the rule that decided
+ * (admission-rule.ts): the pack's, or the envelope part's rule.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';
