@@ -6,7 +6,8 @@
  * - a pack's pivot-last rule denies the epoch that sends the itinerary (a message nothing undoes)
  *   before setting the reminder, naming the pivot;
  * - the pack is filed in the store by its digest at start: a runtime in "another process" that was
- *   never given it approves, finishes and replays the run under the pinned rules;
+ *   never given it approves, finishes and replays the run under the pinned rules — and so does
+ *   `serve`, recording a decision left in the invocation's inbox;
  * - a pinned pack missing from the store, or filed under its digest with other bytes, is refused as
  *   a pin mismatch, and nothing is written;
  * - a predicate registered by name@version denies a step at dispatch; a runtime without it refuses
@@ -28,7 +29,7 @@ import { FileStore } from '../journal/stores/file.js';
 import { FLAG_ADMISSION_RULE } from '../machines/flags.js';
 import { compileRulePack, packDigest, parseRulePack, parseRulePackText, PredicateRegistry, type PolicyPredicate, type RulePack } from '../policy/index.js';
 import { explainAdmissions } from '../runtime/admissions.js';
-import { createRuntime, PinMismatchError } from '../runtime/index.js';
+import { createRuntime, PinMismatchError, type ServeEvent } from '../runtime/index.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(11));
 const root = mkdtempSync(path.join(tmpdir(), 'weft-policy-pack-'));
@@ -163,6 +164,27 @@ describe('rule packs in the runtime', () => {
       [2, 'approve-above-500', 'approve-above', 'alice'],
       [3, 'weft:default', 'runtime', null],
     ]);
+  });
+
+  test('serve, in a runtime never given the pack, records a decision left in the inbox and finishes the run under the pinned rules', async () => {
+    const dir = mkdtempSync(path.join(root, 'store-'));
+    const { runtime: first, stateDir } = runtimeOver(dir, { pack: approvalPack });
+    const handle = await first.start(TRAVEL_INTENT, start('serve'));
+    expect((await handle.done).status).toBe('awaiting_approval');
+    const { runtime: server } = runtimeOver(dir, { stateDir });
+    expect((await (await server.approve(handle.id, { decision: 'approved', by: 'bob' }, { run: false })).done).status).toBe('awaiting_approval');
+    const events: ServeEvent[] = [];
+    const stop = new AbortController();
+    const serving = server.serve({ pollMs: 5, signal: stop.signal, onEvent: (e) => events.push(e) });
+    while (!events.some((e) => e.kind === 'stopped' || e.kind === 'error')) await new Promise((r) => setTimeout(r, 5));
+    stop.abort();
+    await serving;
+    expect(events).toMatchObject([{ kind: 'resuming', id: handle.id, why: 'approval' }, { kind: 'stopped', id: handle.id, status: 'completed' }]);
+    const records = await server.store.read(handle.id);
+    expect(admissions(records)).toEqual(['1:epoch:allow:searches-free', '2:epoch:require_approval:approve-above-500', '3:epoch:allow:weft:default']);
+    expect(worldOf(stateDir, handle.id).charges.map((c) => c.amount)).toEqual([780]);
+    const seal = records.at(-1) as JournalRecord<'invocation.sealed'>;
+    await expectReplaysAndVerifies(dir, handle.id, seal.body.fingerprint);
   });
 
   test('a pinned pack missing from the store, or other bytes under its digest, is a pin mismatch: nothing is written', async () => {
