@@ -10,6 +10,7 @@
  *   `serve`, recording a decision left in the invocation's inbox;
  * - a pinned pack missing from the store, or filed under its digest with other bytes, is refused as
  *   a pin mismatch, and nothing is written;
+ * - an authoring rule asks a person before the model authors (flag 5), and the fragment runs once approved;
  * - a predicate registered by name@version denies a step at dispatch; a runtime without it refuses
  *   to resume such a run;
  * - a run pinned before flag 7 (an older weft) records no rule, and today's runtime replays it as written.
@@ -55,7 +56,18 @@ const model: Model = {
   },
 };
 
-function runtimeOver(storeDir: string, options: { pack?: RulePack; predicates?: PolicyPredicate[]; stateDir?: string; create?: typeof createRuntime } = {}) {
+/** Epoch 2 asks for a book_trip under a budget no method covers (the gap path); the model authors a hotel search. */
+const gapModel: Model = {
+  id: 'scripted:policy-pack-gap',
+  params: {},
+  async complete(request: ModelRequest) {
+    if (request.purpose === 'author') return { text: JSON.stringify({ steps: [{ operator: 'search_hotels', args: ['lisbon', 12] }] }) };
+    const goal = request.epoch === 1 ? TRAVEL_GOALS.findOptions : request.epoch === 2 ? { task: 'book_trip', args: ['me', 'lisbon', 12, 300] } : undefined;
+    return { text: JSON.stringify(goal ? { goal: { task: goal.task, args: [...goal.args] } } : { done: true, summary: 'looked again; nothing booked' }) };
+  },
+};
+
+function runtimeOver(storeDir: string, options: { pack?: RulePack; predicates?: PolicyPredicate[]; stateDir?: string; create?: typeof createRuntime; model?: Model } = {}) {
   const stateDir = options.stateDir ?? mkdtempSync(path.join(root, 'state-'));
   const policyPredicates = new PredicateRegistry(options.predicates ?? []);
   const runtime = (options.create ?? createRuntime)({
@@ -63,7 +75,7 @@ function runtimeOver(storeDir: string, options: { pack?: RulePack; predicates?: 
     domain: travelDomain,
     stateDir,
     actuators: travelDomain.actuators({ stateDir }),
-    model,
+    model: options.model ?? model,
     policyPredicates,
     ...(options.pack ? { policy: compileRulePack(options.pack, policyPredicates) } : {}),
     signingKey: key,
@@ -185,6 +197,24 @@ describe('rule packs in the runtime', () => {
     expect(worldOf(stateDir, handle.id).charges.map((c) => c.amount)).toEqual([780]);
     const seal = records.at(-1) as JournalRecord<'invocation.sealed'>;
     await expectReplaysAndVerifies(dir, handle.id, seal.body.fingerprint);
+  });
+
+  test('an authoring rule asks a person before the model authors; approved by a runtime never given the pack, the fragment runs', async () => {
+    const pack = variant('travel-review', (rules) => [...rules, { id: 'model-asks', rule: 'authoring', decision: 'require_approval', tasks: ['book_trip'], reason: 'a person reviews bookings the model writes' }]);
+    const dir = mkdtempSync(path.join(root, 'store-'));
+    const { runtime: first, stateDir } = runtimeOver(dir, { pack, model: gapModel });
+    const handle = await first.start(TRAVEL_INTENT, start('authoring'));
+    expect(await handle.done).toMatchObject({ status: 'awaiting_approval', reason: 'a person reviews bookings the model writes' });
+    const { runtime: second } = runtimeOver(dir, { stateDir, model: gapModel });
+    const done = await (await second.approve(handle.id, { decision: 'approved', by: 'ops' })).done;
+    expect(done.status).toBe('completed');
+    const records = await second.store.read(handle.id);
+    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', '2:authoring:require_approval:model-asks', '2:epoch:allow:weft:default', '2:step#0:allow:weft:default']);
+    expect(records.find((r) => r.kind === 'approval.requested')!.body).toEqual({ subject: 'authoring', reason: 'a person reviews bookings the model writes' });
+    const world = worldOf(stateDir, handle.id);
+    expect(world.holds).toEqual([]);
+    expect(world.charges).toEqual([]);
+    await expectReplaysAndVerifies(dir, handle.id, done.fingerprint!);
   });
 
   test('a pinned pack missing from the store, or other bytes under its digest, is a pin mismatch: nothing is written', async () => {
