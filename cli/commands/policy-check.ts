@@ -52,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     if (!isWeftError(err) && !(err instanceof DomainLoadError)) throw err;
     const reason = inert((err as Error).message);
-    const refused = isWeftError(err) ? err.code : err.code;
+    const refused = isWeftError(err) ? err.code : (err as DomainLoadError).code;
     if (json) printJsonLine({ ok: false, file: path.resolve(file), reason, refused });
     process.stderr.write(`weft policy check: ${reason}\n`);
     return err instanceof DomainLoadError ? 2 : 1;
