@@ -21,6 +21,7 @@ const PROMISES: Record<string, (exitCode: number) => Record<string, unknown>> = 
   replay: () => ({ identical: false }),
   verify: (exitCode) => ({ ok: false, exitCode }),
   mine: () => ({}),
+  policy: () => ({}),
 };
 
 let command: string | undefined;

@@ -36,6 +36,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   htn: () => import('./commands/htn.js'),
   inspect: () => import('./commands/inspect.js'),
   mine: () => import('./commands/mine.js'),
+  policy: () => import('./commands/policy.js'),
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -30,6 +30,7 @@ import type { Library } from '../htn/library/schema.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import type { InvocationLimits } from '../machines/context.js';
+import type { AdmissionPolicy } from '../machines/policy.js';
 import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type DomainRef, type LoadedDomain } from './domain-loader.js';
 import { ensureKeyPair, loadSigningKey, PUBLIC_FILE, SECRET_FILE } from '../runtime/keys.js';
 
@@ -154,6 +155,8 @@ export interface OpenOptions {
   library?: Library | undefined;
   /** Scope the runtime to one tenant (`weft serve --tenant T`): it lists, resumes and seals only that tenant's invocations. */
   tenant?: string | undefined;
+  /** A policy new runs pin instead of the domain's (`weft run --policy FILE`: a rule pack); the domain's stay for the others. */
+  policy?: AdmissionPolicy | undefined;
 }
 
 /** Where a domain keeps its local state in a workspace (handed to its factories as `stateDir`). */
@@ -179,6 +182,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     ...(options.redis ? { workerHint: workerHint({ dir, redis: options.redis }, options.queue, options.domain) } : {}),
     domain,
     ...(options.library ? { libraries: [options.library, ...domain.libraries] } : {}),
+    ...(options.policy ? { policy: options.policy, policies: [...(domain.policy ? [domain.policy] : []), ...domain.policies] } : {}),
     stateDir,
     actuators: options.wrapActuators ? options.wrapActuators(actuators) : actuators,
     ...(options.model ? { model: options.model } : {}),

@@ -24,6 +24,8 @@ import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Domain } from '../runtime/domain.js';
+import { readPinnedPack } from '../runtime/pack-blob.js';
+import { predicateRegistry } from '../policy/predicates.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { replayJournal, type ReplayResult } from '../runtime/replay.js';
 import { builtinDomainForLibrary, builtinDomainNames, loadBuiltinDomain } from '../examples/registry.js';
@@ -79,14 +81,14 @@ async function domainFor(store: JournalStore, id: string, library: Library | und
   return library ? builtinDomainForLibrary(library.name) : undefined;
 }
 
-function policyOf(domain: Domain, id: string): AdmissionPolicy {
-  const found = [domain.policy ?? allowAll, ...domain.policies, allowAll].find((p) => p.id === id);
+function policyOf(domain: Domain, id: string, pinnedPack?: AdmissionPolicy): AdmissionPolicy {
+  const found = [domain.policy ?? allowAll, ...domain.policies, ...(pinnedPack ? [pinnedPack] : []), allowAll].find((p) => p.id === id);
   if (!found) throw new Error(`the invocation is pinned to policy ${id}, which domain ${domain.name} does not have`);
   return found;
 }
 
 /** Replay `records` (an invocation's journal) and record its trail with `domain`. */
-export async function trailOfRecords(records: readonly JournalRecord[], domain: Domain, library: Library): Promise<Trail> {
+export async function trailOfRecords(records: readonly JournalRecord[], domain: Domain, library: Library, pinnedPack?: AdmissionPolicy): Promise<Trail> {
   const transitions: TrailTransition[] = [];
   let passed = 0;
   let started = false;
@@ -106,7 +108,7 @@ export async function trailOfRecords(records: readonly JournalRecord[], domain: 
   try {
     const result = await replayJournal(records, {
       loadLibrary: async () => library,
-      policy: (id) => policyOf(domain, id),
+      policy: (id) => policyOf(domain, id, pinnedPack),
       observe: domain.observe,
       evaluables: domain.evaluables,
       inspect,
@@ -155,7 +157,10 @@ export async function trailOf(store: JournalStore, id: string, domains: TrailDom
   }
   library ??= domain.libraries.find((l) => libraryDigest(l) === digest);
   if (!library) return { replayed: false, reason: `not replayed: the pinned library ${digest} is neither in the store nor in domain ${domain.name}`, records: records.length };
-  return trailOfRecords(records, domain, library);
+  // A rule pack the run pinned is read back from the store (runtime/pack-blob.ts), as a resume does.
+  const pinned = await readPinnedPack(store, (first as JournalRecord<'invocation.pinned'>).body.pin.policy, predicateRegistry(domain.policyPredicates)).catch(() => undefined);
+  if (pinned && 'mismatch' in pinned) return { replayed: false, reason: `not replayed: ${pinned.mismatch.fix}`, records: records.length };
+  return trailOfRecords(records, domain, library, pinned?.policy);
 }
 
 const CACHE_SIZE = 64;

@@ -4,7 +4,8 @@
  * method library it pinned (by digest), and the public key that sealed it.
  *
  *   { "format": "weft.bundle.v1", "invocation": id, "journal": "<JSONL text>",
- *     "libraries": { "<sha256 hex>": <library JSON> }, "publicKey": <weft.pub object> | null }
+ *     "libraries": { "<sha256 hex>": <library JSON> }, "publicKey": <weft.pub object> | null,
+ *     "packs"?: { "<sha256 hex>": <rule pack JSON> } }   (only when the journal pinned a rule pack)
  *
  * Invariants of a bundle that `parseBundle` accepts: exactly these fields (strict); every library
  * is filed under its own digest (`digestOf`, the one place a JSON value's digest is computed); a
@@ -33,6 +34,8 @@ export interface Bundle {
   libraries: Record<string, unknown>;
   /** The sealing public key: the same object a weft.pub file holds, or null when unsealed/unknown. */
   publicKey: { format: 'weft.ed25519.public.v1'; publicKey: string; keyId: string } | null;
+  /** The rule pack the journal pinned (policy `pack:…#<digest>`), by digest, when it pinned one; absent otherwise. */
+  packs?: Record<string, unknown>;
 }
 
 /** A bundle is malformed, or its content does not match its digests. */
@@ -50,13 +53,15 @@ const bundleSchema = z.strictObject({
   journal: z.string(),
   libraries: z.record(z.string(), z.json()),
   publicKey: z.strictObject({ format: z.literal(PUBLIC_KEY_FORMAT), publicKey: hex32, keyId: hex32 }).nullable(),
+  packs: z.record(z.string(), z.json()).optional(),
 });
 
 /** Assemble a bundle (libraries in digest order), checked as parseBundle checks one. Throws BundleError. */
-export function buildBundle(parts: { invocation: string; journal: string; libraries: Record<string, unknown>; publicKey: Bundle['publicKey'] }): Bundle {
+export function buildBundle(parts: { invocation: string; journal: string; libraries: Record<string, unknown>; publicKey: Bundle['publicKey']; packs?: Record<string, unknown> }): Bundle {
   const libraries: Record<string, unknown> = {};
   for (const digest of Object.keys(parts.libraries).sort()) libraries[digest] = parts.libraries[digest];
   const bundle: Bundle = { format: BUNDLE_FORMAT, invocation: parts.invocation, journal: parts.journal, libraries, publicKey: parts.publicKey };
+  if (parts.packs !== undefined && Object.keys(parts.packs).length > 0) bundle.packs = parts.packs;
   return checkBundle(bundle);
 }
 
@@ -119,6 +124,16 @@ function checkBundle(value: unknown): Bundle {
       throw new BundleError(`library ${digest} cannot be digested (${(err as Error).message})`);
     }
     if (actual !== digest) throw new BundleError(`library ${digest} does not match its digest (its content hashes to ${actual}: edited or damaged)`);
+  }
+  for (const [digest, pack] of Object.entries(bundle.packs ?? {})) {
+    if (!isDigest(digest)) throw new BundleError(`pack key ${JSON.stringify(digest)} is not a SHA-256 digest (64 lowercase hex characters)`);
+    let actual: string;
+    try {
+      actual = digestOf(pack);
+    } catch (err) {
+      throw new BundleError(`pack ${digest} cannot be digested (${(err as Error).message})`);
+    }
+    if (actual !== digest) throw new BundleError(`pack ${digest} does not match its digest (its content hashes to ${actual}: edited or damaged)`);
   }
   const key = bundle.publicKey;
   if (key !== null && keyIdOf(key.publicKey) !== key.keyId) {

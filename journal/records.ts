@@ -56,6 +56,8 @@ export const bodySchemas = {
     decision: z.enum(['allow', 'deny', 'require_approval']),
     policy: z.string().min(1),
     reason: z.string().optional(),
+    /** Under flag 7, with a policy that names its rules (a rule pack): the id of the rule that decided. */
+    rule: z.string().min(1).optional(),
   }),
   'model.requested': z.strictObject({ purpose: z.enum(['parse', 'author']), attempt: count, request: json }),
   'model.completed': z.strictObject({

@@ -90,6 +90,7 @@ export const bodyShapes: Record<RecordKind, Shape> = {
     decision: oneOf('allow', 'deny', 'require_approval'),
     policy: nonEmpty,
     reason: optional(str),
+    rule: optional(nonEmpty),
   }),
   'model.requested': strict({ purpose, attempt: count, request: json }),
   'model.completed': strict({ purpose, attempt: count, reply: json, refused: optional(strict({ code: nonEmpty, chars: count, digest })) }),

@@ -128,8 +128,24 @@ export function envelopeSpend(env: ContractEnvelope, steps: readonly EpochStep[]
   return total;
 }
 
+/** The part of the envelope a refusal comes from (a rule pack names the rule that set it). */
+export type EnvelopePart = 'spend' | 'actuators' | 'recipients' | 'stepsPerFragment' | 'dispatchesPerEpoch';
+
+/** A refusal and the part of the envelope it comes from. */
+export interface EnvelopeViolation {
+  part: EnvelopePart;
+  reason: string;
+}
+
 /** The envelope's rules for one step: actuator, compensation's actuator, recipients. */
-function stepViolation(env: ContractEnvelope, step: EpochStep, index: number | undefined, withCompensation: boolean): string | undefined {
+function stepViolation(env: ContractEnvelope, step: EpochStep, index: number | undefined, withCompensation: boolean): EnvelopeViolation | undefined {
+  const reason = stepActuatorViolation(env, step, index, withCompensation);
+  if (reason !== undefined) return { part: 'actuators', reason };
+  const recipient = stepRecipientViolation(env, step, index, withCompensation);
+  return recipient === undefined ? undefined : { part: 'recipients', reason: recipient };
+}
+
+function stepActuatorViolation(env: ContractEnvelope, step: EpochStep, index: number | undefined, withCompensation: boolean): string | undefined {
   const name = stepName(step, index);
   if (env.actuators) {
     const allowed = env.actuators;
@@ -139,6 +155,11 @@ function stepViolation(env: ContractEnvelope, step: EpochStep, index: number | u
       return `${name} is undone by ${clip(step.compensate.actuator, QUOTE_CHARS)}; the envelope allows only ${list(allowed)}`;
     }
   }
+  return undefined;
+}
+
+function stepRecipientViolation(env: ContractEnvelope, step: EpochStep, index: number | undefined, withCompensation: boolean): string | undefined {
+  const name = stepName(step, index);
   const r = env.recipients;
   if (r) {
     const calls: Array<{ actuator: string | undefined; args: Record<string, string | number> | undefined; what: string }> = [
@@ -178,26 +199,38 @@ function spendViolation(env: ContractEnvelope, steps: readonly EpochStep[], spen
 
 /** Before an epoch runs: actuators, recipients, fragment size, dispatches, spend — a reason, or undefined. */
 export function checkEnvelopeEpoch(env: ContractEnvelope, plan: EpochPlan, spentSoFar: number, spenders?: Spenders): string | undefined {
+  return envelopeEpochViolation(env, plan, spentSoFar, spenders)?.reason;
+}
+
+/** `checkEnvelopeEpoch` with the part of the envelope that refused (same reasons, same order). */
+export function envelopeEpochViolation(env: ContractEnvelope, plan: EpochPlan, spentSoFar: number, spenders?: Spenders): EnvelopeViolation | undefined {
   for (let i = 0; i < plan.steps.length; i++) {
-    const reason = stepViolation(env, plan.steps[i]!, i, true);
-    if (reason !== undefined) return reason;
+    const violation = stepViolation(env, plan.steps[i]!, i, true);
+    if (violation !== undefined) return violation;
   }
   const n = plan.steps.length;
   if (plan.source === 'authored' && env.stepsPerFragment !== undefined && !(n <= env.stepsPerFragment)) {
-    return `the authored fragment has ${n} steps; the envelope allows at most ${env.stepsPerFragment} per fragment`;
+    return { part: 'stepsPerFragment', reason: `the authored fragment has ${n} steps; the envelope allows at most ${env.stepsPerFragment} per fragment` };
   }
   if (env.dispatchesPerEpoch !== undefined && !(n <= env.dispatchesPerEpoch)) {
-    return `the epoch has ${n} steps; the envelope allows at most ${env.dispatchesPerEpoch} dispatches per epoch`;
+    return { part: 'dispatchesPerEpoch', reason: `the epoch has ${n} steps; the envelope allows at most ${env.dispatchesPerEpoch} dispatches per epoch` };
   }
-  return spendViolation(env, plan.steps, spentSoFar, 'the epoch', false, spenders);
+  const spend = spendViolation(env, plan.steps, spentSoFar, 'the epoch', false, spenders);
+  return spend === undefined ? undefined : { part: 'spend', reason: spend };
 }
 
 /** At dispatch: the step's actuator and recipient, the epoch's dispatches so far, spend — a reason, or undefined. */
 export function checkEnvelopeStep(env: ContractEnvelope, step: EpochStep, dispatchesThisEpoch: number, spentSoFar: number, spenders?: Spenders): string | undefined {
-  const reason = stepViolation(env, step, undefined, false);
-  if (reason !== undefined) return reason;
+  return envelopeStepViolation(env, step, dispatchesThisEpoch, spentSoFar, spenders)?.reason;
+}
+
+/** `checkEnvelopeStep` with the part of the envelope that refused (same reasons, same order). */
+export function envelopeStepViolation(env: ContractEnvelope, step: EpochStep, dispatchesThisEpoch: number, spentSoFar: number, spenders?: Spenders): EnvelopeViolation | undefined {
+  const violation = stepViolation(env, step, undefined, false);
+  if (violation !== undefined) return violation;
   if (env.dispatchesPerEpoch !== undefined && !(dispatchesThisEpoch < env.dispatchesPerEpoch)) {
-    return `the epoch already made ${dispatchesThisEpoch} dispatches; the envelope allows at most ${env.dispatchesPerEpoch} per epoch`;
+    return { part: 'dispatchesPerEpoch', reason: `the epoch already made ${dispatchesThisEpoch} dispatches; the envelope allows at most ${env.dispatchesPerEpoch} per epoch` };
   }
-  return spendViolation(env, [step], spentSoFar, stepName(step, undefined), true, spenders);
+  const spend = spendViolation(env, [step], spentSoFar, stepName(step, undefined), true, spenders);
+  return spend === undefined ? undefined : { part: 'spend', reason: spend };
 }

@@ -25,7 +25,11 @@
  *     rests awaiting approval; approved, the model is asked to author (the authoring call is not
  *     admitted again); rejected, the epoch closes denied and the model is asked for another goal.
  *     Without it, the run was handed off.
- * 6, 7 — reserved (cancel and deadlines; rule packs).
+ * 6 — reserved (cancel and deadlines).
+ * 7 — admissions name the rule that decided: under a policy that names its rules (a rule pack,
+ *     policy/), each `admission.decided` records `rule` — the pack's rule id, or the runtime's own
+ *     check (`weft:certify`, `weft:task-constraints`, `weft:default` when no rule objected).
+ *     Without it (or under a policy that names no rules) the record has no `rule`, as before.
  * 8 — pivots: compensation stops at a pivot (a world-effect step that declares no inverse and whose
  *     actuator has no `compensate`) once it has run, and at a compensation that failed permanently:
  *     a `compensation.halted` record names what ran, what was undone and what was not, and the run
@@ -38,10 +42,11 @@ export const FLAG_FAIL_CLOSED = 1;
 export const FLAG_DECLARED_SPEND = 2;
 export const FLAG_DENIED_STEP_COMPENSATED = 4;
 export const FLAG_AUTHORING_APPROVAL = 5;
+export const FLAG_ADMISSION_RULE = 7;
 export const FLAG_PIVOTS = 8;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_PIVOTS];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

@@ -11,7 +11,17 @@
 import type { EpochPlan, EpochStep, Goal } from './context.js';
 import type { ContractEnvelope } from './envelope.js';
 
-export type Admission = { decision: 'allow' } | { decision: 'deny'; reason: string } | { decision: 'require_approval'; reason: string };
+/**
+ * A decision, with its reason and — for a policy that names its rules (a rule pack, policy/) — the
+ * id of the rule that decided; recorded on `admission.decided` under behaviour flag 7.
+ */
+export type Admission =
+  | { decision: 'allow'; rule?: string }
+  | { decision: 'deny'; reason: string; rule?: string }
+  | { decision: 'require_approval'; reason: string; rule?: string };
+
+/** Which part of the contract envelope each envelope rule of a pack set (envelope.ts `EnvelopePart` → rule id). */
+export type EnvelopeRuleIds = Partial<Record<'spend' | 'actuators' | 'recipients' | 'stepsPerFragment' | 'dispatchesPerEpoch' | 'authoredEffects', string>>;
 
 export interface EpochAdmissionRequest {
   tenant: string;
@@ -49,6 +59,14 @@ export interface AdmissionPolicy {
   admitAuthoring?(request: AuthoringAdmissionRequest): Admission;
   /** What any invocation under this policy may do at most (envelope.ts); absent = no envelope. */
   readonly envelope?: ContractEnvelope;
+  /**
+   * True for a policy whose every decision names the rule that decided (a rule pack): under flag 7
+   * the runtime records it, and names its own checks too (`weft:certify`, `weft:task-constraints`,
+   * the envelope rule from `envelopeRules`). Absent: nothing is named, as before.
+   */
+  readonly namesRules?: boolean;
+  /** The rule id behind each part of `envelope` (a rule pack's envelope rules). */
+  readonly envelopeRules?: EnvelopeRuleIds;
 }
 
 export const allowAll: AdmissionPolicy = {

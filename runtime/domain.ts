@@ -30,6 +30,7 @@ import { EvaluableRegistry, type EvaluablePredicate } from '../htn/library/evalu
 import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
+import type { PolicyPredicate } from '../policy/predicates.js';
 import { DOMAIN_NAME } from '../journal/store.js';
 import { marksAnything, normalizeMarks, redactionMarksSchema, type RedactionMarks } from '../journal/redaction.js';
 import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
@@ -59,6 +60,8 @@ export interface DomainDefinition {
   policy?: AdmissionPolicy;
   /** Older policy versions, kept so invocations pinned to them resume and replay. */
   policies?: readonly AdmissionPolicy[];
+  /** Policy predicates a rule pack run with this domain may reference by name@version (policy/predicates.ts). */
+  policyPredicates?: readonly PolicyPredicate[];
   /** The evaluable predicates the libraries reference (by name and version). */
   evaluables?: EvaluableRegistry | readonly EvaluablePredicate[];
   /** A model that ships with the domain (a ScriptedModel for demos and tests); a model endpoint given to the runtime replaces it. */
@@ -84,6 +87,7 @@ export interface Domain extends ActuatorDomain {
   readonly observe: string;
   readonly policy: AdmissionPolicy | undefined;
   readonly policies: readonly AdmissionPolicy[];
+  readonly policyPredicates: readonly PolicyPredicate[] | undefined;
   readonly evaluables: EvaluableRegistry | undefined;
   readonly intent: string | undefined;
   readonly asOf: string | undefined;
@@ -140,6 +144,7 @@ export function defineDomain(definition: DomainDefinition): Domain {
     observe: definition.observe,
     policy: definition.policy,
     policies: definition.policies ?? [],
+    policyPredicates: definition.policyPredicates,
     evaluables,
     intent: definition.intent,
     asOf: definition.asOf,

@@ -8,7 +8,10 @@
  * - `library`: the pinned digest must be one this runtime can load (a library of its domain, or
  *   the exact bytes from the store's blob area or a bundle);
  * - `evaluables`: every `name@version` the pinned library references must be registered;
- * - `policy`: the pinned policy id (`name@version`) must be one of the runtime's policies;
+ * - `policy`: the pinned policy id (`name@version`) must be one of the runtime's policies — or a
+ *   rule pack's (`pack:<name>@<version>#<digest>`), read back from the store's blob under that
+ *   digest and compiled against the runtime's policy predicates (runtime/pack-blob.ts): a missing
+ *   blob, other bytes under the digest or an unregistered predicate is a mismatch;
  * - `model.id` and `model.params` (temperature, seed, … — never the endpoint: `baseUrl` was pinned by
  *   older runtimes and is ignored) — compared for resume and approve; replay calls no model;
  * - `flags` (behaviour versions) and `limits`: not compared with the caller's settings but APPLIED

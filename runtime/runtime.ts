@@ -4,7 +4,8 @@
  * (a Redis store, a BullMQ dispatcher) to the same options.
  *
  * - `start(intent, opts?)` pins (library digest, runtime version and flags, model, seed, asOf,
- *   policy, limits, the actuators that spend), writes `invocation.pinned`, and runs the machine; the id of the key that will
+ *   policy, limits, the actuators that spend), files the library — and a rule pack policy
+ *   (policy/) — in the store's blobs by digest, writes `invocation.pinned`, and runs the machine; the id of the key that will
  *   seal it goes into the store's unhashed metadata, not the pin (seal-key.ts). Options default as
  *   `weft run` does (start-options.ts); a malformed one is refused before anything is written.
  *   Starting an id that exists attaches to it — or fails clearly if its intent, pin or sealing key
@@ -50,6 +51,10 @@ import type { Redis as RedisClient } from 'ioredis';
 import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { readLibraryBlob } from './library-blob.js';
+import { readPinnedPack } from './pack-blob.js';
+import { isPackPolicy, type PackPolicy } from '../policy/compile.js';
+import { packBytes } from '../policy/digest.js';
+import { predicateRegistry, type PolicyPredicate, type PredicateRegistry } from '../policy/predicates.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
 import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, compareSpenders, libraryActuators, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.js';
@@ -139,6 +144,11 @@ export interface RuntimeOptions {
   policy?: AdmissionPolicy;
   /** Older policy versions, for resuming and replaying invocations pinned to them. */
   policies?: readonly AdmissionPolicy[];
+  /**
+   * The policy predicates rule packs may reference by name and version (policy/predicates.ts): a
+   * pack pinned by an invocation is read back from the store's blob and compiled against them.
+   */
+  policyPredicates?: PredicateRegistry | readonly PolicyPredicate[];
   evaluables?: EvaluableRegistry;
   signingKey?: SigningKey;
   limits?: Partial<InvocationLimits>;
@@ -173,6 +183,9 @@ export class Runtime {
   private readonly blobsStored = new Map<string, Promise<void>>();
   /** True when the runtime made its store from `redis` (and closes it). */
   private readonly ownsStore: boolean;
+  /** Rule packs read back from the store's blobs for invocations that pinned them (pack-blob.ts), by policy id. */
+  private readonly pinnedPacks = new Map<string, PackPolicy>();
+  private readonly predicates: PredicateRegistry;
   /**
    * What this runtime's actuators declare they spend (flag 2; machines/spenders.ts) — pinned by
    * `start`, compared with the pin on resume — or undefined when it knows no actuators (its own
@@ -204,6 +217,7 @@ export class Runtime {
     this.writerId = options.writer ?? `${hostname()}:${process.pid}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.inspector = options.inspect ? guardedObserver(options.inspect) : undefined;
+    this.predicates = predicateRegistry(options.policyPredicates);
   }
 
   /** The runtime's inspection observer, unable to throw into a run (inspection.ts). */
@@ -255,6 +269,9 @@ export class Runtime {
     await this.ready();
     const digest = this.digests.get(library)!;
     await this.putBlobOnce(digest, () => canonicalBytes(library));
+    // A rule pack is filed by its digest too, so any process resumes or replays under the pinned rules with no file.
+    const policy = this.options.policy;
+    if (isPackPolicy(policy)) await this.putBlobOnce(policy.digest, () => packBytes(policy.pack));
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
     await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
     const model = this.options.model;
@@ -527,7 +544,10 @@ export class Runtime {
     const mismatches: PinMismatch[] = [];
     if (!library) mismatches.push(libraryMismatch(pin.library, this.options.libraries.map((l) => ({ name: l.name, digest: this.digests.get(l)! }))));
     else mismatches.push(...compareEvaluables(library, this.options.evaluables));
-    mismatches.push(...comparePolicy(pin.policy, this.policies().map((p) => p.id)));
+    const pack = this.policies().some((p) => p.id === pin.policy) ? undefined : await readPinnedPack(this.options.store, pin.policy, this.predicates);
+    if (pack && 'policy' in pack) this.pinnedPacks.set(pin.policy, pack.policy);
+    if (pack && 'mismatch' in pack) mismatches.push(pack.mismatch);
+    else mismatches.push(...comparePolicy(pin.policy, this.policies().map((p) => p.id)));
     if (withModel) mismatches.push(...compareModel(pin.model, this.options.model ? { id: this.options.model.id, params: pinnedModelParams(this.options.model) } : undefined));
     mismatches.push(...compareFlags(pin.flags, BEHAVIOUR_FLAGS));
     mismatches.push(...compareLimits(pin.limits, Object.keys(DEFAULT_LIMITS)));
@@ -546,7 +566,7 @@ export class Runtime {
   }
 
   private policies(): AdmissionPolicy[] {
-    return [this.options.policy ?? allowAll, ...(this.options.policies ?? []), allowAll];
+    return [this.options.policy ?? allowAll, ...(this.options.policies ?? []), ...this.pinnedPacks.values(), allowAll];
   }
 
   private async attach(id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
@@ -688,6 +708,7 @@ function resolveDomain(options: RuntimeOptions): ResolvedOptions {
   const model = options.model ?? domain?.model(context);
   const policy = options.policy ?? domain?.policy;
   const policies = options.policies ?? domain?.policies;
+  const policyPredicates = options.policyPredicates ?? domain?.policyPredicates;
   const evaluables = options.evaluables ?? domain?.evaluables;
   return {
     ...options,
@@ -698,6 +719,7 @@ function resolveDomain(options: RuntimeOptions): ResolvedOptions {
     ...(model ? { model } : {}),
     ...(policy ? { policy } : {}),
     ...(policies ? { policies } : {}),
+    ...(policyPredicates ? { policyPredicates } : {}),
     ...(evaluables ? { evaluables } : {}),
   };
 }

@@ -37,7 +37,7 @@ export const valid: { [K in RecordKind]: fc.Arbitrary<unknown> } = {
     { requiredKeys: ['schema', 'invocation', 'tenant', 'intent', 'pin'] },
   ),
   'admission.decided': fc.record(
-    { subject: fc.constantFrom('authoring', 'epoch', 'step'), step: count, decision: fc.constantFrom('allow', 'deny', 'require_approval'), policy: name, reason: str },
+    { subject: fc.constantFrom('authoring', 'epoch', 'step'), step: count, decision: fc.constantFrom('allow', 'deny', 'require_approval'), policy: name, reason: str, rule: name },
     { requiredKeys: ['subject', 'decision', 'policy'] },
   ),
   'model.requested': fc.record({ purpose, attempt: count, request: json }),

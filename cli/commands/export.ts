@@ -13,6 +13,7 @@
  *
  * Exit codes: 0 bundle printed, 1 refused, 2 usage error (an id that cannot name an invocation included).
  */
+import { parsePackPolicyId } from '../../policy/digest.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { BundleError, buildBundle, type Bundle } from '../../journal/bundle.js';
@@ -103,7 +104,15 @@ export async function exportBundle(dir: string, id: string, from?: JournalStore)
     publicKey = { format: PUBLIC_FORMAT, publicKey: key.publicKey, keyId: key.keyId };
   }
 
-  return buildBundle({ invocation: id, journal, libraries: { [digest]: library }, publicKey });
+  // A rule pack the journal pinned goes with it (by digest), so the bundle replays with no store.
+  const pack = parsePackPolicyId(report.pin!.policy);
+  let packs: Record<string, unknown> | undefined;
+  if (pack) {
+    const bytes = await store.getBlob(pack.digest).catch(() => undefined);
+    if (bytes === undefined) throw new Refused(`the pinned rule pack ${report.pin!.policy} of ${id} is not in ${store instanceof FileStore ? path.join(store.dir, 'blobs') : store.name}: the bundle could not be replayed without it`);
+    packs = { [pack.digest]: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
+  }
+  return buildBundle({ invocation: id, journal, libraries: { [digest]: library }, publicKey, ...(packs ? { packs } : {}) });
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -10,6 +10,7 @@
  * module, otherwise named with `--domain`. All of it is checked against the pin first, naming
  * each differing field; a journal filed under another invocation's id is refused.
  */
+import { canonicalBytes } from '../../journal/canonical.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -106,7 +107,7 @@ async function replayBundle(file: string, bytes: Uint8Array, domainFlag: string 
   const pinnedLibrary = bundle.libraries[first.body.pin.library];
   const pinnedName = pinnedLibrary === undefined ? undefined : validateLibrary(pinnedLibrary).name;
   const loaded = domainFlag ? await loadDomain(domainFlag) : await domainForLibrary(pinnedName, first.body.pin.library, bundle.invocation);
-  const result = await replayDetached(loaded, records, libraries);
+  const result = await replayDetached(loaded, records, libraries, Object.values(bundle.packs ?? {}));
   return report(json, result, file, null, bundle.publicKey?.keyId ?? null);
 }
 
@@ -120,8 +121,11 @@ function journalOf(bytes: Uint8Array, where: string): { records: JournalRecord[]
 }
 
 /** Replay with no workspace: a memory store, the domain's code, the given libraries. Writes nothing. */
-async function replayDetached(loaded: LoadedDomain, records: JournalRecord[], libraries: Library[]): Promise<ReplayResult> {
-  const runtime = createRuntime({ store: new MemoryStore(), domain: loaded.domain, stateDir: path.join(tmpdir(), 'weft-replay-state', loaded.domain.name) });
+async function replayDetached(loaded: LoadedDomain, records: JournalRecord[], libraries: Library[], packs: readonly unknown[] = []): Promise<ReplayResult> {
+  const store = new MemoryStore();
+  // A bundle's rule pack, filed as a start files it: the runtime reads it back and checks it against the pin (runtime/pack-blob.ts).
+  for (const pack of packs) await store.putBlob(canonicalBytes(pack));
+  const runtime = createRuntime({ store, domain: loaded.domain, stateDir: path.join(tmpdir(), 'weft-replay-state', loaded.domain.name) });
   return runtime.replay({ records, libraries });
 }
 

@@ -6,6 +6,10 @@
  * given as the first positional or as `--domain`; the workspace remembers it, so `resume`,
  * `approve` and `replay` find it again by themselves.
  *
+ * `--policy FILE` pins a rule pack (docs/policy-packs.md) instead of the domain's policy: validated
+ * before anything is opened (a bad pack writes nothing), filed in the store by its digest, so
+ * `resume`, `approve` and `serve` read it back from there with no flag.
+ *
  * `--model-url URL --model NAME` replaces the domain's model by an OpenAI-compatible chat model
  * (Ollama, vLLM, llama.cpp server, hosted APIs; key from WEFT_MODEL_KEY or OPENAI_API_KEY) — its
  * replies are recorded and judged exactly like the scripted ones, and its id and parameters are pinned.
@@ -23,6 +27,9 @@ import { locationOf } from '../hints.js';
 import { resumeOnInterrupt } from '../interrupt.js';
 import { modelFromFlags } from '../model-choice.js';
 import { libraryChoice } from '../library-choice.js';
+import { readPolicyFile } from '../policy-choice.js';
+import { printFailureLine } from '../json-line.js';
+import { isWeftError } from '../../journal/errors.js';
 import { progressLine } from '../progress.js';
 import { Runtime } from '../../runtime/runtime.js';
 import type { InvocationLimits } from '../../machines/context.js';
@@ -34,7 +41,7 @@ import { startStately, statelyChoice, statelyOptions, statelyUsage, type Stately
 
 export const usage =
   'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
-  `    [--model-timeout-ms MS] [--model-attempts N] [--library FILE|DIGEST] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
+  `    [--model-timeout-ms MS] [--model-attempts N] [--library FILE|DIGEST] [--policy FILE] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --intent-file: the intent from a file (- for stdin),\n' +
   '                                       for one too long for a command line; --hibernate: stop at the first epoch boundary;\n' +
@@ -42,6 +49,8 @@ export const usage =
   '                                       --model-timeout-ms/--model-attempts: how long one model call may take and how many times a\n' +
   '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3);\n' +
   '                                       --library: pin this version of the domain\'s library (a file from weft mine, or a digest in the store);\n' +
+  '                                       --policy: pin this rule pack (JSON, docs/policy-packs.md) instead of the domain\'s policy; resume,\n' +
+  '                                       approve and serve read it back from the store by its digest;\n' +
   '                                       --redis URL (or WEFT_REDIS_URL): journals and snapshots in Redis instead of --dir;\n' +
   '                                       --stately: relay the run to Stately\'s inspector (127.0.0.1:--port, default 7392), waiting up to\n' +
   '                                       --stately-wait S (default 30) for a client first';
@@ -101,6 +110,7 @@ export async function run(argv: string[]): Promise<number> {
         'model-timeout-ms': { type: 'string' },
         'model-attempts': { type: 'string' },
         library: { type: 'string' },
+        policy: { type: 'string' },
         ...storeOptions,
         ...dispatchOptions,
         ...signingKeyOptions,
@@ -141,6 +151,16 @@ export async function run(argv: string[]): Promise<number> {
   }
   const faults = crashHooks();
   const domain = loaded.domain;
+  let policy;
+  try {
+    // A rule pack, validated before anything is opened: a bad one writes nothing (cli/policy-choice.ts).
+    policy = args.strings.policy === undefined ? undefined : await readPolicyFile(args.strings.policy, domain.policyPredicates);
+  } catch (err) {
+    if (!isWeftError(err)) throw err;
+    printFailureLine(err.message, err.code, 2, { id: args.strings.id ?? null });
+    process.stderr.write(`weft run: --policy ${err.message}\n`);
+    return 2;
+  }
   const intent = intentArg ?? domain.intent;
   if (intent === undefined) return usageFailure('run', usage, new UsageError(`domain ${domain.name} has no default intent: pass the intent after the domain`));
   const asOf = args.strings['as-of'] ?? domain.asOf;
@@ -172,7 +192,7 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   if (tap) store = tap.tapStore(store);
-  const ws = await openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, library, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
+  const ws = await openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, library, policy, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));

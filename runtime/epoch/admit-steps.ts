@@ -9,15 +9,20 @@
  * world effects in a model-authored fragment need a person's approval unless the envelope admits
  * them (`authoredEffects: 'allow'`, or an allowance of actuators and spend that they stay within). None of this pre-authorizes a step: each is admitted again at
  * dispatch (execute-steps.ts).
+ *
+ * Under flag 7 and a policy that names its rules (a rule pack, policy/), the decision records the
+ * rule that decided: the pack's rule id, or the runtime's own check — `weft:certify`,
+ * `weft:task-constraints`, `weft:envelope.<part>`, `weft:authored-effects`, `weft:default`.
  */
 import type { ApprovalInput } from '../../machines/actors.js';
 import type { EpochPlan, InvocationContext } from '../../machines/context.js';
 import { checkTaskConstraints } from '../../machines/constraints.js';
 import { SLEEP_ACTUATOR, sleepArgsProblem } from '../../machines/sleep.js';
-import { authoredEffectsProblem, checkEnvelopeEpoch } from '../../machines/envelope.js';
+import { authoredEffectsProblem, envelopeEpochViolation } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
+import { recordedRule } from './admission-rule.js';
 import type { EpochServices } from './services.js';
 
 /** Certification before anything runs: every step names a known actuator with args that fit. */
@@ -38,17 +43,23 @@ function certify(s: EpochServices, plan: EpochPlan): string | undefined {
   return undefined;
 }
 
-/** Flag 1's checks over the whole fragment: the goal's constraints, then the contract envelope. */
-function withinContract(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): string | undefined {
+/**
+ * Flag 1's checks over the whole fragment: the goal's constraints, then the contract envelope —
+ * a refusal with the rule it comes from (the runtime's own, or the pack rule that set that part).
+ */
+function withinContract(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): { reason: string; rule: string } | undefined {
   const broken = checkTaskConstraints(s.library, ctx.goal!, plan.steps);
-  if (broken) return broken;
-  return s.policy.envelope ? checkEnvelopeEpoch(s.policy.envelope, plan, ctx.spent ?? 0, pinnedSpendScope(ctx.pin)) : undefined;
+  if (broken) return { reason: broken, rule: 'weft:task-constraints' };
+  const violation = s.policy.envelope ? envelopeEpochViolation(s.policy.envelope, plan, ctx.spent ?? 0, pinnedSpendScope(ctx.pin)) : undefined;
+  return violation && { reason: violation.reason, rule: s.policy.envelopeRules?.[violation.part] ?? `weft:envelope.${violation.part}` };
 }
 
 function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admission {
   const failClosed = hasFlag(ctx.pin, FLAG_FAIL_CLOSED);
-  const refusal = certify(s, plan) ?? (failClosed ? withinContract(s, ctx, plan) : undefined);
-  if (refusal) return { decision: 'deny', reason: refusal };
+  const uncertified = certify(s, plan);
+  if (uncertified) return { decision: 'deny', reason: uncertified, rule: 'weft:certify' };
+  const refusal = failClosed ? withinContract(s, ctx, plan) : undefined;
+  if (refusal) return { decision: 'deny', ...refusal };
   const spenders = pinnedSpendScope(ctx.pin);
   const admission = s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan, ...(spenders ? { spenders } : {}) });
   // What the model authored — now, or earlier and mined into a method no person has reviewed yet — is held to the policy's allowance for the model.
@@ -56,10 +67,11 @@ function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admi
   if (!failClosed || admission.decision !== 'allow' || !fromModel) return admission;
   const problem = authoredEffectsProblem(s.policy.envelope, plan.steps, spenders);
   if (problem === undefined) return admission;
+  const rule = s.policy.envelopeRules?.authoredEffects ?? 'weft:authored-effects';
   // (The authored wording is the one recorded in journals since the gap path began: replay compares it.)
-  if (plan.source === 'authored') return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}` };
+  if (plan.source === 'authored') return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}`, rule };
   const methods = `${plan.mined!.length === 1 ? 'a method' : 'methods'} mined from the model's fragments (${plan.mined!.join(', ')})`;
-  return { decision: 'require_approval', reason: `this plan uses ${methods}, held to the model's allowance until a person removes "origin": "mined", and ${problem}` };
+  return { decision: 'require_approval', reason: `this plan uses ${methods}, held to the model's allowance until a person removes "origin": "mined", and ${problem}`, rule };
 }
 
 export async function admit(s: EpochServices, ctx: InvocationContext) {
@@ -67,10 +79,11 @@ export async function admit(s: EpochServices, ctx: InvocationContext) {
   const plan = ctx.plan!;
   const admission = decide(s, ctx, plan);
   const reason = admission.decision === 'allow' ? undefined : admission.reason;
+  const rule = recordedRule(s, ctx, admission);
   await rec.derive({
     kind: 'admission.decided',
     epoch: ctx.epoch,
-    body: { subject: 'epoch', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }) },
+    body: { subject: 'epoch', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }), ...(rule === undefined ? {} : { rule }) },
   });
   if (admission.decision === 'allow') await rec.derive({ kind: 'epoch.certified', epoch: ctx.epoch, body: { plan: plan.digest, policy: s.policy.id } });
   if (admission.decision === 'require_approval') await rec.derive({ kind: 'approval.requested', epoch: ctx.epoch, body: { plan: plan.digest, reason: admission.reason } });

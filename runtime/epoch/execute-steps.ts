@@ -13,6 +13,8 @@
  * `admitStep`; the decision on each step of a model-authored fragment is recorded, allow included.
  * A denial ends the epoch with a `step.denied` policy failure: under flag 4 the machine compensates
  * the steps done before it (compensate below), truncates and re-plans; before it, the run failed.
+ * Under flag 7 and a rule pack, each recorded step admission names the rule that decided
+ * (admission-rule.ts): the pack's, or the envelope part's rule.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';
@@ -23,12 +25,13 @@ import type { EpochStep, InvocationContext, Json, StepResult } from '../../machi
 import { SLEEP_ACTUATOR, sleepUntil } from '../../machines/sleep.js';
 import { bounded } from '../../machines/untrusted-text.js';
 import { backoffMs } from '../../machines/epoch.js';
-import { checkEnvelopeStep, envelopeSpend } from '../../machines/envelope.js';
+import { envelopeSpend, envelopeStepViolation } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, FLAG_PIVOTS, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import type { EpochServices } from './services.js';
+import { recordedRule } from './admission-rule.js';
 
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
   const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
@@ -98,8 +101,8 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
     if (envelope) {
       const spenders = pinnedSpendScope(ctx.pin);
       const spent = (ctx.spent ?? 0) + envelopeSpend(envelope, done.map((d) => plan.steps[d.step]!), spenders);
-      const refusal = checkEnvelopeStep(envelope, step, dispatches, spent, spenders);
-      if (refusal) return { decision: 'deny', reason: refusal };
+      const refusal = envelopeStepViolation(envelope, step, dispatches, spent, spenders);
+      if (refusal) return { decision: 'deny', reason: refusal.reason, rule: s.policy.envelopeRules?.[refusal.part] ?? `weft:envelope.${refusal.part}` };
     }
     if (attempt > 1) return { decision: 'allow' };
     return s.policy.admitStep?.({ tenant: ctx.tenant, epoch: ctx.epoch, index: i, step }) ?? { decision: 'allow' };
@@ -118,11 +121,13 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
     for (let attempt = 1; ; attempt++) {
       const admission = admitAttempt(i, attempt);
       if (admission.decision !== 'allow') {
-        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: admission.decision, policy: s.policy.id, reason: admission.reason } });
+        const rule = recordedRule(s, ctx, admission);
+        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: admission.decision, policy: s.policy.id, reason: admission.reason, ...(rule === undefined ? {} : { rule }) } });
         return { ...rec.at(), done, failure: { step: i, class: 'policy' as const, code: 'step.denied', message: admission.reason } };
       }
       if (failClosed && plan.source === 'authored' && attempt === 1) {
-        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id } });
+        const rule = recordedRule(s, ctx, admission);
+        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id, ...(rule === undefined ? {} : { rule }) } });
       }
       dispatches++;
       // Per-step bodies are written with their keys in canonical (sorted) order: the canonicalizer

@@ -31,6 +31,7 @@ import { judgeAuthorReply, judgeParseReply, type ReplyRules } from '../../machin
 import { keepable, refusalReason } from '../../machines/untrusted-text.js';
 import { explainNoMethod } from '../explain.js';
 import { planEpoch, toEpochPlan } from './plan-steps.js';
+import { recordedRule } from './admission-rule.js';
 import { AUTHORED_TASK, type EpochServices } from './services.js';
 
 type Purpose = 'parse' | 'author';
@@ -184,7 +185,8 @@ export async function author(s: EpochServices, ctx: InvocationContext) {
     // The authoring call is admitted like anything else that acts on the policy's behalf.
     const admission = s.policy.admitAuthoring?.({ tenant: ctx.tenant, epoch: ctx.epoch, goal }) ?? { decision: 'allow' as const };
     const reason = admission.decision === 'allow' ? undefined : admission.reason;
-    await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'authoring', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }) } });
+    const rule = recordedRule(s, ctx, admission);
+    await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'authoring', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }), ...(rule === undefined ? {} : { rule }) } });
     if (admission.decision === 'require_approval' && hasFlag(ctx.pin, FLAG_AUTHORING_APPROVAL)) {
       await rec.derive({ kind: 'approval.requested', epoch: ctx.epoch, body: { subject: 'authoring', reason: admission.reason } });
       return { ...rec.at(), kind: 'approval' as const };

@@ -1,0 +1,93 @@
+/**
+ * `weft policy explain <id> [--dir D] [--tenant T] [--redis URL …] [--json]` — for one invocation,
+ * each admission (authoring call, epoch, step at dispatch): its epoch, step, decision, reason and
+ * the rule that decided it, with what the rule says when the pinned pack is in the store (its blob),
+ * and the person's decision on an approval it asked for (runtime/admissions.ts). Needs no domain;
+ * reads only. Journals pinned before flag 7 say "rule not recorded (pinned before flag 7)".
+ * Exit codes: 0 shown, 1 no such invocation or unreadable, 2 usage.
+ */
+import { isWeftError } from '../../journal/errors.js';
+import type { JournalStore } from '../../journal/store.js';
+import { explainAdmissions, type AdmissionExplained, type AdmissionsExplained } from '../../runtime/admissions.js';
+import { RuntimeUsageError } from '../../runtime/errors.js';
+import { parsePackPolicyId } from '../../policy/digest.js';
+import { parseRulePackText } from '../../policy/parse.js';
+import type { RulePack } from '../../policy/schema.js';
+import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
+import { failureLine, printJsonLine } from '../json-line.js';
+import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
+import { isTenants, tenantOption } from '../tenant-scope.js';
+import { inert } from '../terminal-text.js';
+import { workspaceDir } from '../workspace.js';
+
+export const usage =
+  `policy explain <id> [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
+  '                                       each admission of an invocation (authoring, epoch, step) and the rule that decided it';
+
+/** The pinned pack from the store's blob, or undefined (no blob, or not a pack: the explanation says less, never fails). */
+async function pinnedPack(store: JournalStore, policy: string): Promise<RulePack | undefined> {
+  const parts = parsePackPolicyId(policy);
+  if (!parts) return undefined;
+  const bytes = await store.getBlob(parts.digest).catch(() => undefined);
+  if (!bytes) return undefined;
+  try {
+    return parseRulePackText(new TextDecoder().decode(bytes), `blob ${parts.digest}`);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  let choice: StoreChoice;
+  try {
+    args = parseCommandArgs(argv, { dir: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...tenantOption }, { min: 1, max: 1 });
+    choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('policy explain', usage, err);
+    throw err;
+  }
+  const id = args.positionals[0]!;
+  let explained: AdmissionsExplained;
+  try {
+    const store = await openStore(choice);
+    const missing = () => new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${store.name}; weft ls lists them`);
+    if (!(await isTenants(store, id, args.strings.tenant))) throw missing();
+    const records = await store.read(id);
+    if (records[0]?.kind !== 'invocation.pinned') throw missing();
+    const policy = (records[0].body as { pin: { policy: string } }).pin.policy;
+    explained = explainAdmissions(records, await pinnedPack(store, policy));
+  } catch (err) {
+    const message = inert(err instanceof Error ? err.message : String(err));
+    const usageError = isWeftError(err) && err.code === 'runtime.bad_invocation_id';
+    if (args.flags.json) printJsonLine(failureLine(message, isWeftError(err) ? err.code : 'error', usageError ? 2 : 1, { id }));
+    if (usageError) return usageFailure('policy explain', usage, new UsageError(message));
+    process.stderr.write(`weft policy explain: ${message}\n`);
+    return 1;
+  }
+  if (args.flags.json) printJsonLine(explained);
+  else process.stdout.write(renderExplanation(explained).join('\n') + '\n');
+  return 0;
+}
+
+function subjectOf(a: AdmissionExplained): string {
+  return a.subject === 'step' ? `step ${a.step ?? '?'}` : a.subject;
+}
+
+/** The text view; everything recorded is printed inert. Pure. */
+export function renderExplanation(e: AdmissionsExplained): string[] {
+  const out = [
+    `invocation  ${e.id}`,
+    `policy      ${inert(e.policy)}${e.pack ? `  (rule pack ${inert(e.pack.name)}@${inert(e.pack.version)})` : ''}`,
+    `rules       ${e.rulesRecorded ? 'recorded on each admission (flag 7)' : 'not recorded: pinned before flag 7'}`,
+  ];
+  if (e.admissions.length === 0) out.push('', 'no admission recorded yet');
+  for (const a of e.admissions) {
+    out.push('', `epoch ${a.epoch}  ${subjectOf(a).padEnd(9)} ${a.decision}`);
+    if (a.reason !== null) out.push(`  reason    ${inert(a.reason)}`);
+    if (a.rule !== null) out.push(`  rule      ${inert(a.rule)}${a.kind && a.kind !== 'runtime' ? ` (${inert(a.kind)})` : ''}${a.says ? `: ${inert(a.says)}` : ''}`);
+    else out.push(`  rule      ${a.why}`);
+    if (a.approval) out.push(`  approval  ${inert(a.approval.decision)} by ${inert(a.approval.by)}${a.approval.note ? `: ${inert(a.approval.note)}` : ''}`);
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+/**
+ * Which rule decided each admission of an invocation — what `weft policy explain <id>` shows: for
+ * every `admission.decided` (authoring call, epoch, step at dispatch), its epoch, step, decision,
+ * reason and rule, with what that rule says when the pinned pack is at hand, and the person's
+ * decision that followed an approval asked for. A journal pinned before behaviour flag 7 records
+ * no rule ("rule not recorded (pinned before flag 7)"); nor does one whose policy names no rules
+ * (a policy in code, such as spend-approval@3). Pure: over the records and the pack given.
+ */
+import type { JournalRecord } from '../journal/records.js';
+import { FLAG_ADMISSION_RULE, hasFlag } from '../machines/flags.js';
+import { describeRule } from '../policy/describe.js';
+import { parsePackPolicyId } from '../policy/digest.js';
+import { DEFAULT_RULE } from '../policy/rules.js';
+import type { RulePack } from '../policy/schema.js';
+
+export interface AdmissionExplained {
+  seq: number;
+  epoch: number;
+  subject: 'authoring' | 'epoch' | 'step';
+  step: number | null;
+  decision: 'allow' | 'deny' | 'require_approval';
+  reason: string | null;
+  policy: string;
+  /** The rule that decided, as recorded; null when the journal records none (see `why`). */
+  rule: string | null;
+  /** The rule's kind and what it says (from the pinned pack), or the runtime check a `weft:` id names. */
+  kind: string | null;
+  says: string | null;
+  /** Why no rule is recorded, when none is. */
+  why: string | null;
+  /** The person's decision on an approval asked for, when the journal holds it. */
+  approval: { decision: string; by: string; note: string | null } | null;
+}
+
+export interface AdmissionsExplained {
+  id: string;
+  policy: string;
+  /** Whether the pin has flag 7 (admissions name their rule). */
+  rulesRecorded: boolean;
+  pack: { name: string; version: string; digest: string } | null;
+  admissions: AdmissionExplained[];
+}
+
+/** What the runtime's own rule ids mean. */
+const RUNTIME_RULES: Record<string, string> = {
+  [DEFAULT_RULE]: 'no rule of the pack objected',
+  'weft:certify': 'certification: every step names a known actuator with args that fit its schema',
+  'weft:task-constraints': "the method library's constraints on the goal task",
+  'weft:authored-effects': 'world effects the model authored need a person (no authored-effects rule says otherwise)',
+};
+
+function runtimeRule(rule: string): string | null {
+  if (Object.hasOwn(RUNTIME_RULES, rule)) return RUNTIME_RULES[rule]!;
+  if (rule.startsWith('weft:envelope.')) return `the contract envelope's ${rule.slice('weft:envelope.'.length)}`;
+  return null;
+}
+
+export function explainAdmissions(records: readonly JournalRecord[], pack?: RulePack): AdmissionsExplained {
+  const first = records[0] as JournalRecord<'invocation.pinned'> | undefined;
+  if (!first || first.kind !== 'invocation.pinned') throw new Error('the journal does not start with invocation.pinned');
+  const pin = first.body.pin;
+  const flag7 = hasFlag(pin, FLAG_ADMISSION_RULE);
+  const packId = parsePackPolicyId(pin.policy);
+  const rules = new Map((pack?.rules ?? []).map((r) => [r.id, r]));
+  const admissions: AdmissionExplained[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    if (r.kind !== 'admission.decided') continue;
+    const body = (r as JournalRecord<'admission.decided'>).body;
+    const rule = body.rule ?? null;
+    const known = rule === null ? undefined : rules.get(rule);
+    let approval: AdmissionExplained['approval'] = null;
+    if (body.decision === 'require_approval') {
+      const decided = records.slice(i + 1).find((x) => x.kind === 'approval.decided' && x.epoch === r.epoch) as JournalRecord<'approval.decided'> | undefined;
+      if (decided) approval = { decision: decided.body.decision, by: decided.body.by, note: decided.body.note ?? null };
+    }
+    admissions.push({
+      seq: r.seq,
+      epoch: r.epoch,
+      subject: body.subject,
+      step: body.step ?? null,
+      decision: body.decision,
+      reason: body.reason ?? null,
+      policy: body.policy,
+      rule,
+      kind: known ? known.rule : rule?.startsWith('weft:') ? 'runtime' : null,
+      says: known ? describeRule(known) : rule === null ? null : runtimeRule(rule),
+      why: rule !== null ? null : !flag7 ? 'rule not recorded (pinned before flag 7)' : `rule not recorded (policy ${body.policy} names no rules: only rule packs do)`,
+      approval,
+    });
+  }
+  return {
+    id: first.body.invocation,
+    policy: pin.policy,
+    rulesRecorded: flag7,
+    pack: packId ? { name: packId.name, version: packId.version, digest: packId.digest } : null,
+    admissions,
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Rule packs from the command line, each command a separate process (dist/cli/main.js):
+ * - `weft run travel <the standard intent> --policy examples/travel/policy-approval.json` rests
+ *   awaiting approval (the 780 EUR booking is above the pack's 500); `weft approve` — a new
+ *   process given no pack: it reads the pinned pack from the store — completes it; the world holds
+ *   one charge of 780; `weft replay` is identical and `weft verify` checks the journal offline;
+ *   `weft export` carries the pinned pack in the bundle, which replays and verifies with no workspace;
+ * - `weft policy explain <id>` shows each admission and the rule that decided it (text and --json),
+ *   and says "rule not recorded (pinned before flag 7)" for a journal an older weft wrote;
+ * - `weft policy check` prints a good pack's digest (text and --json) and refuses a bad one naming
+ *   the file and the field; `weft run --policy` with a bad pack is refused before anything is written.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import { readTravelState } from '../examples/travel/state.js';
+import type { JournalRecord } from '../journal/records.js';
+import { packDigest, parseRulePackText } from '../policy/index.js';
+import { assertBuilt, repoRoot, weft } from './support/cli.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-policy-cli-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+beforeAll(() => assertBuilt());
+
+const intent = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
+const asOf = '2026-06-01T09:00:00Z';
+const approvalFile = path.join(repoRoot, 'examples', 'travel', 'policy-approval.json');
+const approvalDigest = packDigest(parseRulePackText(readFileSync(approvalFile, 'utf8'), 'policy-approval.json'));
+const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+const readJournal = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalRecord);
+
+describe('weft run --policy makes the approval path reachable from the CLI', () => {
+  const dir = path.join(root, 'approval');
+  let id = '';
+
+  test('run with the travel approval pack rests awaiting approval; approve, in a process given no pack, completes it', async () => {
+    const run = await weft(['run', 'travel', intent, '--as-of', asOf, '--dir', dir, '--policy', approvalFile, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const rested = last(run.stdout);
+    expect(rested).toMatchObject({ status: 'awaiting_approval', reason: 'the epoch spends 780, above the 500 limit' });
+    id = rested.id;
+    const pinned = readJournal(rested.journal)[0] as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body.pin.policy).toBe(`pack:travel-approval@1#${approvalDigest}`);
+    expect(existsSync(path.join(dir, 'blobs', approvalDigest))).toBe(true);
+
+    const approved = await weft(['approve', id, '--by', 'alice', '--dir', dir, '--json']);
+    expect(approved.code, approved.stderr).toBe(0);
+    const done = last(approved.stdout);
+    expect(done.status).toBe('completed');
+    const records = readJournal(done.journal);
+    expect(records.filter((r) => r.kind === 'admission.decided').map((r) => [r.epoch, (r.body as any).decision, (r.body as any).rule])).toEqual([
+      [1, 'allow', 'searches-free'],
+      [2, 'require_approval', 'approve-above-500'],
+      [3, 'allow', 'weft:default'],
+    ]);
+    expect(records.find((r) => r.kind === 'approval.decided')!.body).toMatchObject({ decision: 'approved', by: 'alice' });
+    const world = readTravelState(path.join(dir, 'state', 'travel', id, 'providers.json'));
+    expect(world.charges.map((c) => c.amount)).toEqual([780]);
+    expect(world.bookings.length).toBe(2);
+
+    const replay = await weft(['replay', id, '--dir', dir, '--json']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(last(replay.stdout)).toMatchObject({ identical: true, fingerprint: done.fingerprint });
+    const verify = await weft(['verify', done.journal, '--public-key', done.publicKey]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  test('weft policy explain shows each admission and the rule that decided it', async () => {
+    const text = await weft(['policy', 'explain', id, '--dir', dir]);
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines).toContain(`policy      pack:travel-approval@1#${approvalDigest}  (rule pack travel-approval@1)`);
+    expect(lines).toContain('rules       recorded on each admission (flag 7)');
+    expect(lines).toContain('epoch 2  epoch     require_approval');
+    expect(lines).toContain('  reason    the epoch spends 780, above the 500 limit');
+    expect(lines).toContain('  rule      approve-above-500 (approve-above): a person approves an epoch spending more than 500 amount');
+    expect(lines).toContain('  approval  approved by alice');
+    expect(lines).toContain('  rule      searches-free (read-only-free): read-only steps are admitted freely');
+    const json = await weft(['policy', 'explain', id, '--dir', dir, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const explained = last(json.stdout);
+    expect(explained).toMatchObject({ id, rulesRecorded: true, pack: { name: 'travel-approval', version: '1', digest: approvalDigest } });
+    expect(explained.admissions.map((a: any) => `${a.epoch}:${a.subject}:${a.decision}:${a.rule}`)).toEqual(['1:epoch:allow:searches-free', '2:epoch:require_approval:approve-above-500', '3:epoch:allow:weft:default']);
+  });
+
+  test('weft export carries the pinned pack: the bundle replays and verifies with no workspace', async () => {
+    const exported = await weft(['export', id, '--dir', dir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const bundle = JSON.parse(exported.stdout) as { packs?: Record<string, unknown> };
+    expect(Object.keys(bundle.packs ?? {})).toEqual([approvalDigest]);
+    const file = path.join(root, 'approval-bundle.json');
+    writeFileSync(file, exported.stdout);
+    const replay = await weft(['replay', file, '--json'], {}, root);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(last(replay.stdout)).toMatchObject({ id, identical: true, status: 'completed' });
+    const verify = await weft(['verify', file], {}, root);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  test('an unknown id is refused, and a journal an older weft wrote says its rules were not recorded', async () => {
+    const missing = await weft(['policy', 'explain', 'inv-nope', '--dir', dir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no invocation inv-nope/);
+    const old = path.join(root, 'old');
+    cpSync(path.join(repoRoot, 'test', 'fixtures', 'runtime', 'travel-v3'), old, { recursive: true });
+    const oldId = (JSON.parse(readFileSync(path.join(old, 'fixture.json'), 'utf8')) as { id: string }).id;
+    const explained = await weft(['policy', 'explain', oldId, '--dir', old]);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stdout).toContain('rules       not recorded: pinned before flag 7');
+    expect(explained.stdout.split('\n').filter((l) => l.startsWith('  rule '))).toEqual(Array(3).fill('  rule      rule not recorded (pinned before flag 7)'));
+  });
+});
+
+describe('weft policy check, and a bad pack on weft run', () => {
+  test('a good pack: its digest, the id a run pins, its rules (text and --json)', async () => {
+    const text = await weft(['policy', 'check', approvalFile]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('valid rule pack travel-approval@1 (8 rules)');
+    expect(text.stdout).toContain(`digest      ${approvalDigest}`);
+    expect(text.stdout).toContain('  approve-above-500     approve-above         a person approves an epoch spending more than 500 amount');
+    const json = last((await weft(['policy', 'check', approvalFile, '--json'])).stdout);
+    expect(json).toMatchObject({ ok: true, name: 'travel-approval', version: '1', digest: approvalDigest, policy: `pack:travel-approval@1#${approvalDigest}`, predicates: [] });
+    expect(json.rules[0]).toEqual({ id: 'searches-free', rule: 'read-only-free', says: 'read-only steps are admitted freely' });
+  });
+
+  test('a bad pack is refused naming the file and the field; run --policy with it writes nothing', async () => {
+    const bad = path.join(root, 'bad-pack.json');
+    writeFileSync(bad, JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'cap', rule: 'spend-cap', arg: 'amount', cap: 'lots' }] }));
+    const check = await weft(['policy', 'check', bad]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toMatch(new RegExp(`^weft policy check: ${bad.replaceAll('.', '\\.')} is not a valid rule pack: rules\\[0\\]\\.cap: `));
+    const json = last((await weft(['policy', 'check', bad, '--json'])).stdout);
+    expect(json).toMatchObject({ ok: false, refused: 'policy.invalid_pack' });
+
+    const dir = path.join(root, 'refused');
+    const run = await weft(['run', 'travel', intent, '--as-of', asOf, '--dir', dir, '--policy', bad, '--json']);
+    expect(run.code).toBe(2);
+    expect(last(run.stdout)).toMatchObject({ status: null, refused: 'policy.invalid_pack' });
+    expect(run.stderr).toContain(`${bad} is not a valid rule pack: rules[0].cap:`);
+    expect(existsSync(path.join(dir, 'invocations'))).toBe(false);
+    const missing = await weft(['run', 'travel', intent, '--dir', dir, '--policy', path.join(root, 'nope.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope\.json is not a valid rule pack: cannot read it \(ENOENT\)/);
+    expect(existsSync(path.join(dir, 'invocations'))).toBe(false);
+  });
+});
