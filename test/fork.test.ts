@@ -1,0 +1,251 @@
+/**
+ * `weft fork` (issue 23, "Upgrade in flight, lawfully"): a hibernated travel run forked at its
+ * epoch boundary onto a new library version — the fork's journal names its parent, the hash of the
+ * parent's `epoch.closed`, what was re-pinned and the state at that boundary; it completes under the
+ * new pin in its parent's world; both journals verify, both replay to their fingerprints (the fork's
+ * replay checks the parent's journal first); the parent ends superseded and sealed; the world shows
+ * each effect once. And the refusals, each writing nothing: effects after the boundary not
+ * compensated (named), an epoch the parent did not close, a parent held live by another process,
+ * another tenant's parent. A tampered parent fails the fork's replay clearly.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import '../journal/ed25519-node.js';
+import type { JournalRecord } from '../journal/records.js';
+import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
+import { FileStore } from '../journal/stores/file.js';
+import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';
+import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
+import { readTravelState } from '../examples/travel/index.js';
+import { travelLibrary } from '../examples/travel/library.js';
+import { libraryDigest } from '../htn/library/digest.js';
+import type { Library } from '../htn/library/schema.js';
+import { assertBuilt, weft } from './support/cli.js';
+
+const root = mkdtempSync(join(tmpdir(), 'weft-fork-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const key = signingKeyFromSecret(new Uint8Array(32).fill(7));
+const publicKey = publicKeyOf(key);
+const INTENT = travelDomain.intent!;
+let n = 0;
+
+/** Version 2 of the travel library: one method renamed (same behaviour, another digest). */
+function travelV2(): Library {
+  const v2 = JSON.parse(JSON.stringify(travelLibrary)) as Library;
+  const method = v2.methods.find((m) => m.name === 'direct-flight-hotel-near-venue')!;
+  method.name = 'direct-flight-hotel-by-the-venue';
+  return v2;
+}
+
+function workspace(options: Partial<RuntimeOptions> = {}) {
+  const dir = join(root, `ws${n++}`);
+  const store = new FileStore(join(dir, 'store'));
+  const stateDir = join(dir, 'state');
+  const runtime = createRuntime({ store, domain: travelDomain, stateDir, signingKey: key, sleep: async () => undefined, ...options });
+  return { dir, store, stateDir, runtime };
+}
+
+/** A travel run hibernated at the end of its first epoch (searches only), or of its `epochs`-th. */
+async function hibernatedRun(ws: ReturnType<typeof workspace>, epochs = 1) {
+  const start = { tenant: 'acme', seed: '6', asOf: travelDomain.asOf! };
+  const id = Runtime.defaultId(INTENT, start);
+  const first = await ws.runtime.start(INTENT, { ...start, id });
+  first.hibernate();
+  expect((await first.done).status).toBe('hibernated');
+  for (let e = 1; e < epochs; e++) {
+    const again = await ws.runtime.resume(id);
+    again.hibernate();
+    expect((await again.done).status).toBe('hibernated');
+  }
+  return id;
+}
+
+/** The error `promise` is refused with (a test failure when it is not refused). */
+async function refusal(promise: Promise<unknown>): Promise<Error & { code: string }> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error & { code: string };
+  }
+  throw new Error('expected the fork to be refused');
+}
+
+const kinds = (records: readonly JournalRecord[]) => records.map((r) => r.kind);
+const worldOf = (ws: ReturnType<typeof workspace>, id: string) => readTravelState(join(ws.stateDir, id, TRAVEL_STATE_FILE));
+
+/** Nothing was written: the store holds the parent alone, with the records it had, resting as it was. */
+async function expectUntouched(ws: ReturnType<typeof workspace>, id: string, records: number) {
+  expect(await ws.store.list()).toEqual([id]);
+  expect(await ws.store.length(id)).toBe(records);
+  expect((await ws.runtime.list()).find((row) => row.id === id)?.status).toBe('hibernated');
+}
+
+describe('runtime.fork', () => {
+  test('a hibernated run forked at epoch 1 onto library v2: both journals verify and replay, the parent is superseded and sealed, each effect happens once', async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    const v2 = travelV2();
+    const handle = await ws.runtime.fork(parent, { atEpoch: 1, library: v2 });
+    expect(handle.id).not.toBe(parent);
+    const result = await handle.done;
+    expect(result.status, result.reason).toBe('completed');
+
+    const parentRecords = await ws.store.read(parent);
+    const closed = parentRecords.find((r) => r.kind === 'epoch.closed' && r.epoch === 1)!;
+    // The parent: its journal to the boundary, then its ending naming the fork, and the seal.
+    expect(kinds(parentRecords).slice(-3)).toEqual(['epoch.closed', 'invocation.superseded', 'invocation.sealed']);
+    expect(parentRecords.at(-2)!.body).toMatchObject({ by: handle.id, atEpoch: 1 });
+    expect((await ws.runtime.list()).find((r) => r.id === parent)?.status).toBe('superseded');
+
+    // The fork: its own pin (v2), then where it came from and the state at that boundary.
+    const records = await ws.store.read(handle.id);
+    const pinned = records[0] as JournalRecord<'invocation.pinned'>;
+    const parentPinned = parentRecords[0] as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body).toMatchObject({ invocation: handle.id, tenant: 'acme', intent: INTENT });
+    expect(pinned.body.pin).toEqual({ ...parentPinned.body.pin, library: libraryDigest(v2) });
+    const forked = records[1] as JournalRecord<'invocation.forked'>;
+    expect(forked.kind).toBe('invocation.forked');
+    expect(forked.body).toMatchObject({ parent, parentSeq: closed.seq, parentHash: closed.hash, atEpoch: 1, repinned: ['library'], world: parent });
+    expect(forked.body.state).toMatchObject({ epoch: 2, replans: 0, spent: 0, effects: [], obligations: [] });
+    expect((forked.body.state.outcomes as Array<{ goal: { task: string } }>).map((o) => o.goal.task)).toEqual(['find_options']);
+    // It goes on at epoch 2 under v2, and ends sealed.
+    expect(records[2]).toMatchObject({ kind: 'model.requested', epoch: 2 });
+    expect(records.filter((r) => r.kind === 'epoch.derived').every((r) => (r.body as { library: string }).library === libraryDigest(v2))).toBe(true);
+    expect(records.at(-1)!.kind).toBe('invocation.sealed');
+
+    // Both verify offline with the public key; both replay to their fingerprints.
+    expect((await ws.runtime.verify(parent, publicKey)).ok).toBe(true);
+    expect((await ws.runtime.verify(handle.id, publicKey)).ok).toBe(true);
+    expect(await ws.runtime.replay(handle.id)).toMatchObject({ status: 'completed', sealed: true, fingerprint: result.fingerprint });
+    expect(await ws.runtime.replay(parent)).toMatchObject({ status: 'superseded', sealed: true, fingerprint: (parentRecords.at(-1)!.body as { fingerprint: string }).fingerprint });
+
+    // The world: the fork acted in its parent's world; every booking, charge and message once, under the fork's keys.
+    expect(existsSync(join(ws.stateDir, handle.id))).toBe(false);
+    const world = worldOf(ws, parent);
+    expect(world.bookings.map((b) => b.kind).sort()).toEqual(['flight', 'hotel']);
+    expect(world.charges).toHaveLength(1);
+    expect(world.messages).toHaveLength(1);
+    const effects = Object.entries(world.ledger).filter(([, entry]) => !entry.actuator.endsWith('.search'));
+    expect(effects.length).toBeGreaterThan(0);
+    for (const [k, entry] of effects) {
+      expect(k.startsWith(`${handle.id}.`)).toBe(true);
+      expect(entry.applied).toBe(1);
+    }
+
+    // The superseded parent is not resumed, nor approved; the same fork asked again is the same fork.
+    expect((await (await ws.runtime.resume(parent)).done).status).toBe('superseded');
+    const again = await ws.runtime.fork(parent, { atEpoch: 1, library: v2 });
+    expect(again.id).toBe(handle.id);
+    expect((await again.done).status).toBe('completed');
+    expect((await ws.store.list()).sort()).toEqual([parent, handle.id].sort());
+    // A fork of the same parent under another pin is refused: one run goes on from a parent.
+    await expect(ws.runtime.fork(parent, { atEpoch: 1 })).rejects.toMatchObject({ code: 'fork.parent_superseded' });
+  });
+
+  test('a fork is refused after world effects the parent did not compensate, naming them; forked at the last boundary, they are carried, not redone', async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws, 2);
+    const length = await ws.store.length(parent);
+    const bookings = (await ws.store.read(parent)).filter((r) => r.kind === 'step.completed' && r.epoch === 2);
+    expect(bookings.length).toBeGreaterThan(0);
+
+    const refused = await refusal(ws.runtime.fork(parent, { atEpoch: 1 }));
+    expect(refused).toMatchObject({ code: 'fork.uncompensated_effects' });
+    for (const done of bookings) expect(refused.message).toContain(`key ${(done.body as { key: string }).key}`);
+    expect(refused.message).toMatch(/epoch 2 step \d+ \S+ via card\.charge/);
+    expect(refused.message).toContain('a second time under new keys');
+    await expectUntouched(ws, parent, length);
+
+    const handle = await ws.runtime.fork(parent, { atEpoch: 2 });
+    const result = await handle.done;
+    expect(result.status, result.reason).toBe('completed');
+    const forked = (await ws.store.read(handle.id, 1, 2))[0] as JournalRecord<'invocation.forked'>;
+    expect(forked.body.repinned).toEqual([]);
+    expect(forked.body.state.epoch).toBe(3);
+    expect(forked.body.state.effects.map((e) => e.actuator)).toContain('card.charge');
+    expect(forked.body.state.effects.every((e) => e.epoch === 2 && e.key.startsWith(`${parent}.2.`))).toBe(true);
+    expect(forked.body.state.obligations.length).toBeGreaterThan(0);
+    // Nothing booked or charged again: the fork only sent the itinerary and set the reminder.
+    const world = worldOf(ws, parent);
+    expect(world.charges).toHaveLength(1);
+    expect(world.bookings).toHaveLength(2);
+    expect(world.messages).toHaveLength(1);
+    expect(await ws.runtime.replay(handle.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
+  });
+
+  test('refused with nothing written: an epoch not closed, a parent held live by another process, another tenant', async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    const length = await ws.store.length(parent);
+
+    await expect(ws.runtime.fork(parent, { atEpoch: 2 })).rejects.toMatchObject({ code: 'fork.epoch_not_closed', message: expect.stringContaining('closed: 1') });
+    await expectUntouched(ws, parent, length);
+
+    const holder = `${hostname()}:${process.pid}`;
+    const lease = await ws.store.acquire(parent, { writer: holder, ttlMs: 60_000 });
+    try {
+      const held = await refusal(ws.runtime.fork(parent, { atEpoch: 1 }));
+      expect(held).toMatchObject({ code: 'fork.parent_held' });
+      expect(held.message).toContain(holder);
+      expect(held.message).toMatch(/cancel or hibernate it/i);
+    } finally {
+      await ws.store.release(lease);
+    }
+    expect(await ws.store.list()).toEqual([parent]);
+    expect(await ws.store.length(parent)).toBe(length);
+
+    await expect(ws.runtime.fork(parent, { atEpoch: 1, tenant: 'other' })).rejects.toMatchObject({ code: 'runtime.unknown_invocation' });
+    await expect(workspaceOver(ws, { tenant: 'other' }).fork(parent, { atEpoch: 1 })).rejects.toMatchObject({ code: 'runtime.unknown_invocation' });
+    await expectUntouched(ws, parent, length);
+  });
+
+  test("a fork's replay checks its parent: a parent's journal changed before the boundary is a clear error", async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    const handle = await ws.runtime.fork(parent, { atEpoch: 1 });
+    expect((await handle.done).status).toBe('completed');
+    // Change one price in an epoch-1 search result of the parent (same length: only the hash chain notices).
+    const file = join(ws.dir, 'store', 'invocations', parent, 'journal.jsonl');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('"price":310');
+    writeFileSync(file, text.replace('"price":310', '"price":311'));
+    const fresh = createRuntime({ store: new FileStore(join(ws.dir, 'store')), domain: travelDomain, stateDir: ws.stateDir, signingKey: key });
+    await expect(fresh.replay(handle.id)).rejects.toMatchObject({ code: 'fork.parent_mismatch', message: expect.stringMatching(new RegExp(`parent ${parent} does not verify up to seq`)) });
+  });
+});
+
+function workspaceOver(ws: ReturnType<typeof workspace>, options: Partial<RuntimeOptions>) {
+  return createRuntime({ store: ws.store, domain: travelDomain, stateDir: ws.stateDir, signingKey: key, sleep: async () => undefined, ...options });
+}
+
+describe('weft fork', () => {
+  beforeAll(() => assertBuilt());
+
+  test('forks a hibernated run onto a library file: one JSON line, the fork verifies, ls shows the parent superseded; an open epoch is refused', async () => {
+    const dir = join(root, 'cli');
+    const run = await weft(['run', 'travel', INTENT, '--seed', '6', '--as-of', travelDomain.asOf!, '--dir', dir, '--hibernate', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const parent = (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { id: string }).id;
+    const open = await weft(['fork', parent, '--at-epoch', '3', '--dir', dir]);
+    expect(open.code).toBe(1);
+    expect(open.stderr).toContain('not an epoch the parent closed (closed: 1)');
+
+    const file = join(root, 'travel-v2.json');
+    writeFileSync(file, JSON.stringify(travelV2()));
+    const out = await weft(['fork', parent, '--at-epoch', '1', '--library', file, '--dir', dir, '--json']);
+    expect(out.code, out.stderr).toBe(0);
+    const line = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { id: string; status: string; journal: string; publicKey: string; fingerprint: string; parent: string; repinned: string[] };
+    expect(line).toMatchObject({ status: 'completed', parent, atEpoch: 1, repinned: ['library'] });
+    expect(line.id).not.toBe(parent);
+    const verified = await weft(['verify', line.journal, '--public-key', line.publicKey]);
+    expect(verified.code, verified.stderr).toBe(0);
+    const replayed = await weft(['replay', line.id, '--dir', dir, '--json']);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(JSON.parse(replayed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ fingerprint: line.fingerprint });
+    const ls = await weft(['ls', '--dir', dir]);
+    expect(ls.stdout.split('\n').find((l) => l.includes(parent))).toMatch(/superseded/);
+  });
+});
