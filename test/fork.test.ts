@@ -19,7 +19,8 @@ import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
-import { readTravelState } from '../examples/travel/index.js';
+import { readTravelState, travelPolicy } from '../examples/travel/index.js';
+import { spendApprovalPolicy } from '../machines/policy.js';
 import { travelLibrary } from '../examples/travel/library.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
@@ -174,6 +175,31 @@ describe('runtime.fork', () => {
     expect(world.bookings).toHaveLength(2);
     expect(world.messages).toHaveLength(1);
     expect(await ws.runtime.replay(handle.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
+  });
+
+  test('a run awaiting approval under a strict policy, forked at epoch 1 onto the domain\'s policy: the parent is superseded from its rest, the fork needs no person', async () => {
+    const strict = spendApprovalPolicy({ version: 'strict', limit: 100, amountArg: 'amount' });
+    const ws = workspace({ policy: strict, policies: [travelPolicy] });
+    const start = { tenant: 'acme', seed: '6', asOf: travelDomain.asOf! };
+    const first = await ws.runtime.start(INTENT, start);
+    const parent = first.id;
+    expect((await first.done).status).toBe('awaiting_approval');
+    const handle = await ws.runtime.fork(parent, { atEpoch: 1, policy: travelPolicy.id, reason: 'the new spend policy' });
+    const result = await handle.done;
+    expect(result.status, result.reason).toBe('completed');
+    const forked = (await ws.store.read(handle.id, 1, 2))[0] as JournalRecord<'invocation.forked'>;
+    expect(forked.body.repinned).toEqual(['policy']);
+    const records = await ws.store.read(handle.id);
+    expect(records.some((r) => r.kind === 'approval.requested')).toBe(false);
+    const parentRecords = await ws.store.read(parent);
+    expect(kinds(parentRecords).slice(-3)).toEqual(['approval.requested', 'invocation.superseded', 'invocation.sealed']);
+    expect(parentRecords.at(-2)!.body).toEqual({ by: handle.id, atEpoch: 1, reason: 'the new spend policy' });
+    expect(await ws.runtime.replay(parent)).toMatchObject({ status: 'superseded', sealed: true });
+    expect(await ws.runtime.replay(handle.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
+    expect((await ws.runtime.verify(parent, publicKey)).ok).toBe(true);
+    expect((await ws.runtime.verify(handle.id, publicKey)).ok).toBe(true);
+    // Approving the superseded parent is refused: it has ended.
+    await expect(ws.runtime.approve(parent, { decision: 'approved', by: 'ops' })).rejects.toMatchObject({ code: 'runtime.not_awaiting_approval', message: expect.stringContaining('superseded') });
   });
 
   test('refused with nothing written: an epoch not closed, a parent held live by another process, another tenant', async () => {
