@@ -202,6 +202,40 @@ describe('runtime.fork', () => {
     await expect(ws.runtime.approve(parent, { decision: 'approved', by: 'ops' })).rejects.toMatchObject({ code: 'runtime.not_awaiting_approval', message: expect.stringContaining('superseded') });
   });
 
+  test('a crash between superseding the parent and writing the fork: asking for the same fork again writes it, once', async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    // The store fails the fork's first append once (as a crash there would leave it: the parent sealed, no fork).
+    let failOnce = true;
+    const flaky = new Proxy(ws.store, {
+      get(target, name, receiver) {
+        if (name === 'append') {
+          return async (lease: { invocation: string }, expected: number, records: readonly JournalRecord[]) => {
+            if (failOnce && lease.invocation !== parent && records[0]?.kind === 'invocation.pinned') {
+              failOnce = false;
+              throw new Error('the process died here');
+            }
+            return target.append(lease as never, expected, records);
+          };
+        }
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const crashing = workspaceOver(ws, { store: flaky });
+    await expect(crashing.fork(parent, { atEpoch: 1 })).rejects.toThrow('the process died here');
+    expect(kinds(await ws.store.read(parent)).slice(-2)).toEqual(['invocation.superseded', 'invocation.sealed']);
+    const by = ((await ws.store.read(parent)).at(-2)!.body as { by: string }).by;
+    expect(await ws.store.length(by)).toBe(0);
+
+    const handle = await ws.runtime.fork(parent, { atEpoch: 1 });
+    expect(handle.id).toBe(by);
+    expect((await handle.done).status).toBe('completed');
+    expect((await ws.store.list()).sort()).toEqual([parent, by].sort());
+    expect((await ws.store.read(by, 1, 2))[0]!.kind).toBe('invocation.forked');
+    expect(await ws.runtime.replay(by)).toMatchObject({ status: 'completed' });
+  });
+
   test('refused with nothing written: an epoch not closed, a parent held live by another process, another tenant', async () => {
     const ws = workspace();
     const parent = await hibernatedRun(ws);
