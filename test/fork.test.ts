@@ -25,6 +25,7 @@ import { travelLibrary } from '../examples/travel/library.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { assertBuilt, weft } from './support/cli.js';
+import { redisAvailable, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weft-fork-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -280,6 +281,34 @@ describe('runtime.fork', () => {
 function workspaceOver(ws: ReturnType<typeof workspace>, options: Partial<RuntimeOptions>) {
   return createRuntime({ store: ws.store, domain: travelDomain, stateDir: ws.stateDir, signingKey: key, sleep: async () => undefined, ...options });
 }
+
+describe.skipIf(!redisAvailable())('runtime.fork on Redis', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => server?.stop());
+
+  test("the status index lists the parent superseded (ended: not open), the fork completed; the fork's replay checks its parent in Redis", async () => {
+    const runtime = createRuntime({ redis: server.url, redisPrefix: 'fork', redisGiveUpMs: 10_000, dispatch: 'in-process', domain: travelDomain, signingKey: key, sleep: async () => undefined });
+    try {
+      const start = { tenant: 'acme', seed: '6', asOf: travelDomain.asOf! };
+      const first = await runtime.start(INTENT, start);
+      first.hibernate();
+      expect((await first.done).status).toBe('hibernated');
+      const handle = await runtime.fork(first.id, { atEpoch: 1 });
+      const result = await handle.done;
+      expect(result.status, result.reason).toBe('completed');
+      const rows = await runtime.list();
+      expect(rows.find((r) => r.id === first.id)?.status).toBe('superseded');
+      expect(rows.find((r) => r.id === handle.id)?.status).toBe('completed');
+      expect((await runtime.listOpen()).map((r) => r.id)).not.toContain(first.id);
+      expect(await runtime.replay(handle.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
+    } finally {
+      await runtime.close();
+    }
+  });
+});
 
 describe('weft fork', () => {
   beforeAll(() => assertBuilt());
