@@ -71,9 +71,6 @@ export class ForkParentError extends WeftError {
   }
 }
 
-/** The pin fields a fork may change. */
-export const REPINNABLE = ['library', 'model', 'policy'] as const;
-
 /** The pin fields that differ between `parent` and `fork`, sorted. */
 export function repinnedFields(parent: Pin, fork: Pin): string[] {
   const fields = Object.keys({ ...parent, ...fork }) as (keyof Pin)[];

@@ -519,7 +519,8 @@ export class Runtime {
   /**
    * A fork's replay starts here: its parent must be in this store, of the same tenant and intent,
    * its journal verifying up to `parentSeq` where the record is the `epoch.closed` of `atEpoch` with
-   * hash `parentHash`, and the state re-derived from those records must be the state recorded.
+   * hash `parentHash`, and the state re-derived from those records must be the state recorded. A
+   * parent that is a fork itself is checked against its own parent the same way, up the lineage.
    */
   private async checkForkParent(pinned: JournalRecord<'invocation.pinned'>, forked: JournalRecord<'invocation.forked'>): Promise<void> {
     const fork = pinned.body.invocation;
@@ -540,6 +541,7 @@ export class Runtime {
     const parentForked = records[1]?.kind === 'invocation.forked' ? (records[1] as JournalRecord<'invocation.forked'>).body : undefined;
     const parentWorld = parentForked ? (parentForked.world ?? parentForked.parent) : parent;
     if (world !== undefined && world !== parentWorld) throw new ForkParentError(fork, parent, `acts in world ${parentWorld}, not the world ${world} the fork names`);
+    if (parentForked) await this.checkForkParent(first, records[1] as JournalRecord<'invocation.forked'>);
     const library = await this.checkPin('replay', first, [], false);
     const derived = await this.forkStateOf(parent, records, library, atEpoch);
     if (canonicalize(derived) !== canonicalize(state)) throw new ForkParentError(fork, parent, `gives another state at the end of epoch ${atEpoch} than the fork recorded (recorded ${canonicalize(state).slice(0, 200)}…, re-derived ${canonicalize(derived).slice(0, 200)}…)`);

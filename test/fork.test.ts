@@ -203,6 +203,35 @@ describe('runtime.fork', () => {
     await expect(ws.runtime.approve(parent, { decision: 'approved', by: 'ops' })).rejects.toMatchObject({ code: 'runtime.not_awaiting_approval', message: expect.stringContaining('superseded') });
   });
 
+  test('a fork of a fork: it acts in the first parent\'s world, and its replay checks the whole lineage', async () => {
+    const ws = workspace();
+    const root = await hibernatedRun(ws);
+    const first = await ws.runtime.fork(root, { atEpoch: 1 });
+    first.hibernate();
+    expect((await first.done).status).toBe('hibernated'); // at the end of epoch 2: booked and paid, in root's world
+    const second = await ws.runtime.fork(first.id, { atEpoch: 2, library: travelV2() });
+    const result = await second.done;
+    expect(result.status, result.reason).toBe('completed');
+    const forked = (await ws.store.read(second.id, 1, 2))[0] as JournalRecord<'invocation.forked'>;
+    expect(forked.body).toMatchObject({ parent: first.id, atEpoch: 2, world: root, repinned: ['library'] });
+    expect(forked.body.state.effects.every((e) => e.key.startsWith(`${first.id}.2.`))).toBe(true);
+    const rows = await ws.runtime.list();
+    expect(rows.find((r) => r.id === root)?.status).toBe('superseded');
+    expect(rows.find((r) => r.id === first.id)?.status).toBe('superseded');
+    expect(await ws.runtime.replay(second.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
+    expect(await ws.runtime.replay(first.id)).toMatchObject({ status: 'superseded' });
+    const world = worldOf(ws, root);
+    expect(world.charges).toHaveLength(1);
+    expect(world.bookings).toHaveLength(2);
+    expect(world.messages).toHaveLength(1);
+    expect(existsSync(join(ws.stateDir, first.id))).toBe(false);
+    // The first parent changed before its boundary: the grandchild's replay says so.
+    const file = join(ws.dir, 'store', 'invocations', root, 'journal.jsonl');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"price":310', '"price":311'));
+    const fresh = createRuntime({ store: new FileStore(join(ws.dir, 'store')), domain: travelDomain, stateDir: ws.stateDir, signingKey: key });
+    await expect(fresh.replay(second.id)).rejects.toMatchObject({ code: 'fork.parent_mismatch', message: expect.stringContaining(`parent ${root} does not verify`) });
+  });
+
   test('a crash between superseding the parent and writing the fork: asking for the same fork again writes it, once', async () => {
     const ws = workspace();
     const parent = await hibernatedRun(ws);
