@@ -21,6 +21,9 @@ import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
 import { readTravelState, travelPolicy } from '../examples/travel/index.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
+import { ModelUnavailableError, type Model } from '../actors/model/model.js';
+import { travelTranscript } from '../examples/travel/transcript.js';
+import { TravelScriptedModel } from '../examples/travel/transfer-script.js';
 import { travelLibrary } from '../examples/travel/library.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
@@ -230,6 +233,38 @@ describe('runtime.fork', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('"price":310', '"price":311'));
     const fresh = createRuntime({ store: new FileStore(join(ws.dir, 'store')), domain: travelDomain, stateDir: ws.stateDir, signingKey: key });
     await expect(fresh.replay(second.id)).rejects.toMatchObject({ code: 'fork.parent_mismatch', message: expect.stringContaining(`parent ${root} does not verify`) });
+  });
+
+  test('a run suspended on a failing model, forked onto another model: repinned model, the parent superseded from its suspension', async () => {
+    const good = new TravelScriptedModel(travelTranscript);
+    // Model "flaky-1" answers epoch 1, then is unreachable: the run suspends (transient) in epoch 2.
+    const flaky: Model = {
+      id: 'flaky-1',
+      params: {},
+      complete: async (request) => {
+        if (request.epoch >= 2) throw new ModelUnavailableError('flaky-1', 'connection refused');
+        return good.complete(request);
+      },
+    };
+    const ws = workspace({ model: flaky, limits: { modelAttempts: 2 } });
+    const start = { tenant: 'acme', seed: '6', asOf: travelDomain.asOf! };
+    const first = await ws.runtime.start(INTENT, start);
+    const stopped = await first.done;
+    expect(stopped.status).toBe('suspended');
+    expect(stopped.suspension?.class).toBe('transient');
+
+    const handle = await ws.runtime.fork(first.id, { atEpoch: 1, model: good });
+    const result = await handle.done;
+    expect(result.status, result.reason).toBe('completed');
+    const [pinned, forked] = (await ws.store.read(handle.id, 0, 2)) as [JournalRecord<'invocation.pinned'>, JournalRecord<'invocation.forked'>];
+    expect(pinned.body.pin.model).toEqual({ id: good.id, params: {} });
+    expect(forked.body.repinned).toEqual(['model']);
+    const parentRecords = await ws.store.read(first.id);
+    expect(kinds(parentRecords).slice(-3)).toEqual(['model.failed', 'invocation.superseded', 'invocation.sealed']);
+    expect(await ws.runtime.replay(first.id)).toMatchObject({ status: 'superseded' });
+    expect(await ws.runtime.replay(handle.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
+    // Another fork of it (here: without the new model) is refused: one run goes on from a parent.
+    await expect(ws.runtime.fork(first.id, { atEpoch: 1 })).rejects.toMatchObject({ code: 'fork.parent_superseded' });
   });
 
   test('a crash between superseding the parent and writing the fork: asking for the same fork again writes it, once', async () => {
