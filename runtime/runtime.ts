@@ -392,7 +392,7 @@ export class Runtime {
     const mismatches: PinMismatch[] = [...compareEvaluables(library, this.options.evaluables), ...comparePolicy(pin.policy, this.policies().map((p) => p.id))];
     mismatches.push(...compareModel(pin.model, model ? { id: model.id, params: pinnedModelParams(model) } : undefined));
     if (hasFlag(pin, FLAG_DECLARED_SPEND) && this.declaredSpenders !== undefined) mismatches.push(...compareSpenders(pin.spenders ?? [], this.declaredSpenders, libraryActuators(library)));
-    if (mismatches.length > 0) throw new PinMismatchError(id, 'fork', mismatches);
+    if (mismatches.length > 0) throw new PinMismatchError(parentId, 'fork', mismatches);
     // The fork acts in its parent's world (the lineage's first invocation's).
     const world = records[1]?.kind === 'invocation.forked' ? ((records[1] as JournalRecord<'invocation.forked'>).body.world ?? (records[1] as JournalRecord<'invocation.forked'>).body.parent) : parentId;
     const body: ForkedBody = { parent: parentId, parentSeq: boundary.seq, parentHash: boundary.hash, atEpoch, repinned: repinnedFields(parentPin, pin), world, state };
