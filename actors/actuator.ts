@@ -20,6 +20,12 @@ export interface ActuatorContext {
   /** 1 for the first attempt; each retry of the same step adds one. */
   attempt: number;
   invocation: string;
+  /**
+   * The invocation whose world this one acts in, when it is not itself: a fork (runtime/fork.ts)
+   * goes on in its parent's world. An actuator that keeps a world per invocation keys it by
+   * `world ?? invocation`; idempotency keys stay the invocation's own.
+   */
+  world?: string;
   tenant: string;
   epoch: number;
   step: number;

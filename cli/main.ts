@@ -26,6 +26,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   log: () => import('./commands/log.js'),
   run: () => import('./commands/run.js'),
   resume: () => import('./commands/resume.js'),
+  fork: () => import('./commands/fork.js'),
   approve: () => import('./commands/approve.js'),
   replay: () => import('./commands/replay.js'),
   ls: () => import('./commands/ls.js'),

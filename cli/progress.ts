@@ -60,6 +60,10 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
       return `failed      ${b.reason}`;
     case 'invocation.handed_off':
       return `handed off  ${b.reason}`;
+    case 'invocation.forked':
+      return `forked      from ${b.parent} at the end of epoch ${b.atEpoch}; re-pinned: ${(b.repinned as string[]).join(', ') || 'nothing'}`;
+    case 'invocation.superseded':
+      return `superseded  by fork ${b.by} (at epoch ${b.atEpoch}): ${b.reason}`;
     case 'invocation.rekeyed':
       return `re-keyed    the seal's key is now ${String(b.to).slice(0, 16)} (was ${String(b.from).slice(0, 16)})`;
     case 'invocation.sealed':

@@ -145,6 +145,35 @@ export const bodySchemas = {
   'invocation.failed': z.strictObject({ code: z.string().min(1), class: failureClass, reason: z.string().min(1) }),
   'invocation.handed_off': z.strictObject({ reason: z.string().min(1) }),
   /**
+   * A fork's second record (after its own `invocation.pinned`): the invocation goes on from its
+   * parent's epoch boundary `atEpoch` under a new pin (runtime/fork.ts). `parentHash` is the hash of
+   * the parent's `epoch.closed` record of that epoch (at `parentSeq`); `repinned` names the pin
+   * fields that changed, sorted; `state` is the invocation's state at that boundary, re-derived from
+   * the parent's records on replay: the next epoch, the outcomes the model sees, what was spent, the
+   * re-plans, the world effects of closed epochs that were not compensated, and the compensations
+   * they declare (what undoing them would owe).
+   */
+  'invocation.forked': z.strictObject({
+    parent: z.string().min(1),
+    parentSeq: count,
+    parentHash: digest,
+    atEpoch: count,
+    repinned: z.array(z.string().min(1)),
+    /** The invocation whose world the fork goes on acting in (its lineage's first; actuators see it as `ActuatorContext.world`). */
+    world: z.string().min(1).optional(),
+    state: z.strictObject({
+      epoch: count,
+      outcomes: z.array(json),
+      /** A number: what completed epochs spent under the policy's envelope. */
+      spent: json,
+      replans: count,
+      effects: z.array(z.strictObject({ epoch: count, step: count, operator: z.string().min(1), actuator: z.string().min(1), key: z.string().min(1) })),
+      obligations: z.array(z.strictObject({ epoch: count, step: count, actuator: z.string().min(1), args: json })),
+    }),
+  }),
+  /** The invocation was forked (`weft fork`) and ends here: `by` goes on from the end of epoch `atEpoch`. */
+  'invocation.superseded': z.strictObject({ by: z.string().min(1), atEpoch: count, reason: z.string().min(1) }),
+  /**
    * An explicit re-key (`resume(id, { rekey: true })`, `weft resume --rekey`): from here on the
    * journal is sealed by key `to` instead of `from` (key ids; `from` is the key the store's
    * metadata recorded at start, or the previous re-key's `to`). Only a re-keyed journal has one, so

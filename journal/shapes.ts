@@ -127,6 +127,23 @@ export const bodyShapes: Record<RecordKind, Shape> = {
   'invocation.completed': strict({ summary: str }),
   'invocation.failed': strict({ code: nonEmpty, class: failureClass, reason: nonEmpty }),
   'invocation.handed_off': strict({ reason: nonEmpty }),
+  'invocation.forked': strict({
+    parent: nonEmpty,
+    parentSeq: count,
+    parentHash: digest,
+    atEpoch: count,
+    repinned: arrayOf(nonEmpty),
+    world: optional(nonEmpty),
+    state: strict({
+      epoch: count,
+      outcomes: arrayOf(json),
+      spent: json,
+      replans: count,
+      effects: arrayOf(strict({ epoch: count, step: count, operator: nonEmpty, actuator: nonEmpty, key: nonEmpty })),
+      obligations: arrayOf(strict({ epoch: count, step: count, actuator: nonEmpty, args: json })),
+    }),
+  }),
+  'invocation.superseded': strict({ by: nonEmpty, atEpoch: count, reason: nonEmpty }),
   'invocation.rekeyed': strict({ from: digest, to: digest }),
   'invocation.sealed': strict({ algorithm: oneOf('ed25519'), fingerprint: digest, keyId: digest, signature: { type: 'hex', length: 128 } }),
 };

@@ -200,15 +200,16 @@ export function parseInvocationMetadata(text: string, invocation: string): Invoc
   return normalizeInvocationMetadata(meta);
 }
 
-/** The statuses of a sealed journal: completed, failed or handed off. */
-export type SealedStatus = 'completed' | 'failed' | 'handed_off';
-export const SEALED_STATUSES: ReadonlySet<string> = new Set<SealedStatus>(['completed', 'failed', 'handed_off']);
+/** The statuses of a sealed journal: completed, failed, handed off, or superseded by a fork (runtime/fork.ts). */
+export type SealedStatus = 'completed' | 'failed' | 'handed_off' | 'superseded';
+export const SEALED_STATUSES: ReadonlySet<string> = new Set<SealedStatus>(['completed', 'failed', 'handed_off', 'superseded']);
 
 /** The sealed ending a run of record kinds (a journal's last ones) holds, if any. */
 export function endingOf(kinds: readonly string[]): SealedStatus | undefined {
   if (kinds.includes('invocation.completed')) return 'completed';
   if (kinds.includes('invocation.failed')) return 'failed';
   if (kinds.includes('invocation.handed_off')) return 'handed_off';
+  if (kinds.includes('invocation.superseded')) return 'superseded';
   return undefined;
 }
 

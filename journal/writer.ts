@@ -48,8 +48,11 @@ export class JournalWriter {
     private readonly options: WriterOptions,
   ) {}
 
-  /** Start a new journal: takes the lease and writes `invocation.pinned` as seq 0. */
-  static async create(store: JournalStore, genesis: Genesis, options: WriterOptions): Promise<JournalWriter> {
+  /**
+   * Start a new journal: takes the lease and writes `invocation.pinned` as seq 0 — with `then`, the
+   * records that follow it in the same durable write (a fork's `invocation.forked`: all or none).
+   */
+  static async create(store: JournalStore, genesis: Genesis, options: WriterOptions, then: readonly RecordDraft[] = []): Promise<JournalWriter> {
     // The lease and the length together (one round trip on a networked store). The length is for a
     // clear error only: the store refuses a genesis at seq 0 of a journal that has records anyway.
     const [acquired, length] = await Promise.allSettled([store.acquire(genesis.invocation, { writer: options.writer, ttlMs: options.ttlMs ?? 30_000 }), store.length(genesis.invocation)]);
@@ -62,11 +65,14 @@ export class JournalWriter {
         throw new WeftError('journal.exists', 'permanent', `invocation ${genesis.invocation} already has a journal (${existing} records); resume it instead of creating it`);
       }
       const writer = new JournalWriter(store, lease, 0, genesisHash(genesis.invocation, genesis.pin), options);
-      await writer.append({
-        kind: 'invocation.pinned',
-        epoch: 0,
-        body: { schema: 1, invocation: genesis.invocation, tenant: genesis.tenant, intent: genesis.intent, pin: genesis.pin, ...(genesis.intentCut ? { intentCut: genesis.intentCut } : {}) },
-      });
+      await writer.appendAll([
+        {
+          kind: 'invocation.pinned',
+          epoch: 0,
+          body: { schema: 1, invocation: genesis.invocation, tenant: genesis.tenant, intent: genesis.intent, pin: genesis.pin, ...(genesis.intentCut ? { intentCut: genesis.intentCut } : {}) },
+        },
+        ...then,
+      ]);
       return writer;
     } catch (err) {
       await store.release(lease).catch(() => undefined);

@@ -39,7 +39,7 @@ export interface ApprovalInput {
 
 export interface FinishInput {
   context: InvocationContext;
-  ending: 'completed' | 'failed' | 'handed_off';
+  ending: 'completed' | 'failed' | 'handed_off' | 'superseded';
 }
 
 function notProvided<I, O>(name: string): PromiseActorLogic<O, I> {

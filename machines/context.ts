@@ -81,9 +81,31 @@ export interface InvocationInput {
   limits: InvocationLimits;
   /** Present when the intent was over the pinned cap (`intent` is then a prefix). */
   intentCut?: { chars: number; digest: string };
-  /** Journal position after `invocation.pinned`. */
+  /** Journal position after `invocation.pinned` (after `invocation.forked`, for a fork). */
   seq: number;
   tail: string;
+  /**
+   * A fork (runtime/fork.ts): the state at its parent's epoch boundary, from its `invocation.forked`
+   * record — the machine starts there instead of at epoch 1. Absent: an invocation of its own.
+   */
+  from?: ForkedFrom;
+  /** A fork's world: the invocation whose world its actuators act in (ActuatorContext.world). Absent: its own. */
+  world?: string;
+}
+
+/** Where a fork's machine starts: the parent's state after its epoch `epoch - 1` closed. */
+export interface ForkedFrom {
+  epoch: number;
+  outcomes: EpochOutcome[];
+  spent: number;
+  replans: number;
+}
+
+/** Why an invocation resting in a state is superseded by a fork (the `supersede` event, recorded as `invocation.superseded`). */
+export interface Supersession {
+  by: string;
+  atEpoch: number;
+  reason: string;
 }
 
 export interface StepResult {
@@ -119,9 +141,11 @@ export interface InvocationContext extends InvocationInput {
   summary: string | null;
   fingerprint: string | null;
   hibernateRequested: boolean;
+  /** Set when a fork supersedes the invocation (runtime/fork.ts): it ends `superseded`, naming the fork. */
+  supersede?: Supersession | null;
 }
 
-export type SuspendableState = 'parse' | 'decompose' | 'author' | 'admit' | 'awaitingApproval' | 'execute' | 'compensate' | 'truncate' | 'boundary' | 'finishing' | 'failing' | 'handingOff';
+export type SuspendableState = 'parse' | 'decompose' | 'author' | 'admit' | 'awaitingApproval' | 'execute' | 'compensate' | 'truncate' | 'boundary' | 'finishing' | 'failing' | 'handingOff' | 'superseding';
 
 export interface Suspension {
   /** The state the invocation resumes in. */
@@ -142,4 +166,6 @@ export interface Position {
 export type InvocationEvent =
   | { type: 'approval.decided'; decision: 'approved' | 'rejected'; by: string; note?: string }
   | { type: 'hibernate' }
-  | { type: 'resume' };
+  | { type: 'resume' }
+  /** A fork takes over from a resting invocation: it ends superseded, sealed (runtime/fork.ts). */
+  | ({ type: 'supersede' } & Supersession);

@@ -15,6 +15,10 @@
  *     it re-enters execute at the sleep step, which fires the timer only once its time has come —
  *     early, it rests again.
  *
+ *   awaitingApproval | awaitingTimer | hibernated | suspended ─(supersede)─► superseding ─► superseded
+ *     a fork (runtime/fork.ts) takes over from a resting invocation: it ends superseded, sealed,
+ *     naming the fork. Replay drives it from the recorded `invocation.superseded`.
+ *
  *   any state ─► suspended ─(resume)─► the same state
  *     a recorded model or observation failure that a person or a later attempt can fix (a
  *     transient error after the pinned attempts, bad credentials, a moved endpoint), or a
@@ -126,27 +130,29 @@ export const invocationMachine = setup({
     /** Resuming: the suspension is over; a model exchange picks up where it stopped. */
     leaveSuspension: assign(({ context }) => ({ suspension: null, exchange: context.suspension?.exchange ?? null })),
     setFingerprint: assign((_, o: FinishOutput) => ({ ...at(o), fingerprint: o.fingerprint })),
+    setSupersession: assign((_, p: { by: string; atEpoch: number; reason: string }) => ({ supersede: { by: p.by, atEpoch: p.atEpoch, reason: p.reason } })),
     requestHibernation: assign({ hibernateRequested: true }),
     clearHibernation: assign({ hibernateRequested: false }),
   },
 }).createMachine({
   id: 'invocation',
-  context: ({ input }) => ({
+  // A fork starts from its parent's state at the epoch boundary (`input.from`); any other invocation at epoch 1.
+  context: ({ input: { from, ...input } }) => ({
     ...input,
-    epoch: 1,
-    outcomes: [],
+    epoch: from?.epoch ?? 1,
+    outcomes: from?.outcomes ?? [],
     goal: null,
     plan: null,
     gap: null,
     done: [],
     failure: null,
-    replans: 0,
+    replans: from?.replans ?? 0,
     summary: null,
     fingerprint: null,
     hibernateRequested: false,
     suspension: null,
     exchange: null,
-    spent: 0,
+    spent: from?.spent ?? 0,
   }),
   initial: 'parse',
   on: { hibernate: { actions: 'requestHibernation' } },
@@ -205,7 +211,7 @@ export const invocationMachine = setup({
       },
     },
     awaitingApproval: {
-      on: { 'approval.decided': { target: 'approving' } },
+      on: { 'approval.decided': { target: 'approving' }, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
     },
     approving: {
       invoke: {
@@ -271,14 +277,15 @@ export const invocationMachine = setup({
       ],
     },
     hibernated: {
-      on: { resume: { target: 'parse', actions: 'clearHibernation' } },
+      on: { resume: { target: 'parse', actions: 'clearHibernation' }, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
     },
     awaitingTimer: {
-      on: { resume: { target: 'execute' } },
+      on: { resume: { target: 'execute' }, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
     },
     suspended: {
       on: {
-        resume: (['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff'] as const).map((state) => ({
+        supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } },
+        resume: (['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'superseding'] as const).map((state) => ({
           guard: { type: 'suspendedIn' as const, params: state },
           target: state,
           actions: 'leaveSuspension' as const,
@@ -309,9 +316,18 @@ export const invocationMachine = setup({
         onError: suspendOnError('handingOff'),
       },
     },
+    superseding: {
+      invoke: {
+        src: 'finish',
+        input: ({ context }) => ({ context, ending: 'superseded' as const }),
+        onDone: { target: 'superseded', actions: { type: 'setFingerprint', params: ({ event }) => event.output } },
+        onError: suspendOnError('superseding'),
+      },
+    },
     completed: { type: 'final' },
     failed: { type: 'final' },
     handedOff: { type: 'final' },
+    superseded: { type: 'final' },
   },
 });
 
@@ -319,4 +335,4 @@ export type InvocationMachine = typeof invocationMachine;
 
 /** States in which the machine waits for the outside world with no actor running. */
 export const restingStates = ['awaitingApproval', 'awaitingTimer', 'hibernated', 'suspended'] as const;
-export const finalStates = ['completed', 'failed', 'handedOff'] as const;
+export const finalStates = ['completed', 'failed', 'handedOff', 'superseded'] as const;

@@ -12,7 +12,7 @@ import type { ActuatorContext } from '../actors/actuator.js';
 import type { FailureClass } from '../journal/errors.js';
 
 /** One attempt of one step: what to run, and the context the actuator will see (minus the PRNG, rebuilt from `seed`). */
-export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocation' | 'tenant' | 'epoch' | 'step' | 'asOf'> {
+export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocation' | 'world' | 'tenant' | 'epoch' | 'step' | 'asOf'> {
   /** `run` applies the step's effect; `compensate` undoes a completed one. */
   op: 'run' | 'compensate';
   actuator: string;

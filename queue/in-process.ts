@@ -36,6 +36,7 @@ export async function runJob(actuator: Actuator, job: Job): Promise<JobOutcome> 
     key: job.key,
     attempt: job.attempt,
     invocation: job.invocation,
+    ...(job.world === undefined ? {} : { world: job.world }),
     tenant: job.tenant,
     epoch: job.epoch,
     step: job.step,

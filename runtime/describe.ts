@@ -102,7 +102,7 @@ export interface InvocationDescription {
   pin: (Omit<Pin, 'limits' | 'spenders'> & { limits: Record<string, number> | null; spenders: NonNullable<Pin['spenders']> | null }) | null;
   epochs: EpochDescription[];
   waiting: Waiting | null;
-  ending: { status: 'completed' | 'failed' | 'handed_off'; summary: string | null; code: string | null; class: string | null; reason: string | null } | null;
+  ending: { status: 'completed' | 'failed' | 'handed_off' | 'superseded'; summary: string | null; code: string | null; class: string | null; reason: string | null } | null;
   seal: { fingerprint: string; keyId: string } | null;
   commands: CommandDescription[];
 }
@@ -114,7 +114,8 @@ export function invocationDescription(input: DescribeInput): InvocationDescripti
   const ending = endingOf(records);
   const seal = sealOf(records);
   const held = snapshotPlan(input.snapshot);
-  const epochs = epochsOf(records, held, ending?.status);
+  // A superseded run's open epoch stays open: the fork goes on from an earlier boundary.
+  const epochs = epochsOf(records, held, ending?.status === 'superseded' ? undefined : ending?.status);
   return {
     version: DESCRIPTION_VERSION,
     id: summary.id,
@@ -146,6 +147,10 @@ function endingOf(records: readonly JournalRecord[]): InvocationDescription['end
       return { status: 'failed', summary: null, code: b.code, class: b.class, reason: b.reason };
     }
     if (record.kind === 'invocation.handed_off') return { status: 'handed_off', summary: null, code: null, class: null, reason: (record as JournalRecord<'invocation.handed_off'>).body.reason };
+    if (record.kind === 'invocation.superseded') {
+      const b = (record as JournalRecord<'invocation.superseded'>).body;
+      return { status: 'superseded', summary: null, code: null, class: null, reason: `superseded by fork ${b.by} at epoch ${b.atEpoch}: ${b.reason}` };
+    }
   }
   return null;
 }
@@ -218,6 +223,7 @@ function commandsFor(summary: InvocationSummary): CommandDescription[] {
     case 'completed':
     case 'failed':
     case 'handed_off':
+    case 'superseded':
       return [
         { command: `weft replay ${id}`, does: 're-derive the run from its journal, calling nothing, and check its fingerprint' },
         { command: `weft export ${id}`, does: 'print a bundle (journal, library, public key) that weft verify checks anywhere' },

@@ -53,7 +53,7 @@ export class RuntimeUsageError extends WeftError {
 export class PinMismatchError extends WeftError {
   constructor(
     readonly invocation: string,
-    readonly command: 'resume' | 'approve' | 'replay',
+    readonly command: 'resume' | 'approve' | 'replay' | 'fork',
     readonly mismatches: ReadonlyArray<{ field: string; pinned: string; offered: string; fix: string }>,
   ) {
     super(

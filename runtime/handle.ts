@@ -25,7 +25,7 @@ import type { JournalWriter } from '../journal/writer.js';
 import type { InvocationContext, InvocationEvent, Suspension } from '../machines/context.js';
 import type { InvocationMachine } from '../machines/invocation-machine.js';
 
-export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended';
+export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'superseded' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended';
 
 export interface InvocationResult {
   id: string;
@@ -47,6 +47,7 @@ const STOPPING: Record<string, InvocationStatus> = {
   completed: 'completed',
   failed: 'failed',
   handedOff: 'handed_off',
+  superseded: 'superseded',
   awaitingApproval: 'awaiting_approval',
   awaitingTimer: 'waiting_timer',
   hibernated: 'hibernated',

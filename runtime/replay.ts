@@ -12,18 +12,25 @@
  * person's decision; a hibernation or a recorded suspension (a model or observation failure) is
  * resumed if the journal goes on. An actor's error during replay (a divergence) is the replay's
  * error, not a suspension.
+ *
+ * A recorded `invocation.superseded` (runtime/fork.ts) is replayed as the fork's `supersede` event
+ * in the resting state the run was in; one right after an `epoch.closed` means the run had
+ * hibernated at that boundary (a hibernation is not recorded), so the replay hibernates there too.
+ * A fork's journal starts from its `invocation.forked` record's state (limits.ts inputFromJournal);
+ * checking that state against the parent's journal is the runtime's part (runtime/fork.ts).
  */
 import type { InspectionEvent, Observer } from 'xstate';
 import { verifyRecords } from '../journal/reader.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import type { Library } from '../htn/library/schema.js';
+import type { InvocationContext } from '../machines/context.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
 import { Recorder } from './recorder.js';
-import { inputFromPinned } from './limits.js';
+import { inputFromJournal } from './limits.js';
 
 export interface ReplayDeps {
   loadLibrary(digest: string): Promise<Library>;
@@ -35,19 +42,21 @@ export interface ReplayDeps {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Called for each record replay passes, in order (the viewer's time travel: inspector/replay-trail.ts). */
   onRecord?: (record: JournalRecord) => void;
+  /** Called with every state the replayed machine reaches and its context (runtime/fork.ts reads a run's state at an epoch boundary). */
+  onState?: (value: string, context: InvocationContext) => void;
 }
 
 export interface ReplayResult {
   id: string;
   /** Where the replayed machine stopped: a final state, or a resting state the journal ends in. */
-  status: 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended' | 'unfinished';
+  status: 'completed' | 'failed' | 'handed_off' | 'superseded' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended' | 'unfinished';
   records: number;
   sealed: boolean;
   /** The fingerprint replay computed (the hash before the seal; the last hash if unsealed). */
   fingerprint: string;
 }
 
-const FINAL: Record<string, ReplayResult['status']> = { completed: 'completed', failed: 'failed', handedOff: 'handed_off' };
+const FINAL: Record<string, ReplayResult['status']> = { completed: 'completed', failed: 'failed', handedOff: 'handed_off', superseded: 'superseded' };
 
 export async function replayJournal(records: readonly JournalRecord[], deps: ReplayDeps): Promise<ReplayResult> {
   const report = verifyRecords(records);
@@ -56,7 +65,9 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   const { invocation, pin } = first.body;
   const library = await deps.loadLibrary(pin.library);
   // No key is in force until a re-key names one: the recorder then holds the seal to it.
-  const recorder = new Recorder({ seq: 1, tail: first.hash, existing: records.slice(1), ...(deps.onRecord ? { onRecord: deps.onRecord } : {}) });
+  const input = inputFromJournal(records);
+  const recorder = new Recorder({ seq: input.seq, tail: input.tail, existing: records.slice(input.seq), ...(deps.onRecord ? { onRecord: deps.onRecord } : {}) });
+  const hibernatedAt = hibernationBeforeSupersession(records);
   let actorError: unknown;
   const services: EpochServices = {
     onActorError: (err) => {
@@ -72,7 +83,6 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     sleep: async () => undefined,
     now: () => 0, // never asked: replay reads every recorded timer firing
   };
-  const input = inputFromPinned(first);
   const actor = createInvocationActor(services, {
     input,
     ...(deps.inspect ? { inspect: deps.inspect as Observer<InspectionEvent> } : {}),
@@ -82,8 +92,16 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
     actor.subscribe({
       next(snapshot) {
         const value = String(snapshot.value);
+        deps.onState?.(value, snapshot.context);
         if (FINAL[value]) return resolve(FINAL[value]!);
         const next = recorder.peek();
+        // The run hibernated at this epoch's boundary before a fork superseded it: so does the replay.
+        if (hibernatedAt === snapshot.context.epoch && !snapshot.context.hibernateRequested && value !== 'hibernated') actor.send({ type: 'hibernate' });
+        if (next?.kind === 'invocation.superseded' && (value === 'awaitingApproval' || value === 'awaitingTimer' || value === 'hibernated' || (value === 'suspended' && snapshot.context.suspension?.class !== 'runtime'))) {
+          const body = (next as JournalRecord<'invocation.superseded'>).body;
+          queueMicrotask(() => actor.send({ type: 'supersede', by: body.by, atEpoch: body.atEpoch, reason: body.reason }));
+          return;
+        }
         if (value === 'awaitingApproval') {
           if (next?.kind !== 'approval.decided') return resolve('awaiting_approval');
           const body = (next as JournalRecord<'approval.decided'>).body;
@@ -118,4 +136,15 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
   }
   const sealed = records.at(-1)?.kind === 'invocation.sealed';
   return { id: invocation, status: stoppedAt, records: recorder.seq, sealed, fingerprint: sealed ? records.at(-1)!.prev : recorder.tail };
+}
+
+/**
+ * The epoch at whose boundary the run rested (hibernated) before a fork superseded it: the record
+ * before `invocation.superseded` (re-keys aside) is that epoch's `epoch.closed`. Undefined otherwise.
+ */
+function hibernationBeforeSupersession(records: readonly JournalRecord[]): number | undefined {
+  const at = records.findIndex((r) => r.kind === 'invocation.superseded');
+  let i = at - 1;
+  while (i > 0 && records[i]!.kind === 'invocation.rekeyed') i--;
+  return at > 0 && records[i]!.kind === 'epoch.closed' ? records[i]!.epoch : undefined;
 }

@@ -16,7 +16,10 @@
  *   first.
  * - `approve(id, decision)` records a person's decision on a hibernated epoch and continues.
  * - `replay(id | journal)` re-runs the machine over a journal without calling anything, re-deriving
- *   every decomposition; any difference stops with ReplayDivergenceError.
+ *   every decomposition; any difference stops with ReplayDivergenceError. A fork's replay first
+ *   checks its parent's journal up to the boundary it forked at (fork.ts).
+ * - `fork(parentId, { atEpoch, library?, model?, policy? })` starts a new invocation from a parent's
+ *   epoch boundary under a new pin, and ends the parent superseded (fork.ts).
  */
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
@@ -57,10 +60,12 @@ import { packBytes } from '../policy/digest.js';
 import { predicateRegistry, type PolicyPredicate, type PredicateRegistry } from '../policy/predicates.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
 import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, compareSpenders, libraryActuators, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
+import { LeaseHeldError } from '../journal/errors.js';
 import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.js';
-import { DEFAULT_LIMITS, inputFromPinned } from './limits.js';
+import { DEFAULT_LIMITS, inputFromJournal } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
+import { boundaryOf, effectsAfterRefusal, ForkParentError, ForkRefusedError, forkId, forkState, parentHistory, repinnedFields, SUPERSEDABLE, worldEffects, type ForkedBody, type ForkOptions } from './fork.js';
 import { guardedObserver, type InspectionObserver } from './inspection.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
@@ -68,6 +73,7 @@ import { serve, type ServeOptions } from './serve.js';
 import { resolveStartOptions, type StartOptions } from './start-options.js';
 
 export type { StartOptions } from './start-options.js';
+export type { ForkOptions } from './fork.js';
 
 export interface ResumeOptions {
   snapshot?: unknown;
@@ -355,6 +361,213 @@ export class Runtime {
   }
 
   /**
+   * Fork `parentId` at the end of its epoch `atEpoch` onto a new pin (fork.ts): a new invocation —
+   * same tenant and intent, the pin with `library`, `model`, `policy` changed as asked — whose journal
+   * opens with its pin and `invocation.forked` (the parent, the hash of the parent's `epoch.closed`
+   * of that epoch, what was re-pinned, the state at that boundary), then runs live from epoch
+   * `atEpoch + 1`. The parent, unless it had ended, must be at rest (hibernated, awaiting approval,
+   * asleep, suspended) and free: it ends `superseded` and sealed, naming the fork.
+   *
+   * Refused with nothing written: an epoch the parent did not close; world effects the parent
+   * applied after it and did not compensate (named: the fork would apply them again under new
+   * keys); a parent held by a live process (named), running, interrupted, or already superseded by
+   * another fork; another tenant's parent (unknown, as resume says); a new pin this runtime cannot
+   * run. Crash-safe: the parent is superseded first, naming the fork's id (derived from the parent,
+   * the epoch and the new pin), then the fork is written in one durable append; asking for the same
+   * fork again finishes what a crash left, or attaches to the fork that exists.
+   */
+  async fork(parentId: string, options: ForkOptions): Promise<InvocationHandle> {
+    const { atEpoch } = options;
+    if (!Number.isSafeInteger(atEpoch) || atEpoch < 1) throw new RuntimeUsageError('fork.bad_epoch', `fork: atEpoch must be an epoch number (1, 2, …), not ${JSON.stringify(atEpoch)}`);
+    const key = this.options.signingKey;
+    if (!key) throw new RuntimeUsageError('runtime.no_signing_key', 'runtime.fork: this runtime has no signing key, and a fork is sealed by the key it starts with (and seals the parent it supersedes): pass createRuntime({ signingKey })');
+    await this.ready();
+    const store = this.options.store;
+    const records = await store.read(parentId);
+    this.checkGenesis(parentId, records[0], options.tenant ?? this.options.tenant);
+    const report = verifyRecords(records);
+    if (!report.ok) throw new ForkRefusedError('fork.parent_damaged', `cannot fork ${parentId}: its journal does not verify (${report.error!.message}); nothing was written`);
+    const parentPinned = records[0] as JournalRecord<'invocation.pinned'>;
+    const parentPin = parentPinned.body.pin;
+    const boundary = boundaryOf(parentId, records, atEpoch);
+    // The parent's whole journal, replayed over what it pinned: each epoch's plan, and its state at the boundary.
+    const parentLibrary = await this.checkPin('replay', parentPinned, [], false);
+    const history = await parentHistory(records, this.replayDeps(parentLibrary, parentPin.library), atEpoch);
+    const after = worldEffects(records, history.plans, (epoch) => epoch > atEpoch);
+    if (after.length > 0) throw effectsAfterRefusal(parentId, atEpoch, after);
+    const state = await this.forkStateOf(parentId, records.slice(0, boundary.seq + 1), parentLibrary, atEpoch);
+
+    // The new pin: the parent's, with what was asked changed; this runtime must be able to run it.
+    const library = await this.forkLibrary(options.library, parentLibrary);
+    const digest = libraryDigest(library);
+    const policy = options.policy === undefined ? parentPin.policy : typeof options.policy === 'string' ? options.policy : options.policy.id;
+    if (typeof options.policy === 'object' && !this.policies().some((p) => p.id === policy)) this.forkPolicies.push(options.policy);
+    // A rule pack is filed by its digest, as a start files it, so any process finds the pack the fork pins.
+    const pack = options.policy;
+    if (typeof pack === 'object' && isPackPolicy(pack)) await this.putBlobOnce(pack.digest, () => packBytes(pack.pack));
+    const modelPin = options.model ? { id: options.model.id, params: pinnedModelParams(options.model) } : parentPin.model;
+    const pin: Pin = { ...parentPin, library: digest, model: modelPin, policy };
+    const id = options.id ?? forkId(parentId, atEpoch, pin);
+    const model = options.model ?? this.options.model;
+    const mismatches: PinMismatch[] = [...compareEvaluables(library, this.options.evaluables), ...comparePolicy(pin.policy, this.policies().map((p) => p.id))];
+    mismatches.push(...compareModel(pin.model, model ? { id: model.id, params: pinnedModelParams(model) } : undefined));
+    if (hasFlag(pin, FLAG_DECLARED_SPEND) && this.declaredSpenders !== undefined) mismatches.push(...compareSpenders(pin.spenders ?? [], this.declaredSpenders, libraryActuators(library)));
+    if (mismatches.length > 0) throw new PinMismatchError(parentId, 'fork', mismatches);
+    // The fork acts in its parent's world (the lineage's first invocation's).
+    const world = records[1]?.kind === 'invocation.forked' ? ((records[1] as JournalRecord<'invocation.forked'>).body.world ?? (records[1] as JournalRecord<'invocation.forked'>).body.parent) : parentId;
+    const body: ForkedBody = { parent: parentId, parentSeq: boundary.seq, parentHash: boundary.hash, atEpoch, repinned: repinnedFields(parentPin, pin), world, state };
+    const { tenant, intent, intentCut } = parentPinned.body;
+
+    // The fork exists already: the same fork asked again (attach), or another one under that id (refused).
+    const exists = (await store.length(id)) > 0;
+    if (exists) {
+      const head = await store.read(id, 0, 2);
+      const mine = head[0]?.kind === 'invocation.pinned' && head[1]?.kind === 'invocation.forked' &&
+        canonicalize({ tenant, intent, pin }) === canonicalize({ tenant: (head[0] as JournalRecord<'invocation.pinned'>).body.tenant, intent: (head[0] as JournalRecord<'invocation.pinned'>).body.intent, pin: (head[0] as JournalRecord<'invocation.pinned'>).body.pin }) &&
+        canonicalize(body) === canonicalize(head[1].body);
+      if (!mine) throw new ForkRefusedError('fork.id_conflict', `cannot fork ${parentId} as ${id}: invocation ${id} exists and is not this fork (another parent, epoch or pin); give another --id. Nothing was written`);
+    }
+
+    // The parent: ended (nothing to supersede), superseded by this fork (a crash left the rest), or at rest and free.
+    const parentTail = records.at(-1)!;
+    const superseded = records.find((r) => r.kind === 'invocation.superseded') as JournalRecord<'invocation.superseded'> | undefined;
+    if (superseded && superseded.body.by !== id) {
+      throw new ForkRefusedError('fork.parent_superseded', `cannot fork ${parentId}: it was already superseded by fork ${superseded.body.by} (at epoch ${superseded.body.atEpoch}); one run goes on from a parent — fork ${superseded.body.by} instead. Nothing was written`);
+    }
+    const reason = options.reason ?? `forked at the end of epoch ${atEpoch}${body.repinned.length ? ` onto a new ${body.repinned.join(', ')}` : ''}`;
+    if (parentTail.kind !== 'invocation.sealed') await this.supersede(parentId, records, parentLibrary, { by: id, atEpoch, reason });
+
+    if (exists) return this.resume(id, { tenant });
+    await this.putBlobOnce(digest, () => canonicalBytes(library));
+    await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
+    await store.putMetadata(id, { ...this.domainMetadata(digest, library), sealKey: key.keyId });
+    let writer: JournalWriter;
+    try {
+      writer = await JournalWriter.create(store, { invocation: id, tenant, intent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions(), [{ kind: 'invocation.forked', epoch: 0, body }]);
+    } catch (err) {
+      // Created meanwhile by another process asking for the same fork: attach to it.
+      if ((await store.length(id).catch(() => 0)) > 0) return this.resume(id, { tenant });
+      throw err;
+    }
+    const input = inputFromJournal(await store.read(id, 0, 2));
+    return this.run(writer, library, input, [], undefined, key.keyId, model);
+  }
+
+  /** What replay needs to re-run a journal pinned to `library` (its digest `digest`) here. */
+  private replayDeps(library: Library, digest: string) {
+    return {
+      loadLibrary: async (asked: string) => {
+        if (asked !== digest) throw new RuntimeUsageError('runtime.library_missing', `replay asked for library ${asked}, which the journal did not pin`);
+        return library;
+      },
+      policy: (id: string) => this.policyById(id),
+      evaluables: this.options.evaluables,
+      observe: this.options.observe,
+      dispatcher: this.dispatcher,
+    };
+  }
+
+  /** The state at the end of epoch `atEpoch`, from the parent's records up to that boundary (what `invocation.forked` records, and replay re-derives). */
+  private async forkStateOf(parentId: string, upToBoundary: readonly JournalRecord[], library: Library, atEpoch: number) {
+    const digest = (upToBoundary[0] as JournalRecord<'invocation.pinned'>).body.pin.library;
+    const history = await parentHistory(upToBoundary, this.replayDeps(library, digest), atEpoch);
+    if (!history.boundary) throw new ForkRefusedError('fork.no_boundary', `cannot fork ${parentId} at epoch ${atEpoch}: replaying its journal did not reach the start of epoch ${atEpoch + 1}`);
+    return forkState(history.boundary, worldEffects(upToBoundary, history.plans, (epoch) => epoch <= atEpoch));
+  }
+
+  /** The library a fork pins: the parent's, one given, or one of this runtime's (by name or digest) or the store's (by digest). */
+  private async forkLibrary(asked: Library | string | undefined, parentLibrary: Library): Promise<Library> {
+    if (asked === undefined) return parentLibrary;
+    if (typeof asked !== 'string') return validateLibrary(asked);
+    const found = this.options.libraries.find((l) => l.name === asked) ?? (await this.pinnedLibrary(asked, []));
+    if (!found) throw new RuntimeUsageError('runtime.unknown_library', `fork: no library named or with digest ${asked}; this runtime has ${this.options.libraries.map((l) => `${l.name} (${this.digests.get(l)!.slice(0, 12)})`).join(', ')}`);
+    return found;
+  }
+
+  /**
+   * End a resting parent `superseded`, sealed, naming the fork: its lease is taken (a live holder is
+   * named and refused), its machine restarted from its snapshot in its resting state and driven by
+   * the `supersede` event, which records `invocation.superseded` and the seal.
+   */
+  private async supersede(parentId: string, records: readonly JournalRecord[], library: Library, supersession: { by: string; atEpoch: number; reason: string }): Promise<void> {
+    const store = this.options.store;
+    const holder = await store.holder(parentId).catch(() => undefined);
+    if (holder?.live) throw this.heldRefusal(parentId, holder.writer);
+    const status = await invocationStatus(store, parentId);
+    const snapshot = await store.getSnapshot(parentId);
+    const context = (snapshot?.data as { context?: { suspension?: { class?: string } | null } } | undefined)?.context;
+    if (!SUPERSEDABLE.has(status) || !snapshot || snapshot.seq !== records.length) {
+      throw new ForkRefusedError(
+        'fork.parent_not_at_rest',
+        `cannot fork ${parentId}: it is ${status}, not at rest — a parent is superseded only while it rests (hibernated, awaiting approval, asleep, suspended). ` +
+          `Resume it (or let weft serve take it over) until it rests, or hibernate it, then fork. Nothing was written`,
+      );
+    }
+    if (status === 'suspended' && context?.suspension?.class === 'runtime') {
+      throw new ForkRefusedError('fork.parent_not_at_rest', `cannot fork ${parentId}: it is suspended by a runtime error that its journal does not record; resume it first (weft resume ${parentId}) until it rests, then fork. Nothing was written`);
+    }
+    const sealKey = this.checkSealKey('resume', parentId, await this.sealKeyOf(parentId), false);
+    let writer: JournalWriter;
+    try {
+      writer = await JournalWriter.open(store, parentId, this.writerOptions());
+    } catch (err) {
+      if (err instanceof LeaseHeldError) throw this.heldRefusal(parentId, err.holder);
+      throw err;
+    }
+    if (writer.seq !== records.length) {
+      await writer.close().catch(() => undefined);
+      throw new ForkRefusedError('fork.parent_moved', `cannot fork ${parentId}: its journal grew while the fork was being made (another process ran it); ask again. Nothing was written`);
+    }
+    const input = inputFromJournal(records);
+    const handle = this.run(writer, library, input, [], { seq: snapshot.seq, tail: snapshot.hash, data: snapshot.data }, sealKey?.to ?? (await this.sealKeyOf(parentId))?.keyId);
+    handle.send({ type: 'supersede', ...supersession });
+    const result = await handle.done;
+    if (result.status !== 'superseded') {
+      throw new WeftError('fork.supersede_failed', 'permanent', `fork: superseding ${parentId} stopped ${result.status}${result.reason ? ` (${result.reason})` : ''}; ask for the same fork again to finish it`);
+    }
+    // A decision left in its inbox belongs to a run that has ended.
+    await store.clearInbox(parentId).catch(() => undefined);
+  }
+
+  private heldRefusal(parentId: string, holder: string): ForkRefusedError {
+    return new ForkRefusedError(
+      'fork.parent_held',
+      `cannot fork ${parentId}: it is held live by ${holder} — one writer per journal. Cancel or hibernate it there (or wait until it rests), then fork. Nothing was written`,
+    );
+  }
+
+  /**
+   * A fork's replay starts here: its parent must be in this store, of the same tenant and intent,
+   * its journal verifying up to `parentSeq` where the record is the `epoch.closed` of `atEpoch` with
+   * hash `parentHash`, and the state re-derived from those records must be the state recorded. A
+   * parent that is a fork itself is checked against its own parent the same way, up the lineage.
+   */
+  private async checkForkParent(pinned: JournalRecord<'invocation.pinned'>, forked: JournalRecord<'invocation.forked'>): Promise<void> {
+    const fork = pinned.body.invocation;
+    const { parent, parentSeq, parentHash, atEpoch, state, world } = forked.body;
+    const records = await this.options.store.read(parent, 0, parentSeq + 1).catch((err: unknown) => {
+      throw new ForkParentError(fork, parent, `cannot be read in ${this.options.store.name} (${(err as Error).message})`);
+    });
+    if (records.length !== parentSeq + 1) throw new ForkParentError(fork, parent, `is not in ${this.options.store.name} as far as seq ${parentSeq} (it has ${records.length} records): replay the fork where its parent's journal is`);
+    const first = records[0] as JournalRecord<'invocation.pinned'>;
+    if (first.kind !== 'invocation.pinned' || first.body.invocation !== parent) throw new ForkParentError(fork, parent, 'does not start with its own invocation.pinned');
+    if (first.body.tenant !== pinned.body.tenant || first.body.intent !== pinned.body.intent) throw new ForkParentError(fork, parent, 'has another tenant or intent than the fork');
+    const report = verifyRecords(records);
+    if (!report.ok) throw new ForkParentError(fork, parent, `does not verify up to seq ${parentSeq}: ${report.error!.message}`);
+    const boundary = records[parentSeq]!;
+    if (boundary.hash !== parentHash || boundary.kind !== 'epoch.closed' || boundary.epoch !== atEpoch) {
+      throw new ForkParentError(fork, parent, `has at seq ${parentSeq} a ${boundary.kind} of epoch ${boundary.epoch} with hash ${boundary.hash}, not the epoch.closed of epoch ${atEpoch} with hash ${parentHash} the fork names (the parent's journal was changed)`);
+    }
+    const parentForked = records[1]?.kind === 'invocation.forked' ? (records[1] as JournalRecord<'invocation.forked'>).body : undefined;
+    const parentWorld = parentForked ? (parentForked.world ?? parentForked.parent) : parent;
+    if (world !== undefined && world !== parentWorld) throw new ForkParentError(fork, parent, `acts in world ${parentWorld}, not the world ${world} the fork names`);
+    if (parentForked) await this.checkForkParent(first, records[1] as JournalRecord<'invocation.forked'>);
+    const library = await this.checkPin('replay', first, [], false);
+    const derived = await this.forkStateOf(parent, records, library, atEpoch);
+    if (canonicalize(derived) !== canonicalize(state)) throw new ForkParentError(fork, parent, `gives another state at the end of epoch ${atEpoch} than the fork recorded (recorded ${canonicalize(state).slice(0, 200)}…, re-derived ${canonicalize(derived).slice(0, 200)}…)`);
+  }
+
+  /**
    * Re-run an invocation over its journal without calling anything; see replay.ts. The source is an
    * id in this runtime's store, a journal file, or records with the libraries they pinned (a bundle).
    * The pin is checked first (library, evaluables, policy, flags, limits — not the model, nor which
@@ -368,6 +581,12 @@ export class Runtime {
     if (typeof source === 'string') this.checkGenesis(source, first, this.options.tenant);
     // A journal that does not start with its pin is refused by replayJournal's own verification.
     const library = first?.kind === 'invocation.pinned' ? await this.checkPin('replay', first as JournalRecord<'invocation.pinned'>, bundled, false) : undefined;
+    // A fork is proven by its parent: the parent's journal up to the boundary, and the state re-derived from it.
+    if (first?.kind === 'invocation.pinned' && records[1]?.kind === 'invocation.forked') {
+      const report = verifyRecords(records.slice(0, 2));
+      if (!report.ok) throw report.error!;
+      await this.checkForkParent(first as JournalRecord<'invocation.pinned'>, records[1] as JournalRecord<'invocation.forked'>);
+    }
     return replayJournal(records, {
       loadLibrary: async (digest: string) => {
         if (!library || digest !== (first as JournalRecord<'invocation.pinned'>).body.pin.library) throw new RuntimeUsageError('runtime.library_missing', `replay asked for library ${digest}, which the journal did not pin`);
@@ -437,7 +656,8 @@ export class Runtime {
   private async resumeAs(command: 'resume' | 'approve', id: string, options: ResumeOptions): Promise<InvocationHandle> {
     await this.ready();
     const store = this.options.store;
-    const first = (await store.read(id, 0, 1))[0];
+    const head = await store.read(id, 0, 2);
+    const first = head[0];
     this.checkGenesis(id, first, options.tenant ?? this.options.tenant);
     const pinnedRecord = first as JournalRecord<'invocation.pinned'>;
     const tail = await store.tail(id);
@@ -445,7 +665,7 @@ export class Runtime {
       const seal = (tail as JournalRecord<'invocation.sealed'>).body;
       // A sealed journal ended completed, failed or handed off: its ending record says which.
       const status = await invocationStatus(store, id);
-      const ended = status === 'failed' || status === 'handed_off' ? status : 'completed';
+      const ended = status === 'failed' || status === 'handed_off' || status === 'superseded' ? status : 'completed';
       return InvocationHandle.finished({ id, status: ended, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
@@ -474,9 +694,9 @@ export class Runtime {
         });
         await store.putMetadata(id, { ...(meta ?? this.domainMetadata(pinnedRecord.body.pin.library, library)), sealKey: rekey.to });
       }
-      const from = snapshot ? snapshot.seq : 1;
+      const input = inputFromJournal(head);
+      const from = snapshot ? snapshot.seq : input.seq;
       const existing = await store.read(id, from);
-      const input = inputFromPinned(pinnedRecord);
       const handle = this.run(writer, library, input, existing, snapshot ?? undefined, rekey?.to);
       // A decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
       if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
@@ -566,8 +786,11 @@ export class Runtime {
   }
 
   private policies(): AdmissionPolicy[] {
-    return [this.options.policy ?? allowAll, ...(this.options.policies ?? []), ...this.pinnedPacks.values(), allowAll];
+    return [this.options.policy ?? allowAll, ...(this.options.policies ?? []), ...this.pinnedPacks.values(), ...this.forkPolicies, allowAll];
   }
+
+  /** Policies a fork was given as objects (fork.ts): known from then on, for the fork's run, resume and replay. */
+  private readonly forkPolicies: AdmissionPolicy[] = [];
 
   private async attach(id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
     const first = (await this.options.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
@@ -586,7 +809,7 @@ export class Runtime {
     return this.resume(id);
   }
 
-  private run(writer: JournalWriter, library: Library, input: InvocationInput, existing: JournalRecord[], snapshot: { seq: number; tail: string; data: unknown } | undefined, sealKey: string | undefined): InvocationHandle {
+  private run(writer: JournalWriter, library: Library, input: InvocationInput, existing: JournalRecord[], snapshot: { seq: number; tail: string; data: unknown } | undefined, sealKey: string | undefined, model: Model | undefined = this.options.model): InvocationHandle {
     const start = snapshot ? { seq: snapshot.seq, tail: snapshot.tail } : { seq: input.seq, tail: input.tail };
     const handle = new InvocationHandle(input.invocation, this.journalPath(input.invocation));
     const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed), ...(sealKey === undefined ? {} : { sealKey }) });
@@ -598,7 +821,7 @@ export class Runtime {
       policy,
       observe: this.options.observe,
       evaluables: this.options.evaluables,
-      model: this.options.model,
+      model,
       dispatcher: this.dispatcher,
       signingKey: this.options.signingKey,
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),

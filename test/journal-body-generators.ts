@@ -79,6 +79,23 @@ export const valid: { [K in RecordKind]: fc.Arbitrary<unknown> } = {
   'invocation.failed': fc.record({ code: name, class: cls, reason: name }),
   'invocation.handed_off': fc.record({ reason: name }),
   'invocation.rekeyed': fc.record({ from: digest, to: digest }),
+  'invocation.forked': fc.record({
+    world: name,
+    parent: name,
+    parentSeq: count,
+    parentHash: digest,
+    atEpoch: count,
+    repinned: fc.array(name, { maxLength: 3 }),
+    state: fc.record({
+      epoch: count,
+      outcomes: fc.array(json, { maxLength: 2 }),
+      spent: json,
+      replans: count,
+      effects: fc.array(fc.record({ epoch: count, step: count, operator: name, actuator: name, key: name }), { maxLength: 2 }),
+      obligations: fc.array(fc.record({ epoch: count, step: count, actuator: name, args: json }), { maxLength: 2 }),
+    }),
+  }, { requiredKeys: ['parent', 'parentSeq', 'parentHash', 'atEpoch', 'repinned', 'state'] }),
+  'invocation.superseded': fc.record({ by: name, atEpoch: count, reason: name }),
   'invocation.sealed': fc.record({ algorithm: fc.constant('ed25519'), fingerprint: digest, keyId: digest, signature: fc.uint8Array({ minLength: 64, maxLength: 64 }).map(bytesToHex) }),
 };
 

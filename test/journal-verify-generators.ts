@@ -66,6 +66,22 @@ const bodies: { [K in Exclude<RecordKind, 'invocation.pinned' | 'invocation.reke
   'invocation.completed': fc.record({ summary: str }),
   'invocation.failed': fc.record({ code: name, class: failureClass, reason: name }),
   'invocation.handed_off': fc.record({ reason: name }),
+  'invocation.forked': fc.record({
+    parent: name,
+    parentSeq: count,
+    parentHash: digest,
+    atEpoch: count,
+    repinned: fc.array(name, { maxLength: 3 }),
+    state: fc.record({
+      epoch: count,
+      outcomes: fc.array(json, { maxLength: 2 }),
+      spent: json,
+      replans: count,
+      effects: fc.array(fc.record({ epoch: count, step: count, operator: name, actuator: name, key: name }), { maxLength: 2 }),
+      obligations: fc.array(fc.record({ epoch: count, step: count, actuator: name, args: json }), { maxLength: 2 }),
+    }),
+  }),
+  'invocation.superseded': fc.record({ by: name, atEpoch: count, reason: name }),
 };
 
 const draft: fc.Arbitrary<Draft> = fc

@@ -81,6 +81,8 @@ const summaries: Summaries = {
   'invocation.completed': (b) => j(b.summary),
   'invocation.failed': (b) => `${b.code} (${b.class}): ${b.reason}`,
   'invocation.handed_off': (b) => b.reason,
+  'invocation.forked': (b) => `from ${b.parent} at the end of epoch ${b.atEpoch} (seq ${b.parentSeq}, hash ${short(b.parentHash)}); re-pinned: ${b.repinned.join(', ') || 'nothing'}; ${b.state.effects.length} effect(s) carried`,
+  'invocation.superseded': (b) => `by fork ${b.by} at epoch ${b.atEpoch}: ${b.reason}`,
   'invocation.rekeyed': (b) => `the seal's key changes from ${short(b.from)} to ${short(b.to)} (an explicit re-key)`,
   'invocation.sealed': (b) => `${b.algorithm} fingerprint=${short(b.fingerprint)} key=${short(b.keyId)}`,
 };

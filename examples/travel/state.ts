@@ -728,8 +728,9 @@ export function stateBackendOf(options: ProviderOptions): TravelStateBackend {
  * The providers' state as an actuator sees it, seeded the first time an actuator runs — never
  * before, so building the actuators (say, to replay a journal elsewhere) writes nothing.
  */
-export function providerState(options: ProviderOptions, ctx: Pick<ActuatorContext, 'invocation'>): Promise<TravelState> {
-  return stateBackendOf(options).read(ctx.invocation);
+export function providerState(options: ProviderOptions, ctx: Pick<ActuatorContext, 'invocation' | 'world'>): Promise<TravelState> {
+  // A fork acts in its parent's world (ActuatorContext.world).
+  return stateBackendOf(options).read(ctx.world ?? ctx.invocation);
 }
 
 /**
@@ -775,7 +776,7 @@ type Outcome<R> = { kind: 'recorded' | 'applied'; result: R } | { kind: 'failed'
  */
 export async function runEffect<R>(options: ProviderOptions, actuator: string, ctx: ActuatorContext, apply: (state: TravelState, ctx: ActuatorContext) => R): Promise<R> {
   const tape = replayableRandom(ctx.random);
-  const { result: outcome } = await stateBackendOf(options).update(ctx.invocation, (state): Outcome<R> => {
+  const { result: outcome } = await stateBackendOf(options).update(ctx.world ?? ctx.invocation, (state): Outcome<R> => {
     const entry: LedgerEntry = state.ledger[ctx.key] ?? { actuator, attempts: 0, applied: 0 };
     if (entry.actuator !== actuator) {
       throw new ActuatorError('travel.key_reused', 'permanent', `idempotency key ${ctx.key} already names an effect of ${entry.actuator}, not ${actuator}`);

@@ -58,6 +58,7 @@ export function stateOfStatus(status: string): string | null {
     completed: 'completed',
     failed: 'failed',
     handed_off: 'handedOff',
+    superseded: 'superseded',
     awaiting_approval: 'awaitingApproval',
     waiting_timer: 'awaitingTimer',
     hibernated: 'hibernated',
@@ -81,7 +82,7 @@ function curve(points: ReadonlyArray<{ x: number; y: number }>): string {
   return `${d}${bezier(x1, y1)} L${f(x1)},${f(y1)}`;
 }
 
-const TONES: Record<string, string> = { completed: 'ok', failed: 'bad', handedOff: 'bad', failing: 'bad', handingOff: 'bad', awaitingApproval: 'wait', awaitingTimer: 'wait', hibernated: 'wait', suspended: 'wait' };
+const TONES: Record<string, string> = { completed: 'ok', failed: 'bad', handedOff: 'bad', superseded: 'wait', superseding: 'wait', failing: 'bad', handingOff: 'bad', awaitingApproval: 'wait', awaitingTimer: 'wait', hibernated: 'wait', suspended: 'wait' };
 
 export interface Statechart {
   element: SVGSVGElement;

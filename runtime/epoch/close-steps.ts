@@ -1,6 +1,6 @@
 /**
  * The ends of epochs and of the invocation: truncating a failed epoch's frontier, closing an epoch
- * with its outcome, and finishing — `invocation.completed` / `failed` / `handed_off`, then the seal
+ * with its outcome, and finishing — `invocation.completed` / `failed` / `handed_off` / `superseded`, then the seal
  * (an ed25519 signature over the fingerprint; on replay, read back and checked against it).
  */
 import { WeftError } from '../../journal/errors.js';
@@ -40,6 +40,9 @@ export async function finish(s: EpochServices, input: FinishInput) {
   } else if (ending === 'failed') {
     const f = ctx.failure ?? { class: 'permanent' as const, code: 'invocation.failed', message: 'failed' };
     await rec.derive({ kind: 'invocation.failed', epoch: ctx.epoch, body: { code: f.code, class: f.class, reason: f.message } });
+  } else if (ending === 'superseded') {
+    const by = ctx.supersede ?? { by: '?', atEpoch: 0, reason: 'superseded' };
+    await rec.derive({ kind: 'invocation.superseded', epoch: ctx.epoch, body: { by: by.by, atEpoch: by.atEpoch, reason: by.reason } });
   } else {
     await rec.derive({ kind: 'invocation.handed_off', epoch: ctx.epoch, body: { reason: ctx.failure?.message ?? 'handed off' } });
   }

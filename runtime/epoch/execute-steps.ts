@@ -34,7 +34,7 @@ import type { EpochServices } from './services.js';
 import { recordedRule } from './admission-rule.js';
 
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
-  const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
+  const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library, ...(ctx.world === undefined ? {} : { world: ctx.world }) };
   if (j.result !== undefined) out.result = j.result;
   if (j.delayMs !== undefined) out.delayMs = j.delayMs;
   if (j.fresh !== undefined) out.fresh = j.fresh;

@@ -1,0 +1,145 @@
+/**
+ * `weft fork <id> --at-epoch N [--library FILE|NAME|DIGEST] [--model-url URL --model NAME] [--policy FILE|ID]
+ *  [--id ID] [--reason TEXT] [--dir D] [--domain D] [--tenant T] [--json]` — the lawful upgrade in
+ * flight (runtime/fork.ts): a new invocation goes on from the parent's epoch boundary N under a new
+ * pin, its journal proving where it came from; the parent, if it had not ended, ends superseded and
+ * sealed, naming the fork. The fork then runs live, followed like `weft run` (to its end or its
+ * first rest).
+ *
+ * The parent's domain and model are found as `resume` finds them; `--library`, `--model-url/--model`
+ * and `--policy` change what the fork pins (nothing given: the fork keeps the parent's pin). With
+ * `--json`, one line `{ id, status, reason, journal, fingerprint, publicKey, parent, atEpoch, repinned }`.
+ * A refusal (an epoch not closed, uncompensated effects after it, a parent held by another process
+ * or not at rest, another tenant's parent) writes nothing and says why.
+ */
+import { libraryDigest } from '../../htn/library/digest.js';
+import type { Library } from '../../htn/library/schema.js';
+import type { JournalRecord } from '../../journal/records.js';
+import type { JournalStore } from '../../journal/store.js';
+import type { Domain } from '../../runtime/domain.js';
+import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
+import { crashHooks } from '../faults.js';
+import { followRun, printOutcome, printRefusal } from '../follow.js';
+import { locationOf } from '../hints.js';
+import { libraryChoice } from '../library-choice.js';
+import { printJsonLine } from '../json-line.js';
+import { openWorkspaceFor } from '../open-invocation.js';
+import { journalFileOf } from '../../journal/store.js';
+import { readInvocationMeta, workspaceDir, writeInvocationMeta, type Workspace } from '../workspace.js';
+import { storeOptions, storeUsage } from '../store-choice.js';
+import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
+import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
+import { readPolicyFile } from '../policy-choice.js';
+import type { AdmissionPolicy } from '../../machines/policy.js';
+import { existsSync } from 'node:fs';
+
+export const usage =
+  `fork <id> --at-epoch N [--library FILE|NAME|DIGEST] [--model-url URL --model NAME] [--policy FILE|ID] [--id ID] [--reason TEXT] [--dir D] [--domain D] [--tenant T] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
+  '                                       go on from the end of epoch N of an invocation under a new pin (library version, model, policy):\n' +
+  '                                       a new invocation whose journal names its parent and the state at that boundary; the parent,\n' +
+  '                                       if it rests, ends superseded and sealed. Refused if the parent applied world effects after N';
+
+/**
+ * `--policy <file | id>`: a rule pack file (as `weft run --policy FILE` takes it: validated and
+ * compiled before anything is written; the fork pins its digest and files it in the store), or the
+ * id of a policy the domain knows.
+ */
+export async function policyChoice(spec: string, domain: Domain): Promise<string | AdmissionPolicy> {
+  if (existsSync(spec)) return readPolicyFile(spec, domain.policyPredicates);
+  const known = [domain.policy, ...(domain.policies ?? [])].filter((p) => p !== undefined).map((p) => p!.id);
+  if (!known.includes(spec)) throw new UsageError(`--policy ${spec}: no such rule pack file, and domain ${domain.name} has no policy with that id (it has ${known.join(', ') || 'none'})`);
+  return spec;
+}
+
+/** `--library <file | name | digest>`: a file or digest as `weft run --library` takes it, or one of the domain's libraries by name. */
+async function forkLibraryChoice(spec: string, domain: Domain, store: JournalStore): Promise<Library> {
+  const named = domain.libraries.filter((l) => l.name === spec);
+  if (named.length === 1) return named[0]!;
+  if (named.length > 1) throw new UsageError(`--library ${spec}: domain ${domain.name} has ${named.length} versions of it; give a digest (${named.map((l) => libraryDigest(l).slice(0, 12)).join(', ')}) or a file`);
+  return libraryChoice(spec, domain, store);
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  let flags;
+  let atEpoch: number;
+  try {
+    args = parseCommandArgs(
+      argv,
+      {
+        'at-epoch': { type: 'string' },
+        library: { type: 'string' },
+        policy: { type: 'string' },
+        'model-url': { type: 'string' },
+        model: { type: 'string' },
+        id: { type: 'string' },
+        reason: { type: 'string' },
+        dir: { type: 'string' },
+        domain: { type: 'string' },
+        tenant: { type: 'string' },
+        json: { type: 'boolean' },
+        ...storeOptions,
+        ...dispatchOptions,
+        ...signingKeyOptions,
+      },
+      { min: 1, max: 1 },
+    );
+    if (args.strings['at-epoch'] === undefined) throw new UsageError('missing --at-epoch N: the epoch of the parent whose end the fork goes on from');
+    atEpoch = positiveInt('--at-epoch', args.strings['at-epoch']);
+    if ((args.strings['model-url'] === undefined) !== (args.strings.model === undefined)) throw new UsageError('--model-url and --model go together (an OpenAI-compatible endpoint and a model name)');
+    flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure('fork', usage, err);
+    throw err;
+  }
+  const parent = args.positionals[0]!;
+  const dir = workspaceDir(args.strings.dir);
+  const { choice, dispatch } = flags;
+  const json = args.flags.json === true;
+  const location = locationOf(choice, { queue: args.strings.queue });
+  const modelFlags = { url: args.strings['model-url'], name: args.strings.model };
+  const newModel = modelFlags.url !== undefined;
+  let ws: Workspace | undefined;
+  try {
+    // The parent's domain and (unless a new one is given) its pinned model, as resume finds them.
+    ws = await openWorkspaceFor({ dir, id: parent, domain: args.strings.domain, model: modelFlags, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
+    let library: Library | undefined;
+    let policy: string | AdmissionPolicy | undefined;
+    try {
+      library = args.strings.library === undefined ? undefined : await forkLibraryChoice(args.strings.library, ws.domain, ws.store);
+      policy = args.strings.policy === undefined ? undefined : await policyChoice(args.strings.policy, ws.domain);
+    } catch (err) {
+      if (err instanceof UsageError) return usageFailure('fork', usage, err);
+      throw err;
+    }
+    const handle = await ws.runtime.fork(parent, {
+      atEpoch,
+      ...(library ? { library } : {}),
+      ...(policy ? { policy } : {}),
+      ...(newModel && ws.runtime.options.model ? { model: ws.runtime.options.model } : {}),
+      ...(args.strings.id === undefined ? {} : { id: args.strings.id }),
+      ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }),
+      ...(args.strings.reason === undefined ? {} : { reason: args.strings.reason }),
+    });
+    // The workspace remembers how the fork runs (its domain, a model endpoint), as it does for a run it starts.
+    if (!readInvocationMeta(ws.dir, handle.id)) writeInvocationMeta(ws.dir, handle.id, { domain: ws.domainRef, ...(modelFlags.url ? { modelUrl: modelFlags.url } : {}) });
+    const forked = (await ws.store.read(handle.id, 1, 2))[0] as JournalRecord<'invocation.forked'> | undefined;
+    if (!json && forked) process.stdout.write(`forked ${handle.id} from ${parent} at the end of epoch ${atEpoch}; re-pinned: ${forked.body.repinned.join(', ') || 'nothing'}; ${parent} is superseded\n`);
+    const result = await followRun(handle, !json);
+    if (!json) return printOutcome(ws, result, json, location);
+    printJsonLine({
+      id: result.id,
+      status: result.status,
+      reason: result.reason ?? null,
+      journal: journalFileOf(ws.store, result.id) ?? null,
+      fingerprint: result.fingerprint ?? null,
+      publicKey: ws.publicKeyFile,
+      parent,
+      atEpoch,
+      repinned: forked?.body.repinned ?? null,
+    });
+    return result.status === 'failed' || result.status === 'suspended' ? 1 : 0;
+  } catch (err) {
+    return printRefusal('fork', parent, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
+  }
+}

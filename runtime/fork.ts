@@ -1,0 +1,183 @@
+/**
+ * A fork: the lawful way to move a run to a new library, model or policy (`runtime.fork`, `weft
+ * fork`). The pin is law — a run pinned to library v1 never silently moves to v2 — so instead a new
+ * invocation starts from the parent's epoch boundary N under a new pin, with proof:
+ *
+ * - its journal opens with its own `invocation.pinned` (same tenant and intent, the new pin), then
+ *   `invocation.forked` naming the parent, the hash of the parent's `epoch.closed` of epoch N, what
+ *   was re-pinned, and the state at that boundary (`ForkState`: the outcomes the model sees, what
+ *   was spent, the re-plans, the world effects not compensated and the compensations they declare);
+ * - the machine starts from that state at epoch N+1 (InvocationInput.from) and runs live;
+ * - the parent, if it had not ended, ends `superseded` and sealed, naming the fork.
+ *
+ * This module holds the parts that read a parent's records: the state at a boundary (re-derived by
+ * replaying the parent's journal up to it, so replay of the fork can re-derive it again and compare),
+ * the world effects applied after it (a fork that would apply them a second time, under new keys,
+ * is refused, naming them), the fork's id, and the refusals. runtime.ts does the writing.
+ */
+import { canonicalize } from '../journal/canonical.js';
+import { digestOf } from '../journal/digest.js';
+import { WeftError } from '../journal/errors.js';
+import type { BodyOf, JournalRecord, Pin } from '../journal/records.js';
+import type { EpochPlan } from '../machines/context.js';
+import type { Model } from '../actors/model/model.js';
+import type { Library } from '../htn/library/schema.js';
+import type { AdmissionPolicy } from '../machines/policy.js';
+import { replayJournal, type ReplayDeps } from './replay.js';
+
+export interface ForkOptions {
+  /** The parent's epoch whose boundary the fork goes on from: an epoch the parent closed. */
+  atEpoch: number;
+  /** The library version the fork pins: a Library, or one of this runtime's by name or digest (or the store's by digest). Default: the parent's. */
+  library?: Library | string;
+  /** The model the fork pins and runs with. Default: the parent's pinned model (this runtime's model must be it). */
+  model?: Model;
+  /** The admission policy the fork pins: one this runtime knows by id, or a policy. Default: the parent's. */
+  policy?: string | AdmissionPolicy;
+  /** The fork's id. Default: derived from the parent, the epoch and the new pin, so the same fork asked twice is one fork. */
+  id?: string;
+  /** Act only on that tenant's parent (another's is refused as unknown). Defaults to the runtime's own. */
+  tenant?: string;
+  /** Why (recorded in the parent's `invocation.superseded`). */
+  reason?: string;
+}
+
+export type ForkState = BodyOf<'invocation.forked'>['state'];
+export type ForkedBody = BodyOf<'invocation.forked'>;
+
+/** A world effect of the parent: a step that changed the world (not read-only) and was not compensated. */
+export interface WorldEffect {
+  epoch: number;
+  step: number;
+  operator: string;
+  actuator: string;
+  key: string;
+  /** True when its completion is not in the journal (dispatched, outcome unknown): it may have been applied. */
+  unknown?: boolean;
+  compensate?: { actuator: string; args: Record<string, string | number> };
+}
+
+/** A fork refused before anything was written. */
+export class ForkRefusedError extends WeftError {
+  constructor(code: string, message: string) {
+    super(code, 'permanent', message);
+  }
+}
+
+/** A fork whose parent's journal does not prove what the fork's `invocation.forked` says (replay of the fork). */
+export class ForkParentError extends WeftError {
+  constructor(readonly fork: string, readonly parent: string, problem: string) {
+    super('fork.parent_mismatch', 'permanent', `fork ${fork}: its parent ${parent} ${problem}; the fork's journal is not proven by its parent's`);
+  }
+}
+
+/** The pin fields that differ between `parent` and `fork`, sorted. */
+export function repinnedFields(parent: Pin, fork: Pin): string[] {
+  const fields = Object.keys({ ...parent, ...fork }) as (keyof Pin)[];
+  return fields.filter((f) => canonicalize(parent[f] ?? null) !== canonicalize(fork[f] ?? null)).sort();
+}
+
+/** The id a fork gets when none is given: a digest of its parent, epoch and pin (the same fork asked twice is one fork). */
+export function forkId(parent: string, atEpoch: number, pin: Pin): string {
+  return `inv-${digestOf({ forkOf: parent, atEpoch, pin }).slice(0, 32)}`;
+}
+
+/** The `epoch.closed` record of epoch `atEpoch`, or a refusal naming the epochs the parent closed. */
+export function boundaryOf(parent: string, records: readonly JournalRecord[], atEpoch: number): JournalRecord<'epoch.closed'> {
+  const closed = records.filter((r) => r.kind === 'epoch.closed') as JournalRecord<'epoch.closed'>[];
+  const found = closed.find((r) => r.epoch === atEpoch);
+  if (!found) {
+    const list = closed.map((r) => r.epoch);
+    throw new ForkRefusedError(
+      'fork.epoch_not_closed',
+      `cannot fork ${parent} at epoch ${atEpoch}: it is not an epoch the parent closed (closed: ${list.length ? list.join(', ') : 'none'}); a fork goes on from an epoch boundary — pick one of those. Nothing was written`,
+    );
+  }
+  return found;
+}
+
+/**
+ * Replay a parent's records (verified, calling nothing) and read what a fork needs: each epoch's
+ * plan, and the machine's state once epoch `atEpoch` closed. The parent's records may end anywhere
+ * (a hibernated or unfinished run replays as far as its journal goes).
+ */
+export async function parentHistory(records: readonly JournalRecord[], deps: Omit<ReplayDeps, 'onState' | 'inspect' | 'onRecord'>, atEpoch: number): Promise<{ plans: Map<number, EpochPlan>; boundary: { epoch: number; outcomes: unknown[]; spent: number; replans: number } | undefined }> {
+  const plans = new Map<number, EpochPlan>();
+  let boundary: { epoch: number; outcomes: unknown[]; spent: number; replans: number } | undefined;
+  await replayJournal(records, {
+    ...deps,
+    onState: (_value, context) => {
+      if (context.plan) plans.set(context.epoch, context.plan);
+      if (!boundary && context.epoch === atEpoch + 1) {
+        boundary = { epoch: context.epoch, outcomes: JSON.parse(JSON.stringify(context.outcomes)) as unknown[], spent: context.spent ?? 0, replans: context.replans };
+      }
+    },
+  });
+  return { plans, boundary };
+}
+
+/**
+ * The world effects the records show in the epochs `within` selects: steps that are not read-only,
+ * dispatched and completed (or dispatched with no outcome recorded: maybe applied), and not undone
+ * by a completed compensation. A step whose plan is not known counts as a world effect.
+ */
+export function worldEffects(records: readonly JournalRecord[], plans: ReadonlyMap<number, EpochPlan>, within: (epoch: number) => boolean): WorldEffect[] {
+  const at = (epoch: number, step: number) => `${epoch}:${step}`;
+  const compensated = new Set<string>();
+  const outcome = new Map<string, { kind: 'completed' | 'failed'; key: string }>();
+  const dispatched = new Map<string, JournalRecord<'step.dispatched'>>();
+  for (const r of records) {
+    if (!within(r.epoch)) continue;
+    if (r.kind === 'compensation.completed' && !(r as JournalRecord<'compensation.completed'>).body.failure) compensated.add(at(r.epoch, (r as JournalRecord<'compensation.completed'>).body.step));
+    if (r.kind === 'step.dispatched') dispatched.set(at(r.epoch, (r as JournalRecord<'step.dispatched'>).body.step), r as JournalRecord<'step.dispatched'>);
+    if (r.kind === 'step.completed' || r.kind === 'step.failed') {
+      const b = (r as JournalRecord<'step.completed' | 'step.failed'>).body;
+      outcome.set(at(r.epoch, b.step), { kind: r.kind === 'step.completed' ? 'completed' : 'failed', key: b.key });
+    }
+  }
+  const effects: WorldEffect[] = [];
+  for (const [where, dispatch] of dispatched) {
+    const { epoch } = dispatch;
+    const { step, actuator, key } = dispatch.body;
+    const planned = plans.get(epoch)?.steps[step];
+    if (planned?.readOnly) continue;
+    if (compensated.has(where)) continue;
+    const done = outcome.get(where);
+    if (done?.kind === 'failed') continue; // a failed step applied nothing (after its last attempt)
+    effects.push({
+      epoch,
+      step,
+      operator: planned?.operator ?? '?',
+      actuator: planned?.actuator ?? actuator,
+      key: done?.key ?? key,
+      ...(done ? {} : { unknown: true }),
+      ...(planned?.compensate ? { compensate: planned.compensate } : {}),
+    });
+  }
+  return effects.sort((a, b) => a.epoch - b.epoch || a.step - b.step);
+}
+
+/** The state at the boundary, as `invocation.forked` records it. */
+export function forkState(boundary: { epoch: number; outcomes: unknown[]; spent: number; replans: number }, effects: readonly WorldEffect[]): ForkState {
+  return {
+    epoch: boundary.epoch,
+    outcomes: boundary.outcomes as ForkState['outcomes'],
+    spent: boundary.spent,
+    replans: boundary.replans,
+    effects: effects.map((e) => ({ epoch: e.epoch, step: e.step, operator: e.operator, actuator: e.actuator, key: e.key })),
+    obligations: effects.filter((e) => e.compensate).map((e) => ({ epoch: e.epoch, step: e.step, actuator: e.compensate!.actuator, args: e.compensate!.args })),
+  };
+}
+
+/** The refusal of a fork whose parent applied world effects after the boundary. */
+export function effectsAfterRefusal(parent: string, atEpoch: number, effects: readonly WorldEffect[]): ForkRefusedError {
+  const named = effects.map((e) => `epoch ${e.epoch} step ${e.step} ${e.operator} via ${e.actuator} key ${e.key}${e.unknown ? ' (dispatched, outcome not recorded)' : ''}`).join('; ');
+  return new ForkRefusedError(
+    'fork.uncompensated_effects',
+    `cannot fork ${parent} at epoch ${atEpoch}: after that epoch the parent applied ${effects.length} world effect(s) that were not compensated — ${named}. ` +
+      `The fork would apply them a second time under new keys. Fork at a later epoch (the last closed one), or let the parent go on. Nothing was written`,
+  );
+}
+
+/** The statuses a parent may be superseded in: at rest, with no process running it. */
+export const SUPERSEDABLE: ReadonlySet<string> = new Set(['hibernated', 'awaiting_approval', 'waiting_timer', 'suspended']);
