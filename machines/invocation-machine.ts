@@ -15,6 +15,10 @@
  *     it re-enters execute at the sleep step, which fires the timer only once its time has come —
  *     early, it rests again.
  *
+ *   boundary ─► nextEpoch ─► finishing   a shadow run (pin.shadow) whose epoch shadowed a world
+ *     effect without a shadow result ends there, completed, its summary saying so: the world it
+ *     would observe next has not changed, so nothing after it could be planned on what it did.
+ *
  *   any state ─► suspended ─(resume)─► the same state
  *     a recorded model or observation failure that a person or a later attempt can fix (a
  *     transient error after the pinned attempts, bad credentials, a moved endpoint), or a
@@ -79,6 +83,7 @@ export const invocationMachine = setup({
     hibernateRequested: ({ context }) => context.hibernateRequested,
     replansExhausted: ({ context }) => context.replans > context.limits.maxReplans,
     epochsExhausted: ({ context }) => context.epoch >= context.limits.maxEpochs,
+    shadowEnds: ({ context }) => context.shadowEnded !== undefined,
   },
   actions: {
     moveTo: assign((_, p: Position) => at(p)),
@@ -103,6 +108,7 @@ export const invocationMachine = setup({
       ...(o.spent === undefined ? {} : { spent: (context.spent ?? 0) + o.spent }),
       outcomes: compactOutcomes([...context.outcomes, o.outcome], context.limits.outcomeWindow),
       replans: o.outcome.outcome === 'completed' ? context.replans : context.replans + 1,
+      ...(context.pin.shadow !== undefined && context.done.some((d) => d.shadowed === 'none') ? { shadowEnded: context.epoch } : {}),
       epoch: context.epoch + 1,
       goal: null,
       plan: null,
@@ -116,6 +122,9 @@ export const invocationMachine = setup({
         code: 'invocation.replans_exhausted',
         message: `gave up after ${context.limits.maxReplans} re-plans; last failure: ${context.failure?.message ?? 'unknown'}`,
       },
+    })),
+    endShadow: assign(({ context }) => ({
+      summary: `shadow run: nothing reached the world; it stopped after epoch ${context.shadowEnded}, whose world effects were shadowed without a shadow result (the journal's step.shadowed records show what it would have done), because the unchanged world cannot show them to a later epoch`,
     })),
     giveUpEpochs: assign(({ context }) => ({
       failure: { class: 'policy' as const, code: 'invocation.epochs_exhausted', message: `the intent was not done after ${context.limits.maxEpochs} epochs` },
@@ -264,6 +273,7 @@ export const invocationMachine = setup({
     },
     nextEpoch: {
       always: [
+        { guard: 'shadowEnds', target: 'finishing', actions: 'endShadow' },
         { guard: 'replansExhausted', target: 'failing', actions: 'giveUpReplanning' },
         { guard: 'epochsExhausted', target: 'handingOff', actions: 'giveUpEpochs' },
         { guard: 'hibernateRequested', target: 'hibernated' },

@@ -13,6 +13,10 @@
  * `admitStep`; the decision on each step of a model-authored fragment is recorded, allow included.
  * A denial ends the epoch with a `step.denied` policy failure: under flag 4 the machine compensates
  * the steps done before it (compensate below), truncates and re-plans; before it, the run failed.
+ *
+ * A shadow run (pin.shadow) is admitted the same way, step by step, but a world-effect step is
+ * never dispatched: it is recorded as `step.shadowed` (shadow-step.ts), with no `step.dispatched`
+ * before it. Read-only steps run as usual. Compensation passes over shadowed steps: they never happened.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';
@@ -29,6 +33,7 @@ import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import type { EpochServices } from './services.js';
+import { shadowStep } from './shadow-step.js';
 
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
   const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library };
@@ -125,6 +130,12 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
         await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id } });
       }
       dispatches++;
+      if (ctx.pin.shadow !== undefined && !step.readOnly) {
+        const shadowed = await shadowStep(s, ctx, i, step, key, args);
+        if (shadowed.failure) return { ...rec.at(), done, failure: { step: i, ...shadowed.failure } };
+        done.push({ step: i, operator: step.operator, result: shadowed.result, shadowed: shadowed.source });
+        break;
+      }
       // Per-step bodies are written with their keys in canonical (sorted) order: the canonicalizer
       // then serializes them in one native call instead of sorting a copy first.
       await rec.derive({ kind: 'step.dispatched', epoch: ctx.epoch, body: { actuator: step.actuator!, args, attempt, key, step: i } });
@@ -184,7 +195,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
   const plan = ctx.plan!;
   for (const done of [...ctx.done].reverse()) {
     const step = plan.steps[done.step]!;
-    if (step.readOnly || step.actuator === SLEEP_ACTUATOR) continue;
+    if (step.readOnly || step.actuator === SLEEP_ACTUATOR || done.shadowed !== undefined) continue;
     const declared = step.compensate;
     const own = !declared && step.actuator !== undefined && (s.dispatcher ? s.dispatcher.canCompensate(step.actuator) : true);
     if (!declared && !own) continue;

@@ -1,0 +1,55 @@
+/**
+ * A shadow run's world-effect step (pin.shadow; docs/operate-shadow.md): admitted like any step,
+ * then recorded as `step.shadowed` instead of being dispatched — nothing reaches the world.
+ *
+ * - Pinned `results: 'none'`: the record is derived (`source: 'none'`, result null); no job is sent
+ *   anywhere, not even to a worker.
+ * - Pinned `results: 'actuators'`: the actuator's `shadow(args, ctx)` is asked for what `run` would
+ *   return — a job with op `shadow` under the step's key suffixed `.shadow`, in this process or on a
+ *   worker — and its reply is recorded like a completion (replay reads it back, never asks again).
+ *   An actuator the dispatcher cannot shadow (an authored step naming one the pin did not cover,
+ *   a resume elsewhere) gives `source: 'none'`; a shadow call that fails is recorded with its
+ *   failure, which fails the epoch as a step failure would. One attempt: nothing is applied, so
+ *   there is nothing to retry under a key.
+ *
+ * A step shadowed with `source: 'none'` ends the run after its epoch (the machine's `shadowEnds`).
+ */
+import { idempotencyKey } from '../../actors/actuator.js';
+import type { JournalRecord } from '../../journal/records.js';
+import type { EpochStep, InvocationContext, Json } from '../../machines/context.js';
+import type { EpochServices } from './services.js';
+import { dispatch, job } from './execute-steps.js';
+
+export interface Shadowed {
+  source: 'actuator' | 'none';
+  result: Json;
+  failure?: JournalRecord<'step.shadowed'>['body']['failure'];
+}
+
+export async function shadowStep(s: EpochServices, ctx: InvocationContext, i: number, step: EpochStep, key: string, args: Json): Promise<Shadowed> {
+  const rec = s.recorder();
+  const actuator = step.actuator!;
+  const base = { step: i, actuator, args, key };
+  if (ctx.pin.shadow!.results === 'none') {
+    await rec.derive({ kind: 'step.shadowed', epoch: ctx.epoch, body: { ...base, source: 'none', result: null } });
+    return { source: 'none', result: null };
+  }
+  const record = await rec.complete(
+    {
+      kinds: ['step.shadowed'] as const,
+      epoch: ctx.epoch,
+      describe: `the shadow outcome of step ${i}`,
+      accepts: (r) => r.body.step === i && r.body.key === key && r.body.actuator === actuator,
+    },
+    async () => {
+      if (!s.dispatcher?.canShadow?.(actuator)) return { kind: 'step.shadowed' as const, epoch: ctx.epoch, body: { ...base, source: 'none' as const, result: null } };
+      const outcome = await dispatch(s, job(ctx, { op: 'shadow', actuator, args, key: idempotencyKey(ctx.invocation, ctx.epoch, i, 'shadow'), attempt: 1, step: i, fresh: true }));
+      const by = outcome.worker === undefined ? {} : { worker: outcome.worker };
+      return outcome.ok
+        ? { kind: 'step.shadowed' as const, epoch: ctx.epoch, body: { ...base, source: 'actuator' as const, result: outcome.result as Json }, ...by }
+        : { kind: 'step.shadowed' as const, epoch: ctx.epoch, body: { ...base, source: 'actuator' as const, result: null, failure: outcome.failure }, ...by };
+    },
+  );
+  const body = record.body;
+  return { source: body.source, result: body.result, ...(body.failure ? { failure: body.failure } : {}) };
+}
