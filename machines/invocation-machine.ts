@@ -124,7 +124,7 @@ export const invocationMachine = setup({
       },
     })),
     endShadow: assign(({ context }) => ({
-      summary: `shadow run: nothing reached the world; it stopped after epoch ${context.shadowEnded}, whose world effects were shadowed without a shadow result (the journal's step.shadowed records show what it would have done), because the unchanged world cannot show them to a later epoch`,
+      summary: `shadow run, nothing reached the world: ended after epoch ${context.shadowEnded}, whose world effects were shadowed with no shadow result (the unchanged world cannot show them to a next epoch)`,
     })),
     giveUpEpochs: assign(({ context }) => ({
       failure: { class: 'policy' as const, code: 'invocation.epochs_exhausted', message: `the intent was not done after ${context.limits.maxEpochs} epochs` },
