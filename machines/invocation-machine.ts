@@ -15,9 +15,10 @@
  *     it re-enters execute at the sleep step, which fires the timer only once its time has come —
  *     early, it rests again.
  *
- *   boundary ─► nextEpoch ─► finishing   a shadow run (pin.shadow) whose epoch shadowed a world
- *     effect without a shadow result ends there, completed, its summary saying so: the world it
- *     would observe next has not changed, so nothing after it could be planned on what it did.
+ *   a shadow run (pin.shadow) whose epoch shadowed a world effect with no shadow result notes it at
+ *   the boundary (`shadowEnded`); its next parse then answers done without asking the model
+ *   (runtime/epoch/shadow-step.ts), so it ends completed, its summary saying so: the world it would
+ *   observe next has not changed, so nothing after it could be planned on what it did.
  *
  *   any state ─► suspended ─(resume)─► the same state
  *     a recorded model or observation failure that a person or a later attempt can fix (a
@@ -83,7 +84,6 @@ export const invocationMachine = setup({
     hibernateRequested: ({ context }) => context.hibernateRequested,
     replansExhausted: ({ context }) => context.replans > context.limits.maxReplans,
     epochsExhausted: ({ context }) => context.epoch >= context.limits.maxEpochs,
-    shadowEnds: ({ context }) => context.shadowEnded !== undefined,
   },
   actions: {
     moveTo: assign((_, p: Position) => at(p)),
@@ -122,9 +122,6 @@ export const invocationMachine = setup({
         code: 'invocation.replans_exhausted',
         message: `gave up after ${context.limits.maxReplans} re-plans; last failure: ${context.failure?.message ?? 'unknown'}`,
       },
-    })),
-    endShadow: assign(({ context }) => ({
-      summary: `shadow run, nothing reached the world: ended after epoch ${context.shadowEnded}, whose world effects were shadowed with no shadow result (the unchanged world cannot show them to a next epoch)`,
     })),
     giveUpEpochs: assign(({ context }) => ({
       failure: { class: 'policy' as const, code: 'invocation.epochs_exhausted', message: `the intent was not done after ${context.limits.maxEpochs} epochs` },
@@ -273,7 +270,6 @@ export const invocationMachine = setup({
     },
     nextEpoch: {
       always: [
-        { guard: 'shadowEnds', target: 'finishing', actions: 'endShadow' },
         { guard: 'replansExhausted', target: 'failing', actions: 'giveUpReplanning' },
         { guard: 'epochsExhausted', target: 'handingOff', actions: 'giveUpEpochs' },
         { guard: 'hibernateRequested', target: 'hibernated' },

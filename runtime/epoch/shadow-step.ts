@@ -12,7 +12,9 @@
  *   failure, which fails the epoch as a step failure would. One attempt: nothing is applied, so
  *   there is nothing to retry under a key.
  *
- * A step shadowed with `source: 'none'` ends the run after its epoch (the machine's `shadowEnds`).
+ * A step shadowed with `source: 'none'` ends the run after its epoch: the machine notes the epoch
+ * at its boundary (`shadowEnded`), and the next parse answers done with `shadowEnding`'s summary
+ * instead of asking the model — derived from the context alone, so replay reaches the same record.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import type { JournalRecord } from '../../journal/records.js';
@@ -24,6 +26,12 @@ export interface Shadowed {
   source: 'actuator' | 'none';
   result: Json;
   failure?: JournalRecord<'step.shadowed'>['body']['failure'];
+}
+
+/** The summary a shadow run ends with after an epoch shadowed a world effect with no shadow result, or undefined. */
+export function shadowEnding(ctx: InvocationContext): string | undefined {
+  if (ctx.pin.shadow === undefined || ctx.shadowEnded === undefined) return undefined;
+  return `shadow run, nothing reached the world: ended after epoch ${ctx.shadowEnded}, whose world effects were shadowed with no shadow result (the unchanged world cannot show them to a next epoch)`;
 }
 
 export async function shadowStep(s: EpochServices, ctx: InvocationContext, i: number, step: EpochStep, key: string, args: Json): Promise<Shadowed> {
