@@ -29,6 +29,7 @@ import { checkBody } from '../journal/records.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
 import { createRuntime, defineDomain, describeInvocation, listInvocations, Runtime, RuntimeUsageError } from '../runtime/index.js';
 import { shadowPin, worldEffectActuators } from '../runtime/shadow-pin.js';
+import { gapSourcesOf } from '../mining/sources.js';
 import { travelDomain, travelLibrary, travelPolicy, travelPolicyV2, TRAVEL_OBSERVE } from '../examples/travel/index.js';
 import { initialTravelState, readTravelState, seedTravelState } from '../examples/travel/state.js';
 import { travelEvaluables } from '../examples/travel/library.js';
@@ -287,5 +288,19 @@ describe('what a shadow run pins and records', () => {
     expect(checkBody('step.shadowed', { ...base, source: 'actuator', failure: { class: 'permanent', code: 'x', message: 'm' } })).toEqual({ ok: true });
     expect(checkBody('step.shadowed', { ...base, source: 'elsewhere' }).ok).toBe(false);
     expect(checkBody('step.shadowed', { ...base, attempt: 1 }).ok).toBe(false);
+  });
+
+  test('weft mine learns nothing from a shadow run: a gap-path epoch that shadowed its world effects is "shadowed", not completed', () => {
+    const rec = (seq: number, kind: string, epoch: number, body: unknown) => ({ seq, kind, epoch, body, prev: '0'.repeat(64), hash: '0'.repeat(64) }) as unknown as JournalRecord;
+    const records = [
+      rec(0, 'invocation.pinned', 0, { schema: 1, invocation: 'inv-gap', tenant: 't', intent: 'i', pin: {} }),
+      rec(1, 'state.observed', 1, { actuator: 'o', key: 'k', state: { objects: [{ name: 'ana', type: 'customer' }], facts: [['known', 'ana']] } }),
+      rec(2, 'model.completed', 1, { purpose: 'author', attempt: 1, reply: { steps: [{ operator: 'refund', args: ['ana', 5] }] } }),
+      rec(3, 'epoch.derived', 1, { source: 'authored', goal: { task: 'refund_and_tell', args: ['ana', 5] }, library: 'a'.repeat(64), plan: 'b'.repeat(64), steps: 1 }),
+      rec(4, 'step.shadowed', 1, { step: 0, actuator: 'refund.issue', args: {}, key: 'inv-gap.1.0', source: 'none', result: null }),
+      rec(5, 'epoch.closed', 1, { outcome: 'completed', steps: 1 }),
+    ];
+    expect(gapSourcesOf(records).map((g) => g.outcome)).toEqual(['shadowed']);
+    expect(gapSourcesOf(records.filter((r) => r.kind !== 'step.shadowed')).map((g) => g.outcome)).toEqual(['completed']);
   });
 });
