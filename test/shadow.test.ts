@@ -240,6 +240,15 @@ describe('a shadow run whose actuators give shadow results', () => {
     expect((await listInvocations(store))[0]).toMatchObject({ status: 'completed', shadow: 'actuators' });
   });
 
+  test('a real start under a shadow run\'s id is refused: the pins differ', async () => {
+    const store = new MemoryStore();
+    const world: World = { applied: [], shadowed: [] };
+    const runtime = refundsRuntime(store, world);
+    await (await runtime.start(intent, { id: 'shadow-first', shadow: true })).done;
+    await expect(runtime.start(intent, { id: 'shadow-first' })).rejects.toThrow(/already exists with a different intent or pin/);
+    expect(world.applied).toEqual([]);
+  });
+
   test('one world-effect actuator without a shadow pins results "none": nothing is asked of any, and the run ends after epoch 1', async () => {
     const store = new MemoryStore();
     const world: World = { applied: [], shadowed: [] };
