@@ -98,6 +98,32 @@ describe('a shadow run of travel (no shadow results)', () => {
     await runtime.close();
   });
 
+  test('hibernated at each boundary and resumed, a shadow run ends where an uninterrupted one does, with the same fingerprint', async () => {
+    const run = async (rest: boolean) => {
+      const dir = mkdtempSync(join(tmpdir(), 'weft-shadow-rest-'));
+      const store = new MemoryStore();
+      const runtime = createRuntime({ store, domain: travelDomain, stateDir: dir, signingKey: key, sleep: async () => undefined });
+      let handle = await runtime.start(travelDomain.intent!, { id: 'shadow-rest', shadow: true });
+      if (rest) {
+        // Rest after epoch 1 (the searches), then after epoch 2 (the shadowed bookings): the second
+        // snapshot carries the note that the run ends there, and the resume honours it.
+        for (let i = 0; i < 2; i++) {
+          handle.hibernate();
+          expect((await handle.done).status).toBe('hibernated');
+          handle = await runtime.resume('shadow-rest');
+        }
+      }
+      const result = await handle.done;
+      return { result, records: await store.read('shadow-rest') };
+    };
+    const straight = await run(false);
+    const rested = await run(true);
+    expect(rested.result.status).toBe('completed');
+    expect(rested.result.summary).toMatch(/ended after epoch 2/);
+    expect(rested.result.fingerprint).toBe(straight.result.fingerprint);
+    expect(bodies(rested.records, 'model.requested')).toHaveLength(bodies(straight.records, 'model.requested').length);
+  });
+
   test('a real run of the same intent is listed without a shadow mark, and gets another default id', async () => {
     const opts = { tenant: 'default', seed: 5, asOf: travelDomain.asOf! };
     expect(Runtime.defaultId(travelDomain.intent!, { ...opts, shadow: true })).not.toBe(Runtime.defaultId(travelDomain.intent!, opts));
