@@ -131,7 +131,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
       }
       dispatches++;
       if (ctx.pin.shadow !== undefined && !step.readOnly) {
-        const shadowed = await shadowStep(s, ctx, i, step, key, args);
+        const shadowed = await shadowStep(s, ctx, i, step, key, args, (j) => dispatch(s, job(ctx, j)));
         if (shadowed.failure) return { ...rec.at(), done, failure: { step: i, ...shadowed.failure } };
         done.push({ step: i, operator: step.operator, result: shadowed.result, shadowed: shadowed.source });
         break;

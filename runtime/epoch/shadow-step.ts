@@ -19,8 +19,11 @@
 import { idempotencyKey } from '../../actors/actuator.js';
 import type { JournalRecord } from '../../journal/records.js';
 import type { EpochStep, InvocationContext, Json } from '../../machines/context.js';
+import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
-import { dispatch, job } from './execute-steps.js';
+
+/** How a shadow job reaches the dispatcher: execute-steps.ts's `dispatch(s, job(ctx, …))`, handed in (the two files do not import each other). */
+export type AskShadow = (j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { fresh: boolean }) => Promise<JobOutcome>;
 
 export interface Shadowed {
   source: 'actuator' | 'none';
@@ -34,7 +37,7 @@ export function shadowEnding(ctx: InvocationContext): string | undefined {
   return `shadow run, nothing reached the world: ended after epoch ${ctx.shadowEnded}, whose world effects were shadowed with no shadow result (the unchanged world cannot show them to a next epoch)`;
 }
 
-export async function shadowStep(s: EpochServices, ctx: InvocationContext, i: number, step: EpochStep, key: string, args: Json): Promise<Shadowed> {
+export async function shadowStep(s: EpochServices, ctx: InvocationContext, i: number, step: EpochStep, key: string, args: Json, ask: AskShadow): Promise<Shadowed> {
   const rec = s.recorder();
   const actuator = step.actuator!;
   const base = { step: i, actuator, args, key };
@@ -51,7 +54,7 @@ export async function shadowStep(s: EpochServices, ctx: InvocationContext, i: nu
     },
     async () => {
       if (!s.dispatcher?.canShadow?.(actuator)) return { kind: 'step.shadowed' as const, epoch: ctx.epoch, body: { ...base, source: 'none' as const, result: null } };
-      const outcome = await dispatch(s, job(ctx, { op: 'shadow', actuator, args, key: idempotencyKey(ctx.invocation, ctx.epoch, i, 'shadow'), attempt: 1, step: i, fresh: true }));
+      const outcome = await ask({ op: 'shadow', actuator, args, key: idempotencyKey(ctx.invocation, ctx.epoch, i, 'shadow'), attempt: 1, step: i, fresh: true });
       const by = outcome.worker === undefined ? {} : { worker: outcome.worker };
       return outcome.ok
         ? { kind: 'step.shadowed' as const, epoch: ctx.epoch, body: { ...base, source: 'actuator' as const, result: outcome.result as Json }, ...by }
