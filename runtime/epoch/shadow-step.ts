@@ -10,7 +10,8 @@
  *   An actuator the dispatcher cannot shadow (an authored step naming one the pin did not cover,
  *   a resume elsewhere) gives `source: 'none'`; a shadow call that fails is recorded with its
  *   failure, which fails the epoch as a step failure would. One attempt: nothing is applied, so
- *   there is nothing to retry under a key.
+ *   there is nothing to retry under a key. Not `fresh`: nothing is written ahead of it, so a resume
+ *   after a crash may find its job already there (BullMQ), and reads that job's outcome.
  *
  * A step shadowed with `source: 'none'` ends the run after its epoch: the machine notes the epoch
  * at its boundary (`shadowEnded`), and the next parse answers done with `shadowEnding`'s summary
@@ -23,7 +24,7 @@ import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
 
 /** How a shadow job reaches the dispatcher: execute-steps.ts's `dispatch(s, job(ctx, …))`, handed in (the two files do not import each other). */
-export type AskShadow = (j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { fresh: boolean }) => Promise<JobOutcome>;
+export type AskShadow = (j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'>) => Promise<JobOutcome>;
 
 export interface Shadowed {
   source: 'actuator' | 'none';
@@ -54,7 +55,7 @@ export async function shadowStep(s: EpochServices, ctx: InvocationContext, i: nu
     },
     async () => {
       if (!s.dispatcher?.canShadow?.(actuator)) return { kind: 'step.shadowed' as const, epoch: ctx.epoch, body: { ...base, source: 'none' as const, result: null } };
-      const outcome = await ask({ op: 'shadow', actuator, args, key: idempotencyKey(ctx.invocation, ctx.epoch, i, 'shadow'), attempt: 1, step: i, fresh: true });
+      const outcome = await ask({ op: 'shadow', actuator, args, key: idempotencyKey(ctx.invocation, ctx.epoch, i, 'shadow'), attempt: 1, step: i });
       const by = outcome.worker === undefined ? {} : { worker: outcome.worker };
       return outcome.ok
         ? { kind: 'step.shadowed' as const, epoch: ctx.epoch, body: { ...base, source: 'actuator' as const, result: outcome.result as Json }, ...by }
