@@ -30,6 +30,7 @@ import { InProcessDispatcher } from '../queue/in-process.js';
 import { createRuntime, defineDomain, describeInvocation, listInvocations, Runtime, RuntimeUsageError } from '../runtime/index.js';
 import { shadowPin, worldEffectActuators } from '../runtime/shadow-pin.js';
 import { gapSourcesOf } from '../mining/sources.js';
+import { REDACTED, redactRecords } from '../journal/redaction.js';
 import { travelDomain, travelLibrary, travelPolicy, travelPolicyV2, TRAVEL_OBSERVE } from '../examples/travel/index.js';
 import { initialTravelState, readTravelState, seedTravelState } from '../examples/travel/state.js';
 import { travelEvaluables } from '../examples/travel/library.js';
@@ -337,5 +338,12 @@ describe('what a shadow run pins and records', () => {
     ];
     expect(gapSourcesOf(records).map((g) => g.outcome)).toEqual(['shadowed']);
     expect(gapSourcesOf(records.filter((r) => r.kind !== 'step.shadowed')).map((g) => g.outcome)).toEqual(['completed']);
+  });
+
+  test('a domain\'s redaction marks cover step.shadowed: its args and its shadow result, by its actuator', () => {
+    const record = { seq: 4, kind: 'step.shadowed', epoch: 2, body: { step: 2, actuator: 'card.charge', args: { amount: 780, card: 'card-visa-4242' }, key: 'k.2.2', source: 'actuator', result: { card: 'card-visa-4242', charged: 780 } }, prev: '0'.repeat(64), hash: '0'.repeat(64) } as unknown as JournalRecord;
+    const { records } = redactRecords([record], { args: { 'card.charge': ['card'] }, results: { 'card.charge': ['card'] } });
+    expect(records[0]!.body).toMatchObject({ args: { amount: 780, card: REDACTED }, result: { card: REDACTED, charged: 780 } });
+    expect(JSON.stringify(records)).not.toContain('card-visa-4242');
   });
 });
