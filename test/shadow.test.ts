@@ -31,6 +31,7 @@ import { createRuntime, defineDomain, describeInvocation, listInvocations, Runti
 import { shadowPin, worldEffectActuators } from '../runtime/shadow-pin.js';
 import { gapSourcesOf } from '../mining/sources.js';
 import { REDACTED, redactRecords } from '../journal/redaction.js';
+import { recordEvent } from '../inspector/stately/record-events.js';
 import { travelDomain, travelLibrary, travelPolicy, travelPolicyV2, TRAVEL_OBSERVE } from '../examples/travel/index.js';
 import { initialTravelState, readTravelState, seedTravelState } from '../examples/travel/state.js';
 import { travelEvaluables } from '../examples/travel/library.js';
@@ -345,5 +346,10 @@ describe('what a shadow run pins and records', () => {
     const { records } = redactRecords([record], { args: { 'card.charge': ['card'] }, results: { 'card.charge': ['card'] } });
     expect(records[0]!.body).toMatchObject({ args: { amount: 780, card: REDACTED }, result: { card: REDACTED, charged: 780 } });
     expect(JSON.stringify(records)).not.toContain('card-visa-4242');
+  });
+
+  test('the Stately relay gives a shadowed step an event of its own, without its args', () => {
+    const body = { step: 0, actuator: 'airline.hold', args: { flight: 'f-1' }, key: 'k.2.0', source: 'none', result: null };
+    expect(recordEvent({ seq: 9, kind: 'step.shadowed', epoch: 2, body } as never)).toEqual({ type: 'weft.step.shadowed', seq: 9, epoch: 2, step: 0, actuator: 'airline.hold', source: 'none' });
   });
 });
