@@ -50,6 +50,14 @@ export interface Actuator<Args = any, Result = any> {
    */
   spends?: string;
   run(args: Args, ctx: ActuatorContext): Promise<Result>;
+  /**
+   * What `run` would return, without touching the world — for shadow runs (`weft run --shadow`).
+   * Optional; it is called instead of `run` for a world-effect step of a shadow run, with the key
+   * the step would have carried (suffixed `.shadow`), and its result must pass `resultSchema`. An
+   * actuator that has one lets a shadow run go on past its first shadowed epoch; it must not
+   * change anything `run` would change (it may read).
+   */
+  shadow?(args: Args, ctx: ActuatorContext): Promise<Result>;
   /** Undo a completed effect; dispatched with its own idempotency key when an epoch fails. */
   compensate?(args: Args, result: Result, ctx: ActuatorContext): Promise<unknown>;
 }

@@ -19,7 +19,7 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
   const e = `epoch ${record.epoch}`;
   switch (record.kind) {
     case 'invocation.pinned':
-      return `pinned      library ${String(b.pin.library).slice(0, 12)}…  seed ${b.pin.seed}  asOf ${b.pin.asOf}  policy ${b.pin.policy}`;
+      return `pinned      library ${String(b.pin.library).slice(0, 12)}…  seed ${b.pin.seed}  asOf ${b.pin.asOf}  policy ${b.pin.policy}${b.pin.shadow ? `  SHADOW run (${b.pin.shadow.results === 'actuators' ? 'with shadow results' : 'no shadow results: ends after its first shadowed epoch'}): nothing reaches the world` : ''}`;
     case 'model.completed':
       return `${e}  model       ${b.purpose} reply #${b.attempt}: ${brief(b.reply)}${tag}`;
     case 'model.failed':
@@ -40,6 +40,8 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
       return undefined;
     case 'step.completed':
       return `${e}  step ${String(b.step).padEnd(6)} ok  ${brief(b.result, 80)}${tag}`;
+    case 'step.shadowed':
+      return `${e}  step ${String(b.step).padEnd(6)} shadowed, not dispatched: ${b.actuator} ${brief(b.args, 50)}${b.failure ? ` — shadow failed (${b.failure.class}): ${brief(b.failure.message, 50)}` : b.source === 'actuator' ? ` → ${brief(b.result, 50)}` : ''}${tag}`;
     case 'step.failed':
       return `${e}  step ${String(b.step).padEnd(6)} ${b.class} failure (attempt ${b.attempt}): ${brief(b.message, 70)}`;
     case 'compensation.completed':

@@ -37,6 +37,14 @@ export const pinSchema = z.strictObject({
    * the rule before flag 2). Admission reads it from here, never from the runtime's actuators.
    */
   spenders: z.array(z.strictObject({ actuator: z.string().min(1), arg: z.string().min(1) })).optional(),
+  /**
+   * Present only on a shadow run (`start(intent, { shadow: true })`, `weft run --shadow`): nothing
+   * reaches the world, each world-effect step is recorded as `step.shadowed`. `results`: whether
+   * every world-effect actuator of the pinned library gives a shadow result (`Actuator.shadow`) —
+   * `actuators`, the run goes on past shadowed epochs — or not — `none`, the run ends after the
+   * first epoch whose world effects were shadowed (docs/operate-shadow.md). Absent: a real run.
+   */
+  shadow: z.strictObject({ results: z.enum(['none', 'actuators']) }).optional(),
 });
 export type Pin = z.infer<typeof pinSchema>;
 
@@ -111,6 +119,21 @@ export const bodySchemas = {
     class: failureClass,
     code: z.string().min(1),
     message: z.string(),
+  }),
+  /**
+   * A shadow run's world-effect step, admitted and NOT dispatched: what the run would have done
+   * (actuator, args, the idempotency key it would have carried). `source`: where `result` came from —
+   * the actuator's `shadow(args, ctx)` (`actuator`), or nowhere (`none`, result null). Present
+   * `failure`: the shadow call itself failed (result null). Never preceded by a `step.dispatched`.
+   */
+  'step.shadowed': z.strictObject({
+    step: count,
+    actuator: z.string().min(1),
+    args: json,
+    key: z.string().min(1),
+    source: z.enum(['actuator', 'none']),
+    result: json,
+    failure: z.strictObject({ class: failureClass, code: z.string().min(1), message: z.string() }).optional(),
   }),
   'compensation.dispatched': z.strictObject({ step: count, actuator: z.string().min(1), args: json, key: z.string().min(1), attempt: count }),
   'compensation.completed': z.strictObject({

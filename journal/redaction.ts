@@ -230,6 +230,10 @@ export function redactRecord(record: JournalRecord, marks: RedactionMarks, actua
       if (actuator !== undefined) next = { ...body, result: redactPaths(body.result, marks.results?.[actuator], secrets) };
       break;
     }
+    case 'step.shadowed':
+      // A shadow run's world effect names its actuator itself: its args and its shadow result, by that actuator's marks.
+      next = { ...body, args: redactArgs(body.args as Json, marks, [body.actuator], secrets), result: redactPaths(body.result as Json, typeof body.actuator === 'string' ? marks.results?.[body.actuator] : undefined, secrets) };
+      break;
     case 'state.observed':
       next = { ...body, state: redactPaths(body.state, marks.observations, secrets) };
       break;

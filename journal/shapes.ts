@@ -80,6 +80,7 @@ export const pinShape = strict({
   asOf: nonEmpty,
   policy: nonEmpty,
   limits: optional(recordOf(count)),
+  shadow: optional(strict({ results: oneOf('none', 'actuators') })),
 });
 
 export const bodyShapes: Record<RecordKind, Shape> = {
@@ -104,6 +105,15 @@ export const bodyShapes: Record<RecordKind, Shape> = {
   'step.dispatched': dispatched,
   'step.completed': strict({ step: count, key: nonEmpty, attempt: count, result: json }),
   'step.failed': strict({ step: count, key: nonEmpty, attempt: count, class: failureClass, code: nonEmpty, message: str }),
+  'step.shadowed': strict({
+    step: count,
+    actuator: nonEmpty,
+    args: json,
+    key: nonEmpty,
+    source: oneOf('actuator', 'none'),
+    result: json,
+    failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })),
+  }),
   'compensation.dispatched': dispatched,
   'compensation.completed': strict({
     step: count,

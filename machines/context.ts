@@ -112,6 +112,11 @@ export interface StepResult {
   step: number;
   operator: string;
   result: Json;
+  /**
+   * A shadow run's world-effect step (`step.shadowed`): it did not happen, so nothing compensates
+   * it. `actuator`: its result is the actuator's shadow result; `none`: it has none (null).
+   */
+  shadowed?: 'actuator' | 'none';
 }
 
 export interface InvocationContext extends InvocationInput {
@@ -138,6 +143,11 @@ export interface InvocationContext extends InvocationInput {
   /** What completed epochs spent under the policy's contract envelope (flag 1). */
   spent?: number;
   replans: number;
+  /**
+   * A shadow run (pin.shadow): the epoch after which it ends, because that epoch shadowed a world
+   * effect with no shadow result — the world cannot show it, so no later epoch can be planned on it.
+   */
+  shadowEnded?: number;
   summary: string | null;
   fingerprint: string | null;
   hibernateRequested: boolean;

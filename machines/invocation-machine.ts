@@ -19,6 +19,11 @@
  *     a fork (runtime/fork.ts) takes over from a resting invocation: it ends superseded, sealed,
  *     naming the fork. Replay drives it from the recorded `invocation.superseded`.
  *
+ *   a shadow run (pin.shadow) whose epoch shadowed a world effect with no shadow result notes it at
+ *   the boundary (`shadowEnded`); its next parse then answers done without asking the model
+ *   (runtime/epoch/shadow-step.ts), so it ends completed, its summary saying so: the world it would
+ *   observe next has not changed, so nothing after it could be planned on what it did.
+ *
  *   any state ─► suspended ─(resume)─► the same state
  *     a recorded model or observation failure that a person or a later attempt can fix (a
  *     transient error after the pinned attempts, bad credentials, a moved endpoint), or a
@@ -107,6 +112,7 @@ export const invocationMachine = setup({
       ...(o.spent === undefined ? {} : { spent: (context.spent ?? 0) + o.spent }),
       outcomes: compactOutcomes([...context.outcomes, o.outcome], context.limits.outcomeWindow),
       replans: o.outcome.outcome === 'completed' ? context.replans : context.replans + 1,
+      ...(context.pin.shadow !== undefined && context.done.some((d) => d.shadowed === 'none') ? { shadowEnded: context.epoch } : {}),
       epoch: context.epoch + 1,
       goal: null,
       plan: null,

@@ -109,8 +109,12 @@ export function mine(input: MiningInput): MiningResult {
   const groups = new Map<string, { method: Method; sources: GapSource[] }>();
   for (const gap of gaps) {
     // An epoch the policy denied never ran, and one still open has not completed: neither is evidence for or against its shape.
-    if (gap.outcome === 'denied' || gap.outcome === 'unfinished') {
-      const why = gap.outcome === 'denied' ? 'the epoch was denied before any step ran' : 'the epoch has not completed (the run failed, was handed off, or is still open)';
+    // Nor is a shadow run's epoch: its world effects were recorded, never applied.
+    if (gap.outcome === 'denied' || gap.outcome === 'unfinished' || gap.outcome === 'shadowed') {
+      const why =
+        gap.outcome === 'denied' ? 'the epoch was denied before any step ran'
+        : gap.outcome === 'shadowed' ? 'the epoch ran in a shadow run (its world effects were never applied)'
+        : 'the epoch has not completed (the run failed, was handed off, or is still open)';
       reports.push({ candidate: refKey(gap), task: gap.goal.task, verdict: 'failed-or-compensated', reason: `${why}: not mined`, sources: [refOf(gap)] });
       continue;
     }

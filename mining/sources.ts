@@ -11,7 +11,8 @@
  * - the goal and the library it was derived on: `epoch.derived` (body.goal, body.library);
  * - the ending: `epoch.closed` (outcome completed / compensated / denied); a compensation
  *   dispatched in the epoch, or no close at all (the run failed or was handed off mid-epoch), counts
- *   as not completed.
+ *   as not completed; nor does an epoch of a shadow run that shadowed a world effect (`step.shadowed`):
+ *   its effects never happened, so it is no evidence that the fragment works (`shadowed`).
  *
  * Pure: records in, data out. A journal whose records do not have these shapes yields nothing
  * from that epoch (mining only ever learns from what it can read exactly).
@@ -30,8 +31,8 @@ export interface GapSource {
   fragment: Goal[];
   /** The digest of the library the epoch was derived on. */
   library: string;
-  /** How the epoch ended: `completed` only when it closed completed with no compensation. */
-  outcome: 'completed' | 'compensated' | 'denied' | 'unfinished';
+  /** How the epoch ended: `completed` only when it closed completed with no compensation and nothing shadowed. */
+  outcome: 'completed' | 'compensated' | 'denied' | 'unfinished' | 'shadowed';
 }
 
 /** One derived epoch (either source): a decomposition the corpus recorded. */
@@ -80,6 +81,8 @@ interface EpochParts {
   derived?: JournalRecord<'epoch.derived'>;
   closed?: string;
   compensated: boolean;
+  /** A shadow run's world effect was recorded in it (`step.shadowed`), not applied. */
+  shadowed?: boolean;
 }
 
 function byEpoch(records: readonly JournalRecord[]): { invocation: string; epochs: Map<number, EpochParts> } {
@@ -105,6 +108,9 @@ function byEpoch(records: readonly JournalRecord[]): { invocation: string; epoch
       case 'compensation.dispatched':
         parts.compensated = true;
         break;
+      case 'step.shadowed':
+        parts.shadowed = true;
+        break;
       case 'epoch.closed':
         parts.closed = (r as JournalRecord<'epoch.closed'>).body.outcome;
         break;
@@ -124,7 +130,7 @@ export function gapSourcesOf(records: readonly JournalRecord[]): GapSource[] {
     if (!d || d.source !== 'authored' || !p.state) continue;
     const fragment = fragmentOf(p.author);
     if (!fragment) continue;
-    const outcome = p.compensated ? 'compensated' : p.closed === 'completed' ? 'completed' : p.closed === 'compensated' || p.closed === 'denied' ? p.closed : 'unfinished';
+    const outcome = p.shadowed ? 'shadowed' : p.compensated ? 'compensated' : p.closed === 'completed' ? 'completed' : p.closed === 'compensated' || p.closed === 'denied' ? p.closed : 'unfinished';
     out.push({ invocation, epoch, goal: { task: d.goal.task, args: d.goal.args as Goal['args'] }, state: p.state, fragment, library: d.library, outcome });
   }
   return out;

@@ -1,6 +1,6 @@
 /**
  * What a dispatcher knows about the actuators it can dispatch to, before anything runs: their
- * names, whether each can undo its own effect, and whether args fit its schema — the certification
+ * names, whether each can undo its own effect or give a shadow result, and whether args fit its schema — the certification
  * an epoch needs (fail closed) whether the actuators run in this process or on workers.
  */
 import type { Actuator } from '../actors/actuator.js';
@@ -28,6 +28,10 @@ export class ActuatorCatalogue {
     return typeof this.byName.get(actuator)?.compensate === 'function';
   }
 
+  canShadow(actuator: string): boolean {
+    return typeof this.byName.get(actuator)?.shadow === 'function';
+  }
+
   checkArgs(actuator: string, args: unknown): string | undefined {
     const found = this.byName.get(actuator);
     if (!found) return `unknown actuator ${JSON.stringify(actuator)}`;
@@ -53,6 +57,10 @@ export abstract class CatalogueDispatcher implements Dispatcher {
 
   canCompensate(actuator: string): boolean {
     return this.catalogue.canCompensate(actuator);
+  }
+
+  canShadow(actuator: string): boolean {
+    return this.catalogue.canShadow(actuator);
   }
 
   checkArgs(actuator: string, args: unknown): string | undefined {

@@ -13,8 +13,8 @@ import type { FailureClass } from '../journal/errors.js';
 
 /** One attempt of one step: what to run, and the context the actuator will see (minus the PRNG, rebuilt from `seed`). */
 export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocation' | 'world' | 'tenant' | 'epoch' | 'step' | 'asOf'> {
-  /** `run` applies the step's effect; `compensate` undoes a completed one. */
-  op: 'run' | 'compensate';
+  /** `run` applies the step's effect; `compensate` undoes a completed one; `shadow` asks what `run` would return, changing nothing (a shadow run). */
+  op: 'run' | 'compensate' | 'shadow';
   actuator: string;
   args: unknown;
   /** For `compensate`: the result the step completed with. */
@@ -49,6 +49,8 @@ export interface Dispatcher {
   knows(actuator: string): boolean;
   /** True when the actuator can undo its own effect (it has a `compensate`). */
   canCompensate(actuator: string): boolean;
+  /** True when the actuator gives a shadow result (it has a `shadow`): a shadow run asks it with op `shadow`. Absent: none can. */
+  canShadow?(actuator: string): boolean;
   /** Validate args against the actuator's schema; returns the reason they fail, if they do. */
   checkArgs(actuator: string, args: unknown): string | undefined;
   dispatch(job: Job): Promise<JobOutcome>;

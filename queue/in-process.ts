@@ -50,7 +50,11 @@ export async function runJob(actuator: Actuator, job: Job): Promise<JobOutcome> 
       }
       return { ok: true, result: toJson(await actuator.compensate(args.data, job.result, ctx)) };
     }
-    const result = await actuator.run(args.data, ctx);
+    if (job.op === 'shadow' && !actuator.shadow) {
+      return { ok: false, failure: { class: 'permanent', code: 'actuator.no_shadow', message: `${actuator.name} has no shadow (what run would return, changing nothing): give it one, or let the shadow run end after this epoch` } };
+    }
+    // A shadow run's world effect: what run would return, nothing applied; its result is checked like run's.
+    const result = job.op === 'shadow' ? await actuator.shadow!(args.data, ctx) : await actuator.run(args.data, ctx);
     const checked = actuator.resultSchema.safeParse(result);
     if (!checked.success) {
       return { ok: false, failure: { class: 'permanent', code: 'actuator.bad_result', message: `${actuator.name} returned a result that fails its schema: ${checked.error.issues[0]?.message}` } };

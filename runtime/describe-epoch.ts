@@ -25,7 +25,8 @@ export interface StepDescription {
   actuator: string | null;
   args: Json;
   readOnly: boolean | null;
-  outcome: 'pending' | 'dispatched' | 'ok' | 'failed' | 'compensated' | 'denied' | 'sleeping';
+  /** `shadowed`: a shadow run's world effect, recorded and never dispatched (result: its shadow result, if any). */
+  outcome: 'pending' | 'dispatched' | 'ok' | 'failed' | 'compensated' | 'denied' | 'sleeping' | 'shadowed';
   attempts: number;
   result: Json;
   failure: Failure | null;
@@ -57,7 +58,7 @@ function byEpoch(records: readonly JournalRecord[]): Map<number, JournalRecord[]
 }
 
 /** Records that say an epoch planned or did something (an epoch with only model exchanges is the run's last word, not an epoch of work). */
-const EPOCH_WORK = new Set(['epoch.derived', 'admission.decided', 'approval.requested', 'step.dispatched', 'timer.set', 'epoch.closed']);
+const EPOCH_WORK = new Set(['epoch.derived', 'admission.decided', 'approval.requested', 'step.dispatched', 'step.shadowed', 'timer.set', 'epoch.closed']);
 
 /** Every epoch that planned or did something, in order; one the run ended in without closing it takes the run's ending (`ended`: failed or handed off). */
 export function epochsOf(records: readonly JournalRecord[], held: SnapshotPlan | undefined, ended: 'completed' | 'failed' | 'handed_off' | undefined): EpochDescription[] {
@@ -132,6 +133,16 @@ function describeEpoch(epoch: number, records: readonly JournalRecord[], held: S
         s.attempts = Math.max(s.attempts, b.attempt);
         s.outcome = 'dispatched';
         s.failure = null;
+        break;
+      }
+      case 'step.shadowed': {
+        const b = (record as JournalRecord<'step.shadowed'>).body;
+        const s = step(b.step, b.actuator, b.args);
+        s.actuator = b.actuator;
+        s.args = b.args;
+        s.outcome = 'shadowed';
+        s.result = b.result;
+        s.failure = b.failure ? { ...b.failure } : null;
         break;
       }
       case 'step.completed': {

@@ -19,7 +19,8 @@
  *   fix           the listing's advice (the `→` line of `weft ls`), or null
  *   records       journal records that verified
  *   journal       { verified: boolean, problem: string | null } — problem: the first record that did not verify
- *   pin           { library, runtime, seed, asOf, policy, flags, model: { id, params }, limits, spenders } | null
+ *   pin           { library, runtime, seed, asOf, policy, flags, model: { id, params }, limits, spenders, shadow? } | null
+ *                 shadow: { results: 'none' | 'actuators' } on a shadow run only (nothing of it reached the world)
  *                 spenders: [{ actuator, arg }] pinned under flag 2 (empty: none declared), null before it
  *   epochs        [{ epoch, goal: { task, args } | null, source: 'htn' | 'gap' | null, plan (digest) | null,
  *                    admission: { decision, policy, reason } | null,
@@ -30,7 +31,7 @@
  *                 goal: the derived plan's, or the one a gap-path epoch asked the model to author for;
  *                 outcome: its epoch.closed's, else the run's ending when it ended in it, else open
  *     step        { step, operator | null, actuator | null, args, readOnly | null,
- *                   outcome: 'pending' | 'dispatched' | 'ok' | 'failed' | 'compensated' | 'denied' | 'sleeping',
+ *                   outcome: 'pending' | 'dispatched' | 'ok' | 'failed' | 'compensated' | 'denied' | 'sleeping' | 'shadowed',
  *                   attempts, result | null, failure: { class, code, message } | null,
  *                   compensation: { actuator, attempts, outcome: 'ok' | 'failed' | 'dispatched', result, failure } | null }
  *                 operator/readOnly are known only for the plan a snapshot holds (the journal keeps a

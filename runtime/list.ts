@@ -49,6 +49,8 @@ export interface InvocationSummary {
   suspendedAs?: string;
   /** The command that repairs a damaged invocation or sets it aside, or that continues a suspended one. */
   fix?: string;
+  /** A shadow run (its pin's `shadow`; nothing of it reached the world): whether its actuators gave shadow results. Absent: a real run. */
+  shadow?: 'none' | 'actuators';
   /** The epoch of the last record (when known). */
   epoch?: number;
   /** The last record's kind and envelope time (ISO 8601, the writer's clock), when known. */
@@ -61,6 +63,11 @@ function lastFields(kind: string | undefined, epoch: number | undefined, at: str
     ...(epoch === undefined ? {} : { epoch }),
     ...(kind === undefined ? {} : { last: at === undefined ? { kind } : { kind, at } }),
   };
+}
+
+/** The listing's `shadow` field from a pin's `shadow.results` (however it was kept), absent on a real run. */
+function shadowField(results: unknown): Pick<InvocationSummary, 'shadow'> {
+  return results === 'none' || results === 'actuators' ? { shadow: results } : {};
 }
 
 /** The suspension a suspended snapshot carries: `data.context.suspension`. */
@@ -80,7 +87,7 @@ export async function invocationStatus(store: JournalStore, id: string): Promise
 
 /** A store with a status index (RedisStore): listing reads it instead of every journal. */
 interface IndexedStore extends JournalStore {
-  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number; epoch?: number; lastKind?: string; lastAt?: string }>>;
+  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number; epoch?: number; lastKind?: string; lastAt?: string; shadow?: string }>>;
 }
 
 function isIndexed(store: JournalStore): store is IndexedStore {
@@ -99,7 +106,7 @@ export async function listInvocations(store: JournalStore, filter: { tenant?: st
     const out: InvocationSummary[] = [];
     for (const entry of await store.indexed(filter.tenant === undefined ? {} : { tenant: filter.tenant })) {
       const row = SEALED_STATUSES.has(entry.status)
-        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus, ...lastFields(entry.lastKind, entry.epoch, entry.lastAt) }
+        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus, ...shadowField(entry.shadow), ...lastFields(entry.lastKind, entry.epoch, entry.lastAt) }
         : await summarize(store, entry.id).catch((err: unknown) => damagedRow(entry.id, err));
       if (keep(row)) out.push(row);
     }
@@ -145,7 +152,7 @@ function damagedRow(id: string, err: unknown): InvocationSummary {
  * facts read from the journal, given only while the journal is unchanged since.
  */
 interface SummarizingStore extends JournalStore {
-  summary(id: string): Promise<{ firstKind: string; pinnedFor: string | undefined; tenant: string | undefined; intent: string | undefined; records: number; lastKinds: string[]; lastEpoch?: number; lastAt?: string } | undefined>;
+  summary(id: string): Promise<{ firstKind: string; pinnedFor: string | undefined; tenant: string | undefined; intent: string | undefined; records: number; lastKinds: string[]; lastEpoch?: number; lastAt?: string; shadow?: string } | undefined>;
 }
 
 function isSummarizing(store: JournalStore): store is SummarizingStore {
@@ -162,7 +169,7 @@ async function endedFromSummary(store: JournalStore, id: string): Promise<Invoca
   const facts = await store.summary(id).catch(() => undefined);
   if (!facts || facts.firstKind !== 'invocation.pinned' || facts.pinnedFor !== id) return undefined;
   const ending = endingOf(facts.lastKinds);
-  return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending, ...lastFields(facts.lastKinds.at(-1), facts.lastEpoch, facts.lastAt) };
+  return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending, ...shadowField(facts.shadow), ...lastFields(facts.lastKinds.at(-1), facts.lastEpoch, facts.lastAt) };
 }
 
 async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
@@ -241,7 +248,7 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
   let first: JournalRecord<'invocation.pinned'> | undefined;
   try {
     first = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
-    const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?' };
+    const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?', ...shadowField(first?.body?.pin?.shadow?.results) };
     if (!first) {
       const note = await readNote(store, id);
       return { ...base, records: 0, status: 'damaged', problem: EMPTY_JOURNAL, ...(note?.reason === undefined ? {} : { reason: note.reason }), fix: moveAsideFix(store, id) };

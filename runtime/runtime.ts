@@ -42,6 +42,7 @@ import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
 import { FLAG_DECLARED_SPEND, hasFlag, IMPLEMENTED_FLAGS } from '../machines/flags.js';
+import { shadowPin } from './shadow-pin.js';
 import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
@@ -251,10 +252,11 @@ export class Runtime {
   }
 
   /** The invocation id a start without `id` gets: a digest of tenant, intent, seed and asOf. */
-  static defaultId(intent: string, opts: Pick<StartOptions, 'tenant' | 'seed' | 'asOf'>): string {
+  static defaultId(intent: string, opts: Pick<StartOptions, 'tenant' | 'seed' | 'asOf' | 'shadow'>): string {
     // An intent that is not well-formed Unicode cannot be canonicalized: its UTF-16 digest stands in.
     const named = isWellFormed(intent) ? intent : { wellFormed: toWellFormed(intent), utf16: utf16Digest(intent) };
-    return `inv-${digestOf({ tenant: opts.tenant, intent: named, seed: String(opts.seed), asOf: opts.asOf }).slice(0, 32)}`;
+    // A shadow run of the same intent is another invocation than the real one (a real run's id is unchanged).
+    return `inv-${digestOf({ tenant: opts.tenant, intent: named, seed: String(opts.seed), asOf: opts.asOf, ...(opts.shadow === true ? { shadow: true } : {}) }).slice(0, 32)}`;
   }
 
   /**
@@ -292,6 +294,8 @@ export class Runtime {
       limits: { ...this.limits },
       // Which actuators spend (flag 2), fixed for the invocation's life; none known: none declared (every world effect counts).
       ...(BEHAVIOUR_FLAGS.includes(FLAG_DECLARED_SPEND) ? { spenders: [...(this.declaredSpenders ?? [])] } : {}),
+      // A shadow run, and whether its world effects have shadow results (shadow-pin.ts); absent on a real run.
+      ...(opts.shadow === true ? { shadow: shadowPin(library, this.dispatcher) } : {}),
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
     // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.

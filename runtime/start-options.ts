@@ -21,6 +21,8 @@ export interface StartOptions {
   id?: string;
   /** Name of the library to pin (default: the first of `libraries`). */
   library?: string;
+  /** A shadow run: admitted and recorded, nothing reaches the world (pin.shadow; docs/operate-shadow.md). */
+  shadow?: boolean;
 }
 
 export const DEFAULT_TENANT = 'default';
@@ -42,12 +44,12 @@ function describe(value: unknown): string {
 export function resolveStartOptions(intent: unknown, given: unknown, domainAsOf: string | undefined): StartOptions {
   if (typeof intent !== 'string') throw usage('runtime.bad_intent', `the intent must be a string, got ${describe(intent)}`);
   if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
-    throw usage('runtime.bad_start_options', `the options must be an object { tenant?, seed?, asOf?, id?, library? }, got ${describe(given)}`);
+    throw usage('runtime.bad_start_options', `the options must be an object { tenant?, seed?, asOf?, id?, library?, shadow? }, got ${describe(given)}`);
   }
   const opts = (given ?? {}) as Record<string, unknown>;
-  const known = new Set(['tenant', 'seed', 'asOf', 'id', 'library']);
+  const known = new Set(['tenant', 'seed', 'asOf', 'id', 'library', 'shadow']);
   const unknown = Object.keys(opts).filter((k) => !known.has(k) && opts[k] !== undefined);
-  if (unknown.length > 0) throw usage('runtime.bad_start_options', `unknown option ${unknown.map((k) => JSON.stringify(k)).join(', ')}; start takes tenant, seed, asOf, id and library`);
+  if (unknown.length > 0) throw usage('runtime.bad_start_options', `unknown option ${unknown.map((k) => JSON.stringify(k)).join(', ')}; start takes tenant, seed, asOf, id, library and shadow`);
 
   const tenant = opts.tenant ?? DEFAULT_TENANT;
   if (typeof tenant !== 'string' || tenant.length === 0) throw usage('runtime.bad_tenant', `tenant must be a non-empty string (default ${JSON.stringify(DEFAULT_TENANT)}), got ${describe(tenant)}`);
@@ -69,11 +71,13 @@ export function resolveStartOptions(intent: unknown, given: unknown, domainAsOf:
   if (opts.library !== undefined && (typeof opts.library !== 'string' || opts.library.length === 0)) {
     throw usage('runtime.bad_library', `library must name one of the runtime's libraries, got ${describe(opts.library)}`);
   }
+  if (opts.shadow !== undefined && typeof opts.shadow !== 'boolean') throw usage('runtime.bad_shadow', `shadow must be true or false (a shadow run reaches nothing in the world), got ${describe(opts.shadow)}`);
   return {
     tenant,
     seed,
     asOf,
     ...(opts.id === undefined ? {} : { id: opts.id as string }),
     ...(opts.library === undefined ? {} : { library: opts.library as string }),
+    ...(opts.shadow === true ? { shadow: true } : {}),
   };
 }

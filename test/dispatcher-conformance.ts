@@ -207,6 +207,22 @@ export function dispatcherConformance(harness: DispatcherHarness): void {
       expect(callsOf(cannot)).toEqual([]);
     });
 
+    test('a shadow job runs the actuator’s shadow (never run), its result checked like run’s; one without a shadow is permanent (actuator.no_shadow) and nothing runs', async () => {
+      const d = rig.dispatcher;
+      expect(d.canShadow?.(CONF.echo)).toBe(true);
+      expect(d.canShadow?.(CONF.flaky)).toBe(false);
+      expect(d.canShadow?.('conf.nope')).toBe(false);
+      const shadow = newJob(CONF.echo, { text: 'booked', n: 2 }, { op: 'shadow' });
+      expect(await d.dispatch(shadow)).toEqual(ran({ ok: true, result: { echoed: 'would echo booked', n: 2, key: shadow.key, attempt: 1 } }));
+      expect(callsOf(shadow)).toEqual([expectedCall(shadow)]);
+      const bad = newJob(CONF.echo, { text: 'booked', n: -1 }, { op: 'shadow' });
+      expect(await d.dispatch(bad)).toEqual(failure('policy', 'actuator.bad_args', CONF.echo));
+      const cannot = newJob(CONF.flaky, {}, { op: 'shadow' });
+      expect(await d.dispatch(cannot)).toEqual(failure('permanent', 'actuator.no_shadow', CONF.flaky));
+      expect(callsOf(cannot)).toEqual([]);
+      expect(callsOf(bad)).toEqual([]);
+    });
+
     test('close() can be called twice; a process that dispatched and closed exits by itself (nothing is left open)', async () => {
       await rig.dispatcher.close();
       await rig.dispatcher.close();

@@ -5,7 +5,7 @@
  * (`<key>.a<attempt>`), a re-dispatch of a finished attempt reads the stored outcome and runs
  * nothing, one warning while no worker consumes the queue, a bounded wait (dispatch.wait_timeout),
  * a worker refusing a job pinned to a library it lacks, and a worker in a separate process
- * (`weft worker`): same outcomes as in-process, a SIGKILLed worker's job answered as
+ * (`weft worker`): same outcomes as in-process (a shadow run's `shadow` jobs too), a SIGKILLed worker's job answered as
  * `worker.stalled`, SIGTERM finishing the running job.
  *
  * Needs `redis-server` on PATH: under CI (CI=true) its absence fails; elsewhere the tests are
@@ -414,6 +414,9 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
         newJob(CONF.badResult, {}),
         newJob(CONF.echo, { text: 'far', n: -5 }),
         { ...echo, op: 'compensate', key: `${echo.key}.undo`, result: { echoed: 'far', n: 5, key: echo.key, attempt: 1 } },
+        // A shadow run's job: the worker asks the actuator's shadow, never its run.
+        { ...echo, op: 'shadow', key: `${echo.key}.shadow` },
+        { ...flaky, op: 'shadow', key: `${flaky.key}.shadow` },
       ];
       for (const job of jobs) {
         const remote = await dispatcher.dispatch(job);

@@ -24,6 +24,7 @@ export const pin = fc.record(
     asOf: name,
     policy: name,
     limits: fc.dictionary(str, count, { maxKeys: 3 }),
+    shadow: fc.record({ results: fc.constantFrom('none', 'actuators') }),
   },
   { requiredKeys: ['library', 'runtime', 'flags', 'model', 'seed', 'asOf', 'policy'] },
 );
@@ -58,6 +59,10 @@ export const valid: { [K in RecordKind]: fc.Arbitrary<unknown> } = {
   'step.dispatched': step,
   'step.completed': done,
   'step.failed': fc.record({ step: count, key: name, attempt: count, class: cls, code: name, message: str }),
+  'step.shadowed': fc.record(
+    { step: count, actuator: name, args: json, key: name, source: fc.constantFrom('actuator', 'none'), result: json, failure: fc.record({ class: cls, code: name, message: str }) },
+    { requiredKeys: ['step', 'actuator', 'args', 'key', 'source', 'result'] },
+  ),
   'compensation.dispatched': step,
   'compensation.completed': fc.record(
     { step: count, key: name, attempt: count, result: json, failure: fc.record({ class: cls, code: name, message: str }) },

@@ -71,6 +71,7 @@ const summaries: Summaries = {
   'step.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
   'step.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,
   'step.failed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} ${b.class} ${b.code}: ${b.message}`,
+  'step.shadowed': (b) => `#${b.step} ${b.actuator} shadowed, not dispatched: key=${b.key} args=${j(b.args)} → ${b.failure ? `${b.failure.class} failure ${b.failure.code}: ${b.failure.message}` : b.source === 'none' ? 'no shadow result' : j(b.result)}`,
   'compensation.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
   'compensation.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,
   'compensation.halted': (b) => `at #${b.at} (${b.why}): undone ${b.undone.map((e) => `#${e.step}`).join(',') || 'nothing'}; NOT undone ${b.notUndone.map((e) => `#${e.step} ${e.actuator}`).join(', ')}`,

@@ -71,7 +71,8 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   for (const r of rows) {
-    process.stdout.write(`${r.id}  ${r.status.padEnd(17)} ${String(r.records).padStart(4)} records  ${r.tenant}  ${JSON.stringify(r.intent.length > 80 ? `${r.intent.slice(0, 79)}…` : r.intent)}\n`);
+    // A shadow run is marked beside its status, so no one takes it for a real run.
+    process.stdout.write(`${r.id}  ${(r.shadow ? `${r.status} (shadow)` : r.status).padEnd(17)} ${String(r.records).padStart(4)} records  ${r.tenant}  ${JSON.stringify(r.intent.length > 80 ? `${r.intent.slice(0, 79)}…` : r.intent)}\n`);
     const why = [r.problem, r.reason].filter((text) => text !== undefined && text !== '').join('; ');
     if (why) process.stdout.write(`    ${why}\n`);
     if (r.fix) process.stdout.write(`    → ${r.fix}\n`);

@@ -1,5 +1,5 @@
 /**
- * `weft run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--json]`
+ * `weft run <domain> ["<intent>"] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--shadow] [--json]`
  * — start an invocation of a domain on the embedded default (file store in D, in-process
  * dispatcher, the domain's model) and follow it to its end or its first resting state. The domain
  * is a built-in name (`travel`), a path to a module (`./my-domain.js`) or an installed package,
@@ -9,6 +9,9 @@
  * `--policy FILE` pins a rule pack (docs/policy-packs.md) instead of the domain's policy: validated
  * before anything is opened (a bad pack writes nothing), filed in the store by its digest, so
  * `resume`, `approve` and `serve` read it back from there with no flag.
+ *
+ * `--shadow`: a shadow run — decomposed, admitted and recorded, nothing reaching the world (each
+ * world-effect step is a `step.shadowed` record; docs/operate-shadow.md). The pin says so.
  *
  * `--model-url URL --model NAME` replaces the domain's model by an OpenAI-compatible chat model
  * (Ollama, vLLM, llama.cpp server, hosted APIs; key from WEFT_MODEL_KEY or OPENAI_API_KEY) — its
@@ -40,11 +43,13 @@ import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
 
 export const usage =
-  'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--model-url URL --model NAME]\n' +
+  'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--shadow] [--model-url URL --model NAME]\n' +
   `    [--model-timeout-ms MS] [--model-attempts N] [--library FILE|DIGEST] [--policy FILE] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --intent-file: the intent from a file (- for stdin),\n' +
   '                                       for one too long for a command line; --hibernate: stop at the first epoch boundary;\n' +
+  '                                       --shadow: a shadow run — admitted and recorded, no world effect dispatched (step.shadowed),\n' +
+  '                                       ending after the first shadowed epoch unless the actuators give shadow results;\n' +
   '                                       --model-url/--model: an OpenAI-compatible model instead of the domain\'s, key from WEFT_MODEL_KEY or OPENAI_API_KEY;\n' +
   '                                       --model-timeout-ms/--model-attempts: how long one model call may take and how many times a\n' +
   '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3);\n' +
@@ -105,6 +110,7 @@ export async function run(argv: string[]): Promise<number> {
         tenant: { type: 'string' },
         json: { type: 'boolean' },
         hibernate: { type: 'boolean' },
+        shadow: { type: 'boolean' },
         'model-url': { type: 'string' },
         model: { type: 'string' },
         'model-timeout-ms': { type: 'string' },
@@ -166,7 +172,7 @@ export async function run(argv: string[]): Promise<number> {
   const asOf = args.strings['as-of'] ?? domain.asOf;
   if (asOf === undefined) return usageFailure('run', usage, new UsageError(`domain ${domain.name} has no default asOf: pass --as-of ISO-TIME (the invocation's pinned "now")`));
   if (Number.isNaN(Date.parse(asOf))) return usageFailure('run', usage, new UsageError(`--as-of ${asOf} is not an ISO 8601 time`));
-  const start = { tenant: args.strings.tenant ?? 'default', seed: args.strings.seed ?? '1', asOf };
+  const start = { tenant: args.strings.tenant ?? 'default', seed: args.strings.seed ?? '1', asOf, ...(args.flags.shadow === true ? { shadow: true } : {}) };
   const id = args.strings.id ?? Runtime.defaultId(intent, start);
   let store;
   try {

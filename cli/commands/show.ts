@@ -79,6 +79,7 @@ export function renderDescription(d: InvocationDescription, location: Location):
     out.push(line('pin', `library ${short(p.library)}  policy ${inert(p.policy)}  seed ${quoted(p.seed, 40)}  asOf ${inert(p.asOf)}`));
     out.push(line('', `model ${inert(p.model.id)}  flags ${p.flags.length ? p.flags.join(',') : 'none'}  runtime ${inert(p.runtime)}`));
     if (p.spenders) out.push(line('', `spends ${inert(describeSpenders(p.spenders))}`));
+    if (p.shadow) out.push(line('', `SHADOW run: nothing reached the world (${p.shadow.results === 'actuators' ? 'its actuators gave shadow results' : 'no shadow results: it ends after its first shadowed epoch'})`));
   }
   out.push(line('journal', `${plural(d.records, 'record')}, ${d.journal.verified ? 'chain and schemas verified' : `verified up to here; then: ${locate(inert(d.journal.problem ?? 'unreadable'), d.id, location)}`}`));
   if (d.ending) {
@@ -127,6 +128,7 @@ function renderStep(s: StepDescription): string[] {
   const head = `  #${s.step}  ${what} ${quoted(s.args, 160)}  ${s.outcome}${attempts}`;
   const out = [head];
   if ((s.outcome === 'ok' || s.outcome === 'compensated') && s.result !== null) out.push(`      result ${quoted(s.result, 160)}`);
+  if (s.outcome === 'shadowed' && s.result !== null) out.push(`      shadow result ${quoted(s.result, 160)}`);
   if (s.failure) out.push(`      ${inert(s.failure.class)} ${inert(s.failure.code)}: ${inert(s.failure.message)}`);
   if (s.compensation) {
     const c = s.compensation;

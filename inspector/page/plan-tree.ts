@@ -15,7 +15,7 @@ import type { DescriptionView, EpochPlanView, LineRecord, PlanNodeView, PlansVie
 
 const call = (task: string, args: readonly unknown[]) => `${task}(${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(', ')})`;
 
-/** What became of each step of an epoch, as far as the records go: done, failed, undone (compensated), running. */
+/** What became of each step of an epoch, as far as the records go: done, failed, undone (compensated), running, shadowed (a shadow run). */
 function stepStates(records: readonly LineRecord[], epoch: number): Map<number, string> {
   const out = new Map<number, string>();
   for (const r of records) {
@@ -24,6 +24,7 @@ function stepStates(records: readonly LineRecord[], epoch: number): Map<number, 
     if (r.kind === 'step.dispatched') out.set(step, 'running');
     else if (r.kind === 'step.completed') out.set(step, 'done');
     else if (r.kind === 'step.failed') out.set(step, 'failed');
+    else if (r.kind === 'step.shadowed') out.set(step, 'shadowed'); // a shadow run's world effect: recorded, never dispatched
     else if (r.kind === 'compensation.completed' && !(r.body as { failure?: unknown }).failure) out.set(step, 'undone');
   }
   return out;

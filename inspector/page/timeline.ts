@@ -141,6 +141,20 @@ export function timelineOf(records: readonly LineRecord[], description: Descript
           outcome: failed ? 'failed' : 'ok',
           reason: failed ? `${str(failed.code)}: ${str(failed.message)}` : null,
         });
+      } else if (r.kind === 'step.shadowed') {
+        // A shadow run's world effect: recorded, never dispatched — a row with no duration, saying so.
+        const failed = b.failure && typeof b.failure === 'object' ? (b.failure as Record<string, unknown>) : null;
+        const op = operators.get(Number(b.step));
+        const note = failed ? `shadow failed: ${str(failed.code)}: ${str(failed.message)}` : 'shadowed, not dispatched';
+        rows.push({
+          kind: 'step',
+          label: `#${str(b.step)} · ${str(b.actuator)}`,
+          detail: `${op ? `${op} — ` : ''}shadowed, not dispatched`,
+          segments: [{ start: rel(r.at), end: rel(r.at), outcome: failed ? 'failed' : 'ok', attempt: 1, worker: r.worker, note }],
+          backoffMs: 0,
+          outcome: failed ? 'failed' : 'ok',
+          reason: note,
+        });
       } else if (r.kind === 'step.dispatched' || r.kind === 'compensation.dispatched') {
         const undo = r.kind === 'compensation.dispatched';
         const key = `${undo ? 'undo' : 'step'}:${str(b.step)}`;

@@ -39,6 +39,8 @@ export function recordEvent(record: Pick<JournalRecord, 'seq' | 'kind' | 'epoch'
       return { type: 'weft.step.dispatched', ...at, ...pick(body, 'step', 'actuator', 'attempt') };
     case 'step.completed':
       return { type: 'weft.step.completed', ...at, ...pick(body, 'step', 'attempt') };
+    case 'step.shadowed':
+      return { type: 'weft.step.shadowed', ...at, ...pick(body, 'step', 'actuator', 'source') };
     case 'step.failed':
       return { type: 'weft.step.failed', ...at, ...pick(body, 'step', 'attempt', 'class', 'code') };
     case 'compensation.dispatched':

@@ -40,6 +40,8 @@ export interface JournalSummary {
   /** The last record's epoch and envelope time (ISO 8601), for the listing's columns. */
   lastEpoch?: number;
   lastAt?: string;
+  /** A shadow run's pinned `shadow.results`; absent on a real run. */
+  shadow?: string;
 }
 
 /** The identity of a journal file's bytes: equal stamps mean the same, unchanged file. */
@@ -66,7 +68,7 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
     const at = offsetOfLine(journalPath, length, Math.max(0, length - 2));
     const last = at === undefined ? undefined : linesFrom(journalPath, at)?.lines;
     if (first === undefined || last === undefined || length === 0) return;
-    const head = JSON.parse(first) as { kind?: unknown; body?: { invocation?: unknown; tenant?: unknown; intent?: unknown } };
+    const head = JSON.parse(first) as { kind?: unknown; body?: { invocation?: unknown; tenant?: unknown; intent?: unknown; pin?: { shadow?: { results?: unknown } } } };
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
     const tail = last.map((line) => JSON.parse(line) as { kind?: unknown; epoch?: unknown; meta?: { at?: unknown } });
     const end = tail.at(-1);
@@ -80,6 +82,7 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
       lastKinds: tail.map((record) => String(record.kind)),
       lastEpoch: typeof end?.epoch === 'number' ? end.epoch : undefined,
       lastAt: text(end?.meta?.at),
+      shadow: text(head.body?.pin?.shadow?.results),
     };
     atomicWrite(join(dir, SUMMARY), canonicalize({ v: 1, stamp, summary: stripUndefined(summary) }) + '\n', { durable: false });
   } catch {
@@ -118,6 +121,7 @@ export function readJournalSummary(dir: string, invocation: string, journalPath:
     lastKinds: s.lastKinds.filter((k): k is string => typeof k === 'string'),
     ...(typeof s.lastEpoch === 'number' ? { lastEpoch: s.lastEpoch } : {}),
     ...(typeof s.lastAt === 'string' ? { lastAt: s.lastAt } : {}),
+    ...(typeof s.shadow === 'string' ? { shadow: s.shadow } : {}),
   };
 }
 

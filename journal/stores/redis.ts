@@ -678,6 +678,7 @@ export class RedisStore implements JournalStore {
         ...(tail.at(-1) === undefined ? {} : { lastKind: tail.at(-1)!.kind }),
         ...(tail.at(-1)?.meta?.at === undefined ? {} : { lastAt: tail.at(-1)!.meta!.at }),
         ...(status === 'suspended' && note?.reason !== undefined ? { reason: note.reason } : {}),
+        ...(typeof (first?.body as { pin?: { shadow?: { results?: unknown } } } | undefined)?.pin?.shadow?.results === 'string' ? { shadow: (first!.body as { pin: { shadow: { results: string } } }).pin.shadow.results } : {}),
       };
       await redis.hset(this.indexKey, id, JSON.stringify(entry));
       if (SEALED_STATUSES.has(status)) await redis.srem(this.openKey, id);

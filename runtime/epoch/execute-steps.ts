@@ -15,6 +15,10 @@
  * the steps done before it (compensate below), truncates and re-plans; before it, the run failed.
  * Under flag 7 and a rule pack, each recorded step admission names the rule that decided
  * (admission-rule.ts): the pack's, or the envelope part's rule.
+ *
+ * A shadow run (pin.shadow) is admitted the same way, step by step, but a world-effect step is
+ * never dispatched: it is recorded as `step.shadowed` (shadow-step.ts), with no `step.dispatched`
+ * before it. Read-only steps run as usual. Compensation passes over shadowed steps: they never happened.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';
@@ -32,6 +36,7 @@ import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import type { EpochServices } from './services.js';
 import { recordedRule } from './admission-rule.js';
+import { shadowStep } from './shadow-step.js';
 
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
   const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library, ...(ctx.world === undefined ? {} : { world: ctx.world }) };
@@ -130,6 +135,12 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
         await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id, ...(rule === undefined ? {} : { rule }) } });
       }
       dispatches++;
+      if (ctx.pin.shadow !== undefined && !step.readOnly) {
+        const shadowed = await shadowStep(s, ctx, i, step, key, args, (j) => dispatch(s, job(ctx, j)));
+        if (shadowed.failure) return { ...rec.at(), done, failure: { step: i, ...shadowed.failure } };
+        done.push({ step: i, operator: step.operator, result: shadowed.result, shadowed: shadowed.source });
+        break;
+      }
       // Per-step bodies are written with their keys in canonical (sorted) order: the canonicalizer
       // then serializes them in one native call instead of sorting a copy first.
       await rec.derive({ kind: 'step.dispatched', epoch: ctx.epoch, body: { actuator: step.actuator!, args, attempt, key, step: i } });
@@ -210,7 +221,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
   const halts = hasFlag(ctx.pin, FLAG_PIVOTS);
   const effect = (d: StepResult): EffectRef | undefined => {
     const step = plan.steps[d.step]!;
-    if (step.readOnly || step.actuator === SLEEP_ACTUATOR || step.actuator === undefined) return undefined;
+    if (step.readOnly || step.actuator === SLEEP_ACTUATOR || step.actuator === undefined || d.shadowed !== undefined) return undefined;
     return { step: d.step, actuator: step.actuator, key: idempotencyKey(ctx.invocation, ctx.epoch, d.step) };
   };
   const ran = ctx.done.map(effect).filter((e): e is EffectRef => e !== undefined);
@@ -224,7 +235,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
   };
   for (const [index, done] of reversed.entries()) {
     const step = plan.steps[done.step]!;
-    if (step.readOnly || step.actuator === SLEEP_ACTUATOR) continue;
+    if (step.readOnly || step.actuator === SLEEP_ACTUATOR || done.shadowed !== undefined) continue;
     const declared = step.compensate;
     const own = !declared && step.actuator !== undefined && (s.dispatcher ? s.dispatcher.canCompensate(step.actuator) : true);
     if (!declared && !own) {

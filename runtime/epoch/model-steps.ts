@@ -33,6 +33,7 @@ import { explainNoMethod } from '../explain.js';
 import { planEpoch, toEpochPlan } from './plan-steps.js';
 import { recordedRule } from './admission-rule.js';
 import { AUTHORED_TASK, type EpochServices } from './services.js';
+import { shadowEnding } from './shadow-step.js';
 
 type Purpose = 'parse' | 'author';
 type Rejected = { kind: 'rejected'; reason: string };
@@ -157,6 +158,9 @@ function stopped(at: { seq: number; tail: string }, verdict: Stopped | { kind: s
 }
 
 export async function parseGoal(s: EpochServices, ctx: InvocationContext) {
+  // A shadow run whose last epoch shadowed what the world cannot show ends here, without a model call.
+  const shadowEnd = shadowEnding(ctx);
+  if (shadowEnd !== undefined) return { ...s.recorder().at(), kind: 'done' as const, summary: shadowEnd };
   const problem = intentProblem(ctx);
   if (problem) return { ...s.recorder().at(), kind: 'failed' as const, failure: { class: 'permanent' as const, ...problem } };
   const rules = replyRules(ctx);

@@ -4,7 +4,7 @@ import type { Library } from '../../htn/library/schema.js';
 
 export interface ConformanceCall {
   actuator: string;
-  op: 'run' | 'compensate';
+  op: 'run' | 'compensate' | 'shadow';
   args: unknown;
   key: string;
   attempt: number;

@@ -67,6 +67,11 @@ export function conformanceActuators({ z, ActuatorError, record }) {
         seen(CONF.echo, 'compensate', args, ctx, { result });
         return { undone: result.echoed };
       },
+      // What run would return, changing nothing (a shadow run's op 'shadow').
+      async shadow(args, ctx) {
+        seen(CONF.echo, 'shadow', args, ctx);
+        return { echoed: `would echo ${args.text}`, n: args.n, key: ctx.key, attempt: ctx.attempt };
+      },
     },
     {
       name: CONF.flaky,
