@@ -27,6 +27,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   run: () => import('./commands/run.js'),
   resume: () => import('./commands/resume.js'),
   approve: () => import('./commands/approve.js'),
+  cancel: () => import('./commands/cancel.js'),
   replay: () => import('./commands/replay.js'),
   ls: () => import('./commands/ls.js'),
   show: () => import('./commands/show.js'),

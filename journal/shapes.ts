@@ -79,6 +79,7 @@ export const pinShape = strict({
   asOf: nonEmpty,
   policy: nonEmpty,
   limits: optional(recordOf(count)),
+  deadline: optional(nonEmpty),
 });
 
 export const bodyShapes: Record<RecordKind, Shape> = {
@@ -114,9 +115,12 @@ export const bodyShapes: Record<RecordKind, Shape> = {
   'timer.fired': strict({ step: count, at: nonEmpty }),
   'frontier.truncated': strict({ epoch: count, removed: arrayOf(count), reason: nonEmpty }),
   'epoch.closed': strict({ outcome: oneOf('completed', 'compensated', 'denied'), steps: count }),
+  'cancel.requested': strict({ by: nonEmpty, reason: str, at: nonEmpty }),
+  'deadline.passed': strict({ deadline: nonEmpty, at: nonEmpty }),
   'invocation.completed': strict({ summary: str }),
   'invocation.failed': strict({ code: nonEmpty, class: failureClass, reason: nonEmpty }),
   'invocation.handed_off': strict({ reason: nonEmpty }),
+  'invocation.cancelled': strict({ by: nonEmpty, reason: str, kept: arrayOf(strict({ epoch: count, step: count, actuator: nonEmpty, key: nonEmpty })) }),
   'invocation.rekeyed': strict({ from: digest, to: digest }),
   'invocation.sealed': strict({ algorithm: oneOf('ed25519'), fingerprint: digest, keyId: digest, signature: { type: 'hex', length: 128 } }),
 };

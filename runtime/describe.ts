@@ -102,7 +102,7 @@ export interface InvocationDescription {
   pin: (Omit<Pin, 'limits' | 'spenders'> & { limits: Record<string, number> | null; spenders: NonNullable<Pin['spenders']> | null }) | null;
   epochs: EpochDescription[];
   waiting: Waiting | null;
-  ending: { status: 'completed' | 'failed' | 'handed_off'; summary: string | null; code: string | null; class: string | null; reason: string | null } | null;
+  ending: { status: 'completed' | 'failed' | 'handed_off' | 'cancelled'; summary: string | null; code: string | null; class: string | null; reason: string | null; kept?: JournalRecord<'invocation.cancelled'>['body']['kept'] } | null;
   seal: { fingerprint: string; keyId: string } | null;
   commands: CommandDescription[];
 }
@@ -114,7 +114,7 @@ export function invocationDescription(input: DescribeInput): InvocationDescripti
   const ending = endingOf(records);
   const seal = sealOf(records);
   const held = snapshotPlan(input.snapshot);
-  const epochs = epochsOf(records, held, ending?.status);
+  const epochs = epochsOf(records, held, ending?.status === 'cancelled' ? undefined : ending?.status);
   return {
     version: DESCRIPTION_VERSION,
     id: summary.id,
@@ -146,6 +146,10 @@ function endingOf(records: readonly JournalRecord[]): InvocationDescription['end
       return { status: 'failed', summary: null, code: b.code, class: b.class, reason: b.reason };
     }
     if (record.kind === 'invocation.handed_off') return { status: 'handed_off', summary: null, code: null, class: null, reason: (record as JournalRecord<'invocation.handed_off'>).body.reason };
+    if (record.kind === 'invocation.cancelled') {
+      const b = (record as JournalRecord<'invocation.cancelled'>).body;
+      return { status: 'cancelled', summary: null, code: null, class: null, reason: `cancelled by ${b.by}${b.reason ? `: ${b.reason}` : ''}`, kept: b.kept };
+    }
   }
   return null;
 }
@@ -166,7 +170,7 @@ function waitingOf(input: DescribeInput, epochs: readonly EpochDescription[]): W
       const current = epochs.at(-1);
       const plan = current?.plan ?? null;
       const steps = current && plan ? (askedSteps(snapshot, current.epoch, plan) ?? null) : null;
-      const decided = inbox ? { decision: inbox.decision, by: inbox.by, note: inbox.note ?? null } : null;
+      const decided = inbox?.type === 'approval' ? { decision: inbox.decision, by: inbox.by, note: inbox.note ?? null } : null;
       return { kind: 'approval', reason: current?.approval?.reason ?? null, plan, steps, decided };
     }
     case 'waiting_timer': {
@@ -218,6 +222,7 @@ function commandsFor(summary: InvocationSummary): CommandDescription[] {
     case 'completed':
     case 'failed':
     case 'handed_off':
+    case 'cancelled':
       return [
         { command: `weft replay ${id}`, does: 're-derive the run from its journal, calling nothing, and check its fingerprint' },
         { command: `weft export ${id}`, does: 'print a bundle (journal, library, public key) that weft verify checks anywhere' },

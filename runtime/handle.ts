@@ -22,10 +22,10 @@ import { FencedError, isWeftError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { SEALED_STATUSES, type JournalStore } from '../journal/store.js';
 import type { JournalWriter } from '../journal/writer.js';
-import type { InvocationContext, InvocationEvent, Suspension } from '../machines/context.js';
+import type { InvocationContext, InvocationEvent, KeptEffect, Suspension } from '../machines/context.js';
 import type { InvocationMachine } from '../machines/invocation-machine.js';
 
-export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended';
+export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'cancelled' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended';
 
 export interface InvocationResult {
   id: string;
@@ -41,12 +41,15 @@ export interface InvocationResult {
   error?: unknown;
   journal?: string;
   records?: number;
+  /** For a cancelled invocation: who cancelled it, why, and the world effects that stay done (its `invocation.cancelled`). */
+  cancelled?: { by: string; reason: string; kept: KeptEffect[] };
 }
 
 const STOPPING: Record<string, InvocationStatus> = {
   completed: 'completed',
   failed: 'failed',
   handedOff: 'handed_off',
+  cancelled: 'cancelled',
   awaitingApproval: 'awaiting_approval',
   awaitingTimer: 'waiting_timer',
   hibernated: 'hibernated',
@@ -243,7 +246,8 @@ export class InvocationHandle extends EventEmitter {
     await this.writer!.close().catch((err: unknown) => {
       if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
     });
-    const reason = suspension ? suspension.message : status === 'awaiting_approval' ? this.approvalReason : context.failure?.message;
+    const cancel = status === 'cancelled' && context.stop?.kind === 'cancel' ? { by: context.stop.by, reason: context.stop.reason, kept: context.kept ?? [] } : undefined;
+    const reason = suspension ? suspension.message : status === 'awaiting_approval' ? this.approvalReason : cancel ? `cancelled by ${cancel.by}${cancel.reason ? `: ${cancel.reason}` : ''}` : context.failure?.message;
     const result: InvocationResult = {
       id: this.id,
       status,
@@ -255,6 +259,7 @@ export class InvocationHandle extends EventEmitter {
       ...(suspension?.class === 'runtime' && this.actorError !== undefined && saved ? { error: this.actorError } : {}),
       ...(status === 'waiting_timer' && context.timer ? { wakeAt: context.timer.until } : {}),
       ...(this.journal ? { journal: this.journal } : {}),
+      ...(cancel ? { cancelled: cancel } : {}),
     };
     await this.beforeSettle?.(result).catch(() => undefined);
     this.resolveDone(result);

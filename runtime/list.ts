@@ -210,7 +210,8 @@ async function restingState(store: JournalStore, id: string, length?: number): P
     return { status: 'suspended', ...(note.reason === undefined ? {} : { reason: note.reason }), fix: note.fix ?? resumeFix(id, note.class), ...(note.class === undefined ? {} : { suspendedAs: note.class }) };
   }
   if (value === 'awaitingApproval') {
-    const decided = await store.peekInbox(id).catch(() => undefined);
+    const inbox = await store.peekInbox(id).catch(() => undefined);
+    const decided = inbox?.type === 'approval' ? inbox : undefined;
     return decided
       ? { status: 'awaiting_approval', decided: true, reason: `${decided.decision} by ${decided.by}, waiting in its inbox to be recorded`, fix: `weft resume ${id} (or leave it to weft serve)` }
       : { status: 'awaiting_approval', ...(await approvalAsked(store, id, snapshot)) };

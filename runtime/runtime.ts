@@ -14,6 +14,7 @@
  *   Its signing key must be the key in force (seal-key.ts), unless `rekey` records a change of key
  *   first.
  * - `approve(id, decision)` records a person's decision on a hibernated epoch and continues.
+ * - `cancel(id, { reason })` asks an invocation to stop, from any process (runtime/cancel.ts says how).
  * - `replay(id | journal)` re-runs the machine over a journal without calling anything, re-deriving
  *   every decomposition; any difference stops with ReplayDivergenceError.
  */
@@ -24,7 +25,7 @@ import type { Actuator } from '../actors/actuator.js';
 import type { Model } from '../actors/model/model.js';
 import { canonicalBytes, canonicalize } from '../journal/canonical.js';
 import { digestOf, hexToBytes } from '../journal/digest.js';
-import { WeftError } from '../journal/errors.js';
+import { LeaseHeldError, WeftError } from '../journal/errors.js';
 import { verifyRecords, type JournalReport } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
@@ -60,9 +61,11 @@ import { guardedObserver, type InspectionObserver } from './inspection.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
 import { serve, type ServeOptions } from './serve.js';
+import { cancelledHandle, INBOX_LOOK_MS, RESTING_STATES, stopEventFor, waitForEnd, type CancelOptions } from './cancel.js';
 import { resolveStartOptions, type StartOptions } from './start-options.js';
 
 export type { StartOptions } from './start-options.js';
+export type { CancelOptions } from './cancel.js';
 
 export interface ResumeOptions {
   snapshot?: unknown;
@@ -258,6 +261,9 @@ export class Runtime {
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
     await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
     const model = this.options.model;
+    // A step timeout is pinned only when there is one: a run without pins what it pinned before.
+    const { stepTimeoutMs: runtimeTimeout, ...limits } = this.limits;
+    const stepTimeoutMs = opts.stepTimeoutMs ?? runtimeTimeout ?? 0;
     const pin: Pin = {
       library: digest,
       runtime: RUNTIME_VERSION,
@@ -266,9 +272,10 @@ export class Runtime {
       seed: String(opts.seed),
       asOf: new Date(opts.asOf).toISOString(),
       policy: (this.options.policy ?? allowAll).id,
-      limits: { ...this.limits },
+      limits: { ...limits, ...(stepTimeoutMs > 0 ? { stepTimeoutMs } : {}) },
       // Which actuators spend (flag 2), fixed for the invocation's life; none known: none declared (every world effect counts).
       ...(BEHAVIOUR_FLAGS.includes(FLAG_DECLARED_SPEND) ? { spenders: [...(this.declaredSpenders ?? [])] } : {}),
+      ...(opts.deadline === undefined ? {} : { deadline: String(opts.deadline) }),
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
     // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
@@ -287,7 +294,7 @@ export class Runtime {
       if ((await this.options.store.length(id).catch(() => 0)) > 0) return this.attach(id, recordedIntent, opts.tenant, pin);
       throw err;
     }
-    const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
+    const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: { ...limits, ...(stepTimeoutMs > 0 ? { stepTimeoutMs } : {}) }, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
     return this.run(writer, library, input, [], undefined, key.keyId);
   }
 
@@ -330,11 +337,46 @@ export class Runtime {
     if (value !== 'awaitingApproval') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
     }
+    // A cancel waiting in the inbox is never replaced by a decision.
+    if ((await this.options.store.peekInbox(id).catch(() => undefined))?.type === 'cancel') {
+      throw new RuntimeUsageError('runtime.cancel_pending', `invocation ${id} has a cancel waiting in its inbox: it ends cancelled when it is next taken up (weft resume ${id}, or weft serve); an approval cannot replace it`);
+    }
     // Continuing here seals with this runtime's key: a key the journal is not sealed by is refused before the inbox is written.
     if (options.run !== false && !options.rekey) this.checkSealKey('approve', id, await this.sealKeyOf(id), false);
     await this.options.store.putInbox(id, { type: 'approval', ...decision, at: (this.options.now?.() ?? new Date()).getTime() });
     if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.journalPath(id) });
     return this.resumeAs('approve', id, { ...(options.rekey ? { rekey: true } : {}), ...(options.tenant === undefined ? {} : { tenant: options.tenant }) });
+  }
+
+  /**
+   * Ask an invocation to stop (see cancel.ts): the request goes to its inbox, then — if no live
+   * runtime holds it — this runtime takes it up and, resting, it stops here: `cancel.requested`, the
+   * current epoch's effects compensated in reverse order, `invocation.cancelled` (listing the
+   * effects that stay done), sealed. Held by a live runtime, that one sees the request before its
+   * next step; this waits (up to `waitMs`) for the journal to end. Already ended: a finished handle
+   * with its status, and nothing is written. Another tenant's id is unknown, as for approve.
+   */
+  async cancel(id: string, options: CancelOptions = {}): Promise<InvocationHandle> {
+    await this.ready();
+    const store = this.options.store;
+    const tenant = options.tenant ?? this.options.tenant;
+    this.checkGenesis(id, (await store.read(id, 0, 1))[0], tenant);
+    const ended = await cancelledHandle(store, id, this.journalPath(id), 'before');
+    if (ended) return ended;
+    if ((await store.peekInbox(id).catch(() => undefined))?.type !== 'cancel') {
+      await store.putInbox(id, { type: 'cancel', by: options.by ?? 'runtime', reason: options.reason ?? '', at: (this.options.now?.() ?? new Date()).getTime() });
+    }
+    const resumeOptions = tenant === undefined ? {} : { tenant };
+    for (;;) {
+      try {
+        return await this.resumeAs('cancel', id, resumeOptions);
+      } catch (err) {
+        if (!(err instanceof LeaseHeldError)) throw err;
+      }
+      // A live runtime holds it: it sees the request before its next step. Wait for the journal to end, or the lease to come free.
+      const waited = await waitForEnd(store, id, this.journalPath(id), options);
+      if (waited) return waited;
+    }
   }
 
   /**
@@ -417,7 +459,7 @@ export class Runtime {
    * genesis must be this id's and the pin must match what this runtime offers — both checked
    * before the lease is taken, so a refusal changes nothing.
    */
-  private async resumeAs(command: 'resume' | 'approve', id: string, options: ResumeOptions): Promise<InvocationHandle> {
+  private async resumeAs(command: 'resume' | 'approve' | 'cancel', id: string, options: ResumeOptions): Promise<InvocationHandle> {
     await this.ready();
     const store = this.options.store;
     const first = (await store.read(id, 0, 1))[0];
@@ -425,11 +467,8 @@ export class Runtime {
     const pinnedRecord = first as JournalRecord<'invocation.pinned'>;
     const tail = await store.tail(id);
     if (tail?.kind === 'invocation.sealed') {
-      const seal = (tail as JournalRecord<'invocation.sealed'>).body;
-      // A sealed journal ended completed, failed or handed off: its ending record says which.
-      const status = await invocationStatus(store, id);
-      const ended = status === 'failed' || status === 'handed_off' ? status : 'completed';
-      return InvocationHandle.finished({ id, status: ended, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
+      // A sealed journal ended completed, failed, handed off or cancelled: its ending record says which.
+      return (await cancelledHandle(store, id, this.journalPath(id), command === 'cancel' ? 'before' : 'now'))!;
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
     // The key in force must be this runtime's — or, asked for, the change is recorded first.
@@ -461,6 +500,15 @@ export class Runtime {
       const existing = await store.read(id, from);
       const input = inputFromPinned(pinnedRecord);
       const handle = this.run(writer, library, input, existing, snapshot ?? undefined, rekey?.to);
+      // Resting, it stops first if it must: a cancel or a passed deadline the journal holds next, or
+      // — where the journal ends — one waiting in the inbox, or the pinned deadline passed by now.
+      if (RESTING_STATES.has(handle.state?.value ?? '')) {
+        const stop = await stopEventFor(store, id, existing, input.pin, this.options.now?.() ?? new Date());
+        if (stop) {
+          handle.send(stop);
+          return handle;
+        }
+      }
       // A decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
       if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
@@ -468,7 +516,8 @@ export class Runtime {
       // A hibernated one is woken: resuming it is the decision to go on (and one woken before, whose
       // journal has gone past its snapshot, reads those records back only once awake).
       const resting = handle.state?.value;
-      if (command === 'resume' && (resting === 'suspended' || resting === 'awaitingTimer' || resting === 'hibernated')) handle.send({ type: 'resume' });
+      // A cancel that could not stop it at rest (its journal goes on past the snapshot) wakes it: the run sees the cancel before its next step.
+      if ((command === 'resume' || command === 'cancel') && (resting === 'suspended' || resting === 'awaitingTimer' || resting === 'hibernated')) handle.send({ type: 'resume' });
       return handle;
     } catch (err) {
       await writer.close().catch(() => undefined);
@@ -478,7 +527,7 @@ export class Runtime {
 
   private async deliverInbox(handle: InvocationHandle): Promise<void> {
     const message = await this.options.store.peekInbox(handle.id);
-    if (!message) return;
+    if (message?.type !== 'approval') return;
     handle.on('record', (record: JournalRecord) => {
       if (record.kind === 'approval.decided') void this.options.store.clearInbox(handle.id).catch(() => undefined);
     });
@@ -503,7 +552,7 @@ export class Runtime {
    * change) — or undefined when no key is in force (any key seals). Throws SealKeyMismatchError,
    * having written nothing.
    */
-  private checkSealKey(command: 'resume' | 'approve', id: string, inForce: SealKeyInForce | undefined, rekey: boolean): { from: string; to: string } | undefined {
+  private checkSealKey(command: 'resume' | 'approve' | 'cancel', id: string, inForce: SealKeyInForce | undefined, rekey: boolean): { from: string; to: string } | undefined {
     const offered = this.options.signingKey?.keyId;
     const choice = sealKeyChoice(inForce, offered, rekey);
     if (choice === 'refused') throw new SealKeyMismatchError(id, command, inForce!.keyId, offered, inForce!.rekeyed);
@@ -521,7 +570,7 @@ export class Runtime {
    * this runtime's, one given, or the store's blob) — and return that library; throws
    * PinMismatchError naming every differing field.
    */
-  private async checkPin(command: 'resume' | 'approve' | 'replay', pinned: JournalRecord<'invocation.pinned'>, given: readonly Library[], withModel: boolean): Promise<Library> {
+  private async checkPin(command: 'resume' | 'approve' | 'cancel' | 'replay', pinned: JournalRecord<'invocation.pinned'>, given: readonly Library[], withModel: boolean): Promise<Library> {
     const { invocation, pin } = pinned.body;
     const library = await this.pinnedLibrary(pin.library, given);
     const mismatches: PinMismatch[] = [];
@@ -530,7 +579,7 @@ export class Runtime {
     mismatches.push(...comparePolicy(pin.policy, this.policies().map((p) => p.id)));
     if (withModel) mismatches.push(...compareModel(pin.model, this.options.model ? { id: this.options.model.id, params: pinnedModelParams(this.options.model) } : undefined));
     mismatches.push(...compareFlags(pin.flags, BEHAVIOUR_FLAGS));
-    mismatches.push(...compareLimits(pin.limits, Object.keys(DEFAULT_LIMITS)));
+    mismatches.push(...compareLimits(pin.limits, [...Object.keys(DEFAULT_LIMITS), 'stepTimeoutMs']));
     // Which actuators spend: compared when the run goes on here with actuators that declare it; replay reads the pin alone.
     if (command !== 'replay' && hasFlag(pin, FLAG_DECLARED_SPEND) && this.declaredSpenders !== undefined) {
       mismatches.push(...compareSpenders(pin.spenders ?? [], this.declaredSpenders, library ? libraryActuators(library) : undefined));
@@ -571,6 +620,12 @@ export class Runtime {
     const handle = new InvocationHandle(input.invocation, this.journalPath(input.invocation));
     const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed), ...(sealKey === undefined ? {} : { sealKey }) });
     const policy = this.policyById(input.pin.policy);
+    const store = this.options.store;
+    // A cancel, once in the journal, has left the inbox (recorder.ts appends it at once, so it is durable by then).
+    handle.on('record', (record: JournalRecord) => {
+      if (record.kind === 'cancel.requested') void store.clearInbox(input.invocation).catch(() => undefined);
+    });
+    let inboxLookedAt = Number.NEGATIVE_INFINITY;
     const services: EpochServices = {
       recorder: () => recorder,
       library,
@@ -583,6 +638,13 @@ export class Runtime {
       signingKey: this.options.signingKey,
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       onActorError: (err) => handle.noteActorError(err),
+      // Looked at before each step (not again within INBOX_LOOK_MS: a run of quick steps costs no read each) and as each epoch closes.
+      inbox: async (where) => {
+        const now = Date.now();
+        if (where === 'step' && now - inboxLookedAt < INBOX_LOOK_MS) return undefined;
+        inboxLookedAt = now;
+        return store.peekInbox(input.invocation).catch(() => undefined);
+      },
       now: () => (this.options.now ? this.options.now().getTime() : Date.now()),
     };
     const actor = createInvocationActor(services, {

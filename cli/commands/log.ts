@@ -77,9 +77,12 @@ const summaries: Summaries = {
   'timer.fired': (b) => `step ${b.step} woke at ${b.at}`,
   'frontier.truncated': (b) => `epoch ${b.epoch} removed ${b.removed.map((s) => `#${s}`).join(',') || 'nothing'}: ${b.reason}`,
   'epoch.closed': (b) => `${b.outcome}, ${b.steps} step${b.steps === 1 ? '' : 's'}`,
+  'cancel.requested': (b) => `by ${b.by} at ${b.at}${b.reason ? `: ${b.reason}` : ''}`,
+  'deadline.passed': (b) => `deadline ${b.deadline} passed (seen at ${b.at})`,
   'invocation.completed': (b) => j(b.summary),
   'invocation.failed': (b) => `${b.code} (${b.class}): ${b.reason}`,
   'invocation.handed_off': (b) => b.reason,
+  'invocation.cancelled': (b) => `by ${b.by}${b.reason ? `: ${b.reason}` : ''}; ${b.kept.length === 0 ? 'no effect stays done' : `stays done: ${b.kept.map((k) => `epoch ${k.epoch} #${k.step} ${k.actuator}`).join(', ')}`}`,
   'invocation.rekeyed': (b) => `the seal's key changes from ${short(b.from)} to ${short(b.to)} (an explicit re-key)`,
   'invocation.sealed': (b) => `${b.algorithm} fingerprint=${short(b.fingerprint)} key=${short(b.keyId)}`,
 };

@@ -58,6 +58,7 @@ export function stateOfStatus(status: string): string | null {
     completed: 'completed',
     failed: 'failed',
     handed_off: 'handedOff',
+    cancelled: 'cancelled',
     awaiting_approval: 'awaitingApproval',
     waiting_timer: 'awaitingTimer',
     hibernated: 'hibernated',
