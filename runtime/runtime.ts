@@ -368,10 +368,13 @@ export class Runtime {
     }
     const resumeOptions = tenant === undefined ? {} : { tenant };
     for (;;) {
-      try {
-        return await this.resumeAs('cancel', id, resumeOptions);
-      } catch (err) {
-        if (!(err instanceof LeaseHeldError)) throw err;
+      // Held by a live runtime, it is that runtime's to stop (this one need not be able to run it); else this one takes it up.
+      if (!(await store.holder(id).catch(() => undefined))?.live) {
+        try {
+          return await this.resumeAs('cancel', id, resumeOptions);
+        } catch (err) {
+          if (!(err instanceof LeaseHeldError)) throw err;
+        }
       }
       // A live runtime holds it: it sees the request before its next step. Wait for the journal to end, or the lease to come free.
       const waited = await waitForEnd(store, id, this.journalPath(id), options);
