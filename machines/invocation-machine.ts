@@ -112,7 +112,7 @@ export const invocationMachine = setup({
     authoringApproved: ({ context }, o: ApprovalOutput) => o.approved && context.plan === null && context.gap !== null,
     approved: (_, o: ApprovalOutput) => o.approved,
     waitsForTimer: (_, o: ExecuteOutput) => o.waiting !== undefined,
-    epochSucceeded: (_, o: ExecuteOutput) => o.failure === null,
+    epochSucceeded: (_, o: ExecuteOutput) => o.failure === null && o.stop === undefined,
     // Under flag 4 a step denied at dispatch is compensated like a failed epoch (compensate, truncate, re-plan).
     failedByPolicy: ({ context }, o: ExecuteOutput) => o.failure?.class === 'policy' && !(o.failure.code === 'step.denied' && hasFlag(context.pin, FLAG_DENIED_STEP_COMPENSATED)),
     compensated: (_, o: CompensateOutput) => o.kind === 'compensated',
@@ -120,7 +120,7 @@ export const invocationMachine = setup({
     replansExhausted: ({ context }) => context.replans > context.limits.maxReplans,
     epochsExhausted: ({ context }) => context.epoch >= context.limits.maxEpochs,
     stopsBeforeStep: (_, o: ExecuteOutput) => o.stop !== undefined,
-    stopping: ({ context }) => context.stop != null,
+    closesWithoutStop: (_, o: CloseOutput) => o.stop === undefined,
     stopCompensated: (_, o: StopOutput) => o.kind === 'compensated',
     cancelling: ({ context }) => context.stop?.kind === 'cancel',
   },
@@ -283,10 +283,10 @@ export const invocationMachine = setup({
         src: 'execute',
         input: ({ context }) => context,
         onDone: [
-          { guard: { type: 'stopsBeforeStep', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'cancelling', actions: { type: 'setStop', params: ({ event }) => event.output } },
           { guard: { type: 'waitsForTimer', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'awaitingTimer', actions: { type: 'setTimer', params: ({ event }) => event.output } },
           { guard: { type: 'epochSucceeded', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'boundary', actions: { type: 'setExecution', params: ({ event }) => event.output } },
           { guard: { type: 'failedByPolicy', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'failing', actions: { type: 'setExecution', params: ({ event }) => event.output } },
+          { guard: { type: 'stopsBeforeStep', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'cancelling', actions: { type: 'setStop', params: ({ event }) => event.output } },
           { target: 'compensate', actions: { type: 'setExecution', params: ({ event }) => event.output } },
         ],
         onError: suspendOnError('execute'),
@@ -315,13 +315,15 @@ export const invocationMachine = setup({
       invoke: {
         src: 'closeEpoch',
         input: ({ context }) => context,
-        onDone: { target: 'nextEpoch', actions: { type: 'closeEpoch', params: ({ event }) => event.output } },
+        onDone: [
+          { guard: { type: 'closesWithoutStop', params: ({ event }: { event: Done<CloseOutput> }) => event.output }, target: 'nextEpoch', actions: { type: 'closeEpoch', params: ({ event }) => event.output } },
+          { target: 'cancelling', actions: { type: 'closeEpoch', params: ({ event }) => event.output } },
+        ],
         onError: suspendOnError('boundary'),
       },
     },
     nextEpoch: {
       always: [
-        { guard: 'stopping', target: 'cancelling' },
         { guard: 'replansExhausted', target: 'failing', actions: 'giveUpReplanning' },
         { guard: 'epochsExhausted', target: 'handingOff', actions: 'giveUpEpochs' },
         { guard: 'hibernateRequested', target: 'hibernated' },

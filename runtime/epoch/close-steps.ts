@@ -13,7 +13,8 @@ import { envelopeSpend } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import type { EpochServices } from './services.js';
-import { keptOf, stopRequested } from './stop-steps.js';
+import { stopRequested } from './stop-check.js';
+import { keptOf } from './stop-steps.js';
 
 export async function truncate(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();

@@ -3,10 +3,7 @@
  * cancel`), or the pinned deadline passing. Neither may be read from a clock or an inbox on replay,
  * so each is a journal input, recorded before anything acts on it:
  *
- * - `stopRequested` — asked between steps (execute, before each step) and as an epoch closes:
- *   replaying, it reads a recorded `cancel.requested` / `deadline.passed` back if that is the next
- *   record, and nothing else; live, it looks at the clock (a pinned deadline) and then at the
- *   inbox (a waiting cancel) and records what it found.
+ * - `stopRequested` (stop-check.ts) — asked before each step and as an epoch closes;
  * - `stopEpoch` — the `cancelling` state's actor: the stop's record (when it came with a resting
  *   state's event and is not in the journal yet), then the current epoch's completed effects
  *   compensated in reverse order (execute-steps.ts `compensate`, which hands off with the trail when
@@ -17,54 +14,10 @@
  * compensated (or is being stopped), those with no inverse to run.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
-import type { JournalRecord } from '../../journal/records.js';
-import type { RecordDraft } from '../../journal/writer.js';
-import type { InvocationContext, KeptEffect, StepResult, Stop } from '../../machines/context.js';
+import type { InvocationContext, KeptEffect, StepResult } from '../../machines/context.js';
 import { SLEEP_ACTUATOR } from '../../machines/sleep.js';
 import { compensate } from './execute-steps.js';
 import type { EpochServices } from './services.js';
-
-/**
- * The stop recorded next, or — live, at the end of the journal — the one the clock or the inbox
- * shows now (recorded first); else undefined. A stop seen as an epoch closes (`boundary`) belongs to
- * the next epoch: it is recorded under that epoch's number, exactly as a cancel of the invocation
- * hibernated at that boundary is — so replay, which cannot know the run hibernated there, reads
- * both alike at the boundary.
- */
-export async function stopRequested(s: EpochServices, ctx: InvocationContext, where: 'step' | 'boundary'): Promise<Stop | undefined> {
-  const rec = s.recorder();
-  const epoch = where === 'boundary' ? ctx.epoch + 1 : ctx.epoch;
-  if (rec.replaying) {
-    const next = rec.peek();
-    if ((next?.kind !== 'cancel.requested' && next?.kind !== 'deadline.passed') || next.epoch !== epoch) return undefined;
-    return readStop(s, epoch, async () => {
-      throw new Error('unreachable: a recorded stop is read back');
-    });
-  }
-  if (!rec.live) return undefined;
-  const deadline = ctx.pin.deadline;
-  if (deadline !== undefined && s.now() >= Date.parse(deadline)) {
-    return readStop(s, epoch, async () => ({ kind: 'deadline.passed' as const, epoch, body: { deadline, at: new Date(s.now()).toISOString() } }));
-  }
-  const message = await s.inbox?.(where);
-  if (message?.type !== 'cancel') return undefined;
-  return readStop(s, epoch, async () => ({ kind: 'cancel.requested' as const, epoch, body: { by: message.by, reason: message.reason, at: new Date(message.at).toISOString() } }));
-}
-
-type StopDraft = RecordDraft<'cancel.requested'> | RecordDraft<'deadline.passed'>;
-
-async function readStop(s: EpochServices, epoch: number, live: () => Promise<StopDraft>): Promise<Stop> {
-  const record = await s.recorder().complete(
-    { kinds: ['cancel.requested', 'deadline.passed'] as const, epoch, describe: 'a cancel or a passed deadline', accepts: () => true },
-    live as never,
-  );
-  if (record.kind === 'cancel.requested') {
-    const b = (record as JournalRecord<'cancel.requested'>).body;
-    return { kind: 'cancel', by: b.by, reason: b.reason, at: b.at, recorded: true };
-  }
-  const b = (record as JournalRecord<'deadline.passed'>).body;
-  return { kind: 'deadline', deadline: b.deadline, at: b.at, recorded: true };
-}
 
 /** The `cancelling` state: record the stop if an event brought it, compensate the current epoch, say what stays done. */
 export async function stopEpoch(s: EpochServices, ctx: InvocationContext) {
