@@ -8,6 +8,8 @@
  * - a hibernated one: the canceller takes it up; the effects of the epoch already closed stay done
  *   and `invocation.cancelled` lists them; a second cancel writes nothing;
  * - a sleeping one (`weft.sleep`): the charge before the sleep is compensated;
+ * - one awaiting approval with a cancel waiting in its inbox: approve is refused, resume cancels it;
+ * - a compensation that fails for good during a cancel: handed off, with the trail;
  * - the tenant check: another tenant's id is unknown, and its inbox is not written.
  *
  * Scenario (travel): epoch 1 searches (read-only), epoch 2 books — airline.hold (step 0),
@@ -18,7 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
-import type { Actuator } from '../actors/actuator.js';
+import { ActuatorError, type Actuator } from '../actors/actuator.js';
 import type { Model, ModelRequest } from '../actors/model/model.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import { travelDomain } from '../examples/travel/domain.js';
@@ -29,6 +31,7 @@ import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { MemoryStore } from '../journal/stores/memory.js';
+import { spendApprovalPolicy } from '../machines/policy.js';
 import { createRuntime, RuntimeUsageError } from '../runtime/index.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { newLedger, notifyActuators } from './support/notify-app.js';
@@ -70,6 +73,22 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** Charge a person, sleep until a time (`weft.sleep`), then message them. */
+function sleepLibrary() {
+  return new LibraryBuilder('charge-then-remind')
+    .type('person')
+    .predicate('reachable', { '?p': 'person' })
+    .predicate('charged', { '?p': 'person' })
+    .predicate('waited', { '?p': 'person' })
+    .predicate('notified', { '?p': 'person' })
+    .task('charge_then_remind', { '?p': 'person', '?when': 'number' })
+    .operator('charge', { params: { '?p': 'person' }, precondition: not(atom('charged', '?p')), effect: add('charged', '?p'), actuator: { actuator: 'card.charge', args: { who: '?p', amount: 10 } } })
+    .operator('wait_until', { params: { '?p': 'person', '?when': 'number' }, precondition: not(atom('waited', '?p')), effect: add('waited', '?p'), actuator: { actuator: 'weft.sleep', args: { until: '?when' } }, readOnly: true })
+    .operator('send', { params: { '?p': 'person' }, precondition: atom('reachable', '?p'), effect: add('notified', '?p'), actuator: { actuator: 'msg.send', args: { to: '?p' } } })
+    .method('m', { task: ['charge_then_remind', '?p', '?when'], params: { '?p': 'person', '?when': 'number' }, subtasks: [['charge', '?p'], ['wait_until', '?p', '?when'], ['send', '?p']] })
+    .build();
 }
 
 describe('cancel', () => {
@@ -177,21 +196,33 @@ describe('cancel', () => {
     expect(await runtime.store.peekInbox(done.id)).toBeUndefined();
   });
 
+  test('an invocation awaiting approval with a cancel in its inbox: approve is refused, the next resume cancels it', async () => {
+    const dir = mkdtempSync(path.join(root, 'store-'));
+    const stateDir = mkdtempSync(path.join(root, 'state-'));
+    const runtime = createRuntime({ store: new FileStore(dir), domain: travelDomain, stateDir, signingKey: key, policy: spendApprovalPolicy({ version: 'cancel', limit: 100, amountArg: 'amount' }), sleep: async () => undefined });
+    const first = await (await runtime.start(TRAVEL_INTENT, start('approval'))).done;
+    expect(first.status).toBe('awaiting_approval');
+    // A cancel written by a process that could not take the invocation up (its holder did not answer in time).
+    await runtime.store.putInbox(first.id, { type: 'cancel', by: 'ops', reason: 'budget frozen', at: Date.parse('2026-06-01T10:00:00Z') });
+    expect((await runtime.list()).find((row) => row.id === first.id)).toMatchObject({ status: 'awaiting_approval', cancelRequested: true });
+    await expect(runtime.approve(first.id, { decision: 'approved', by: 'alice' })).rejects.toMatchObject({ code: 'runtime.cancel_pending' });
+    expect((await runtime.store.peekInbox(first.id))?.type).toBe('cancel');
+
+    const result = await (await runtime.resume(first.id)).done;
+    expect(result).toMatchObject({ status: 'cancelled', cancelled: { by: 'ops', reason: 'budget frozen', kept: [] } });
+    const records = await runtime.store.read(first.id);
+    expect(records.slice(-4).map((r) => r.kind)).toEqual(['approval.requested', 'cancel.requested', 'invocation.cancelled', 'invocation.sealed']);
+    expect(records.at(-3)!.body).toEqual({ by: 'ops', reason: 'budget frozen', at: '2026-06-01T10:00:00.000Z' });
+    expect(records.some((r) => r.kind === 'step.dispatched' && !(r.body as Body).actuator.endsWith('.search'))).toBe(false);
+    expect(await runtime.store.peekInbox(first.id)).toBeUndefined();
+    expect(await runtime.replay(first.id)).toMatchObject({ status: 'cancelled', sealed: true, fingerprint: result.fingerprint });
+    expect((await runtime.verify(first.id, publicKeyOf(key))).ok).toBe(true);
+  });
+
   test('a sleeping invocation (weft.sleep): the charge made before the sleep is compensated', async () => {
     const intent = 'Charge Alice, then remind her tomorrow';
     const wake = Date.parse('2026-12-02T08:00:00Z');
-    const library = new LibraryBuilder('charge-then-remind')
-      .type('person')
-      .predicate('reachable', { '?p': 'person' })
-      .predicate('charged', { '?p': 'person' })
-      .predicate('waited', { '?p': 'person' })
-      .predicate('notified', { '?p': 'person' })
-      .task('charge_then_remind', { '?p': 'person', '?when': 'number' })
-      .operator('charge', { params: { '?p': 'person' }, precondition: not(atom('charged', '?p')), effect: add('charged', '?p'), actuator: { actuator: 'card.charge', args: { who: '?p', amount: 10 } } })
-      .operator('wait_until', { params: { '?p': 'person', '?when': 'number' }, precondition: not(atom('waited', '?p')), effect: add('waited', '?p'), actuator: { actuator: 'weft.sleep', args: { until: '?when' } }, readOnly: true })
-      .operator('send', { params: { '?p': 'person' }, precondition: atom('reachable', '?p'), effect: add('notified', '?p'), actuator: { actuator: 'msg.send', args: { to: '?p' } } })
-      .method('m', { task: ['charge_then_remind', '?p', '?when'], params: { '?p': 'person', '?when': 'number' }, subtasks: [['charge', '?p'], ['wait_until', '?p', '?when'], ['send', '?p']] })
-      .build();
+    const library = sleepLibrary();
     const ledger = newLedger();
     const scripted = new ScriptedModel({ model: 'remind', entries: [{ match: { intent, epoch: 1 }, reply: { goal: { task: 'charge_then_remind', args: ['alice', wake] } } }] });
     const store = new MemoryStore();
@@ -220,5 +251,25 @@ describe('cancel', () => {
 
     expect(await runtime.replay(first.id)).toMatchObject({ status: 'cancelled', sealed: true, fingerprint: result.fingerprint });
     expect((await runtime.verify(first.id, publicKeyOf(key))).ok).toBe(true);
+  });
+
+  test('a compensation that fails for good during a cancel hands off, with the trail', async () => {
+    const intent = 'Charge Alice, then remind her tomorrow';
+    const library = sleepLibrary();
+    const ledger = newLedger();
+    const scripted = new ScriptedModel({ model: 'remind', entries: [{ match: { intent, epoch: 1 }, reply: { goal: { task: 'charge_then_remind', args: ['alice', Date.parse('2026-12-02T08:00:00Z')] } } }] });
+    const actuators = notifyActuators(ledger).map((a): Actuator =>
+      a.name === 'card.charge' ? { ...a, compensate: async () => { throw new ActuatorError('refund.closed', 'permanent', 'the card issuer refuses refunds for this charge'); } } : a,
+    );
+    const store = new MemoryStore();
+    const runtime = createRuntime({ store, libraries: [library], actuators, observe: 'world.observe', model: scripted, signingKey: key, now: () => new Date('2026-12-01T20:00:00Z'), sleep: async () => undefined });
+    const first = await (await runtime.start(intent, { tenant: 't', seed: 1, asOf: '2026-12-01T20:00:00Z' })).done;
+    expect(first.status).toBe('waiting_timer');
+    const result = await (await runtime.cancel(first.id, { reason: 'stop', by: 'bob' })).done;
+    expect(result.status).toBe('handed_off');
+    expect(result.reason).toMatch(/compensating step 0 \(charge\) failed: the card issuer refuses refunds/);
+    const records = await store.read(first.id);
+    expect(records.slice(records.findIndex((r) => r.kind === 'cancel.requested')).map(label)).toEqual(['cancel.requested', 'compensation.dispatched#0', 'compensation.completed#0', 'invocation.handed_off', 'invocation.sealed']);
+    expect(await runtime.replay(first.id)).toMatchObject({ status: 'handed_off', sealed: true, fingerprint: result.fingerprint });
   });
 });
