@@ -10,6 +10,9 @@
  * - a sleeping one (`weft.sleep`): the charge before the sleep is compensated;
  * - one awaiting approval with a cancel waiting in its inbox: approve is refused, resume cancels it;
  * - a compensation that fails for good during a cancel: handed off, with the trail;
+ * - a holder that does not answer in time (stuck in a step): the canceller says so, the request
+ *   stays in the inbox and the holder acts on it once the step returns;
+ * - serve cancels a resting invocation whose cancel waits in its inbox;
  * - the tenant check: another tenant's id is unknown, and its inbox is not written.
  *
  * Scenario (travel): epoch 1 searches (read-only), epoch 2 books — airline.hold (step 0),
@@ -137,6 +140,44 @@ describe('cancel', () => {
     expect(await runtime.replay(handle.id)).toMatchObject({ status: 'cancelled', sealed: true, fingerprint: result.fingerprint });
     expect((await runtime.verify({ journalPath: runtime.journalPath(handle.id)! }, publicKeyOf(key))).ok).toBe(true);
     expect((await runtime.list()).find((row) => row.id === handle.id)?.status).toBe('cancelled');
+  });
+
+  test('a holder that does not answer in time: the canceller says so, the request stays in the inbox, and the holder acts on it later', async () => {
+    const dir = mkdtempSync(path.join(root, 'store-'));
+    let open!: () => void;
+    const gate = { actuator: 'hotel.hold', open: new Promise<void>((resolve) => (open = resolve)) };
+    const { runtime, stateDir } = travelRuntime(dir, gate);
+    const handle = await runtime.start(TRAVEL_INTENT, start('unanswered'));
+    await until('hotel.hold dispatched', async () => ((await runtime.store.read(handle.id)).some((r) => r.kind === 'step.dispatched' && (r.body as Body).actuator === 'hotel.hold') ? true : undefined));
+    // The holder is stuck in the hotel hold: it cannot look at its inbox before that step returns.
+    const { runtime: canceller } = travelRuntime(dir);
+    await expect(canceller.cancel(handle.id, { reason: 'stuck', by: 'ops', waitMs: 300, pollMs: 20 })).rejects.toMatchObject({ code: 'runtime.cancel_unanswered' });
+    expect(await runtime.store.peekInbox(handle.id)).toMatchObject({ type: 'cancel', by: 'ops', reason: 'stuck' });
+    open();
+    const result = await handle.done;
+    expect(result).toMatchObject({ status: 'cancelled', cancelled: { by: 'ops', reason: 'stuck', kept: [] } });
+    expect(providers(stateDir, handle.id).holds.map((h) => h.status)).toEqual(['released', 'released']);
+    expect(await runtime.replay(handle.id)).toMatchObject({ status: 'cancelled', fingerprint: result.fingerprint });
+  });
+
+  test('serve cancels a resting invocation whose cancel waits in its inbox', async () => {
+    const dir = mkdtempSync(path.join(root, 'store-'));
+    const { runtime } = travelRuntime(dir);
+    const handle = await runtime.start(TRAVEL_INTENT, start('serve'));
+    handle.hibernate();
+    expect((await handle.done).status).toBe('hibernated');
+    await runtime.store.putInbox(handle.id, { type: 'cancel', by: 'ops', reason: 'left to serve', at: Date.parse('2026-06-01T10:00:00Z') });
+    const stop = new AbortController();
+    const serving = runtime.serve({ signal: stop.signal, pollMs: 10 });
+    try {
+      await until('the cancel sealed by serve', async () => ((await runtime.store.tail(handle.id))?.kind === 'invocation.sealed' ? true : undefined));
+    } finally {
+      stop.abort();
+      await serving;
+    }
+    const records = await runtime.store.read(handle.id);
+    expect(records.slice(-3).map((r) => r.kind)).toEqual(['cancel.requested', 'invocation.cancelled', 'invocation.sealed']);
+    expect(await runtime.replay(handle.id)).toMatchObject({ status: 'cancelled', sealed: true });
   });
 
   test('a hibernated invocation: cancelled where it rests; the closed epoch\'s effects stay done and are listed', async () => {
