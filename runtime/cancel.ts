@@ -43,16 +43,23 @@ export const INBOX_LOOK_MS = 100;
 
 /**
  * The handle of a sealed invocation, or undefined when it has not ended. `when`: `before` — the
- * caller came to cancel it and it had already ended otherwise (the reason says so).
+ * caller came to cancel it and it had already ended otherwise; `meanwhile` — it ended otherwise
+ * while the caller waited for its runtime to see the cancel (the reason says so).
  */
-export async function cancelledHandle(store: JournalStore, id: string, journal: string | undefined, when: 'before' | 'now'): Promise<InvocationHandle | undefined> {
+export async function cancelledHandle(store: JournalStore, id: string, journal: string | undefined, when: 'before' | 'meanwhile' | 'now'): Promise<InvocationHandle | undefined> {
   const tail = await store.tail(id);
   if (tail?.kind !== 'invocation.sealed') return undefined;
   const seal = (tail as JournalRecord<'invocation.sealed'>).body;
   const status = (await invocationStatus(store, id)) as InvocationStatus;
   const ending = status === 'cancelled' ? ((await store.read(id, Math.max(0, tail.seq - 1), tail.seq))[0] as JournalRecord<'invocation.cancelled'> | undefined) : undefined;
   const cancelled = ending?.kind === 'invocation.cancelled' ? ending.body : undefined;
-  const reason = cancelled ? `cancelled by ${cancelled.by}${cancelled.reason ? `: ${cancelled.reason}` : ''}` : when === 'before' ? `it had already ended ${status}; nothing was cancelled` : undefined;
+  const reason = cancelled
+    ? `cancelled by ${cancelled.by}${cancelled.reason ? `: ${cancelled.reason}` : ''}`
+    : when === 'before'
+      ? `it had already ended ${status}; nothing was cancelled`
+      : when === 'meanwhile'
+        ? `it ended ${status} before its runtime saw the cancel; nothing was cancelled`
+        : undefined;
   return InvocationHandle.finished({
     id,
     status,
@@ -98,8 +105,12 @@ export async function waitForEnd(store: JournalStore, id: string, journal: strin
   const pollMs = options.pollMs ?? 200;
   const until = Date.now() + waitMs;
   for (;;) {
-    const ended = await cancelledHandle(store, id, journal, 'now');
-    if (ended) return ended;
+    const ended = await cancelledHandle(store, id, journal, 'meanwhile');
+    if (ended) {
+      // A request its runtime never saw (the run ended first) must not linger in the inbox.
+      await store.clearInbox(id).catch(() => undefined);
+      return ended;
+    }
     const holder = await store.holder(id).catch(() => undefined);
     if (!holder?.live) return undefined;
     if (Date.now() >= until) {

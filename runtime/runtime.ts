@@ -624,9 +624,10 @@ export class Runtime {
     const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed), ...(sealKey === undefined ? {} : { sealKey }) });
     const policy = this.policyById(input.pin.policy);
     const store = this.options.store;
-    // A cancel, once in the journal, has left the inbox (recorder.ts appends it at once, so it is durable by then).
+    // A cancel, once in the journal, has left the inbox (recorder.ts appends it at once, so it is durable by then);
+    // so has anything else once the run is sealed (a decision a deadline overtook): nothing reads it any more.
     handle.on('record', (record: JournalRecord) => {
-      if (record.kind === 'cancel.requested') void store.clearInbox(input.invocation).catch(() => undefined);
+      if (record.kind === 'cancel.requested' || record.kind === 'invocation.sealed') void store.clearInbox(input.invocation).catch(() => undefined);
     });
     let inboxLookedAt = Number.NEGATIVE_INFINITY;
     const services: EpochServices = {
