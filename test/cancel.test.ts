@@ -9,6 +9,7 @@
  *   and `invocation.cancelled` lists them; a second cancel writes nothing;
  * - a sleeping one (`weft.sleep`): the charge before the sleep is compensated;
  * - one awaiting approval with a cancel waiting in its inbox: approve is refused, resume cancels it;
+ * - a crash right after `cancel.requested` is durable: replay says unfinished, resume finishes it;
  * - a compensation that fails for good during a cancel: handed off, with the trail;
  * - a holder that does not answer in time (stuck in a step): the canceller says so, the request
  *   stays in the inbox and the holder acts on it once the step returns;
@@ -292,6 +293,44 @@ describe('cancel', () => {
 
     expect(await runtime.replay(first.id)).toMatchObject({ status: 'cancelled', sealed: true, fingerprint: result.fingerprint });
     expect((await runtime.verify(first.id, publicKeyOf(key))).ok).toBe(true);
+  });
+
+  test('a crash right after cancel.requested is durable: the journal replays as unfinished, and resume finishes the cancel from the record', async () => {
+    const intent = 'Charge Alice, then remind her tomorrow';
+    const ledger = newLedger();
+    const scripted = new ScriptedModel({ model: 'remind', entries: [{ match: { intent, epoch: 1 }, reply: { goal: { task: 'charge_then_remind', args: ['alice', Date.parse('2026-12-02T08:00:00Z')] } } }] });
+    // The store loses its reply to the append that holds cancel.requested (the record is durable; the runtime does not know).
+    class LossyStore extends MemoryStore {
+      armed = false;
+      override async append(...args: Parameters<MemoryStore['append']>) {
+        await super.append(...args);
+        if (this.armed && args[2].some((r) => r.kind === 'cancel.requested')) {
+          this.armed = false;
+          throw new Error('connection reset after the append');
+        }
+      }
+    }
+    const store = new LossyStore();
+    const runtime = createRuntime({ store, libraries: [sleepLibrary()], actuators: notifyActuators(ledger), observe: 'world.observe', model: scripted, signingKey: key, now: () => new Date('2026-12-01T20:00:00Z'), sleep: async () => undefined });
+    const first = await (await runtime.start(intent, { tenant: 't', seed: 1, asOf: '2026-12-01T20:00:00Z' })).done;
+    expect(first.status).toBe('waiting_timer');
+    store.armed = true;
+    const broken = await (await runtime.cancel(first.id, { reason: 'stop', by: 'bob' })).done;
+    expect(broken.status).toBe('suspended');
+    const cut = await store.read(first.id);
+    expect(cut.at(-1)!.kind).toBe('cancel.requested');
+    expect(ledger.undone).toEqual([]);
+    expect(await runtime.replay({ records: cut })).toMatchObject({ status: 'unfinished' });
+
+    // Resumed, it goes on from the recorded cancel (the inbox plays no part: it was cleared or not, the record decides).
+    await store.clearInbox(first.id);
+    const result = await (await runtime.resume(first.id)).done;
+    expect(result).toMatchObject({ status: 'cancelled', cancelled: { by: 'bob', reason: 'stop' } });
+    const records = await store.read(first.id);
+    expect(records.filter((r) => r.kind === 'cancel.requested')).toHaveLength(1);
+    expect(records.slice(cut.length).map(label)).toEqual(['compensation.dispatched#0', 'compensation.completed#0', 'invocation.cancelled', 'invocation.sealed']);
+    expect(ledger.undone).toHaveLength(1);
+    expect(await runtime.replay(first.id)).toMatchObject({ status: 'cancelled', sealed: true, fingerprint: result.fingerprint });
   });
 
   test('a compensation that fails for good during a cancel hands off, with the trail', async () => {
