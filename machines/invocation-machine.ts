@@ -122,7 +122,7 @@ export const invocationMachine = setup({
     stopsBeforeStep: (_, o: ExecuteOutput) => o.stop !== undefined,
     closesWithoutStop: (_, o: CloseOutput) => o.stop === undefined,
     stopCompensated: (_, o: StopOutput) => o.kind === 'compensated',
-    cancelling: ({ context }) => context.stop?.kind === 'cancel',
+    stopIsCancel: ({ context }) => context.stop?.kind === 'cancel',
   },
   actions: {
     moveTo: assign((_, p: Position) => at(p)),
@@ -359,7 +359,7 @@ export const invocationMachine = setup({
       },
     },
     closingOnStop: {
-      always: [{ guard: 'cancelling', target: 'closingCancelled' }, { target: 'failing', actions: 'failOnDeadline' }],
+      always: [{ guard: 'stopIsCancel', target: 'closingCancelled' }, { target: 'failing', actions: 'failOnDeadline' }],
     },
     closingCancelled: {
       invoke: {

@@ -512,8 +512,13 @@ export class Runtime {
           return handle;
         }
       }
-      // A decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
-      if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
+      // A decision the journal already holds after the snapshot (recorded, then the run stopped) is read back as that decision;
+      // else a decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
+      const decided = existing.find((r) => r.kind !== 'invocation.rekeyed');
+      if (handle.state?.value === 'awaitingApproval' && decided?.kind === 'approval.decided') {
+        const b = (decided as JournalRecord<'approval.decided'>).body;
+        handle.send({ type: 'approval.decided', decision: b.decision, by: b.by, ...(b.note === undefined ? {} : { note: b.note }) });
+      } else if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
       // So is one waiting on a durable sleep: its execute fires the timer if the time has come, else it rests again.
       // A hibernated one is woken: resuming it is the decision to go on (and one woken before, whose
