@@ -261,6 +261,39 @@ describe('cancel', () => {
     expect((await runtime.verify(first.id, publicKeyOf(key))).ok).toBe(true);
   });
 
+  test('a cancel after a crash that followed a recorded approval: the decision is read back, and the epoch stops before its first step', async () => {
+    const dir = mkdtempSync(path.join(root, 'store-'));
+    const stateDir = mkdtempSync(path.join(root, 'state-'));
+    // The store loses its reply to the append that holds approval.decided (durable; the runtime does not know).
+    class LossyStore extends FileStore {
+      armed = false;
+      override async append(...args: Parameters<FileStore['append']>) {
+        await super.append(...args);
+        if (this.armed && args[2].some((r) => r.kind === 'approval.decided')) {
+          this.armed = false;
+          throw new Error('connection reset after the append');
+        }
+      }
+    }
+    const store = new LossyStore(dir);
+    const runtime = createRuntime({ store, domain: travelDomain, stateDir, signingKey: key, policy: spendApprovalPolicy({ version: 'cancel', limit: 100, amountArg: 'amount' }), sleep: async () => undefined });
+    const first = await (await runtime.start(TRAVEL_INTENT, start('approval-crash'))).done;
+    expect(first.status).toBe('awaiting_approval');
+    store.armed = true;
+    expect((await (await runtime.approve(first.id, { decision: 'approved', by: 'alice' })).done).status).toBe('suspended');
+    const cut = await store.read(first.id);
+    expect(cut.at(-1)!.kind).toBe('approval.decided');
+
+    const result = await (await runtime.cancel(first.id, { reason: 'changed my mind', by: 'alice' })).done;
+    expect(result).toMatchObject({ status: 'cancelled', cancelled: { by: 'alice', reason: 'changed my mind', kept: [] } });
+    const records = await store.read(first.id);
+    // The approved epoch is certified, then stops before its first step.
+    expect(records.slice(cut.length).map((r) => r.kind)).toEqual(['epoch.certified', 'cancel.requested', 'invocation.cancelled', 'invocation.sealed']);
+    expect(records.filter((r) => r.kind === 'approval.decided')).toHaveLength(1);
+    expect(records.some((r) => r.kind === 'step.dispatched' && !(r.body as Body).actuator.endsWith('.search'))).toBe(false);
+    expect(await runtime.replay(first.id)).toMatchObject({ status: 'cancelled', sealed: true, fingerprint: result.fingerprint });
+  });
+
   test('a sleeping invocation (weft.sleep): the charge made before the sleep is compensated', async () => {
     const intent = 'Charge Alice, then remind her tomorrow';
     const wake = Date.parse('2026-12-02T08:00:00Z');
