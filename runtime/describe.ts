@@ -11,7 +11,7 @@
  *   version       1
  *   id, tenant, intent              tenant/intent null when the journal has no readable pin
  *   intentCut     { chars, digest } | null — the intent was over the pinned cap; `intent` is a prefix
- *   status        the listing's status (completed, failed, handed_off, awaiting_approval,
+ *   status        the listing's status (completed, failed, handed_off, cancelled, awaiting_approval,
  *                 waiting_timer, hibernated, suspended, running, interrupted, damaged)
  *   reason        why it is in that status (the listing's reason; for a failed or handed-off run,
  *                 its ending's reason), or null
@@ -41,7 +41,8 @@
  *                   { kind: 'timer', step, until }
  *                   { kind: 'hibernated' }
  *                   { kind: 'suspended', class, code, reason, state }
- *   ending        { status, summary, code, class, reason } of a sealed run, or null
+ *   ending        { status, summary, code, class, reason } of a sealed run (a cancelled one adds
+ *                 `kept`: the effects that stay done, as its invocation.cancelled lists them), or null
  *   seal          { fingerprint, keyId } of a sealed run, or null
  *   commands      [{ command, does }] — what acts on it now, without location flags (the CLI
  *                 appends `--dir D` or `--redis URL`); `<you>`-style words are for the user to fill in

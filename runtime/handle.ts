@@ -6,7 +6,7 @@
  * (the recorder stages records that announce no call; see recorder.ts), and releases
  * the invocation's lease when the run stops, so another process can resume it.
  *
- * `done` resolves with the status the run stopped in: completed, failed, handed_off (sealed), or
+ * `done` resolves with the status the run stopped in: completed, failed, handed_off, cancelled (sealed), or
  * awaiting_approval, hibernated, suspended (resumable). `suspended` carries its reason and class:
  * a recorded model or observation failure (transient after the pinned attempts, credentials, a
  * moved endpoint) or a runtime-side error (the store down, a bug) — nothing is lost, the journal

@@ -82,7 +82,7 @@ function curve(points: ReadonlyArray<{ x: number; y: number }>): string {
   return `${d}${bezier(x1, y1)} L${f(x1)},${f(y1)}`;
 }
 
-const TONES: Record<string, string> = { completed: 'ok', failed: 'bad', handedOff: 'bad', failing: 'bad', handingOff: 'bad', awaitingApproval: 'wait', awaitingTimer: 'wait', hibernated: 'wait', suspended: 'wait' };
+const TONES: Record<string, string> = { completed: 'ok', failed: 'bad', handedOff: 'bad', failing: 'bad', handingOff: 'bad', cancelled: 'wait', cancelling: 'wait', closingCancelled: 'wait', awaitingApproval: 'wait', awaitingTimer: 'wait', hibernated: 'wait', suspended: 'wait' };
 
 export interface Statechart {
   element: SVGSVGElement;
