@@ -64,4 +64,8 @@ async function checkAwaitingApproval(store: JournalStore, id: string): Promise<v
   if (tail.kind === 'invocation.sealed') throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval: it has ended`);
   const value = ((await store.getSnapshot(id))?.data as { value?: unknown } | undefined)?.value;
   if (value !== 'awaitingApproval') throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
+  // A cancel waiting in the inbox is never replaced by a decision (as runtime.approve refuses).
+  if ((await store.peekInbox(id).catch(() => undefined))?.type === 'cancel') {
+    throw new RuntimeUsageError('runtime.cancel_pending', `invocation ${id} has a cancel waiting in its inbox: it ends cancelled when it is next taken up; an approval cannot replace it`);
+  }
 }

@@ -28,6 +28,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   resume: () => import('./commands/resume.js'),
   fork: () => import('./commands/fork.js'),
   approve: () => import('./commands/approve.js'),
+  cancel: () => import('./commands/cancel.js'),
   replay: () => import('./commands/replay.js'),
   ls: () => import('./commands/ls.js'),
   show: () => import('./commands/show.js'),

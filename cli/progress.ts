@@ -66,6 +66,12 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
       return `forked      from ${b.parent} at the end of epoch ${b.atEpoch}; re-pinned: ${(b.repinned as string[]).join(', ') || 'nothing'}`;
     case 'invocation.superseded':
       return `superseded  by fork ${b.by} (at epoch ${b.atEpoch}): ${b.reason}`;
+    case 'cancel.requested':
+      return `${e}  cancel      asked by ${b.by}${b.reason ? `: ${brief(b.reason, 70)}` : ''} — compensating this epoch's effects`;
+    case 'deadline.passed':
+      return `${e}  deadline    ${b.deadline} passed — compensating this epoch's effects`;
+    case 'invocation.cancelled':
+      return `cancelled   by ${b.by}${b.reason ? `: ${b.reason}` : ''}; ${b.kept.length === 0 ? 'no effect stays done' : `${b.kept.length} effect(s) of closed epochs stay done`}`;
     case 'invocation.rekeyed':
       return `re-keyed    the seal's key is now ${String(b.to).slice(0, 16)} (was ${String(b.from).slice(0, 16)})`;
     case 'invocation.sealed':

@@ -45,6 +45,13 @@ export const pinSchema = z.strictObject({
    * first epoch whose world effects were shadowed (docs/operate-shadow.md). Absent: a real run.
    */
   shadow: z.strictObject({ results: z.enum(['none', 'actuators']) }).optional(),
+  /**
+   * When the invocation must have ended (ISO 8601, the starter's clock): checked between steps and
+   * at boundaries, and by `serve` on resting invocations; passing it is recorded (`deadline.passed`)
+   * and ends the invocation failed (policy, `invocation.deadline_passed`) after compensating the
+   * current epoch. Absent: no deadline.
+   */
+  deadline: z.string().min(1).optional(),
 });
 export type Pin = z.infer<typeof pinSchema>;
 
@@ -164,6 +171,14 @@ export const bodySchemas = {
   'timer.fired': z.strictObject({ step: count, at: z.string().min(1) }),
   'frontier.truncated': z.strictObject({ epoch: count, removed: z.array(count), reason: z.string().min(1) }),
   'epoch.closed': z.strictObject({ outcome: z.enum(['completed', 'compensated', 'denied']), steps: count }),
+  /**
+   * Someone asked to cancel the invocation (`runtime.cancel`, `weft cancel`): who, why, and when on
+   * the requester's clock (ISO 8601). Written before anything acts on it; replay reads it back and
+   * never looks at the inbox it came through.
+   */
+  'cancel.requested': z.strictObject({ by: z.string().min(1), reason: z.string(), at: z.string().min(1) }),
+  /** The pinned deadline (`pin.deadline`) had passed when the runtime looked at its clock (`at`, ISO 8601). */
+  'deadline.passed': z.strictObject({ deadline: z.string().min(1), at: z.string().min(1) }),
   'invocation.completed': z.strictObject({ summary: z.string() }),
   'invocation.failed': z.strictObject({ code: z.string().min(1), class: failureClass, reason: z.string().min(1) }),
   'invocation.handed_off': z.strictObject({ reason: z.string().min(1) }),
@@ -196,6 +211,17 @@ export const bodySchemas = {
   }),
   /** The invocation was forked (`weft fork`) and ends here: `by` goes on from the end of epoch `atEpoch`. */
   'invocation.superseded': z.strictObject({ by: z.string().min(1), atEpoch: count, reason: z.string().min(1) }),
+  /**
+   * The invocation ended cancelled: the current epoch's effects were compensated; `kept` lists the
+   * world effects that stay done — steps of epochs already closed (completed, or compensated except
+   * for steps with no inverse) and of the current epoch with no inverse — so a person knows what to
+   * undo by hand, if anything.
+   */
+  'invocation.cancelled': z.strictObject({
+    by: z.string().min(1),
+    reason: z.string(),
+    kept: z.array(z.strictObject({ epoch: count, step: count, actuator: z.string().min(1), key: z.string().min(1) })),
+  }),
   /**
    * An explicit re-key (`resume(id, { rekey: true })`, `weft resume --rekey`): from here on the
    * journal is sealed by key `to` instead of `from` (key ids; `from` is the key the store's

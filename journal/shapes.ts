@@ -81,6 +81,7 @@ export const pinShape = strict({
   policy: nonEmpty,
   limits: optional(recordOf(count)),
   shadow: optional(strict({ results: oneOf('none', 'actuators') })),
+  deadline: optional(nonEmpty),
 });
 
 export const bodyShapes: Record<RecordKind, Shape> = {
@@ -134,6 +135,8 @@ export const bodyShapes: Record<RecordKind, Shape> = {
   'timer.fired': strict({ step: count, at: nonEmpty }),
   'frontier.truncated': strict({ epoch: count, removed: arrayOf(count), reason: nonEmpty }),
   'epoch.closed': strict({ outcome: oneOf('completed', 'compensated', 'denied'), steps: count }),
+  'cancel.requested': strict({ by: nonEmpty, reason: str, at: nonEmpty }),
+  'deadline.passed': strict({ deadline: nonEmpty, at: nonEmpty }),
   'invocation.completed': strict({ summary: str }),
   'invocation.failed': strict({ code: nonEmpty, class: failureClass, reason: nonEmpty }),
   'invocation.handed_off': strict({ reason: nonEmpty }),
@@ -154,6 +157,7 @@ export const bodyShapes: Record<RecordKind, Shape> = {
     }),
   }),
   'invocation.superseded': strict({ by: nonEmpty, atEpoch: count, reason: nonEmpty }),
+  'invocation.cancelled': strict({ by: nonEmpty, reason: str, kept: arrayOf(strict({ epoch: count, step: count, actuator: nonEmpty, key: nonEmpty })) }),
   'invocation.rekeyed': strict({ from: digest, to: digest }),
   'invocation.sealed': strict({ algorithm: oneOf('ed25519'), fingerprint: digest, keyId: digest, signature: { type: 'hex', length: 128 } }),
 };

@@ -58,8 +58,8 @@ export interface AcquireOptions {
   ttlMs: number;
 }
 
-/** A decision waiting in an invocation's inbox. */
-export interface InboxMessage {
+/** A person's decision on an epoch awaiting approval, waiting in the invocation's inbox. */
+export interface ApprovalMessage {
   type: 'approval';
   decision: 'approved' | 'rejected';
   by: string;
@@ -68,12 +68,28 @@ export interface InboxMessage {
   at: number;
 }
 
+/**
+ * A request to cancel the invocation (`runtime.cancel`, `weft cancel`), waiting in its inbox: the
+ * runtime that holds the invocation sees it between steps, or the one that takes it up next.
+ * Recorded as `cancel.requested` (with `at` as ISO 8601) before anything acts on it.
+ */
+export interface CancelMessage {
+  type: 'cancel';
+  by: string;
+  reason: string;
+  /** ms since the epoch, the requester's clock (recorded in `cancel.requested`). */
+  at: number;
+}
+
+/** What waits in an invocation's inbox: a decision, or a cancel (which no decision replaces). */
+export type InboxMessage = ApprovalMessage | CancelMessage;
+
 export function isInboxMessage(value: unknown): value is InboxMessage {
-  const m = value as Partial<InboxMessage> | null;
-  return (
-    typeof m === 'object' && m !== null && m.type === 'approval' && (m.decision === 'approved' || m.decision === 'rejected') &&
-    typeof m.by === 'string' && m.by.length > 0 && (m.note === undefined || typeof m.note === 'string') && typeof m.at === 'number'
-  );
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  if (typeof m.by !== 'string' || m.by.length === 0 || typeof m.at !== 'number' || !Number.isFinite(m.at)) return false;
+  if (m.type === 'cancel') return typeof m.reason === 'string';
+  return m.type === 'approval' && (m.decision === 'approved' || m.decision === 'rejected') && (m.note === undefined || typeof m.note === 'string');
 }
 
 export interface Snapshot {
@@ -200,9 +216,9 @@ export function parseInvocationMetadata(text: string, invocation: string): Invoc
   return normalizeInvocationMetadata(meta);
 }
 
-/** The statuses of a sealed journal: completed, failed, handed off, or superseded by a fork (runtime/fork.ts). */
-export type SealedStatus = 'completed' | 'failed' | 'handed_off' | 'superseded';
-export const SEALED_STATUSES: ReadonlySet<string> = new Set<SealedStatus>(['completed', 'failed', 'handed_off', 'superseded']);
+/** The statuses of a sealed journal: completed, failed, handed off, cancelled, or superseded by a fork (runtime/fork.ts). */
+export type SealedStatus = 'completed' | 'failed' | 'handed_off' | 'cancelled' | 'superseded';
+export const SEALED_STATUSES: ReadonlySet<string> = new Set<SealedStatus>(['completed', 'failed', 'handed_off', 'cancelled', 'superseded']);
 
 /** The sealed ending a run of record kinds (a journal's last ones) holds, if any. */
 export function endingOf(kinds: readonly string[]): SealedStatus | undefined {
@@ -210,6 +226,7 @@ export function endingOf(kinds: readonly string[]): SealedStatus | undefined {
   if (kinds.includes('invocation.failed')) return 'failed';
   if (kinds.includes('invocation.handed_off')) return 'handed_off';
   if (kinds.includes('invocation.superseded')) return 'superseded';
+  if (kinds.includes('invocation.cancelled')) return 'cancelled';
   return undefined;
 }
 
@@ -252,7 +269,9 @@ export interface JournalStore {
   /**
    * The invocation's inbox: a person's decision on an epoch awaiting approval, written by any
    * process (`weft approve`), consumed by whichever runtime resumes it — which records it in the
-   * journal as `approval.decided`. One message; a later one replaces it. Needs no lease.
+   * journal as `approval.decided` — or a cancel (`weft cancel`), which the runtime holding the
+   * invocation sees between steps and records as `cancel.requested`. One message; a later one
+   * replaces it (the runtime never lets an approval replace a cancel). Needs no lease.
    */
   putInbox(invocation: string, message: InboxMessage): Promise<void>;
   /** The message, if any, without consuming it. */

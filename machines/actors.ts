@@ -8,7 +8,7 @@
  * and lets a test drive the machine with fakes.
  */
 import { fromPromise, type PromiseActorLogic } from 'xstate';
-import type { EpochOutcome, EpochPlan, Goal, InvocationContext, Json, Position, StepResult, Suspension } from './context.js';
+import type { EpochOutcome, EpochPlan, Goal, InvocationContext, Json, KeptEffect, Position, StepResult, Stop, Suspension } from './context.js';
 
 export type Failure = NonNullable<InvocationContext['failure']>;
 
@@ -23,11 +23,16 @@ export type DecomposeOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { 
 export type AuthorOutput = Position & ({ kind: 'plan'; plan: EpochPlan } | { kind: 'approval' } | { kind: 'handoff'; reason: string } | Suspended | Failed);
 export type AdmitOutput = Position & { decision: 'allow' | 'deny' | 'require_approval'; reason?: string };
 export type ApprovalOutput = Position & { approved: boolean; reason: string };
-/** `waiting`: the epoch reached a durable sleep step whose time has not come (see awaitingTimer). */
-export type ExecuteOutput = Position & { done: StepResult[]; failure: Failure | null; waiting?: { step: number; until: string; dispatches: number } };
+/**
+ * `waiting`: the epoch reached a durable sleep step whose time has not come (see awaitingTimer).
+ * `stop`: a cancel or the deadline was seen (and recorded) before a step: the run stops (cancelling).
+ */
+export type ExecuteOutput = Position & { done: StepResult[]; failure: Failure | null; waiting?: { step: number; until: string; dispatches: number }; stop?: Stop };
 export type CompensateOutput = Position & { kind: 'compensated' } | (Position & { kind: 'handoff'; reason: string });
 /** `spent`: what the closed epoch spent under the policy's contract envelope (flag 1). */
-export type CloseOutput = Position & { outcome: EpochOutcome; spent?: number };
+export type CloseOutput = Position & { outcome: EpochOutcome; spent?: number; kept?: KeptEffect[]; stop?: Stop };
+/** The current epoch's effects compensated (`kept`: those with no inverse), or a compensation that failed for good (handoff). */
+export type StopOutput = (Position & { kind: 'compensated'; kept: KeptEffect[] }) | (Position & { kind: 'handoff'; reason: string });
 export type FinishOutput = Position & { fingerprint: string };
 
 export interface ApprovalInput {
@@ -39,7 +44,7 @@ export interface ApprovalInput {
 
 export interface FinishInput {
   context: InvocationContext;
-  ending: 'completed' | 'failed' | 'handed_off' | 'superseded';
+  ending: 'completed' | 'failed' | 'handed_off' | 'cancelled' | 'superseded';
 }
 
 function notProvided<I, O>(name: string): PromiseActorLogic<O, I> {
@@ -59,6 +64,7 @@ export const placeholderActors = {
   truncate: notProvided<InvocationContext, Position>('truncate'),
   closeEpoch: notProvided<InvocationContext, CloseOutput>('closeEpoch'),
   finish: notProvided<FinishInput, FinishOutput>('finish'),
+  stopEpoch: notProvided<InvocationContext, StopOutput>('stopEpoch'),
 };
 
 export type InvocationActors = typeof placeholderActors;

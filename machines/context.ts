@@ -71,6 +71,12 @@ export interface InvocationLimits {
   modelAttempts: number;
   /** Time a model request may take before it counts as a transient failure. */
   modelTimeoutMs: number;
+  /**
+   * Time one attempt of a step may take before it counts as a transient failure (`step.timed_out`,
+   * retried under its key). 0 or absent: no limit. Pinned only when set, so a run without one pins
+   * what it pinned before.
+   */
+  stepTimeoutMs?: number;
 }
 
 export interface InvocationInput {
@@ -119,6 +125,24 @@ export interface StepResult {
   shadowed?: 'actuator' | 'none';
 }
 
+/** A world effect that stays done: a step that completed and was not (and will not be) compensated. */
+export interface KeptEffect {
+  epoch: number;
+  step: number;
+  actuator: string;
+  key: string;
+}
+
+/**
+ * Why the invocation is stopping before its end: a cancel someone asked for, or the pinned
+ * deadline passing. `recorded`: its record (`cancel.requested` / `deadline.passed`) is already in
+ * the journal (the execute or boundary actor wrote it); otherwise the stopping actor derives it
+ * from the event that brought it (a resting state's `cancel` / `deadline`).
+ */
+export type Stop =
+  | { kind: 'cancel'; by: string; reason: string; at: string; recorded: boolean }
+  | { kind: 'deadline'; deadline: string; at: string; recorded: boolean };
+
 export interface InvocationContext extends InvocationInput {
   epoch: number;
   outcomes: EpochOutcome[];
@@ -142,6 +166,10 @@ export interface InvocationContext extends InvocationInput {
   timer?: { step: number; until: string; dispatches: number } | null;
   /** What completed epochs spent under the policy's contract envelope (flag 1). */
   spent?: number;
+  /** World effects of closed epochs that stay done (what a cancel lists); absent: none (or a snapshot from before it was kept). */
+  kept?: KeptEffect[];
+  /** A cancel or a passed deadline the invocation is stopping on (see Stop). */
+  stop?: Stop | null;
   replans: number;
   /**
    * A shadow run (pin.shadow): the epoch after which it ends, because that epoch shadowed a world
@@ -155,7 +183,7 @@ export interface InvocationContext extends InvocationInput {
   supersede?: Supersession | null;
 }
 
-export type SuspendableState = 'parse' | 'decompose' | 'author' | 'admit' | 'awaitingApproval' | 'execute' | 'compensate' | 'truncate' | 'boundary' | 'finishing' | 'failing' | 'handingOff' | 'superseding';
+export type SuspendableState = 'parse' | 'decompose' | 'author' | 'admit' | 'awaitingApproval' | 'execute' | 'compensate' | 'truncate' | 'boundary' | 'finishing' | 'failing' | 'handingOff' | 'superseding' | 'cancelling' | 'closingCancelled';
 
 export interface Suspension {
   /** The state the invocation resumes in. */
@@ -178,4 +206,8 @@ export type InvocationEvent =
   | { type: 'hibernate' }
   | { type: 'resume' }
   /** A fork takes over from a resting invocation: it ends superseded, sealed (runtime/fork.ts). */
-  | ({ type: 'supersede' } & Supersession);
+  | ({ type: 'supersede' } & Supersession)
+  /** Someone asked to cancel (accepted in resting states): `at` is the requester's clock, ISO 8601. */
+  | { type: 'cancel'; by: string; reason: string; at: string }
+  /** The pinned deadline has passed (accepted in resting states): `at` is when the runtime saw it, ISO 8601. */
+  | { type: 'deadline'; deadline: string; at: string };

@@ -24,6 +24,17 @@
  *   (runtime/epoch/shadow-step.ts), so it ends completed, its summary saying so: the world it would
  *   observe next has not changed, so nothing after it could be planned on what it did.
  *
+ *   hibernated | awaitingApproval | awaitingTimer | suspended ─(cancel | deadline)─► cancelling
+ *   execute ─(a cancel or the deadline seen before a step)─► cancelling
+ *   boundary ─(… seen as the epoch closes)─► cancelling
+ *   cancelling ─► closingCancelled ─► cancelled      a cancel: `cancel.requested`, the current epoch's
+ *              ─► failing                          effects compensated in reverse order, then
+ *              ─► handingOff                       `invocation.cancelled` listing what stays done;
+ *     the deadline: `deadline.passed`, compensated, then failed (policy, invocation.deadline_passed);
+ *     a compensation that fails for good hands off with the trail. A suspended invocation whose
+ *     epoch was executing (or compensating, or closing) goes back there instead: that actor sees
+ *     the cancel in the inbox (or the clock) before its next step, with the epoch's steps in hand.
+ *
  *   any state ─► suspended ─(resume)─► the same state
  *     a recorded model or observation failure that a person or a later attempt can fix (a
  *     transient error after the pinned attempts, bad credentials, a moved endpoint), or a
@@ -35,8 +46,8 @@
  * hibernation are actuator jobs, not machine timers. Pure: no I/O, no clock.
  */
 import { assign, setup } from 'xstate';
-import { placeholderActors, type AdmitOutput, type ApprovalOutput, type AuthorOutput, type CloseOutput, type CompensateOutput, type DecomposeOutput, type ExecuteOutput, type FinishOutput, type ParseOutput } from './actors.js';
-import type { InvocationContext, InvocationEvent, InvocationInput, Position, SuspendableState, Suspension } from './context.js';
+import { placeholderActors, type AdmitOutput, type ApprovalOutput, type AuthorOutput, type CloseOutput, type CompensateOutput, type DecomposeOutput, type ExecuteOutput, type FinishOutput, type ParseOutput, type StopOutput } from './actors.js';
+import type { InvocationContext, InvocationEvent, InvocationInput, KeptEffect, Position, Stop, SuspendableState, Suspension } from './context.js';
 import { compactOutcomes } from './epoch.js';
 import { FLAG_DENIED_STEP_COMPENSATED, hasFlag } from './flags.js';
 import { bounded } from './untrusted-text.js';
@@ -59,6 +70,28 @@ const suspendOnError = (state: SuspendableState) => ({
 });
 const at = (p: Position) => ({ seq: p.seq, tail: p.tail });
 
+type StopEvent = Extract<InvocationEvent, { type: 'cancel' | 'deadline' }>;
+/** The stop a resting state's event brings; its record is written by the stopping actor. */
+function stopOf(event: StopEvent): Stop {
+  return event.type === 'cancel'
+    ? { kind: 'cancel', by: event.by, reason: event.reason, at: event.at, recorded: false }
+    : { kind: 'deadline', deadline: event.deadline, at: event.at, recorded: false };
+}
+/** A resting state's answer to a cancel or a passed deadline: stop, compensating the epoch's effects so far. */
+const stopOnEvent = { target: 'cancelling' as const, actions: { type: 'noteStop' as const, params: ({ event }: { event: StopEvent }) => event } };
+/** Suspended in these states, a cancel or a deadline resumes it there: the state's actor sees the stop before its next step (or ends the run anyway). */
+const RESUMED_TO_STOP: readonly SuspendableState[] = ['execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'cancelling', 'closingCancelled'];
+const SUSPENDABLE: readonly SuspendableState[] = ['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'cancelling', 'closingCancelled'];
+/**
+ * A suspended invocation's answer to a cancel or a passed deadline: back to the state it suspended
+ * in (see resumedToStop) — or, suspended on a recorded outcome (a model or observation failure the
+ * journal holds) or awaiting approval, straight to cancelling.
+ */
+const stopWhileSuspended = [
+  ...SUSPENDABLE.map((state) => ({ guard: { type: 'resumedToStop' as const, params: state }, target: state, actions: 'leaveSuspension' as const })),
+  { target: 'cancelling' as const, actions: ['leaveSuspension' as const, { type: 'noteStop' as const, params: ({ event }: { event: StopEvent }) => event }] },
+];
+
 export const invocationMachine = setup({
   types: {
     context: {} as InvocationContext,
@@ -72,6 +105,13 @@ export const invocationMachine = setup({
     suspends: (_, o: { kind: string }) => o.kind === 'suspended',
     fails: (_, o: { kind: string }) => o.kind === 'failed',
     suspendedIn: ({ context }, state: SuspendableState) => context.suspension?.state === state,
+    /**
+     * A stop goes back to the suspended state when that state's actor holds the epoch's steps
+     * (execute, compensation, the ends), or when the suspension is runtime-side: the journal does
+     * not say it stopped, so its actor must finish what it recorded before the stop is recorded.
+     */
+    resumedToStop: ({ context }, state: SuspendableState) =>
+      context.suspension?.state === state && state !== 'awaitingApproval' && (context.suspension.class === 'runtime' || RESUMED_TO_STOP.includes(state)),
     planFound: (_, o: { kind: string }) => o.kind === 'plan',
     noMethod: (_, o: { kind: string }) => o.kind === 'no-method',
     admitted: (_, o: AdmitOutput) => o.decision === 'allow',
@@ -81,13 +121,17 @@ export const invocationMachine = setup({
     authoringApproved: ({ context }, o: ApprovalOutput) => o.approved && context.plan === null && context.gap !== null,
     approved: (_, o: ApprovalOutput) => o.approved,
     waitsForTimer: (_, o: ExecuteOutput) => o.waiting !== undefined,
-    epochSucceeded: (_, o: ExecuteOutput) => o.failure === null,
+    epochSucceeded: (_, o: ExecuteOutput) => o.failure === null && o.stop === undefined,
     // Under flag 4 a step denied at dispatch is compensated like a failed epoch (compensate, truncate, re-plan).
     failedByPolicy: ({ context }, o: ExecuteOutput) => o.failure?.class === 'policy' && !(o.failure.code === 'step.denied' && hasFlag(context.pin, FLAG_DENIED_STEP_COMPENSATED)),
     compensated: (_, o: CompensateOutput) => o.kind === 'compensated',
     hibernateRequested: ({ context }) => context.hibernateRequested,
     replansExhausted: ({ context }) => context.replans > context.limits.maxReplans,
     epochsExhausted: ({ context }) => context.epoch >= context.limits.maxEpochs,
+    stopsBeforeStep: (_, o: ExecuteOutput) => o.stop !== undefined,
+    closesWithoutStop: (_, o: CloseOutput) => o.stop === undefined,
+    stopCompensated: (_, o: StopOutput) => o.kind === 'compensated',
+    stopIsCancel: ({ context }) => context.stop?.kind === 'cancel',
   },
   actions: {
     moveTo: assign((_, p: Position) => at(p)),
@@ -119,6 +163,8 @@ export const invocationMachine = setup({
       gap: null,
       done: [],
       failure: o.outcome.outcome === 'completed' ? null : context.failure,
+      ...(o.kept?.length ? { kept: [...(context.kept ?? []), ...o.kept] } : {}),
+      ...(o.stop ? { stop: o.stop } : {}),
     })),
     giveUpReplanning: assign(({ context }) => ({
       failure: {
@@ -137,6 +183,16 @@ export const invocationMachine = setup({
     leaveSuspension: assign(({ context }) => ({ suspension: null, exchange: context.suspension?.exchange ?? null })),
     setFingerprint: assign((_, o: FinishOutput) => ({ ...at(o), fingerprint: o.fingerprint })),
     setSupersession: assign((_, p: { by: string; atEpoch: number; reason: string }) => ({ supersede: { by: p.by, atEpoch: p.atEpoch, reason: p.reason } })),
+    noteStop: assign((_, e: StopEvent) => ({ stop: stopOf(e) })),
+    setStop: assign((_, o: ExecuteOutput) => ({ ...at(o), done: o.done, timer: null, stop: o.stop ?? null })),
+    keep: assign(({ context }, o: Position & { kept?: KeptEffect[] }) => ({ ...at(o), ...(o.kept?.length ? { kept: [...(context.kept ?? []), ...o.kept] } : {}) })),
+    failOnDeadline: assign(({ context }) => ({
+      failure: {
+        class: 'policy' as const,
+        code: 'invocation.deadline_passed',
+        message: context.stop?.kind === 'deadline' ? `the deadline ${context.stop.deadline} passed (seen at ${context.stop.at}); the current epoch's effects were compensated` : 'the deadline passed',
+      },
+    })),
     requestHibernation: assign({ hibernateRequested: true }),
     clearHibernation: assign({ hibernateRequested: false }),
   },
@@ -217,7 +273,7 @@ export const invocationMachine = setup({
       },
     },
     awaitingApproval: {
-      on: { 'approval.decided': { target: 'approving' }, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
+      on: { 'approval.decided': { target: 'approving' }, cancel: stopOnEvent, deadline: stopOnEvent, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
     },
     approving: {
       invoke: {
@@ -242,6 +298,7 @@ export const invocationMachine = setup({
           { guard: { type: 'waitsForTimer', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'awaitingTimer', actions: { type: 'setTimer', params: ({ event }) => event.output } },
           { guard: { type: 'epochSucceeded', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'boundary', actions: { type: 'setExecution', params: ({ event }) => event.output } },
           { guard: { type: 'failedByPolicy', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'failing', actions: { type: 'setExecution', params: ({ event }) => event.output } },
+          { guard: { type: 'stopsBeforeStep', params: ({ event }: { event: Done<ExecuteOutput> }) => event.output }, target: 'cancelling', actions: { type: 'setStop', params: ({ event }) => event.output } },
           { target: 'compensate', actions: { type: 'setExecution', params: ({ event }) => event.output } },
         ],
         onError: suspendOnError('execute'),
@@ -270,7 +327,10 @@ export const invocationMachine = setup({
       invoke: {
         src: 'closeEpoch',
         input: ({ context }) => context,
-        onDone: { target: 'nextEpoch', actions: { type: 'closeEpoch', params: ({ event }) => event.output } },
+        onDone: [
+          { guard: { type: 'closesWithoutStop', params: ({ event }: { event: Done<CloseOutput> }) => event.output }, target: 'nextEpoch', actions: { type: 'closeEpoch', params: ({ event }) => event.output } },
+          { target: 'cancelling', actions: { type: 'closeEpoch', params: ({ event }) => event.output } },
+        ],
         onError: suspendOnError('boundary'),
       },
     },
@@ -283,19 +343,43 @@ export const invocationMachine = setup({
       ],
     },
     hibernated: {
-      on: { resume: { target: 'parse', actions: 'clearHibernation' }, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
+      on: { resume: { target: 'parse', actions: 'clearHibernation' }, cancel: stopOnEvent, deadline: stopOnEvent, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
     },
     awaitingTimer: {
-      on: { resume: { target: 'execute' }, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
+      on: { resume: { target: 'execute' }, cancel: stopOnEvent, deadline: stopOnEvent, supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } } },
     },
     suspended: {
       on: {
         supersede: { target: 'superseding', actions: { type: 'setSupersession', params: ({ event }: { event: Extract<InvocationEvent, { type: 'supersede' }> }) => event } },
-        resume: (['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'superseding'] as const).map((state) => ({
+        resume: (['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'superseding', 'cancelling', 'closingCancelled'] as const).map((state) => ({
           guard: { type: 'suspendedIn' as const, params: state },
           target: state,
           actions: 'leaveSuspension' as const,
         })),
+        cancel: stopWhileSuspended,
+        deadline: stopWhileSuspended,
+      },
+    },
+    cancelling: {
+      invoke: {
+        src: 'stopEpoch',
+        input: ({ context }) => context,
+        onDone: [
+          { guard: { type: 'stopCompensated', params: ({ event }: { event: Done<StopOutput> }) => event.output }, target: 'closingOnStop', actions: { type: 'keep', params: ({ event }) => event.output as Position & { kept: KeptEffect[] } } },
+          { target: 'handingOff', actions: { type: 'setHandoff', params: ({ event }) => event.output } },
+        ],
+        onError: suspendOnError('cancelling'),
+      },
+    },
+    closingOnStop: {
+      always: [{ guard: 'stopIsCancel', target: 'closingCancelled' }, { target: 'failing', actions: 'failOnDeadline' }],
+    },
+    closingCancelled: {
+      invoke: {
+        src: 'finish',
+        input: ({ context }) => ({ context, ending: 'cancelled' as const }),
+        onDone: { target: 'cancelled', actions: { type: 'setFingerprint', params: ({ event }) => event.output } },
+        onError: suspendOnError('closingCancelled'),
       },
     },
     finishing: {
@@ -334,6 +418,7 @@ export const invocationMachine = setup({
     failed: { type: 'final' },
     handedOff: { type: 'final' },
     superseded: { type: 'final' },
+    cancelled: { type: 'final' },
   },
 });
 
@@ -341,4 +426,4 @@ export type InvocationMachine = typeof invocationMachine;
 
 /** States in which the machine waits for the outside world with no actor running. */
 export const restingStates = ['awaitingApproval', 'awaitingTimer', 'hibernated', 'suspended'] as const;
-export const finalStates = ['completed', 'failed', 'handedOff', 'superseded'] as const;
+export const finalStates = ['completed', 'failed', 'handedOff', 'cancelled', 'superseded'] as const;

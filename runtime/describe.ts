@@ -11,7 +11,7 @@
  *   version       1
  *   id, tenant, intent              tenant/intent null when the journal has no readable pin
  *   intentCut     { chars, digest } | null — the intent was over the pinned cap; `intent` is a prefix
- *   status        the listing's status (completed, failed, handed_off, awaiting_approval,
+ *   status        the listing's status (completed, failed, handed_off, cancelled, awaiting_approval,
  *                 waiting_timer, hibernated, suspended, running, interrupted, damaged)
  *   reason        why it is in that status (the listing's reason; for a failed or handed-off run,
  *                 its ending's reason), or null
@@ -42,7 +42,8 @@
  *                   { kind: 'timer', step, until }
  *                   { kind: 'hibernated' }
  *                   { kind: 'suspended', class, code, reason, state }
- *   ending        { status, summary, code, class, reason } of a sealed run, or null
+ *   ending        { status, summary, code, class, reason } of a sealed run (a cancelled one adds
+ *                 `kept`: the effects that stay done, as its invocation.cancelled lists them), or null
  *   seal          { fingerprint, keyId } of a sealed run, or null
  *   commands      [{ command, does }] — what acts on it now, without location flags (the CLI
  *                 appends `--dir D` or `--redis URL`); `<you>`-style words are for the user to fill in
@@ -103,7 +104,7 @@ export interface InvocationDescription {
   pin: (Omit<Pin, 'limits' | 'spenders'> & { limits: Record<string, number> | null; spenders: NonNullable<Pin['spenders']> | null }) | null;
   epochs: EpochDescription[];
   waiting: Waiting | null;
-  ending: { status: 'completed' | 'failed' | 'handed_off' | 'superseded'; summary: string | null; code: string | null; class: string | null; reason: string | null } | null;
+  ending: { status: 'completed' | 'failed' | 'handed_off' | 'cancelled' | 'superseded'; summary: string | null; code: string | null; class: string | null; reason: string | null; kept?: JournalRecord<'invocation.cancelled'>['body']['kept'] } | null;
   seal: { fingerprint: string; keyId: string } | null;
   commands: CommandDescription[];
 }
@@ -115,8 +116,8 @@ export function invocationDescription(input: DescribeInput): InvocationDescripti
   const ending = endingOf(records);
   const seal = sealOf(records);
   const held = snapshotPlan(input.snapshot);
-  // A superseded run's open epoch stays open: the fork goes on from an earlier boundary.
-  const epochs = epochsOf(records, held, ending?.status === 'superseded' ? undefined : ending?.status);
+  // A superseded run's open epoch stays open (the fork goes on from an earlier boundary), as does a cancelled run's.
+  const epochs = epochsOf(records, held, ending?.status === 'superseded' || ending?.status === 'cancelled' ? undefined : ending?.status);
   return {
     version: DESCRIPTION_VERSION,
     id: summary.id,
@@ -152,6 +153,10 @@ function endingOf(records: readonly JournalRecord[]): InvocationDescription['end
       const b = (record as JournalRecord<'invocation.superseded'>).body;
       return { status: 'superseded', summary: null, code: null, class: null, reason: `superseded by fork ${b.by} at epoch ${b.atEpoch}: ${b.reason}` };
     }
+    if (record.kind === 'invocation.cancelled') {
+      const b = (record as JournalRecord<'invocation.cancelled'>).body;
+      return { status: 'cancelled', summary: null, code: null, class: null, reason: `cancelled by ${b.by}${b.reason ? `: ${b.reason}` : ''}`, kept: b.kept };
+    }
   }
   return null;
 }
@@ -172,7 +177,7 @@ function waitingOf(input: DescribeInput, epochs: readonly EpochDescription[]): W
       const current = epochs.at(-1);
       const plan = current?.plan ?? null;
       const steps = current && plan ? (askedSteps(snapshot, current.epoch, plan) ?? null) : null;
-      const decided = inbox ? { decision: inbox.decision, by: inbox.by, note: inbox.note ?? null } : null;
+      const decided = inbox?.type === 'approval' ? { decision: inbox.decision, by: inbox.by, note: inbox.note ?? null } : null;
       return { kind: 'approval', reason: current?.approval?.reason ?? null, plan, steps, decided };
     }
     case 'waiting_timer': {
@@ -225,6 +230,7 @@ function commandsFor(summary: InvocationSummary): CommandDescription[] {
     case 'failed':
     case 'handed_off':
     case 'superseded':
+    case 'cancelled':
       return [
         { command: `weft replay ${id}`, does: 're-derive the run from its journal, calling nothing, and check its fingerprint' },
         { command: `weft export ${id}`, does: 'print a bundle (journal, library, public key) that weft verify checks anywhere' },

@@ -23,6 +23,7 @@ import { closeEpoch, finish, truncate } from './epoch/close-steps.js';
 import { compensate, execute } from './epoch/execute-steps.js';
 import { author, parseGoal } from './epoch/model-steps.js';
 import { decompose } from './epoch/plan-steps.js';
+import { stopEpoch } from './epoch/stop-steps.js';
 import type { EpochServices } from './epoch/services.js';
 
 export { AUTHORED_TASK, type EpochServices } from './epoch/services.js';
@@ -60,6 +61,7 @@ const servicedActors = {
   truncate: serviced<InvocationContext, unknown>(truncate),
   closeEpoch: serviced<InvocationContext, unknown>(closeEpoch),
   finish: serviced<FinishInput, unknown>(finish),
+  stopEpoch: serviced<InvocationContext, unknown>(stopEpoch),
 } as Partial<InvocationActors>;
 
 /** The invocation machine with the real actors, built once. */

@@ -53,7 +53,7 @@ export class RuntimeUsageError extends WeftError {
 export class PinMismatchError extends WeftError {
   constructor(
     readonly invocation: string,
-    readonly command: 'resume' | 'approve' | 'replay' | 'fork',
+    readonly command: 'resume' | 'approve' | 'cancel' | 'replay' | 'fork',
     readonly mismatches: ReadonlyArray<{ field: string; pinned: string; offered: string; fix: string }>,
   ) {
     super(
@@ -89,7 +89,7 @@ export class ForeignJournalError extends WeftError {
 export class SealKeyMismatchError extends WeftError {
   constructor(
     readonly invocation: string,
-    readonly command: 'resume' | 'approve' | 'start',
+    readonly command: 'resume' | 'approve' | 'cancel' | 'start',
     /** The key id in force (recorded at start, or re-keyed to). */
     readonly expected: string,
     /** This runtime's key id, or undefined when it has no signing key. */

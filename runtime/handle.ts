@@ -6,7 +6,7 @@
  * (the recorder stages records that announce no call; see recorder.ts), and releases
  * the invocation's lease when the run stops, so another process can resume it.
  *
- * `done` resolves with the status the run stopped in: completed, failed, handed_off (sealed), or
+ * `done` resolves with the status the run stopped in: completed, failed, handed_off, cancelled (sealed), or
  * awaiting_approval, hibernated, suspended (resumable). `suspended` carries its reason and class:
  * a recorded model or observation failure (transient after the pinned attempts, credentials, a
  * moved endpoint) or a runtime-side error (the store down, a bug) — nothing is lost, the journal
@@ -22,10 +22,10 @@ import { FencedError, isWeftError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { SEALED_STATUSES, type JournalStore } from '../journal/store.js';
 import type { JournalWriter } from '../journal/writer.js';
-import type { InvocationContext, InvocationEvent, Suspension } from '../machines/context.js';
+import type { InvocationContext, InvocationEvent, KeptEffect, Suspension } from '../machines/context.js';
 import type { InvocationMachine } from '../machines/invocation-machine.js';
 
-export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'superseded' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended';
+export type InvocationStatus = 'completed' | 'failed' | 'handed_off' | 'cancelled' | 'superseded' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended';
 
 export interface InvocationResult {
   id: string;
@@ -41,6 +41,8 @@ export interface InvocationResult {
   error?: unknown;
   journal?: string;
   records?: number;
+  /** For a cancelled invocation: who cancelled it, why, and the world effects that stay done (its `invocation.cancelled`). */
+  cancelled?: { by: string; reason: string; kept: KeptEffect[] };
 }
 
 const STOPPING: Record<string, InvocationStatus> = {
@@ -48,6 +50,7 @@ const STOPPING: Record<string, InvocationStatus> = {
   failed: 'failed',
   handedOff: 'handed_off',
   superseded: 'superseded',
+  cancelled: 'cancelled',
   awaitingApproval: 'awaiting_approval',
   awaitingTimer: 'waiting_timer',
   hibernated: 'hibernated',
@@ -244,7 +247,8 @@ export class InvocationHandle extends EventEmitter {
     await this.writer!.close().catch((err: unknown) => {
       if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
     });
-    const reason = suspension ? suspension.message : status === 'awaiting_approval' ? this.approvalReason : context.failure?.message;
+    const cancel = status === 'cancelled' && context.stop?.kind === 'cancel' ? { by: context.stop.by, reason: context.stop.reason, kept: context.kept ?? [] } : undefined;
+    const reason = suspension ? suspension.message : status === 'awaiting_approval' ? this.approvalReason : cancel ? `cancelled by ${cancel.by}${cancel.reason ? `: ${cancel.reason}` : ''}` : context.failure?.message;
     const result: InvocationResult = {
       id: this.id,
       status,
@@ -256,6 +260,7 @@ export class InvocationHandle extends EventEmitter {
       ...(suspension?.class === 'runtime' && this.actorError !== undefined && saved ? { error: this.actorError } : {}),
       ...(status === 'waiting_timer' && context.timer ? { wakeAt: context.timer.until } : {}),
       ...(this.journal ? { journal: this.journal } : {}),
+      ...(cancel ? { cancelled: cancel } : {}),
     };
     await this.beforeSettle?.(result).catch(() => undefined);
     this.resolveDone(result);

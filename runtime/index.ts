@@ -2,7 +2,7 @@
  * The runtime's public face: createRuntime and its options, invocation handles, listing and
  * describing invocations, replay, the recorder, and runtime errors.
  */
-export { createRuntime, Runtime, RUNTIME_VERSION, BEHAVIOUR_FLAGS, pinnedModelParams, type RuntimeOptions, type ResolvedOptions, type StartOptions, type ResumeOptions } from './runtime.js';
+export { createRuntime, Runtime, RUNTIME_VERSION, BEHAVIOUR_FLAGS, pinnedModelParams, type RuntimeOptions, type ResolvedOptions, type StartOptions, type ResumeOptions, type CancelOptions } from './runtime.js';
 export { defineDomain, isDomain, DOMAIN_BRAND, type Domain, type DomainDefinition, type DomainContext, type OrFactory } from './domain.js';
 export { listInvocations, invocationStatus, type InvocationSummary, type ListedStatus } from './list.js';
 export { invocationDescription, DESCRIPTION_VERSION, type InvocationDescription, type EpochDescription, type StepDescription, type Waiting, type CommandDescription, type DescribeInput } from './describe.js';

@@ -41,6 +41,10 @@ export interface InvocationSummary {
   wakeAt?: string;
   /** For one awaiting approval: a person's decision waits in its inbox (serve records it). */
   decided?: boolean;
+  /** For a resting one: a cancel waits in its inbox (serve, or the next resume, stops it). */
+  cancelRequested?: boolean;
+  /** Its pinned deadline (ISO 8601), if it has one: serve ends it once passed. */
+  deadline?: string;
   /** For one awaiting approval: the steps of the epoch the approval is asked for (`reason` says why it is). */
   approvalSteps?: AskedStep[];
   /** For one awaiting approval of the model's authoring call (flag 5) rather than of an epoch's steps. */
@@ -196,7 +200,7 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 }
 
 /** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
-async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; approvalSteps?: AskedStep[]; approvalOf?: 'authoring' }> {
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; cancelRequested?: boolean; approvalSteps?: AskedStep[]; approvalOf?: 'authoring' }> {
   length ??= await store.length(id);
   if (length > 0) {
     const ending = endingOf((await store.read(id, Math.max(0, length - 2))).map((r) => r.kind));
@@ -206,6 +210,12 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   // A snapshot the journal has gone past is a rest a later run left (woken, approved, resumed): not where it stands.
   const value = snapshot !== undefined && snapshot.seq < length ? undefined : (snapshot?.data as { value?: unknown } | undefined)?.value;
   const note = await readNote(store, id);
+  // A cancel waiting in the inbox of a resting invocation: the next resume (or serve) stops it.
+  const inbox = value === 'awaitingApproval' || value === 'hibernated' || value === 'awaitingTimer' || value === 'suspended' || note?.status === 'suspended' ? await store.peekInbox(id).catch(() => undefined) : undefined;
+  if (inbox?.type === 'cancel') {
+    const status: RestingStatus = value === 'awaitingApproval' ? 'awaiting_approval' : value === 'hibernated' ? 'hibernated' : value === 'awaitingTimer' ? 'waiting_timer' : 'suspended';
+    return { status, cancelRequested: true, reason: `a cancel by ${inbox.by} waits in its inbox${inbox.reason ? ` (${inbox.reason})` : ''}`, fix: `weft resume ${id} (or leave it to weft serve): it ends cancelled` };
+  }
   if (value === 'suspended') {
     const suspension = suspensionOf(snapshot);
     const reason = suspension?.message ?? note?.reason;
@@ -217,7 +227,7 @@ async function restingState(store: JournalStore, id: string, length?: number): P
     return { status: 'suspended', ...(note.reason === undefined ? {} : { reason: note.reason }), fix: note.fix ?? resumeFix(id, note.class), ...(note.class === undefined ? {} : { suspendedAs: note.class }) };
   }
   if (value === 'awaitingApproval') {
-    const decided = await store.peekInbox(id).catch(() => undefined);
+    const decided = inbox?.type === 'approval' ? inbox : undefined;
     return decided
       ? { status: 'awaiting_approval', decided: true, reason: `${decided.decision} by ${decided.by}, waiting in its inbox to be recorded`, fix: `weft resume ${id} (or leave it to weft serve)` }
       : { status: 'awaiting_approval', ...(await approvalAsked(store, id, snapshot)) };
@@ -275,7 +285,8 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
       if (err instanceof TornTailError || !(await snapshotUnreadable(store, id))) throw err;
       return { ...base, records, ...last, status: 'damaged', problem: `the snapshot cannot be read (${message(err)})`, fix: snapshotFix(store, id) };
     }
-    return { ...base, records, ...last, ...state };
+    const deadline = first.body.pin?.deadline;
+    return { ...base, records, ...last, ...state, ...(typeof deadline === 'string' ? { deadline } : {}) };
   } catch (err) {
     const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?', records: 0, status: 'damaged' as const };
     if (err instanceof TornTailError) {

@@ -9,7 +9,8 @@
  * admission is re-derived from what the invocation pinned, not from what this process has.
  *
  * Resting states are driven by the journal: a recorded `approval.decided` is replayed as the
- * person's decision; a hibernation or a recorded suspension (a model or observation failure) is
+ * person's decision; a recorded `cancel.requested` or `deadline.passed` right after a resting state
+ * as the `cancel` / `deadline` event that brought it (never the inbox, never a clock); a hibernation or a recorded suspension (a model or observation failure) is
  * resumed if the journal goes on. An actor's error during replay (a divergence) is the replay's
  * error, not a suspension.
  *
@@ -49,14 +50,15 @@ export interface ReplayDeps {
 export interface ReplayResult {
   id: string;
   /** Where the replayed machine stopped: a final state, or a resting state the journal ends in. */
-  status: 'completed' | 'failed' | 'handed_off' | 'superseded' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended' | 'unfinished';
+  status: 'completed' | 'failed' | 'handed_off' | 'cancelled' | 'superseded' | 'awaiting_approval' | 'waiting_timer' | 'hibernated' | 'suspended' | 'unfinished';
   records: number;
   sealed: boolean;
   /** The fingerprint replay computed (the hash before the seal; the last hash if unsealed). */
   fingerprint: string;
 }
 
-const FINAL: Record<string, ReplayResult['status']> = { completed: 'completed', failed: 'failed', handedOff: 'handed_off', superseded: 'superseded' };
+const FINAL: Record<string, ReplayResult['status']> = { completed: 'completed', failed: 'failed', handedOff: 'handed_off', cancelled: 'cancelled', superseded: 'superseded' };
+const RESTING = new Set(['awaitingApproval', 'awaitingTimer', 'hibernated', 'suspended']);
 
 export async function replayJournal(records: readonly JournalRecord[], deps: ReplayDeps): Promise<ReplayResult> {
   const report = verifyRecords(records);
@@ -97,12 +99,23 @@ export async function replayJournal(records: readonly JournalRecord[], deps: Rep
         const next = recorder.peek();
         // The run hibernated at this epoch's boundary before a fork superseded it: so does the replay.
         if (hibernatedAt === snapshot.context.epoch && !snapshot.context.hibernateRequested && value !== 'hibernated') actor.send({ type: 'hibernate' });
-        if (next?.kind === 'invocation.superseded' && (value === 'awaitingApproval' || value === 'awaitingTimer' || value === 'hibernated' || (value === 'suspended' && snapshot.context.suspension?.class !== 'runtime'))) {
+        // A runtime-side suspension is never in a journal: during replay it is the replay's own error.
+        if (value === 'suspended' && snapshot.context.suspension?.class === 'runtime') {
+          if (actorError instanceof ReplayEndedError) return resolve('unfinished');
+          return reject(actorError ?? new Error(snapshot.context.suspension.message));
+        }
+        if (next?.kind === 'invocation.superseded' && RESTING.has(value)) {
           const body = (next as JournalRecord<'invocation.superseded'>).body;
           queueMicrotask(() => actor.send({ type: 'supersede', by: body.by, atEpoch: body.atEpoch, reason: body.reason }));
           return;
         }
-        if (value === 'awaitingApproval') {
+        if (RESTING.has(value) && next?.kind === 'cancel.requested') {
+          const body = (next as JournalRecord<'cancel.requested'>).body;
+          queueMicrotask(() => actor.send({ type: 'cancel', by: body.by, reason: body.reason, at: body.at }));
+        } else if (RESTING.has(value) && next?.kind === 'deadline.passed') {
+          const body = (next as JournalRecord<'deadline.passed'>).body;
+          queueMicrotask(() => actor.send({ type: 'deadline', deadline: body.deadline, at: body.at }));
+        } else if (value === 'awaitingApproval') {
           if (next?.kind !== 'approval.decided') return resolve('awaiting_approval');
           const body = (next as JournalRecord<'approval.decided'>).body;
           queueMicrotask(() => actor.send({ type: 'approval.decided', decision: body.decision, by: body.by, ...(body.note === undefined ? {} : { note: body.note }) }));

@@ -15,6 +15,7 @@
  *   Its signing key must be the key in force (seal-key.ts), unless `rekey` records a change of key
  *   first.
  * - `approve(id, decision)` records a person's decision on a hibernated epoch and continues.
+ * - `cancel(id, { reason })` asks an invocation to stop, from any process (runtime/cancel.ts says how).
  * - `replay(id | journal)` re-runs the machine over a journal without calling anything, re-deriving
  *   every decomposition; any difference stops with ReplayDivergenceError. A fork's replay first
  *   checks its parent's journal up to the boundary it forked at (fork.ts).
@@ -28,7 +29,7 @@ import type { Actuator } from '../actors/actuator.js';
 import type { Model } from '../actors/model/model.js';
 import { canonicalBytes, canonicalize } from '../journal/canonical.js';
 import { digestOf, hexToBytes } from '../journal/digest.js';
-import { WeftError } from '../journal/errors.js';
+import { LeaseHeldError, WeftError } from '../journal/errors.js';
 import { verifyRecords, type JournalReport } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
@@ -61,7 +62,6 @@ import { packBytes } from '../policy/digest.js';
 import { predicateRegistry, type PolicyPredicate, type PredicateRegistry } from '../policy/predicates.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
 import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, compareSpenders, libraryActuators, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
-import { LeaseHeldError } from '../journal/errors.js';
 import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.js';
 import { DEFAULT_LIMITS, inputFromJournal } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
@@ -71,10 +71,12 @@ import { guardedObserver, type InspectionObserver } from './inspection.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
 import { serve, type ServeOptions } from './serve.js';
+import { cancelledHandle, INBOX_LOOK_MS, RESTING_STATES, stopEventFor, waitForEnd, type CancelOptions } from './cancel.js';
 import { resolveStartOptions, type StartOptions } from './start-options.js';
 
 export type { StartOptions } from './start-options.js';
 export type { ForkOptions } from './fork.js';
+export type { CancelOptions } from './cancel.js';
 
 export interface ResumeOptions {
   snapshot?: unknown;
@@ -283,6 +285,9 @@ export class Runtime {
     // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
     await this.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
     const model = this.options.model;
+    // A step timeout is pinned only when there is one: a run without pins what it pinned before.
+    const { stepTimeoutMs: runtimeTimeout, ...limits } = this.limits;
+    const stepTimeoutMs = opts.stepTimeoutMs ?? runtimeTimeout ?? 0;
     const pin: Pin = {
       library: digest,
       runtime: RUNTIME_VERSION,
@@ -291,11 +296,12 @@ export class Runtime {
       seed: String(opts.seed),
       asOf: new Date(opts.asOf).toISOString(),
       policy: (this.options.policy ?? allowAll).id,
-      limits: { ...this.limits },
+      limits: { ...limits, ...(stepTimeoutMs > 0 ? { stepTimeoutMs } : {}) },
       // Which actuators spend (flag 2), fixed for the invocation's life; none known: none declared (every world effect counts).
       ...(BEHAVIOUR_FLAGS.includes(FLAG_DECLARED_SPEND) ? { spenders: [...(this.declaredSpenders ?? [])] } : {}),
       // A shadow run, and whether its world effects have shadow results (shadow-pin.ts); absent on a real run.
       ...(opts.shadow === true ? { shadow: shadowPin(library, this.dispatcher) } : {}),
+      ...(opts.deadline === undefined ? {} : { deadline: String(opts.deadline) }),
     };
     const id = opts.id ?? Runtime.defaultId(intent, opts);
     // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
@@ -314,7 +320,7 @@ export class Runtime {
       if ((await this.options.store.length(id).catch(() => 0)) > 0) return this.attach(id, recordedIntent, opts.tenant, pin);
       throw err;
     }
-    const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: this.limits, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
+    const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: { ...limits, ...(stepTimeoutMs > 0 ? { stepTimeoutMs } : {}) }, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
     return this.run(writer, library, input, [], undefined, key.keyId);
   }
 
@@ -356,6 +362,10 @@ export class Runtime {
     const value = (snapshot?.data as { value?: unknown } | undefined)?.value;
     if (value !== 'awaitingApproval') {
       throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);
+    }
+    // A cancel waiting in the inbox is never replaced by a decision.
+    if ((await this.options.store.peekInbox(id).catch(() => undefined))?.type === 'cancel') {
+      throw new RuntimeUsageError('runtime.cancel_pending', `invocation ${id} has a cancel waiting in its inbox: it ends cancelled when it is next taken up (weft resume ${id}, or weft serve); an approval cannot replace it`);
     }
     // Continuing here seals with this runtime's key: a key the journal is not sealed by is refused before the inbox is written.
     if (options.run !== false && !options.rekey) this.checkSealKey('approve', id, await this.sealKeyOf(id), false);
@@ -572,6 +582,40 @@ export class Runtime {
   }
 
   /**
+   * Ask an invocation to stop (see cancel.ts): the request goes to its inbox, then — if no live
+   * runtime holds it — this runtime takes it up and, resting, it stops here: `cancel.requested`, the
+   * current epoch's effects compensated in reverse order, `invocation.cancelled` (listing the
+   * effects that stay done), sealed. Held by a live runtime, that one sees the request before its
+   * next step; this waits (up to `waitMs`) for the journal to end. Already ended: a finished handle
+   * with its status, and nothing is written. Another tenant's id is unknown, as for approve.
+   */
+  async cancel(id: string, options: CancelOptions = {}): Promise<InvocationHandle> {
+    await this.ready();
+    const store = this.options.store;
+    const tenant = options.tenant ?? this.options.tenant;
+    this.checkGenesis(id, (await store.read(id, 0, 1))[0], tenant);
+    const ended = await cancelledHandle(store, id, this.journalPath(id), 'before');
+    if (ended) return ended;
+    if ((await store.peekInbox(id).catch(() => undefined))?.type !== 'cancel') {
+      await store.putInbox(id, { type: 'cancel', by: options.by ?? 'runtime', reason: options.reason ?? '', at: (this.options.now?.() ?? new Date()).getTime() });
+    }
+    const resumeOptions = tenant === undefined ? {} : { tenant };
+    for (;;) {
+      // Held by a live runtime, it is that runtime's to stop (this one need not be able to run it); else this one takes it up.
+      if (!(await store.holder(id).catch(() => undefined))?.live) {
+        try {
+          return await this.resumeAs('cancel', id, resumeOptions);
+        } catch (err) {
+          if (!(err instanceof LeaseHeldError)) throw err;
+        }
+      }
+      // A live runtime holds it: it sees the request before its next step. Wait for the journal to end, or the lease to come free.
+      const waited = await waitForEnd(store, id, this.journalPath(id), options);
+      if (waited) return waited;
+    }
+  }
+
+  /**
    * Re-run an invocation over its journal without calling anything; see replay.ts. The source is an
    * id in this runtime's store, a journal file, or records with the libraries they pinned (a bundle).
    * The pin is checked first (library, evaluables, policy, flags, limits — not the model, nor which
@@ -657,7 +701,7 @@ export class Runtime {
    * genesis must be this id's and the pin must match what this runtime offers — both checked
    * before the lease is taken, so a refusal changes nothing.
    */
-  private async resumeAs(command: 'resume' | 'approve', id: string, options: ResumeOptions): Promise<InvocationHandle> {
+  private async resumeAs(command: 'resume' | 'approve' | 'cancel', id: string, options: ResumeOptions): Promise<InvocationHandle> {
     await this.ready();
     const store = this.options.store;
     const head = await store.read(id, 0, 2);
@@ -666,11 +710,8 @@ export class Runtime {
     const pinnedRecord = first as JournalRecord<'invocation.pinned'>;
     const tail = await store.tail(id);
     if (tail?.kind === 'invocation.sealed') {
-      const seal = (tail as JournalRecord<'invocation.sealed'>).body;
-      // A sealed journal ended completed, failed or handed off: its ending record says which.
-      const status = await invocationStatus(store, id);
-      const ended = status === 'failed' || status === 'handed_off' || status === 'superseded' ? status : 'completed';
-      return InvocationHandle.finished({ id, status: ended, fingerprint: seal.fingerprint, records: tail.seq + 1, journal: this.journalPath(id) });
+      // A sealed journal ended completed, failed, handed off or cancelled: its ending record says which.
+      return (await cancelledHandle(store, id, this.journalPath(id), command === 'cancel' ? 'before' : 'now'))!;
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
     // The key in force must be this runtime's — or, asked for, the change is recorded first.
@@ -702,14 +743,29 @@ export class Runtime {
       const from = snapshot ? snapshot.seq : input.seq;
       const existing = await store.read(id, from);
       const handle = this.run(writer, library, input, existing, snapshot ?? undefined, rekey?.to);
-      // A decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
-      if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
+      // Resting, it stops first if it must: a cancel or a passed deadline the journal holds next, or
+      // — where the journal ends — one waiting in the inbox, or the pinned deadline passed by now.
+      if (RESTING_STATES.has(handle.state?.value ?? '')) {
+        const stop = await stopEventFor(store, id, existing, input.pin, this.options.now?.() ?? new Date());
+        if (stop) {
+          handle.send(stop);
+          return handle;
+        }
+      }
+      // A decision the journal already holds after the snapshot (recorded, then the run stopped) is read back as that decision;
+      // else a decision waiting in the inbox is the person's: record it (the inbox is cleared once it is in the journal).
+      const decided = existing.find((r) => r.kind !== 'invocation.rekeyed');
+      if (handle.state?.value === 'awaitingApproval' && decided?.kind === 'approval.decided') {
+        const b = (decided as JournalRecord<'approval.decided'>).body;
+        handle.send({ type: 'approval.decided', decision: b.decision, by: b.by, ...(b.note === undefined ? {} : { note: b.note }) });
+      } else if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
       // So is one waiting on a durable sleep: its execute fires the timer if the time has come, else it rests again.
       // A hibernated one is woken: resuming it is the decision to go on (and one woken before, whose
       // journal has gone past its snapshot, reads those records back only once awake).
       const resting = handle.state?.value;
-      if (command === 'resume' && (resting === 'suspended' || resting === 'awaitingTimer' || resting === 'hibernated')) handle.send({ type: 'resume' });
+      // A cancel that could not stop it at rest (its journal goes on past the snapshot) wakes it: the run sees the cancel before its next step.
+      if ((command === 'resume' || command === 'cancel') && (resting === 'suspended' || resting === 'awaitingTimer' || resting === 'hibernated')) handle.send({ type: 'resume' });
       return handle;
     } catch (err) {
       await writer.close().catch(() => undefined);
@@ -719,7 +775,7 @@ export class Runtime {
 
   private async deliverInbox(handle: InvocationHandle): Promise<void> {
     const message = await this.options.store.peekInbox(handle.id);
-    if (!message) return;
+    if (message?.type !== 'approval') return;
     handle.on('record', (record: JournalRecord) => {
       if (record.kind === 'approval.decided') void this.options.store.clearInbox(handle.id).catch(() => undefined);
     });
@@ -744,7 +800,7 @@ export class Runtime {
    * change) — or undefined when no key is in force (any key seals). Throws SealKeyMismatchError,
    * having written nothing.
    */
-  private checkSealKey(command: 'resume' | 'approve', id: string, inForce: SealKeyInForce | undefined, rekey: boolean): { from: string; to: string } | undefined {
+  private checkSealKey(command: 'resume' | 'approve' | 'cancel', id: string, inForce: SealKeyInForce | undefined, rekey: boolean): { from: string; to: string } | undefined {
     const offered = this.options.signingKey?.keyId;
     const choice = sealKeyChoice(inForce, offered, rekey);
     if (choice === 'refused') throw new SealKeyMismatchError(id, command, inForce!.keyId, offered, inForce!.rekeyed);
@@ -762,7 +818,7 @@ export class Runtime {
    * this runtime's, one given, or the store's blob) — and return that library; throws
    * PinMismatchError naming every differing field.
    */
-  private async checkPin(command: 'resume' | 'approve' | 'replay', pinned: JournalRecord<'invocation.pinned'>, given: readonly Library[], withModel: boolean): Promise<Library> {
+  private async checkPin(command: 'resume' | 'approve' | 'cancel' | 'replay', pinned: JournalRecord<'invocation.pinned'>, given: readonly Library[], withModel: boolean): Promise<Library> {
     const { invocation, pin } = pinned.body;
     const library = await this.pinnedLibrary(pin.library, given);
     const mismatches: PinMismatch[] = [];
@@ -774,7 +830,7 @@ export class Runtime {
     else mismatches.push(...comparePolicy(pin.policy, this.policies().map((p) => p.id)));
     if (withModel) mismatches.push(...compareModel(pin.model, this.options.model ? { id: this.options.model.id, params: pinnedModelParams(this.options.model) } : undefined));
     mismatches.push(...compareFlags(pin.flags, BEHAVIOUR_FLAGS));
-    mismatches.push(...compareLimits(pin.limits, Object.keys(DEFAULT_LIMITS)));
+    mismatches.push(...compareLimits(pin.limits, [...Object.keys(DEFAULT_LIMITS), 'stepTimeoutMs']));
     // Which actuators spend: compared when the run goes on here with actuators that declare it; replay reads the pin alone.
     if (command !== 'replay' && hasFlag(pin, FLAG_DECLARED_SPEND) && this.declaredSpenders !== undefined) {
       mismatches.push(...compareSpenders(pin.spenders ?? [], this.declaredSpenders, library ? libraryActuators(library) : undefined));
@@ -818,6 +874,13 @@ export class Runtime {
     const handle = new InvocationHandle(input.invocation, this.journalPath(input.invocation));
     const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed), ...(sealKey === undefined ? {} : { sealKey }) });
     const policy = this.policyById(input.pin.policy);
+    const store = this.options.store;
+    // A cancel, once in the journal, has left the inbox (recorder.ts appends it at once, so it is durable by then);
+    // so has anything else once the run is sealed (a decision a deadline overtook): nothing reads it any more.
+    handle.on('record', (record: JournalRecord) => {
+      if (record.kind === 'cancel.requested' || record.kind === 'invocation.sealed') void store.clearInbox(input.invocation).catch(() => undefined);
+    });
+    let inboxLookedAt = Number.NEGATIVE_INFINITY;
     const services: EpochServices = {
       recorder: () => recorder,
       library,
@@ -830,6 +893,13 @@ export class Runtime {
       signingKey: this.options.signingKey,
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       onActorError: (err) => handle.noteActorError(err),
+      // Looked at before each step (not again within INBOX_LOOK_MS: a run of quick steps costs no read each) and as each epoch closes.
+      inbox: async (where) => {
+        const now = Date.now();
+        if (where === 'step' && now - inboxLookedAt < INBOX_LOOK_MS) return undefined;
+        inboxLookedAt = now;
+        return store.peekInbox(input.invocation).catch(() => undefined);
+      },
       now: () => (this.options.now ? this.options.now().getTime() : Date.now()),
     };
     const actor = createInvocationActor(services, {

@@ -17,6 +17,12 @@
  *   that put it to sleep added a delayed job, which wakes it here the moment it fires; the listing
  *   finds it too, if that job was lost.
  *
+ * - a **resting** one (hibernated, awaiting approval, asleep, suspended) with a cancel waiting in its
+ *   inbox (`weft cancel` from a process that could not take it up), or whose pinned deadline has
+ *   passed: resuming it stops it first (runtime/cancel.ts) — `cancel.requested` or
+ *   `deadline.passed`, the current epoch compensated, ended cancelled or failed, sealed. So a run
+ *   hibernated past its deadline ends here.
+ *
  * Several serve processes share the work: the lease decides who runs each invocation, and one that
  * finds it taken (LeaseHeldError) leaves it to the other. Hibernated invocations stay asleep (a
  * person hibernated them), and those awaiting approval wait for `weft approve`.
@@ -71,7 +77,7 @@ export interface ServeOptions {
 }
 
 export type ServeEvent =
-  | { kind: 'resuming'; id: string; why: 'interrupted' | 'suspended' | 'timer' | 'approval'; reason?: string; dispatch?: string }
+  | { kind: 'resuming'; id: string; why: ServeReason; reason?: string; dispatch?: string }
   | { kind: 'stopped'; id: string; status: string; reason?: string }
   | { kind: 'skipped'; id: string; reason: string }
   | { kind: 'error'; id?: string; message: string }
@@ -79,9 +85,16 @@ export type ServeEvent =
   | { kind: 'outage'; state: 'started'; since: string; message: string; id?: undefined }
   | { kind: 'outage'; state: 'ended'; since: string; ms: number; id?: undefined };
 
+/** Why serve picks an invocation up. */
+export type ServeReason = 'interrupted' | 'suspended' | 'timer' | 'approval' | 'cancel' | 'deadline';
+
+const RESTING: ReadonlySet<string> = new Set(['hibernated', 'awaiting_approval', 'waiting_timer', 'suspended']);
+
 /** Why serve would pick this invocation up now, or undefined. */
-export function servable(row: InvocationSummary, now: number = Date.now()): 'interrupted' | 'suspended' | 'timer' | 'approval' | undefined {
+export function servable(row: InvocationSummary, now: number = Date.now()): ServeReason | undefined {
   if (row.status === 'interrupted') return 'interrupted';
+  if (RESTING.has(row.status) && row.cancelRequested) return 'cancel';
+  if (RESTING.has(row.status) && row.deadline !== undefined && Date.parse(row.deadline) <= now) return 'deadline';
   if (row.status === 'awaiting_approval') return row.decided ? 'approval' : undefined;
   if (row.status === 'waiting_timer') return row.wakeAt !== undefined && Date.parse(row.wakeAt) <= now ? 'timer' : undefined;
   if (row.status === 'suspended' && (row.suspendedAs === 'transient' || row.suspendedAs === 'runtime')) return 'suspended';
@@ -99,7 +112,7 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
 
   const domain = domainFilter(runtime.store, options.domain ?? runtime.options.domain);
 
-  const take = (row: InvocationSummary, why: 'interrupted' | 'suspended' | 'timer' | 'approval') => {
+  const take = (row: InvocationSummary, why: ServeReason) => {
     const run = (async () => {
       try {
         if (!(await domain.belongs(row.id))) return; // another domain's (or the store cannot say now): left alone, silently

@@ -23,6 +23,15 @@ export interface StartOptions {
   library?: string;
   /** A shadow run: admitted and recorded, nothing reaches the world (pin.shadow; docs/operate-shadow.md). */
   shadow?: boolean;
+  /**
+   * When the invocation must have ended (ISO 8601, or a Date): pinned (`pin.deadline`). Passing it —
+   * seen between steps, at epoch boundaries, or by `serve` while the invocation rests — is recorded
+   * (`deadline.passed`) and ends the invocation failed (policy, `invocation.deadline_passed`) after
+   * compensating the current epoch. Resolved options hold it as ISO 8601.
+   */
+  deadline?: string | Date;
+  /** Time one attempt of a step may take (ms; pinned as `limits.stepTimeoutMs`); longer is a transient `step.timed_out`. Default: the runtime's limit (none). */
+  stepTimeoutMs?: number;
 }
 
 export const DEFAULT_TENANT = 'default';
@@ -47,9 +56,9 @@ export function resolveStartOptions(intent: unknown, given: unknown, domainAsOf:
     throw usage('runtime.bad_start_options', `the options must be an object { tenant?, seed?, asOf?, id?, library?, shadow? }, got ${describe(given)}`);
   }
   const opts = (given ?? {}) as Record<string, unknown>;
-  const known = new Set(['tenant', 'seed', 'asOf', 'id', 'library', 'shadow']);
+  const known = new Set(['tenant', 'seed', 'asOf', 'id', 'library', 'shadow', 'deadline', 'stepTimeoutMs']);
   const unknown = Object.keys(opts).filter((k) => !known.has(k) && opts[k] !== undefined);
-  if (unknown.length > 0) throw usage('runtime.bad_start_options', `unknown option ${unknown.map((k) => JSON.stringify(k)).join(', ')}; start takes tenant, seed, asOf, id, library and shadow`);
+  if (unknown.length > 0) throw usage('runtime.bad_start_options', `unknown option ${unknown.map((k) => JSON.stringify(k)).join(', ')}; start takes tenant, seed, asOf, id, library, shadow, deadline and stepTimeoutMs`);
 
   const tenant = opts.tenant ?? DEFAULT_TENANT;
   if (typeof tenant !== 'string' || tenant.length === 0) throw usage('runtime.bad_tenant', `tenant must be a non-empty string (default ${JSON.stringify(DEFAULT_TENANT)}), got ${describe(tenant)}`);
@@ -72,6 +81,16 @@ export function resolveStartOptions(intent: unknown, given: unknown, domainAsOf:
     throw usage('runtime.bad_library', `library must name one of the runtime's libraries, got ${describe(opts.library)}`);
   }
   if (opts.shadow !== undefined && typeof opts.shadow !== 'boolean') throw usage('runtime.bad_shadow', `shadow must be true or false (a shadow run reaches nothing in the world), got ${describe(opts.shadow)}`);
+  let deadline: string | undefined;
+  if (opts.deadline !== undefined) {
+    const ms = opts.deadline instanceof Date ? opts.deadline.getTime() : typeof opts.deadline === 'string' ? Date.parse(opts.deadline) : Number.NaN;
+    if (!Number.isFinite(ms)) throw usage('runtime.bad_deadline', `deadline must be an ISO 8601 time such as "2026-06-01T18:00:00Z" (or a Date), got ${describe(opts.deadline)}`);
+    deadline = new Date(ms).toISOString();
+  }
+  const timeout = opts.stepTimeoutMs;
+  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout >= 0)) {
+    throw usage('runtime.bad_step_timeout', `stepTimeoutMs must be a whole number of milliseconds (0: no limit), got ${describe(timeout)}`);
+  }
   return {
     tenant,
     seed,
@@ -79,5 +98,7 @@ export function resolveStartOptions(intent: unknown, given: unknown, domainAsOf:
     ...(opts.id === undefined ? {} : { id: opts.id as string }),
     ...(opts.library === undefined ? {} : { library: opts.library as string }),
     ...(opts.shadow === true ? { shadow: true } : {}),
+    ...(deadline === undefined ? {} : { deadline }),
+    ...(timeout === undefined ? {} : { stepTimeoutMs: timeout }),
   };
 }

@@ -83,6 +83,9 @@ export const valid: { [K in RecordKind]: fc.Arbitrary<unknown> } = {
   'invocation.completed': fc.record({ summary: str }),
   'invocation.failed': fc.record({ code: name, class: cls, reason: name }),
   'invocation.handed_off': fc.record({ reason: name }),
+  'cancel.requested': fc.record({ by: name, reason: str, at: name }),
+  'deadline.passed': fc.record({ deadline: name, at: name }),
+  'invocation.cancelled': fc.record({ by: name, reason: str, kept: fc.array(fc.record({ epoch: count, step: count, actuator: name, key: name }), { maxLength: 3 }) }),
   'invocation.rekeyed': fc.record({ from: digest, to: digest }),
   'invocation.forked': fc.record({
     world: name,

@@ -83,6 +83,9 @@ const bodies: { [K in Exclude<RecordKind, 'invocation.pinned' | 'invocation.reke
     }),
   }),
   'invocation.superseded': fc.record({ by: name, atEpoch: count, reason: name }),
+  'cancel.requested': fc.record({ by: name, reason: str, at: name }),
+  'deadline.passed': fc.record({ deadline: name, at: name }),
+  'invocation.cancelled': fc.record({ by: name, reason: str, kept: fc.array(fc.record({ epoch: count, step: count, actuator: name, key: name }), { maxLength: 3 }) }),
 };
 
 const draft: fc.Arbitrary<Draft> = fc

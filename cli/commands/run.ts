@@ -44,7 +44,7 @@ import { startStately, statelyChoice, statelyOptions, statelyUsage, type Stately
 
 export const usage =
   'run <domain> ["<intent>" | --intent-file F|-] [--seed N] [--as-of ISO-TIME] [--dir D] [--id ID] [--tenant T] [--hibernate] [--shadow] [--model-url URL --model NAME]\n' +
-  `    [--model-timeout-ms MS] [--model-attempts N] [--library FILE|DIGEST] [--policy FILE] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
+  `    [--model-timeout-ms MS] [--model-attempts N] [--library FILE|DIGEST] [--policy FILE] [--deadline ISO-TIME|DURATION] [--step-timeout-ms MS] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} ${statelyUsage} [--json]\n` +
   '                                       run an invocation of a domain (a built-in name such as travel, a path to a module, or a package;\n' +
   '                                       also --domain D) on the embedded default; --intent-file: the intent from a file (- for stdin),\n' +
   '                                       for one too long for a command line; --hibernate: stop at the first epoch boundary;\n' +
@@ -56,9 +56,21 @@ export const usage =
   '                                       --library: pin this version of the domain\'s library (a file from weft mine, or a digest in the store);\n' +
   '                                       --policy: pin this rule pack (JSON, docs/policy-packs.md) instead of the domain\'s policy; resume,\n' +
   '                                       approve and serve read it back from the store by its digest;\n' +
+  '                                       --deadline: when the run must have ended (ISO 8601, or a duration from now: 90s, 15m, 2h, 1d; pinned):\n' +
+  '                                       passing it ends the run failed after compensating its current epoch; --step-timeout-ms: how long\n' +
+  '                                       one attempt of a step may take before it counts as a transient failure (pinned; default none);\n' +
   '                                       --redis URL (or WEFT_REDIS_URL): journals and snapshots in Redis instead of --dir;\n' +
   '                                       --stately: relay the run to Stately\'s inspector (127.0.0.1:--port, default 7392), waiting up to\n' +
   '                                       --stately-wait S (default 30) for a client first';
+
+/** `--deadline`: an ISO 8601 time, or a duration from `now` (`90s`, `15m`, `2h`, `1d`), as ISO 8601. */
+function deadlineOf(text: string, now: number): string {
+  const duration = /^(\d{1,9})(s|m|h|d)$/.exec(text.trim());
+  if (duration) return new Date(now + Number(duration[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[duration[2] as 's' | 'm' | 'h' | 'd']).toISOString();
+  const ms = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(ms)) throw new UsageError(`--deadline takes an ISO 8601 time (2026-06-01T18:00:00Z) or a duration from now (90s, 15m, 2h, 1d), got ${JSON.stringify(text)}`);
+  return new Date(ms).toISOString();
+}
 
 /** `--model-timeout-ms` / `--model-attempts`: pinned limits of the model call (positive integers). */
 function modelLimits(timeout: string | undefined, attempts: string | undefined): Partial<InvocationLimits> | undefined {
@@ -97,6 +109,8 @@ export async function run(argv: string[]): Promise<number> {
   let choice: StoreChoice;
   let dispatch: DispatchFlag;
   let stately: StatelyChoice | undefined;
+  let deadline: string | undefined;
+  let stepTimeoutMs: number | undefined;
   try {
     args = parseCommandArgs(
       argv,
@@ -117,6 +131,8 @@ export async function run(argv: string[]): Promise<number> {
         'model-attempts': { type: 'string' },
         library: { type: 'string' },
         policy: { type: 'string' },
+        deadline: { type: 'string' },
+        'step-timeout-ms': { type: 'string' },
         ...storeOptions,
         ...dispatchOptions,
         ...signingKeyOptions,
@@ -139,6 +155,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     model = modelFromFlags({ url: args.strings['model-url'], name: args.strings.model });
     limits = modelLimits(args.strings['model-timeout-ms'], args.strings['model-attempts']);
+    deadline = args.strings.deadline === undefined ? undefined : deadlineOf(args.strings.deadline, Date.now());
+    stepTimeoutMs = args.strings['step-timeout-ms'] === undefined ? undefined : positiveInt('--step-timeout-ms', args.strings['step-timeout-ms']);
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
     dispatch = dispatchFlag(args.strings);
     stately = statelyChoice(args.flags, args.strings);
@@ -207,7 +225,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef, ...(args.strings['model-url'] ? { modelUrl: args.strings['model-url'] } : {}) });
   const rested = resumeOnInterrupt(id, location, async () => (await ws.store.length(id)) > 0);
   try {
-    const handle = await ws.runtime.start(intent, { ...start, id });
+    const handle = await ws.runtime.start(intent, { ...start, id, ...(deadline === undefined ? {} : { deadline }), ...(stepTimeoutMs === undefined ? {} : { stepTimeoutMs }) });
     if (args.flags.hibernate) handle.hibernate();
     if (!json) {
       // Only a progress line: a store that fails this read (Redis going away) must not abandon the live run.

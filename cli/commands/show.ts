@@ -85,6 +85,8 @@ export function renderDescription(d: InvocationDescription, location: Location):
   if (d.ending) {
     const e = d.ending;
     out.push(line('ended', e.status === 'completed' ? `completed: ${quoted(e.summary ?? '', 200)}` : `${e.status}${e.code ? ` (${inert(e.code)}, ${inert(e.class ?? '?')})` : ''}: ${inert(e.reason ?? '')}`));
+    // A cancel's effects that stay done (closed epochs, steps with no inverse): what a person may have to undo.
+    if (e.kept) out.push(line('stays done', e.kept.length === 0 ? 'nothing' : e.kept.map((k) => `epoch ${k.epoch} #${k.step} ${inert(k.actuator)}`).join(', ')));
   }
   if (d.seal) out.push(line('sealed', `fingerprint ${d.seal.fingerprint}  key ${short(d.seal.keyId)}`));
   // The steps an approval asks for are listed once, under "waiting".

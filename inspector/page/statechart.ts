@@ -59,6 +59,7 @@ export function stateOfStatus(status: string): string | null {
     failed: 'failed',
     handed_off: 'handedOff',
     superseded: 'superseded',
+    cancelled: 'cancelled',
     awaiting_approval: 'awaitingApproval',
     waiting_timer: 'awaitingTimer',
     hibernated: 'hibernated',
@@ -82,7 +83,7 @@ function curve(points: ReadonlyArray<{ x: number; y: number }>): string {
   return `${d}${bezier(x1, y1)} L${f(x1)},${f(y1)}`;
 }
 
-const TONES: Record<string, string> = { completed: 'ok', failed: 'bad', handedOff: 'bad', superseded: 'wait', superseding: 'wait', failing: 'bad', handingOff: 'bad', awaitingApproval: 'wait', awaitingTimer: 'wait', hibernated: 'wait', suspended: 'wait' };
+const TONES: Record<string, string> = { completed: 'ok', failed: 'bad', handedOff: 'bad', superseded: 'wait', superseding: 'wait', cancelled: 'wait', cancelling: 'wait', closingCancelled: 'wait', failing: 'bad', handingOff: 'bad', awaitingApproval: 'wait', awaitingTimer: 'wait', hibernated: 'wait', suspended: 'wait' };
 
 export interface Statechart {
   element: SVGSVGElement;

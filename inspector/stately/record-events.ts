@@ -63,6 +63,10 @@ export function recordEvent(record: Pick<JournalRecord, 'seq' | 'kind' | 'epoch'
       return { type: 'weft.timer.set', ...at, ...pick(body, 'step', 'until') };
     case 'timer.fired':
       return { type: 'weft.timer.fired', ...at, ...pick(body, 'step') };
+    case 'cancel.requested':
+      return { type: 'weft.cancel.requested', ...at, ...pick(body, 'by') };
+    case 'deadline.passed':
+      return { type: 'weft.deadline.passed', ...at, ...pick(body, 'deadline') };
     case 'invocation.sealed':
       return { type: 'weft.sealed', ...at, ...pick(body, 'fingerprint') };
     default:

@@ -18,7 +18,7 @@
  * recomputes all of them).
  *
  * An entry is merged, never replaced blindly: the merge script keeps a sealed ending (completed,
- * failed, handed off) against any later, stale update.
+ * failed, handed off, cancelled) against any later, stale update.
  */
 import type { JournalRecord } from '../records.js';
 import { endingOf } from '../store.js';
@@ -51,7 +51,7 @@ export function indexIntent(intent: string): string {
 /**
  * MERGE — KEYS[1] the index hash, KEYS[2] the open set; ARGV[1] the invocation id, ARGV[2] a JSON
  * patch. Merges the patch into the stored entry; a stored sealed status (completed / failed /
- * handed_off / superseded) is kept. The id is in the open set while its entry's status is not a sealed one.
+ * handed_off / cancelled / superseded) is kept. The id is in the open set while its entry's status is not a sealed one.
  * Returns {1}.
  */
 const MERGE_LUA = `
@@ -59,13 +59,13 @@ local current = redis.call('HGET', KEYS[1], ARGV[1])
 local entry = {}
 if current then entry = cjson.decode(current) end
 local patch = cjson.decode(ARGV[2])
-local ended = entry.status == 'completed' or entry.status == 'failed' or entry.status == 'handed_off' or entry.status == 'superseded'
+local ended = entry.status == 'completed' or entry.status == 'failed' or entry.status == 'handed_off' or entry.status == 'cancelled' or entry.status == 'superseded'
 for k, v in pairs(patch) do
   if not (k == 'status' and ended) and not (k == 'reason' and ended) then entry[k] = v end
 end
 if patch.status and not ended and patch.status ~= 'suspended' then entry.reason = nil end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
-if entry.status == 'completed' or entry.status == 'failed' or entry.status == 'handed_off' or entry.status == 'superseded' then
+if entry.status == 'completed' or entry.status == 'failed' or entry.status == 'handed_off' or entry.status == 'cancelled' or entry.status == 'superseded' then
   redis.call('SREM', KEYS[2], ARGV[1])
 else
   redis.call('SADD', KEYS[2], ARGV[1])
@@ -107,6 +107,7 @@ export function snapshotStatus(value: unknown): string {
   if (value === 'completed' || value === 'failed') return value;
   if (value === 'handedOff') return 'handed_off';
   if (value === 'superseded') return 'superseded';
+  if (value === 'cancelled') return 'cancelled';
   return 'running';
 }
 

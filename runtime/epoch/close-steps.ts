@@ -1,6 +1,7 @@
 /**
  * The ends of epochs and of the invocation: truncating a failed epoch's frontier, closing an epoch
- * with its outcome, and finishing — `invocation.completed` / `failed` / `handed_off` / `superseded`, then the seal
+ * with its outcome (and what of it stays done), and finishing — `invocation.completed` / `failed` /
+ * `handed_off` / `cancelled` / `superseded`, then the seal
  * (an ed25519 signature over the fingerprint; on replay, read back and checked against it).
  */
 import { WeftError } from '../../journal/errors.js';
@@ -12,6 +13,8 @@ import { envelopeSpend } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import type { EpochServices } from './services.js';
+import { stopRequested } from './stop-check.js';
+import { keptOf } from './stop-steps.js';
 
 export async function truncate(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
@@ -27,7 +30,10 @@ export async function closeEpoch(s: EpochServices, ctx: InvocationContext) {
   // What a completed epoch spent counts against the envelope's per-invocation cap; a compensated one spent nothing.
   const envelope = hasFlag(ctx.pin, FLAG_FAIL_CLOSED) ? s.policy.envelope : undefined;
   const spent = envelope && outcome.outcome === 'completed' && ctx.plan ? envelopeSpend(envelope, ctx.done.map((d) => ctx.plan!.steps[d.step]!), pinnedSpendScope(ctx.pin)) : undefined;
-  return { ...rec.at(), outcome, ...(spent ? { spent } : {}) };
+  // What stays done of this epoch (a cancel lists it), and whether the run must stop here (a cancel, the deadline).
+  const kept = keptOf(s, ctx, ctx.done, outcome.outcome);
+  const stop = await stopRequested(s, ctx, 'boundary');
+  return { ...rec.at(), outcome, ...(spent ? { spent } : {}), ...(kept.length > 0 ? { kept } : {}), ...(stop ? { stop } : {}) };
 }
 
 
@@ -43,6 +49,9 @@ export async function finish(s: EpochServices, input: FinishInput) {
   } else if (ending === 'superseded') {
     const by = ctx.supersede ?? { by: '?', atEpoch: 0, reason: 'superseded' };
     await rec.derive({ kind: 'invocation.superseded', epoch: ctx.epoch, body: { by: by.by, atEpoch: by.atEpoch, reason: by.reason } });
+  } else if (ending === 'cancelled') {
+    const stop = ctx.stop?.kind === 'cancel' ? ctx.stop : { by: 'unknown', reason: '' };
+    await rec.derive({ kind: 'invocation.cancelled', epoch: ctx.epoch, body: { by: stop.by, reason: stop.reason, kept: ctx.kept ?? [] } });
   } else {
     await rec.derive({ kind: 'invocation.handed_off', epoch: ctx.epoch, body: { reason: ctx.failure?.message ?? 'handed off' } });
   }

@@ -19,6 +19,12 @@
  * A shadow run (pin.shadow) is admitted the same way, step by step, but a world-effect step is
  * never dispatched: it is recorded as `step.shadowed` (shadow-step.ts), with no `step.dispatched`
  * before it. Read-only steps run as usual. Compensation passes over shadowed steps: they never happened.
+ *
+ * Before each step the epoch asks whether the run must stop (stop-steps.ts): a cancel waiting in the
+ * inbox, or the pinned deadline passed — recorded, then the machine compensates and ends. A pinned
+ * step timeout (`limits.stepTimeoutMs`) races each attempt's dispatch: one that takes longer is a
+ * transient `step.timed_out` failure, retried under the same idempotency key (its late result is
+ * ignored; the key covers an effect it applied anyway).
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';
@@ -37,6 +43,7 @@ import { pinnedSpendScope } from '../../machines/spenders.js';
 import type { EpochServices } from './services.js';
 import { recordedRule } from './admission-rule.js';
 import { shadowStep } from './shadow-step.js';
+import { stopRequested } from './stop-check.js';
 
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
   const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library, ...(ctx.world === undefined ? {} : { world: ctx.world }) };
@@ -114,6 +121,8 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
   };
   for (let i = waking?.step ?? 0; i < plan.steps.length; i++) {
     const step = plan.steps[i]!;
+    const stop = await stopRequested(s, ctx, 'step');
+    if (stop) return { ...rec.at(), done, failure: null, stop };
     if (step.actuator === SLEEP_ACTUATOR) {
       const slept = await sleepStep(s, ctx, i, step, waking?.step === i);
       if (slept.kind === 'waiting') return { ...rec.at(), done, failure: null, waiting: { step: i, until: slept.until, dispatches } };
@@ -153,7 +162,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
           accepts: (r) => r.body.step === i && r.body.attempt === attempt && r.body.key === key,
         },
         async () => {
-          const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, fresh, ...(delayMs > 0 ? { delayMs } : {}) }));
+          const outcome = await withinStepTimeout(ctx, i, dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, fresh, ...(delayMs > 0 ? { delayMs } : {}) })));
           // Who ran it goes into the record's unhashed envelope (meta.worker), never into its body.
           const by = outcome.worker === undefined ? {} : { worker: outcome.worker };
           return outcome.ok
@@ -176,6 +185,18 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
   return { ...rec.at(), done, failure: null };
 }
 
+/** The dispatch's outcome, or — past the pinned step timeout — a transient `step.timed_out` failure (the late outcome is ignored). */
+function withinStepTimeout(ctx: InvocationContext, i: number, outcome: Promise<JobOutcome>): Promise<JobOutcome> {
+  const ms = ctx.limits.stepTimeoutMs ?? 0;
+  if (!(ms > 0)) return outcome;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<JobOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, failure: { class: 'transient', code: 'step.timed_out', message: `step ${i} took longer than its pinned timeout of ${ms} ms; it is retried under the same idempotency key` } }), ms);
+  });
+  outcome.catch(() => undefined);
+  return Promise.race([outcome, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * A durable sleep step: `timer.set` (derived), then — once its time has come, on the runtime's wall
  * clock — `timer.fired`, recorded. Before that the epoch waits (awaitingTimer); replay reads the
@@ -185,8 +206,10 @@ async function sleepStep(s: EpochServices, ctx: InvocationContext, i: number, st
   const rec = s.recorder();
   const until = sleepUntil(step.actuatorArgs);
   if (!resumed) await rec.derive({ kind: 'timer.set', epoch: ctx.epoch, body: { step: i, until } });
+  // A cancel or a passed deadline recorded next is the rest's (the machine stops there), not the firing.
   const next = rec.peek();
-  const due = next !== undefined || (rec.live && s.now() >= Date.parse(until));
+  const stopsAtRest = next?.kind === 'cancel.requested' || next?.kind === 'deadline.passed';
+  const due = (next !== undefined && !stopsAtRest) || (next === undefined && rec.live && s.now() >= Date.parse(until));
   if (!due) return { kind: 'waiting', until };
   const fired = await rec.complete(
     { kinds: ['timer.fired'] as const, epoch: ctx.epoch, describe: `the firing of step ${i}'s timer`, accepts: (r) => r.body.step === i },

@@ -5,6 +5,7 @@
  */
 import type { Model } from '../../actors/model/model.js';
 import type { SigningKey } from '../../journal/seal.js';
+import type { InboxMessage } from '../../journal/store.js';
 import type { EvaluableRegistry } from '../../htn/library/evaluables.js';
 import type { Library } from '../../htn/library/schema.js';
 import type { AdmissionPolicy } from '../../machines/policy.js';
@@ -27,6 +28,12 @@ export interface EpochServices {
   sleep(ms: number): Promise<void>;
   /** The wall clock (ms): when a durable sleep step is due — live only; replay reads the recorded firing. */
   now(): number;
+  /**
+   * Live only: the message waiting in the invocation's inbox (a cancel is what the epoch looks for),
+   * asked before each step (`step`: a runtime may skip a look made moments before) and as an epoch
+   * closes (`boundary`: always looked at).
+   */
+  inbox?(where: 'step' | 'boundary'): Promise<InboxMessage | undefined>;
   /** Told of every error an actor throws (the machine then suspends with its message). */
   onActorError?(err: unknown): void;
 }

@@ -1,0 +1,62 @@
+/**
+ * `weft cancel` from the command line (issue 23, "Cancel and deadlines"): a run hibernated by one
+ * `weft` process is cancelled by another — refused for another tenant (as if it did not exist, its
+ * inbox unwritten), then cancelled, its JSON line and text naming the effects that stay done; `weft
+ * ls` lists it cancelled, `weft replay` re-derives it, `weft verify` checks it offline. `weft run
+ * --deadline` pins the deadline.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import '../journal/sha256-node.js';
+import type { JournalRecord } from '../journal/records.js';
+import { FileStore } from '../journal/stores/file.js';
+import { assertBuilt, weft } from './support/cli.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-cancel-cli-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const intent = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
+const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+
+describe('weft cancel', () => {
+  test('cancels a hibernated run from another process; another tenant is refused; ls, replay and verify agree', async () => {
+    assertBuilt();
+    const dir = path.join(root, 'a');
+    const run = await weft(['run', 'travel', intent, '--seed', '4', '--as-of', '2026-06-01T09:00:00Z', '--dir', dir, '--tenant', 'acme', '--hibernate', '--deadline', '2d', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const started = lastJson(run.stdout);
+    expect(started.status).toBe('hibernated');
+    const store = new FileStore(dir);
+    const pin = ((await store.read(started.id, 0, 1))[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    expect(Date.parse(pin.deadline!)).toBeGreaterThan(Date.now());
+
+    const refused = await weft(['cancel', started.id, '--dir', dir, '--tenant', 'globex', '--json']);
+    expect(refused.code).not.toBe(0);
+    expect(lastJson(refused.stdout)).toMatchObject({ refused: 'invocation.not_found' });
+    expect(await store.peekInbox(started.id)).toBeUndefined();
+
+    const cancelled = await weft(['cancel', started.id, '--dir', dir, '--tenant', 'acme', '--reason', 'conference cancelled', '--by', 'ops', '--json']);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    const line = lastJson(cancelled.stdout);
+    expect(line).toMatchObject({ id: started.id, status: 'cancelled', journal: started.journal, by: 'ops', kept: [], alreadyEnded: false });
+    const records = await store.read(started.id);
+    expect(records.slice(-3).map((r) => r.kind)).toEqual(['cancel.requested', 'invocation.cancelled', 'invocation.sealed']);
+    expect(records.at(-1)!.prev).toBe(line.fingerprint);
+
+    const again = await weft(['cancel', started.id, '--dir', dir]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/status\s+cancelled — cancelled by ops: conference cancelled/);
+    expect(again.stdout).toMatch(/stays done\s+nothing/);
+
+    const ls = await weft(['ls', '--dir', dir]);
+    expect(ls.stdout).toMatch(new RegExp(`${started.id}.*cancelled`));
+    const replay = await weft(['replay', started.id, '--dir', dir, '--json']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(lastJson(replay.stdout)).toMatchObject({ status: 'cancelled', fingerprint: line.fingerprint });
+    const verify = await weft(['verify', started.journal, '--public-key', started.publicKey]);
+    expect(verify.code, verify.stderr).toBe(0);
+    const log = await weft(['log', started.id, '--dir', dir]);
+    expect(log.stdout).toMatch(/cancel\.requested.*by ops/);
+  });
+});
