@@ -71,7 +71,7 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
     case 'deadline.passed':
       return `${e}  deadline    ${b.deadline} passed — compensating this epoch's effects`;
     case 'invocation.cancelled':
-      return `cancelled   by ${b.by}${b.reason ? `: ${b.reason}` : ''}; ${b.kept.length === 0 ? 'no effect stays done' : `${b.kept.length} effect(s) of closed epochs stay done`}`;
+      return `cancelled   by ${b.by}${b.reason ? `: ${b.reason}` : ''}; ${b.kept.length === 0 ? 'no effect stays done' : `${b.kept.length} effect(s) stay done (not undone by the cancel)`}`;
     case 'invocation.rekeyed':
       return `re-keyed    the seal's key is now ${String(b.to).slice(0, 16)} (was ${String(b.from).slice(0, 16)})`;
     case 'invocation.sealed':

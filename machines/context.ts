@@ -105,6 +105,8 @@ export interface ForkedFrom {
   outcomes: EpochOutcome[];
   spent: number;
   replans: number;
+  /** The parent's world effects of closed epochs that were not compensated: they stay done, and a cancel of the fork lists them. */
+  kept?: KeptEffect[];
 }
 
 /** Why an invocation resting in a state is superseded by a fork (the `supersede` event, recorded as `invocation.superseded`). */

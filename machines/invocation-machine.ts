@@ -80,8 +80,8 @@ function stopOf(event: StopEvent): Stop {
 /** A resting state's answer to a cancel or a passed deadline: stop, compensating the epoch's effects so far. */
 const stopOnEvent = { target: 'cancelling' as const, actions: { type: 'noteStop' as const, params: ({ event }: { event: StopEvent }) => event } };
 /** Suspended in these states, a cancel or a deadline resumes it there: the state's actor sees the stop before its next step (or ends the run anyway). */
-const RESUMED_TO_STOP: readonly SuspendableState[] = ['execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'cancelling', 'closingCancelled'];
-const SUSPENDABLE: readonly SuspendableState[] = ['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'cancelling', 'closingCancelled'];
+const RESUMED_TO_STOP: readonly SuspendableState[] = ['execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'cancelling', 'closingCancelled', 'superseding'];
+const SUSPENDABLE: readonly SuspendableState[] = ['parse', 'decompose', 'author', 'admit', 'awaitingApproval', 'execute', 'compensate', 'truncate', 'boundary', 'finishing', 'failing', 'handingOff', 'cancelling', 'closingCancelled', 'superseding'];
 /**
  * A suspended invocation's answer to a cancel or a passed deadline: back to the state it suspended
  * in (see resumedToStop) — or, suspended on a recorded outcome (a model or observation failure the
@@ -215,6 +215,7 @@ export const invocationMachine = setup({
     suspension: null,
     exchange: null,
     spent: from?.spent ?? 0,
+    ...(from?.kept?.length ? { kept: from.kept } : {}),
   }),
   initial: 'parse',
   on: { hibernate: { actions: 'requestHibernation' } },

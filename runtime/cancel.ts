@@ -16,7 +16,7 @@
  * it is taken up, and the wait.
  */
 import type { JournalRecord, Pin } from '../journal/records.js';
-import type { JournalStore } from '../journal/store.js';
+import type { InboxMessage, JournalStore } from '../journal/store.js';
 import type { InvocationEvent } from '../machines/context.js';
 import { RuntimeUsageError } from './errors.js';
 import { InvocationHandle, type InvocationStatus } from './handle.js';
@@ -78,7 +78,7 @@ export async function cancelledHandle(store: JournalStore, id: string, journal: 
  * pinned deadline if it has passed by `now`. A journal that goes on past the snapshot with anything
  * else is read back first (the run goes on, and sees the cancel or the deadline before its next step).
  */
-export async function stopEventFor(store: JournalStore, id: string, existing: readonly JournalRecord[], pin: Pin, now: Date): Promise<InvocationEvent | undefined> {
+export async function stopEventFor(store: JournalStore, id: string, existing: readonly JournalRecord[], pin: Pin, now: Date, asked?: InboxMessage): Promise<InvocationEvent | undefined> {
   const next = existing.find((r) => r.kind !== 'invocation.rekeyed');
   if (next?.kind === 'cancel.requested') {
     const b = (next as JournalRecord<'cancel.requested'>).body;
@@ -89,7 +89,9 @@ export async function stopEventFor(store: JournalStore, id: string, existing: re
     return { type: 'deadline', deadline: b.deadline, at: b.at };
   }
   if (next !== undefined) return undefined;
-  const message = await store.peekInbox(id).catch(() => undefined);
+  // The cancel this process was asked for wins over whatever the inbox holds now (an approval may have written over it).
+  const waiting = await store.peekInbox(id).catch(() => undefined);
+  const message = asked?.type === 'cancel' ? asked : waiting;
   if (message?.type === 'cancel') return { type: 'cancel', by: message.by, reason: message.reason, at: new Date(message.at).toISOString() };
   if (pin.deadline !== undefined && now.getTime() >= Date.parse(pin.deadline)) return { type: 'deadline', deadline: pin.deadline, at: now.toISOString() };
   return undefined;
@@ -100,7 +102,7 @@ export async function stopEventFor(store: JournalStore, id: string, existing: re
  * undefined once no live runtime holds it (the caller takes it up). Throws, saying the request
  * stays in the inbox, when `waitMs` passes first.
  */
-export async function waitForEnd(store: JournalStore, id: string, journal: string | undefined, options: Pick<CancelOptions, 'waitMs' | 'pollMs'>): Promise<InvocationHandle | undefined> {
+export async function waitForEnd(store: JournalStore, id: string, journal: string | undefined, options: Pick<CancelOptions, 'waitMs' | 'pollMs'>, request?: { message: InboxMessage; since: number }): Promise<InvocationHandle | undefined> {
   const waitMs = options.waitMs ?? 60_000;
   const pollMs = options.pollMs ?? 200;
   const until = Date.now() + waitMs;
@@ -113,6 +115,12 @@ export async function waitForEnd(store: JournalStore, id: string, journal: strin
     }
     const holder = await store.holder(id).catch(() => undefined);
     if (!holder?.live) return undefined;
+    // The inbox holds one message, and another process may have written over the cancel (an approval
+    // racing it) or cleared it (a recorded decision): until the journal holds the cancel, it is asked again.
+    if (request && (await store.peekInbox(id).catch(() => undefined))?.type !== 'cancel') {
+      const since = await store.read(id, request.since).catch(() => []);
+      if (!since.some((r) => r.kind === 'cancel.requested')) await store.putInbox(id, request.message).catch(() => undefined);
+    }
     if (Date.now() >= until) {
       throw new RuntimeUsageError(
         'runtime.cancel_unanswered',

@@ -34,7 +34,7 @@ import { verifyRecords, type JournalReport } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { PublicKey, SigningKey } from '../journal/seal.js';
-import { DamagedMetadataError, journalFileOf, type InvocationMetadata, type JournalStore } from '../journal/store.js';
+import { DamagedMetadataError, journalFileOf, type InboxMessage, type InvocationMetadata, type JournalStore } from '../journal/store.js';
 import { JournalWriter } from '../journal/writer.js';
 import { marksForLibrary } from '../journal/redaction.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
@@ -403,6 +403,14 @@ export class Runtime {
     if (!report.ok) throw new ForkRefusedError('fork.parent_damaged', `cannot fork ${parentId}: its journal does not verify (${report.error!.message}); nothing was written`);
     const parentPinned = records[0] as JournalRecord<'invocation.pinned'>;
     const parentPin = parentPinned.body.pin;
+    // A shadow run without shadow results changed nothing its next epoch could observe: nothing can go on from after it.
+    if (parentPin.shadow?.results === 'none' && records.some((r) => r.kind === 'step.shadowed' && r.epoch <= atEpoch)) {
+      throw new ForkRefusedError('fork.shadow_parent', `cannot fork ${parentId} at epoch ${atEpoch}: it is a shadow run whose world effects by then were shadowed with no shadow result, so the world a fork would observe does not show them; start a real run (weft run without --shadow). Nothing was written`);
+    }
+    // A cancel someone asked for is not carried on elsewhere: it is the parent's to honour first.
+    if ((await store.peekInbox(parentId).catch(() => undefined))?.type === 'cancel') {
+      throw new ForkRefusedError('fork.cancel_pending', `cannot fork ${parentId}: a cancel waits in its inbox; it ends cancelled when it is next taken up (weft resume ${parentId}, or weft serve). Nothing was written`);
+    }
     const boundary = boundaryOf(parentId, records, atEpoch);
     // The parent's whole journal, replayed over what it pinned: each epoch's plan, and its state at the boundary.
     const parentLibrary = await this.checkPin('replay', parentPinned, [], false);
@@ -596,21 +604,22 @@ export class Runtime {
     this.checkGenesis(id, (await store.read(id, 0, 1))[0], tenant);
     const ended = await cancelledHandle(store, id, this.journalPath(id), 'before');
     if (ended) return ended;
-    if ((await store.peekInbox(id).catch(() => undefined))?.type !== 'cancel') {
-      await store.putInbox(id, { type: 'cancel', by: options.by ?? 'runtime', reason: options.reason ?? '', at: (this.options.now?.() ?? new Date()).getTime() });
-    }
+    const since = await store.length(id);
+    const waiting = await store.peekInbox(id).catch(() => undefined);
+    const message: InboxMessage = waiting?.type === 'cancel' ? waiting : { type: 'cancel', by: options.by ?? 'runtime', reason: options.reason ?? '', at: (this.options.now?.() ?? new Date()).getTime() };
+    if (waiting?.type !== 'cancel') await store.putInbox(id, message);
     const resumeOptions = tenant === undefined ? {} : { tenant };
     for (;;) {
       // Held by a live runtime, it is that runtime's to stop (this one need not be able to run it); else this one takes it up.
       if (!(await store.holder(id).catch(() => undefined))?.live) {
         try {
-          return await this.resumeAs('cancel', id, resumeOptions);
+          return await this.resumeAs('cancel', id, { ...resumeOptions, cancel: message });
         } catch (err) {
           if (!(err instanceof LeaseHeldError)) throw err;
         }
       }
       // A live runtime holds it: it sees the request before its next step. Wait for the journal to end, or the lease to come free.
-      const waited = await waitForEnd(store, id, this.journalPath(id), options);
+      const waited = await waitForEnd(store, id, this.journalPath(id), options, { message, since });
       if (waited) return waited;
     }
   }
@@ -701,7 +710,7 @@ export class Runtime {
    * genesis must be this id's and the pin must match what this runtime offers — both checked
    * before the lease is taken, so a refusal changes nothing.
    */
-  private async resumeAs(command: 'resume' | 'approve' | 'cancel', id: string, options: ResumeOptions): Promise<InvocationHandle> {
+  private async resumeAs(command: 'resume' | 'approve' | 'cancel', id: string, options: ResumeOptions & { cancel?: InboxMessage }): Promise<InvocationHandle> {
     await this.ready();
     const store = this.options.store;
     const head = await store.read(id, 0, 2);
@@ -746,7 +755,7 @@ export class Runtime {
       // Resting, it stops first if it must: a cancel or a passed deadline the journal holds next, or
       // — where the journal ends — one waiting in the inbox, or the pinned deadline passed by now.
       if (RESTING_STATES.has(handle.state?.value ?? '')) {
-        const stop = await stopEventFor(store, id, existing, input.pin, this.options.now?.() ?? new Date());
+        const stop = await stopEventFor(store, id, existing, input.pin, this.options.now?.() ?? new Date(), options.cancel);
         if (stop) {
           handle.send(stop);
           return handle;
@@ -777,7 +786,12 @@ export class Runtime {
     const message = await this.options.store.peekInbox(handle.id);
     if (message?.type !== 'approval') return;
     handle.on('record', (record: JournalRecord) => {
-      if (record.kind === 'approval.decided') void this.options.store.clearInbox(handle.id).catch(() => undefined);
+      // Cleared only while it still holds the approval: a cancel written meanwhile stays (the canceller asks again, too).
+      if (record.kind === 'approval.decided') {
+        void (async () => {
+          if ((await this.options.store.peekInbox(handle.id))?.type === 'approval') await this.options.store.clearInbox(handle.id);
+        })().catch(() => undefined);
+      }
     });
     handle.send({ type: 'approval.decided', decision: message.decision, by: message.by, ...(message.note === undefined ? {} : { note: message.note }) });
   }

@@ -261,6 +261,27 @@ describe('cancel', () => {
     expect((await runtime.verify(first.id, publicKeyOf(key))).ok).toBe(true);
   });
 
+  test('an approval written over the cancel as it lands (two processes racing on the one inbox): the cancel still wins, nothing is executed', async () => {
+    const dir = mkdtempSync(path.join(root, 'store-'));
+    const stateDir = mkdtempSync(path.join(root, 'state-'));
+    // Another process's approve writes its decision right after this process's cancel reached the inbox.
+    class RacedStore extends FileStore {
+      override async putInbox(...args: Parameters<FileStore['putInbox']>) {
+        await super.putInbox(...args);
+        if (args[1].type === 'cancel') await super.putInbox(args[0], { type: 'approval', decision: 'approved', by: 'alice', at: Date.parse('2026-06-01T10:00:01Z') });
+      }
+    }
+    const runtime = createRuntime({ store: new RacedStore(dir), domain: travelDomain, stateDir, signingKey: key, policy: spendApprovalPolicy({ version: 'cancel', limit: 100, amountArg: 'amount' }), sleep: async () => undefined });
+    const first = await (await runtime.start(TRAVEL_INTENT, start('approval-race'))).done;
+    expect(first.status).toBe('awaiting_approval');
+    const result = await (await runtime.cancel(first.id, { reason: 'budget frozen', by: 'ops' })).done;
+    expect(result).toMatchObject({ status: 'cancelled', cancelled: { by: 'ops', reason: 'budget frozen', kept: [] } });
+    const records = await runtime.store.read(first.id);
+    expect(records.slice(-4).map((r) => r.kind)).toEqual(['approval.requested', 'cancel.requested', 'invocation.cancelled', 'invocation.sealed']);
+    expect(records.some((r) => r.kind === 'approval.decided' || (r.kind === 'step.dispatched' && !(r.body as Body).actuator.endsWith('.search')))).toBe(false);
+    expect(await runtime.replay(first.id)).toMatchObject({ status: 'cancelled', sealed: true, fingerprint: result.fingerprint });
+  });
+
   test('a cancel after a crash that followed a recorded approval: the decision is read back, and the epoch stops before its first step', async () => {
     const dir = mkdtempSync(path.join(root, 'store-'));
     const stateDir = mkdtempSync(path.join(root, 'state-'));

@@ -226,6 +226,24 @@ describe('runtime.fork', () => {
     expect((await other.verify(handle.id, publicKey)).ok).toBe(true);
   });
 
+  test('refused with nothing written: a parent with a cancel waiting in its inbox, and a shadow run after its shadowed epoch', async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    const length = await ws.store.length(parent);
+    await ws.store.putInbox(parent, { type: 'cancel', by: 'ops', reason: 'stop it', at: Date.parse('2026-06-01T10:00:00Z') });
+    expect(await refusal(ws.runtime.fork(parent, { atEpoch: 1 }))).toMatchObject({ code: 'fork.cancel_pending' });
+    expect(await ws.store.length(parent)).toBe(length);
+    expect((await ws.store.peekInbox(parent))?.type).toBe('cancel');
+
+    const shadow = workspace();
+    const run = await (await shadow.runtime.start(INTENT, { tenant: 'acme', seed: '6', asOf: travelDomain.asOf!, shadow: true })).done;
+    expect(run.status).toBe('completed');
+    const shadowed = await shadow.store.read(run.id);
+    const epoch = shadowed.find((r) => r.kind === 'step.shadowed')!.epoch;
+    expect(await refusal(shadow.runtime.fork(run.id, { atEpoch: epoch }))).toMatchObject({ code: 'fork.shadow_parent' });
+    expect(await shadow.store.list()).toEqual([run.id]);
+  });
+
   test('a fork of a fork: it acts in the first parent\'s world, and its replay checks the whole lineage', async () => {
     const ws = workspace();
     const root = await hibernatedRun(ws);

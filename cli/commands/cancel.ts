@@ -115,11 +115,16 @@ function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, 
   if (result.status === 'cancelled') {
     if (kept.length === 0) lines.push(`stays done  nothing: no world effect of this invocation remains applied`);
     else {
-      lines.push(`stays done  ${kept.length} effect(s) of epochs already closed (not undone by the cancel):`);
+      lines.push(`stays done  ${kept.length} effect(s) the cancel did not undo (of epochs already closed, or with no inverse):`);
       for (const k of kept) lines.push(`            epoch ${k.epoch} step ${k.step}  ${k.actuator}  key ${k.key}`);
     }
   } else if (!alreadyEnded) {
-    lines.push(`the cancel did not end it here; it waits in the invocation's inbox: ${command('resume', result.id, location)} (or weft serve) acts on it`);
+    // Ended another way meanwhile (sealed: nothing waits), or resting with the request in its inbox.
+    lines.push(
+      result.fingerprint
+        ? `the run ended ${result.status} before the cancel reached it; nothing was cancelled`
+        : `the cancel did not end it here; it waits in the invocation's inbox: ${command('resume', result.id, location)} (or weft serve) acts on it`,
+    );
   }
   if (result.fingerprint) lines.push(`fingerprint ${result.fingerprint}`);
   lines.push(journal ? `journal     ${journal}` : `journal     in ${ws.store.name}`, `public key  ${ws.publicKeyFile}`);

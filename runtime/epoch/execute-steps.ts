@@ -22,9 +22,9 @@
  *
  * Before each step the epoch asks whether the run must stop (stop-steps.ts): a cancel waiting in the
  * inbox, or the pinned deadline passed — recorded, then the machine compensates and ends. A pinned
- * step timeout (`limits.stepTimeoutMs`) races each attempt's dispatch: one that takes longer is a
- * transient `step.timed_out` failure, retried under the same idempotency key (its late result is
- * ignored; the key covers an effect it applied anyway).
+ * step timeout (`limits.stepTimeoutMs`) races each attempt's dispatch but the last: one that takes
+ * longer is a transient `step.timed_out` failure, retried under the same idempotency key (its late
+ * result is ignored; the key covers an effect it applied anyway). The last attempt is awaited.
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';
@@ -162,7 +162,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
           accepts: (r) => r.body.step === i && r.body.attempt === attempt && r.body.key === key,
         },
         async () => {
-          const outcome = await withinStepTimeout(ctx, i, dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, fresh, ...(delayMs > 0 ? { delayMs } : {}) })));
+          const outcome = await withinStepTimeout(ctx, i, attempt, dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, fresh, ...(delayMs > 0 ? { delayMs } : {}) })));
           // Who ran it goes into the record's unhashed envelope (meta.worker), never into its body.
           const by = outcome.worker === undefined ? {} : { worker: outcome.worker };
           return outcome.ok
@@ -185,10 +185,15 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
   return { ...rec.at(), done, failure: null };
 }
 
-/** The dispatch's outcome, or — past the pinned step timeout — a transient `step.timed_out` failure (the late outcome is ignored). */
-function withinStepTimeout(ctx: InvocationContext, i: number, outcome: Promise<JobOutcome>): Promise<JobOutcome> {
+/**
+ * The dispatch's outcome, or — past the pinned step timeout — a transient `step.timed_out` failure
+ * (the late outcome is ignored: the retry carries the same idempotency key). Not on the last
+ * attempt: its outcome is always awaited and recorded, since an attempt abandoned there could apply
+ * its effect with no retry to carry its key and no record for compensation to undo it by.
+ */
+function withinStepTimeout(ctx: InvocationContext, i: number, attempt: number, outcome: Promise<JobOutcome>): Promise<JobOutcome> {
   const ms = ctx.limits.stepTimeoutMs ?? 0;
-  if (!(ms > 0)) return outcome;
+  if (!(ms > 0) || attempt >= ctx.limits.maxAttempts) return outcome;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<JobOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, failure: { class: 'transient', code: 'step.timed_out', message: `step ${i} took longer than its pinned timeout of ${ms} ms; it is retried under the same idempotency key` } }), ms);
