@@ -81,14 +81,27 @@ export interface CancelMessage {
   at: number;
 }
 
-/** What waits in an invocation's inbox: a decision, or a cancel (which no decision replaces). */
-export type InboxMessage = ApprovalMessage | CancelMessage;
+/**
+ * A request to come to rest at the next epoch boundary (hibernate), from a process that cannot take
+ * the invocation while another holds it — `weft fork` asks its parent's holder this way, then forks
+ * once the parent rests. Its holder sees it before each step and as each epoch closes; it is never
+ * recorded (a hibernation is not a journal input).
+ */
+export interface RestMessage {
+  type: 'rest';
+  by: string;
+  reason: string;
+  at: number;
+}
+
+/** What waits in an invocation's inbox: a decision, a cancel (which no decision replaces), or a request to rest. */
+export type InboxMessage = ApprovalMessage | CancelMessage | RestMessage;
 
 export function isInboxMessage(value: unknown): value is InboxMessage {
   if (typeof value !== 'object' || value === null) return false;
   const m = value as Record<string, unknown>;
   if (typeof m.by !== 'string' || m.by.length === 0 || typeof m.at !== 'number' || !Number.isFinite(m.at)) return false;
-  if (m.type === 'cancel') return typeof m.reason === 'string';
+  if (m.type === 'cancel' || m.type === 'rest') return typeof m.reason === 'string';
   return m.type === 'approval' && (m.decision === 'approved' || m.decision === 'rejected') && (m.note === undefined || typeof m.note === 'string');
 }
 

@@ -40,6 +40,12 @@ export interface ForkOptions {
   tenant?: string;
   /** Why (recorded in the parent's `invocation.superseded`). */
   reason?: string;
+  /**
+   * A parent held by a live runtime is asked, through its inbox, to come to rest at its next epoch
+   * boundary; the fork waits up to this long (ms, default 60 000) for it, then goes on — or is
+   * refused, naming the holder, when it did not rest in time. 0: refuse at once.
+   */
+  waitMs?: number;
 }
 
 export type ForkState = BodyOf<'invocation.forked'>['state'];

@@ -391,6 +391,48 @@ export class Runtime {
    * fork again finishes what a crash left, or attaches to the fork that exists.
    */
   async fork(parentId: string, options: ForkOptions): Promise<InvocationHandle> {
+    if (!Number.isSafeInteger(options.atEpoch) || options.atEpoch < 1) throw new RuntimeUsageError('fork.bad_epoch', `fork: atEpoch must be an epoch number (1, 2, …), not ${JSON.stringify(options.atEpoch)}`);
+    await this.askHolderToRest(parentId, options);
+    return this.forkAtRest(parentId, options);
+  }
+
+  /**
+   * One writer per journal: a parent held by a live runtime is asked, through its inbox (as a cancel
+   * is), to come to rest at its next epoch boundary, and this waits for it — then the fork goes on
+   * from wherever the parent rests (a boundary later than asked for is refused there, naming the
+   * effects it applied after it). Refused, naming the holder, when it does not rest within
+   * `waitMs`; its request is withdrawn. Another tenant's parent is unknown before anything is written.
+   */
+  private async askHolderToRest(parentId: string, options: ForkOptions): Promise<void> {
+    const store = this.options.store;
+    this.checkGenesis(parentId, (await store.read(parentId, 0, 1))[0], options.tenant ?? this.options.tenant);
+    const holder = await store.holder(parentId).catch(() => undefined);
+    if (!holder?.live) return;
+    const waiting = await store.peekInbox(parentId).catch(() => undefined);
+    if (waiting?.type === 'cancel') return; // forkAtRest refuses it: the cancel is the parent's to honour
+    const waitMs = options.waitMs ?? 60_000;
+    if (waitMs <= 0) throw this.heldRefusal(parentId, holder.writer);
+    const request: InboxMessage = { type: 'rest', by: `weft fork (${this.writerId})`, reason: `a fork at the end of epoch ${options.atEpoch} waits for it to rest`, at: (this.options.now?.() ?? new Date()).getTime() };
+    await store.putInbox(parentId, request);
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const now = await store.holder(parentId).catch(() => undefined);
+      if (!now?.live) return;
+      if (Date.now() >= until) {
+        // Withdrawn, unless something else has taken the inbox's one place meanwhile.
+        const left = await store.peekInbox(parentId).catch(() => undefined);
+        if (left?.type === 'rest' && left.at === request.at && left.by === request.by) await store.clearInbox(parentId).catch(() => undefined);
+        throw new ForkRefusedError(
+          'fork.parent_held',
+          `cannot fork ${parentId}: it is held live by ${now.writer}, which was asked through its inbox to come to rest at its next epoch boundary and did not within ${Math.round(waitMs / 1000)} s ` +
+            `(a long step, or a model call, holds it between boundaries). Ask again later, or hibernate or cancel it there. Nothing was written`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  private async forkAtRest(parentId: string, options: ForkOptions): Promise<InvocationHandle> {
     const { atEpoch } = options;
     if (!Number.isSafeInteger(atEpoch) || atEpoch < 1) throw new RuntimeUsageError('fork.bad_epoch', `fork: atEpoch must be an epoch number (1, 2, …), not ${JSON.stringify(atEpoch)}`);
     const key = this.options.signingKey;
@@ -734,6 +776,8 @@ export class Runtime {
           ? { seq: stored.seq, tail: stored.hash, data: stored.data }
           : undefined;
     const writer = await JournalWriter.open(store, id, this.writerOptions());
+    // Resumed on purpose, it goes on: a request to rest left by a fork that has given up (or been withdrawn) no longer applies.
+    if (command === 'resume' && (await store.peekInbox(id).catch(() => undefined))?.type === 'rest') await store.clearInbox(id).catch(() => undefined);
     try {
       if (rekey?.from !== undefined && rekey.from !== rekey.to) {
         // The new key's public half by its id, as start does, so that export finds the key that seals.
@@ -912,7 +956,10 @@ export class Runtime {
         const now = Date.now();
         if (where === 'step' && now - inboxLookedAt < INBOX_LOOK_MS) return undefined;
         inboxLookedAt = now;
-        return store.peekInbox(input.invocation).catch(() => undefined);
+        const message = await store.peekInbox(input.invocation).catch(() => undefined);
+        // Asked to come to rest (a fork waits for it): hibernate at the next epoch boundary. The request stays until the fork takes over, or a resume clears it.
+        if (message?.type === 'rest' && handle.state?.context?.hibernateRequested !== true) handle.hibernate();
+        return message;
       },
       now: () => (this.options.now ? this.options.now().getTime() : Date.now()),
     };

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
 import type { JournalRecord } from '../journal/records.js';
+import type { ActuatorContext } from '../actors/actuator.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';
@@ -80,6 +81,13 @@ async function refusal(promise: Promise<unknown>): Promise<Error & { code: strin
 }
 
 const kinds = (records: readonly JournalRecord[]) => records.map((r) => r.kind);
+/** Poll `check` until it holds (60 s at most). */
+async function waitUntil(check: () => Promise<boolean>): Promise<void> {
+  for (const until = Date.now() + 60_000; !(await check()); ) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 const worldOf = (ws: ReturnType<typeof workspace>, id: string) => readTravelState(join(ws.stateDir, id, TRAVEL_STATE_FILE));
 
 /** Nothing was written: the store holds the parent alone, with the records it had, resting as it was. */
@@ -244,6 +252,50 @@ describe('runtime.fork', () => {
     expect(await shadow.store.list()).toEqual([run.id]);
   });
 
+  test('a parent held live by another runtime is asked through its inbox to come to rest: it hibernates at its next boundary, then the fork goes on from there', async () => {
+    // The holder's epoch-2 observation waits on a gate: the parent is held live, between boundaries.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let observing!: () => void;
+    const observed = new Promise<void>((resolve) => (observing = resolve));
+    const ws = workspace();
+    const gated = travelDomain.actuators({ stateDir: ws.stateDir }).map((a) =>
+      a.name !== travelDomain.observe ? a : { ...a, run: async (args: unknown, ctx: ActuatorContext) => {
+        if (ctx.epoch === 2) {
+          observing();
+          await gate;
+        }
+        return a.run(args, ctx);
+      } },
+    );
+    const holderRuntime = workspaceOver(ws, { actuators: gated, writer: 'holder-process' });
+    const start = { tenant: 'acme', seed: '8', asOf: travelDomain.asOf! };
+    const parentRun = await holderRuntime.start(INTENT, start);
+    await observed;
+    expect((await ws.store.holder(parentRun.id))?.live).toBe(true);
+
+    const forking = ws.runtime.fork(parentRun.id, { atEpoch: 2, library: travelV2(), waitMs: 60_000 });
+    // The request is in the parent's inbox before its holder goes on.
+    await waitUntil(async () => (await ws.store.peekInbox(parentRun.id))?.type === 'rest');
+    open();
+    const parentResult = await parentRun.done;
+    expect(parentResult.status).toBe('hibernated'); // at the end of epoch 2: the booking epoch ran whole
+    const fork = await forking;
+    const result = await fork.done;
+    expect(result.status, result.reason).toBe('completed');
+    const forked = (await ws.store.read(fork.id, 1, 2))[0] as JournalRecord<'invocation.forked'>;
+    expect(forked.body).toMatchObject({ parent: parentRun.id, atEpoch: 2, repinned: ['library'] });
+    const parentRecords = await ws.store.read(parentRun.id);
+    expect(kinds(parentRecords).slice(-3)).toEqual(['epoch.closed', 'invocation.superseded', 'invocation.sealed']);
+    expect(await ws.store.peekInbox(parentRun.id)).toBeUndefined();
+    expect(await ws.runtime.replay(parentRun.id)).toMatchObject({ status: 'superseded', sealed: true });
+    expect(await ws.runtime.replay(fork.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
+    // Each booking once: the parent's, carried by the fork, not redone.
+    const world = worldOf(ws, parentRun.id);
+    expect(world.charges).toHaveLength(1);
+    expect(world.messages).toHaveLength(1);
+  });
+
   test('a fork of a fork: it acts in the first parent\'s world, and its replay checks the whole lineage', async () => {
     const ws = workspace();
     const root = await hibernatedRun(ws);
@@ -350,10 +402,15 @@ describe('runtime.fork', () => {
     const holder = `${hostname()}:${process.pid}`;
     const lease = await ws.store.acquire(parent, { writer: holder, ttlMs: 60_000 });
     try {
-      const held = await refusal(ws.runtime.fork(parent, { atEpoch: 1 }));
+      const held = await refusal(ws.runtime.fork(parent, { atEpoch: 1, waitMs: 0 }));
       expect(held).toMatchObject({ code: 'fork.parent_held' });
       expect(held.message).toContain(holder);
       expect(held.message).toMatch(/cancel or hibernate it/i);
+      // Asked through its inbox, a holder that does not come to rest in time: refused, and the request withdrawn.
+      const unanswered = await refusal(ws.runtime.fork(parent, { atEpoch: 1, waitMs: 500 }));
+      expect(unanswered).toMatchObject({ code: 'fork.parent_held' });
+      expect(unanswered.message).toMatch(/asked through its inbox to come to rest/);
+      expect(await ws.store.peekInbox(parent)).toBeUndefined();
     } finally {
       await ws.store.release(lease);
     }

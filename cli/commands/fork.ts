@@ -1,6 +1,6 @@
 /**
  * `weft fork <id> --at-epoch N [--library FILE|NAME|DIGEST] [--model-url URL --model NAME] [--policy FILE|ID]
- *  [--id ID] [--reason TEXT] [--dir D] [--domain D] [--tenant T] [--json]` — the lawful upgrade in
+ *  [--id ID] [--reason TEXT] [--wait S] [--dir D] [--domain D] [--tenant T] [--json]` — the lawful upgrade in
  * flight (runtime/fork.ts): a new invocation goes on from the parent's epoch boundary N under a new
  * pin, its journal proving where it came from; the parent, if it had not ended, ends superseded and
  * sealed, naming the fork. The fork then runs live, followed like `weft run` (to its end or its
@@ -34,7 +34,7 @@ import type { AdmissionPolicy } from '../../machines/policy.js';
 import { existsSync } from 'node:fs';
 
 export const usage =
-  `fork <id> --at-epoch N [--library FILE|NAME|DIGEST] [--model-url URL --model NAME] [--policy FILE|ID] [--id ID] [--reason TEXT] [--dir D] [--domain D] [--tenant T] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
+  `fork <id> --at-epoch N [--library FILE|NAME|DIGEST] [--model-url URL --model NAME] [--policy FILE|ID] [--id ID] [--reason TEXT] [--wait S] [--dir D] [--domain D] [--tenant T] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
   '                                       go on from the end of epoch N of an invocation under a new pin (library version, model, policy):\n' +
   '                                       a new invocation whose journal names its parent and the state at that boundary; the parent,\n' +
   '                                       if it rests, ends superseded and sealed. Refused if the parent applied world effects after N';
@@ -74,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
         model: { type: 'string' },
         id: { type: 'string' },
         reason: { type: 'string' },
+        wait: { type: 'string' },
         dir: { type: 'string' },
         domain: { type: 'string' },
         tenant: { type: 'string' },
@@ -86,6 +87,7 @@ export async function run(argv: string[]): Promise<number> {
     );
     if (args.strings['at-epoch'] === undefined) throw new UsageError('missing --at-epoch N: the epoch of the parent whose end the fork goes on from');
     atEpoch = positiveInt('--at-epoch', args.strings['at-epoch']);
+    if (args.strings.wait !== undefined && !/^\d{1,6}$/.test(args.strings.wait)) throw new UsageError(`--wait ${args.strings.wait}: a whole number of seconds (0: refuse at once when another process holds the parent)`);
     if ((args.strings['model-url'] === undefined) !== (args.strings.model === undefined)) throw new UsageError('--model-url and --model go together (an OpenAI-compatible endpoint and a model name)');
     flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
   } catch (err) {
@@ -120,6 +122,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(args.strings.id === undefined ? {} : { id: args.strings.id }),
       ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }),
       ...(args.strings.reason === undefined ? {} : { reason: args.strings.reason }),
+      ...(args.strings.wait === undefined ? {} : { waitMs: Number(args.strings.wait) * 1000 }),
     });
     // The workspace remembers how the fork runs (its domain, a model endpoint), as it does for a run it starts.
     if (!readInvocationMeta(ws.dir, handle.id)) writeInvocationMeta(ws.dir, handle.id, { domain: ws.domainRef, ...(modelFlags.url ? { modelUrl: modelFlags.url } : {}) });
