@@ -10,7 +10,7 @@ import type { InvocationSummary } from './list.js';
 
 export interface ServableRuntime {
   readonly store: JournalStore;
-  readonly options: { readonly domain?: { readonly name: string; readonly libraries: readonly Library[] } | undefined };
+  readonly options: { readonly domain?: { readonly name: string; readonly libraries: readonly Library[] } | undefined; readonly tenant?: string | undefined };
   /** Re-open an invocation where its journal stands (LeaseHeldError when another runtime holds it). */
   resume(id: string): Promise<InvocationHandle>;
   /** The invocations that have not ended (see list.ts listOpenInvocations). */

@@ -111,11 +111,14 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
   const backoff = new Map<string, { failures: number; notBefore: number }>();
 
   const domain = domainFilter(runtime.store, options.domain ?? runtime.options.domain);
+  const scope = runtime.options.tenant;
 
   const take = (row: InvocationSummary, why: ServeReason) => {
     const run = (async () => {
       try {
         if (!(await domain.belongs(row.id))) return; // another domain's (or the store cannot say now): left alone, silently
+        // A wake-up names only an id: a serve scoped to one tenant leaves another tenant's to that tenant's serve, silently.
+        if (row.tenant === '?' && scope !== undefined && !(await ofTenant(runtime.store, row.id, scope))) return;
         const chosen = options.runtimeFor ? await options.runtimeFor(row.id) : { runtime };
         emit({ kind: 'resuming', id: row.id, why, ...(row.reason === undefined ? {} : { reason: row.reason }), ...(chosen.dispatch === undefined ? {} : { dispatch: chosen.dispatch }) });
         const handle = await chosen.runtime.resume(row.id);
@@ -214,4 +217,10 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** Whether the invocation's pin names `tenant` (false when it cannot be read now: the listing finds it later). */
+async function ofTenant(store: ServableRuntime['store'], id: string, tenant: string): Promise<boolean> {
+  const first = (await store.read(id, 0, 1).catch(() => []))[0];
+  return first?.kind === 'invocation.pinned' && (first.body as { tenant?: unknown }).tenant === tenant;
 }

@@ -13,6 +13,7 @@ import { MemoryStore } from '../journal/stores/memory.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
 import { createRuntime, type ServeEvent } from '../runtime/index.js';
+import { serve } from '../runtime/serve.js';
 import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(21));
@@ -161,6 +162,29 @@ describe('serve', () => {
     expect(events.filter((e) => 'id' in e && e.id === 'theirs')).toEqual([]); // not one line about it
     expect(new Set(events.flatMap((e) => (e.kind === 'resuming' ? [e.id] : [])))).toEqual(new Set(['mine', 'legacy']));
     expect((await down.list()).find((r) => r.id === 'theirs')).toMatchObject({ status: 'suspended' });
+  });
+
+  test("a serve scoped to one tenant leaves another tenant's wake-up alone, silently, and resumes its own", async () => {
+    const store = new MemoryStore();
+    const all = runtimeOver(store, flaky(2, () => new ModelUnavailableError('m', 'HTTP 503')), { limits: { modelAttempts: 1 } });
+    for (const tenant of ['a', 'b']) {
+      expect(await (await all.start(intent, { tenant, seed: 1, asOf: '2026-12-01T09:00:00Z', id: `inv-${tenant}` })).done).toMatchObject({ status: 'suspended' });
+    }
+    const scoped = runtimeOver(store, flaky(0, () => new Error('unused')), { tenant: 'a' });
+    const events: ServeEvent[] = [];
+    const stop = new AbortController();
+    // A dispatcher's wake-ups name ids only (BullMQ's delayed jobs): here, one of each tenant's; the listing finds nothing.
+    const serving = serve(
+      { store, options: scoped.options, resume: (id) => scoped.resume(id), listOpen: async () => [], onWake: (wake) => (wake('inv-b'), wake('inv-a'), Promise.resolve({ close: async () => undefined })) },
+      { pollMs: 5, signal: stop.signal, onEvent: (e) => events.push(e) },
+    );
+    for (let i = 0; i < 400 && !events.some((e) => e.kind === 'stopped' && e.id === 'inv-a'); i++) await new Promise((r) => setTimeout(r, 5));
+    stop.abort();
+    await serving;
+    expect(events.filter((e) => e.id === 'inv-b')).toEqual([]);
+    expect(events.filter((e) => e.kind === 'error')).toEqual([]);
+    expect(events.find((e) => e.kind === 'stopped' && e.id === 'inv-a')).toMatchObject({ status: 'completed' });
+    expect((await all.list()).find((r) => r.id === 'inv-b')).toMatchObject({ status: 'suspended' });
   });
 
   test('a store that cannot say which domain an invocation is of: no error line about it', async () => {
