@@ -40,7 +40,7 @@ export interface EpochDescription {
   plan: string | null;
   admission: { decision: string; policy: string; reason: string | null } | null;
   approval: { reason: string; decision: 'approved' | 'rejected' | null; by: string | null; note: string | null } | null;
-  outcome: 'completed' | 'compensated' | 'denied' | 'failed' | 'handed_off' | 'open';
+  outcome: 'completed' | 'compensated' | 'denied' | 'failed' | 'handed_off' | 'cancelled' | 'open';
   truncated: { removed: number[]; reason: string } | null;
   steps: StepDescription[];
 }
@@ -60,15 +60,15 @@ function byEpoch(records: readonly JournalRecord[]): Map<number, JournalRecord[]
 /** Records that say an epoch planned or did something (an epoch with only model exchanges is the run's last word, not an epoch of work). */
 const EPOCH_WORK = new Set(['epoch.derived', 'admission.decided', 'approval.requested', 'step.dispatched', 'step.shadowed', 'timer.set', 'epoch.closed']);
 
-/** Every epoch that planned or did something, in order; one the run ended in without closing it takes the run's ending (`ended`: failed or handed off). */
-export function epochsOf(records: readonly JournalRecord[], held: SnapshotPlan | undefined, ended: 'completed' | 'failed' | 'handed_off' | undefined): EpochDescription[] {
+/** Every epoch that planned or did something, in order; one the run ended in without closing it takes the run's ending (`ended`: failed, handed off or cancelled). */
+export function epochsOf(records: readonly JournalRecord[], held: SnapshotPlan | undefined, ended: 'completed' | 'failed' | 'handed_off' | 'cancelled' | undefined): EpochDescription[] {
   const out: EpochDescription[] = [];
   const groups = byEpoch(records);
   for (const epoch of [...groups.keys()].sort((a, b) => a - b)) {
     const list = groups.get(epoch)!;
     if (!list.some((r) => EPOCH_WORK.has(r.kind))) continue;
     const described = describeEpoch(epoch, list, held);
-    // An epoch the run ended in without closing it ended with the run (failed, handed off).
+    // An epoch the run ended in without closing it ended with the run (failed, handed off, cancelled).
     if (described.outcome === 'open' && ended !== undefined && ended !== 'completed') described.outcome = ended;
     out.push(described);
   }

@@ -25,7 +25,7 @@
  *   epochs        [{ epoch, goal: { task, args } | null, source: 'htn' | 'gap' | null, plan (digest) | null,
  *                    admission: { decision, policy, reason } | null,
  *                    approval: { reason, decision: 'approved' | 'rejected' | null, by, note } | null,
- *                    outcome: 'completed' | 'compensated' | 'denied' | 'failed' | 'handed_off' | 'open',
+ *                    outcome: 'completed' | 'compensated' | 'denied' | 'failed' | 'handed_off' | 'cancelled' | 'open',
  *                    truncated: { removed: number[], reason } | null,
  *                    steps: [step] }]
  *                 goal: the derived plan's, or the one a gap-path epoch asked the model to author for;
@@ -116,8 +116,8 @@ export function invocationDescription(input: DescribeInput): InvocationDescripti
   const ending = endingOf(records);
   const seal = sealOf(records);
   const held = snapshotPlan(input.snapshot);
-  // A superseded run's open epoch stays open (the fork goes on from an earlier boundary), as does a cancelled run's.
-  const epochs = epochsOf(records, held, ending?.status === 'superseded' || ending?.status === 'cancelled' ? undefined : ending?.status);
+  // A superseded run's open epoch stays open (the fork goes on from an earlier boundary); a cancelled run's ended cancelled.
+  const epochs = epochsOf(records, held, ending?.status === 'superseded' ? undefined : ending?.status);
   return {
     version: DESCRIPTION_VERSION,
     id: summary.id,

@@ -36,7 +36,7 @@ import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { MemoryStore } from '../journal/stores/memory.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
-import { createRuntime, RuntimeUsageError } from '../runtime/index.js';
+import { createRuntime, describeInvocation, RuntimeUsageError } from '../runtime/index.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { newLedger, notifyActuators } from './support/notify-app.js';
 
@@ -141,6 +141,10 @@ describe('cancel', () => {
     expect(await runtime.replay(handle.id)).toMatchObject({ status: 'cancelled', sealed: true, fingerprint: result.fingerprint });
     expect((await runtime.verify({ journalPath: runtime.journalPath(handle.id)! }, publicKeyOf(key))).ok).toBe(true);
     expect((await runtime.list()).find((row) => row.id === handle.id)?.status).toBe('cancelled');
+    // weft show (and the viewer): the epoch ended cancelled, its two holds undone.
+    const described = await describeInvocation(runtime.store, handle.id);
+    expect(described.epochs.at(-1)).toMatchObject({ epoch: 2, outcome: 'cancelled' });
+    expect(described.epochs.at(-1)!.steps.slice(0, 2).map((st) => st.outcome)).toEqual(['compensated', 'compensated']);
   });
 
   test('a holder that does not answer in time: the canceller says so, the request stays in the inbox, and the holder acts on it later', async () => {
