@@ -20,7 +20,7 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
 import { createRuntime, describeInvocation, type InvocationDescription, type RuntimeOptions } from '../runtime/index.js';
-import { initialTravelState, seedTravelState, TRAVEL_SUMMARY, travelTranscript } from '../examples/travel/index.js';
+import { initialTravelState, seedTravelState, TRAVEL_SUMMARY, travelPackPolicy, travelTranscript } from '../examples/travel/index.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
 import { newLedger, notifyActuators } from './support/notify-app.js';
 
@@ -46,7 +46,7 @@ describe('describing an invocation of the travel domain', () => {
     const result = await (await runtime.start(travelDomain.intent!, start)).done;
     const d = await describeInvocation(store, result.id);
     expect(d).toMatchObject({ version: 1, id: result.id, tenant: 't1', intent: travelDomain.intent, status: 'completed', reason: null, waiting: null, journal: { verified: true, problem: null } });
-    expect(d.pin).toMatchObject({ seed: '1', asOf: travelDomain.asOf, policy: 'spend-approval@3', flags: [...IMPLEMENTED_FLAGS], model: { id: 'scripted:travel-demo' }, spenders: [{ actuator: 'card.charge', arg: 'amount' }, { actuator: 'taxi.book', arg: 'amount' }] });
+    expect(d.pin).toMatchObject({ seed: '1', asOf: travelDomain.asOf, policy: travelPackPolicy.id, flags: [...IMPLEMENTED_FLAGS], model: { id: 'scripted:travel-demo' }, spenders: [{ actuator: 'card.charge', arg: 'amount' }, { actuator: 'taxi.book', arg: 'amount' }] });
     expect(d.records).toBe(await store.length(result.id));
     expect(d.ending).toEqual({ status: 'completed', summary: TRAVEL_SUMMARY, code: null, class: null, reason: null });
     expect(d.seal?.fingerprint).toBe(result.fingerprint);

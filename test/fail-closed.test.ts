@@ -26,6 +26,7 @@ import type { Model, ModelRequest } from '../actors/model/model.js';
 import { OpenAiModel } from '../actors/model/openai.js';
 import { renderPrompt } from '../actors/model/prompt.js';
 import { travelPolicy } from '../examples/travel/app.js';
+import { travelPackPolicy } from '../examples/travel/policy-pack.js';
 import { travelDomain } from '../examples/travel/domain.js';
 import { readTravelState } from '../examples/travel/state.js';
 import { TRAVEL_GOALS, TRAVEL_INTENT, TRAVEL_SUMMARY } from '../examples/travel/transcript.js';
@@ -519,10 +520,12 @@ describe('defect 3: the gap path is admitted like everything else', () => {
     const waiting = await handle.done;
     expect(waiting.status).toBe('awaiting_approval');
     const before = await runtime.store.read(handle.id);
-    expect(bodies(before, 'admission.decided')).toContainEqual({ subject: 'authoring', decision: 'allow', policy: travelPolicy.id });
+    // The domain's default policy, the travel@4 pack: each admission names its rule.
+    expect(bodies(before, 'admission.decided')).toContainEqual({ subject: 'authoring', decision: 'allow', policy: travelPackPolicy.id, rule: 'weft:default' });
     expect(bodies(before.filter((r) => r.epoch === 2), 'admission.decided').find((b) => b.subject === 'epoch')).toMatchObject({
       decision: 'require_approval',
       reason: expect.stringMatching(/authored .* 2 world effect/),
+      rule: 'model-taxi-allowance',
     });
     expect(worldEffectsApplied(stateDir, handle.id)).toEqual([]);
 

@@ -14,9 +14,13 @@
  * `book_transfer`, its operators and the taxi's spending actuator changed what a new run pins (the
  * library digest, policy v3, the spenders), and a test holds every other byte of it equal to
  * travel-v2's; `travel-v3`: flags 1 and 2, before the behaviour flags of issue 23 — the fixture
- * was regenerated only because a new run pins them, and a test holds every other byte equal).
+ * was regenerated only because a new run pins them, and a test holds every other byte equal;
+ * `travel-v4`: flags 1, 2, 4, 5, 7, 8 under the coded policy `spend-approval@3`, before travel's
+ * default policy became the rule pack travel@4 — regenerated only because a new run pins the pack's
+ * id, and under flag 7 records the rule on each admission, and a test holds every other byte equal).
  * (Flag 3 was withdrawn before it shipped; the committed journal pins every implemented flag with
- * its spending actuators, and nothing in it depends on the key that sealed it but the seal.)
+ * its spending actuators, and nothing in it depends on the key that sealed it but the seal. Its
+ * blobs are the pinned library, the pinned pack and the sealing key.)
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +35,8 @@ import { FileStore } from '../journal/stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { travelDomain } from '../examples/travel/domain.js';
+import { TRAVEL_POLICY_PACK, travelPackPolicy } from '../examples/travel/policy-pack.js';
+import { packBytes } from '../policy/index.js';
 import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import { createRuntime, ReplayDivergenceError } from '../runtime/index.js';
 
@@ -217,9 +223,9 @@ describe('golden journals', () => {
     expect(pin).toMatchObject({ flags: [1, 2], policy: 'spend-approval@3' });
   });
 
-  test('the flags of issue 23 changed only the pin: the golden journal is travel-v3 record for record, but for the flags it pins', () => {
+  test('the flags of issue 23 changed only the pin: travel-v4 is travel-v3 record for record, but for the flags it pins', () => {
     const old = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v3'));
-    const now = readRecords(fixtureDir);
+    const now = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v4'));
     const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
     const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
     expect(newPin.flags).not.toEqual(oldPin.flags);
@@ -227,8 +233,43 @@ describe('golden journals', () => {
     expect(now.map((r) => flags(r, newPin))).toEqual(old.map((r) => flags(r, oldPin)));
   });
 
-  test('the fixture holds only the journal and its pinned library blob', () => {
+  test('a frozen journal pinned with the flags of issue 23 under the coded policy (travel-v4: before the travel@4 pack) still replays to its committed fingerprint', async () => {
+    const pin = await expectFrozenReplays('travel-v4');
+    expect(pin).toMatchObject({ flags: [1, 2, 4, 5, 7, 8], policy: 'spend-approval@3' });
+  });
+
+  test('the travel@4 pack as the default changed only the policy: the golden journal is travel-v4 record for record, but for the policy id wherever it appears and the rule on each admission.decided', () => {
+    const old = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v4'));
+    const now = readRecords(fixtureDir);
+    const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    expect(oldPin.policy).toBe('spend-approval@3');
+    expect(newPin.policy).toBe(travelPackPolicy.id);
+    expect(newPin.policy).toMatch(/^pack:travel@4#[0-9a-f]{64}$/);
+    expect(newPin.flags).toEqual(oldPin.flags);
+    // Each admission names its rule now (flag 7 under a pack); under the coded policy none did.
+    const admissions = (records: JournalRecord[]) => records.filter((r) => r.kind === 'admission.decided').map((r) => r.body as { rule?: string });
+    expect(admissions(old).map((b) => b.rule)).toEqual([undefined, undefined, undefined]);
+    expect(admissions(now).map((b) => b.rule)).toEqual(['weft:default', 'weft:default', 'weft:default']);
+    // The policy id is on the pin, every admission and every certification — and nowhere else changed.
+    const mentions = (records: JournalRecord[], id: string) => records.filter((r) => canonicalize(r.body as never).includes(`"${id}"`)).map((r) => r.kind);
+    expect(mentions(now, newPin.policy)).toEqual(mentions(old, oldPin.policy));
+    expect(mentions(now, newPin.policy).filter((k) => k === 'admission.decided' || k === 'epoch.certified')).toHaveLength(6);
+    const withoutRule = (r: JournalRecord) => {
+      if (r.kind !== 'admission.decided') return r.body;
+      const { rule: _rule, ...body } = r.body as { rule?: string };
+      return body;
+    };
+    const comparable = (r: JournalRecord, id: string) =>
+      canonicalize({ seq: r.seq, kind: r.kind, epoch: r.epoch, body: r.kind === 'invocation.sealed' ? null : (withoutRule(r) as never) }).replaceAll(`"${id}"`, '"*policy*"');
+    expect(now.map((r) => comparable(r, newPin.policy))).toEqual(old.map((r) => comparable(r, oldPin.policy)));
+  });
+
+  test('the fixture holds only the journal and its pinned blobs: the library, the travel@4 pack and the sealing key', () => {
     expect(readdirSync(fixtureDir).sort()).toEqual(['blobs', 'fixture.json', 'invocations']);
     expect(readdirSync(path.join(fixtureDir, 'invocations', fixture.id))).toEqual(['journal.jsonl']);
+    const pin = (readRecords(fixtureDir)[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    expect(readdirSync(path.join(fixtureDir, 'blobs')).sort()).toEqual([pin.library, travelPackPolicy.digest, key.keyId].sort());
+    expect(new Uint8Array(readFileSync(path.join(fixtureDir, 'blobs', travelPackPolicy.digest)))).toEqual(packBytes(TRAVEL_POLICY_PACK));
   });
 });

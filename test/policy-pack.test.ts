@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
-import { travelPolicy } from '../examples/travel/app.js';
+import { AUTHORED_TAXI_ALLOWANCE, travelPolicy } from '../examples/travel/app.js';
+import { travelDomain } from '../examples/travel/domain.js';
+import { TRAVEL_POLICY_PACK, travelPackPolicy } from '../examples/travel/policy-pack.js';
 import type { EpochPlan, EpochStep } from '../machines/context.js';
 import type { EpochAdmissionRequest } from '../machines/policy.js';
 import {
@@ -98,6 +100,16 @@ describe("travel's pack is today's policy as data", () => {
     }
     expect(policy.admitEpoch(request(big))).toEqual({ decision: 'require_approval', reason: 'the epoch spends 1200, above the 1000 limit', rule: 'approve-above-1000' });
     expect(policy.admitEpoch(request(booking))).toEqual({ decision: 'allow', rule: 'weft:default' });
+  });
+
+  test('the travel domain runs travel@4 by default: the pack in code is policy-pack.json byte for byte, and the coded versions stay for old journals', () => {
+    // The built package carries the pack as code (dist/ ships no JSON); the file is the same pack, written as JSON.
+    expect(JSON.stringify(TRAVEL_POLICY_PACK, null, 2) + '\n').toBe(travelPackText);
+    expect(travelPackPolicy.id).toBe(compileRulePack(travelPack).id);
+    expect(travelPackPolicy.digest).toBe(packDigest(travelPack));
+    expect(travelDomain.policy).toBe(travelPackPolicy);
+    expect(travelDomain.policies.map((p) => p.id)).toEqual(['spend-approval@3', 'spend-approval@2', 'spend-approval@1']);
+    expect(travelPackPolicy.envelope?.authoredEffects).toEqual({ actuators: ['taxi.book'], spendAtMost: AUTHORED_TAXI_ALLOWANCE });
   });
 
   test('the approval pack asks a person for the 780 booking, and admits the searches by its read-only rule', () => {

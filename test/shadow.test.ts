@@ -32,7 +32,7 @@ import { shadowPin, worldEffectActuators } from '../runtime/shadow-pin.js';
 import { gapSourcesOf } from '../mining/sources.js';
 import { REDACTED, redactRecords } from '../journal/redaction.js';
 import { recordEvent } from '../inspector/stately/record-events.js';
-import { travelDomain, travelLibrary, travelPolicy, travelPolicyV2, TRAVEL_OBSERVE } from '../examples/travel/index.js';
+import { travelDomain, travelLibrary, travelPackPolicy, travelPolicy, travelPolicyV2, TRAVEL_OBSERVE } from '../examples/travel/index.js';
 import { initialTravelState, readTravelState, seedTravelState } from '../examples/travel/state.js';
 import { travelEvaluables } from '../examples/travel/library.js';
 
@@ -85,8 +85,8 @@ describe('a shadow run of travel (no shadow results)', () => {
     expect(after.bookings).toEqual([]);
     expect(Object.values(ledgerAfter).every((e) => READ_ONLY_TRAVEL.has(e.actuator))).toBe(true);
 
-    // Replays to the same fingerprint on a runtime that has no actuators at all, and verifies offline.
-    const bare = createRuntime({ store: new MemoryStore(), libraries: [travelLibrary], evaluables: travelEvaluables(), observe: TRAVEL_OBSERVE, policy: travelPolicy, policies: [travelPolicyV2] });
+    // Replays to the same fingerprint on a runtime that has no actuators at all (and an empty store: the pinned travel@4 pack is its own), and verifies offline.
+    const bare = createRuntime({ store: new MemoryStore(), libraries: [travelLibrary], evaluables: travelEvaluables(), observe: TRAVEL_OBSERVE, policy: travelPackPolicy, policies: [travelPolicy, travelPolicyV2] });
     expect(await bare.replay({ journalPath: result.journal! })).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
     const verdict = await runtime.verify({ journalPath: result.journal! }, publicKeyOf(key));
     expect(verdict.ok).toBe(true);

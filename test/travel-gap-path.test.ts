@@ -1,7 +1,8 @@
 /**
  * The gap path a user can see (issue 22, first part): travel's taxi intents reach `book_transfer`,
  * a task with no method, so the scripted model authors a fragment of taxi operators with explicit
- * args only; it is validated, certified against the task's constraints and policy v3's envelope,
+ * args only; it is validated, certified against the task's constraints and the travel@4 pack's
+ * envelope (policy v3's rules as data, naming the rule that decided each admission),
  * executed and recorded as authored — from the command line, with no person for a ride within the
  * 80 EUR allowance. A ride over the allowance asks for approval; a fragment over the goal's budget
  * or the envelope's cap is refused before anything is dispatched; replay reproduces the bytes.
@@ -17,6 +18,7 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
+import { travelPackPolicy } from '../examples/travel/policy-pack.js';
 import { fileStateBackend, initialTravelState, readTravelState, seedTravelState, travelActuators, travelPolicyV2, travelTranscript, type TravelState } from '../examples/travel/index.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
@@ -90,7 +92,7 @@ describe('the authored epoch in the journal', () => {
     const goal = { task: 'book_transfer', args: ['me', 'lisbon-airport', 'h-alfama', 12, 120] };
     const observed = inEpoch(records, 3, 'state.observed')[0]!;
     expect((observed.state as { facts: unknown[] }).facts).toContainEqual(['taxi-fare', 'lisbon-airport', 'h-alfama', 35]);
-    expect(inEpoch(records, 3, 'admission.decided')[0]).toEqual({ subject: 'authoring', decision: 'allow', policy: 'spend-approval@3' });
+    expect(inEpoch(records, 3, 'admission.decided')[0]).toEqual({ subject: 'authoring', decision: 'allow', policy: travelPackPolicy.id, rule: 'weft:default' });
     const asked = inEpoch(records, 3, 'model.requested').filter((b) => b.purpose === 'author');
     expect(asked).toHaveLength(1);
     expect(asked[0]!.request).toMatchObject({ epoch: 3, goal, explanation: expect.stringContaining('no method covers book_transfer') });
@@ -133,6 +135,7 @@ describe('admission of the authored ride', () => {
     expect(inEpoch(records, 3, 'admission.decided').find((b) => b.subject === 'epoch')).toMatchObject({
       decision: 'require_approval',
       reason: expect.stringMatching(/authored this fragment \(no method covers book_transfer\) and it has 1 world effect\(s\) spending 95, above the 80/),
+      rule: 'model-taxi-allowance',
     });
     expect(inEpoch(records, 3, 'step.dispatched')).toEqual([]);
     expect(readTravelState(join(stateDir, id, TRAVEL_STATE_FILE)).transfers).toEqual([]);

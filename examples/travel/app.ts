@@ -7,7 +7,7 @@
  *
  * Invariants:
  * - Actuator names are unique and every operator of the library binds one of them (a test checks).
- * - The demo spends 780 EUR, under `travelPolicy`'s 1000 EUR approval limit and its 2000 EUR
+ * - The demo spends 780 EUR, under the policy's 1000 EUR approval limit and its 2000 EUR
  *   envelope cap, and satisfies the library's task constraints (780 ≤ the 900 budget).
  * - The taxi intents' authored rides (35, 28, 42 EUR in the seed world) are within the policy's
  *   80 EUR allowance for model-authored bookings, so they run without a person.
@@ -17,6 +17,7 @@ import type { EvaluableRegistry } from '../../htn/library/evaluables.js';
 import type { Library } from '../../htn/library/schema.js';
 import { spendApprovalPolicy, type AdmissionPolicy } from '../../machines/policy.js';
 import { bookingActuators } from './booking.js';
+import { travelPackPolicy } from './policy-pack.js';
 import { travelEvaluables, travelLibrary } from './library.js';
 import { notifyActuators } from './notify.js';
 import { observeActuator } from './observe.js';
@@ -71,7 +72,8 @@ export const travelPolicyV2: AdmissionPolicy = spendApprovalPolicy({
 });
 
 /**
- * The current policy (version 3): version 2's rules over the taxi's actuators too, and the gap path
+ * Version 3, kept so journals pinned to it resume and replay (new runs pin the same rules as the
+ * rule pack travel@4, policy-pack.ts): version 2's rules over the taxi's actuators too, and the gap path
  * of the taxi intents runs without a person — a model-authored fragment's world effects are admitted
  * when they are taxi bookings (`taxi.book`) spending at most AUTHORED_TAXI_ALLOWANCE (80 EUR) in
  * all; any other authored effect, or a ride over that, still asks a person. The task's constraints
@@ -115,7 +117,10 @@ export interface TravelApp {
   evaluables: EvaluableRegistry;
 }
 
-/** The parts over one state file, seeded now (with `options.initialState` or the seed world). */
+/**
+ * The parts over one state file, seeded now (with `options.initialState` or the seed world), under
+ * the domain's default policy: the rule pack travel@4 (policy-pack.ts).
+ */
 export function createTravelApp(options: ProviderOptions & { stateFile: string }): TravelApp {
   seedTravelState(options.stateFile, options.initialState);
   return {
@@ -123,7 +128,7 @@ export function createTravelApp(options: ProviderOptions & { stateFile: string }
     library: travelLibrary,
     actuators: travelActuators(options),
     observe: TRAVEL_OBSERVE,
-    policy: travelPolicy,
+    policy: travelPackPolicy,
     evaluables: travelEvaluables(),
   };
 }
