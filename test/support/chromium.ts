@@ -43,7 +43,9 @@ export async function screenshotOf(page: import('playwright-core').Page, selecto
       await page.locator(selector).screenshot({ path: file, timeout: 10_000 });
       return;
     } catch (error) {
-      if (attempt >= 5 || !/not attached|detached/i.test(String(error))) throw error;
+      // A section the page redraws meanwhile is replaced: its old node is detached, or for an instant not visible.
+      if (attempt >= 5 || !/not attached|detached|not visible|not an HTMLElement/i.test(String(error))) throw error;
+      await page.waitForTimeout(50 * attempt);
     }
   }
 }
