@@ -86,7 +86,19 @@ function epochBlock(e: EpochView): HTMLElement {
 let approval: { key: string; node: HTMLElement } | null = null;
 function approvalNode(d: DescriptionView, command: string): HTMLElement {
   const key = `${d.id} ${d.epochs.at(-1)?.epoch ?? 0}`;
-  if (approval?.key !== key) approval = { key, node: approvalForm(d.id, command) };
+  if (approval?.key !== key) {
+    const before = approval;
+    const node = approvalForm(d.id, command);
+    // A redraw that makes the form anew for the same invocation keeps what the person typed (a decision not yet sent).
+    if (before && before.key.split(' ')[0] === d.id && before.node.dataset.decided === undefined) {
+      for (const field of ['approve-by', 'approve-note']) {
+        const was = before.node.querySelector<HTMLInputElement>(`#${field}`);
+        const now = node.querySelector<HTMLInputElement>(`#${field}`);
+        if (was && now && was.value !== '') now.value = was.value;
+      }
+    }
+    approval = { key, node };
+  }
   return approval.node;
 }
 
