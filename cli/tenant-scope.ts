@@ -5,15 +5,7 @@
  * tenant learns nothing of another's. Without `--tenant` a command serves every tenant (an
  * operator's view of the store).
  */
-import type { JournalRecord } from '../journal/records.js';
-import type { JournalStore } from '../journal/store.js';
+export { isTenants } from '../runtime/tenant-of.js';
 
 export const tenantOption = { tenant: { type: 'string' } } as const;
 export const tenantUsage = '[--tenant T]';
-
-/** Whether `id` is `tenant`'s: always true without a tenant; false for an id that is not there. */
-export async function isTenants(store: Pick<JournalStore, 'read'>, id: string, tenant: string | undefined): Promise<boolean> {
-  if (tenant === undefined) return true;
-  const first = (await store.read(id, 0, 1).catch(() => []))[0] as JournalRecord<'invocation.pinned'> | undefined;
-  return first?.kind === 'invocation.pinned' && first.body.tenant === tenant;
-}

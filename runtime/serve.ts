@@ -46,6 +46,7 @@ import { Outage } from '../queue/outage.js';
 import type { InvocationSummary } from './list.js';
 import type { ServableRuntime } from './servable-runtime.js';
 import { domainFilter } from './serve-domain.js';
+import { isTenants } from './tenant-of.js';
 
 export interface ServeOptions {
   /** How often the store is looked at (default 1 s). */
@@ -118,7 +119,7 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
       try {
         if (!(await domain.belongs(row.id))) return; // another domain's (or the store cannot say now): left alone, silently
         // A wake-up names only an id: a serve scoped to one tenant leaves another tenant's to that tenant's serve, silently.
-        if (row.tenant === '?' && scope !== undefined && !(await ofTenant(runtime.store, row.id, scope))) return;
+        if (row.tenant === '?' && !(await isTenants(runtime.store, row.id, scope))) return;
         const chosen = options.runtimeFor ? await options.runtimeFor(row.id) : { runtime };
         emit({ kind: 'resuming', id: row.id, why, ...(row.reason === undefined ? {} : { reason: row.reason }), ...(chosen.dispatch === undefined ? {} : { dispatch: chosen.dispatch }) });
         const handle = await chosen.runtime.resume(row.id);
@@ -219,8 +220,3 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** Whether the invocation's pin names `tenant` (false when it cannot be read now: the listing finds it later). */
-async function ofTenant(store: ServableRuntime['store'], id: string, tenant: string): Promise<boolean> {
-  const first = (await store.read(id, 0, 1).catch(() => []))[0];
-  return first?.kind === 'invocation.pinned' && (first.body as { tenant?: unknown }).tenant === tenant;
-}

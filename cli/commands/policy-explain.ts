@@ -10,9 +10,8 @@ import { isWeftError } from '../../journal/errors.js';
 import type { JournalStore } from '../../journal/store.js';
 import { explainAdmissions, type AdmissionExplained, type AdmissionsExplained } from '../../runtime/admissions.js';
 import { RuntimeUsageError } from '../../runtime/errors.js';
-import { parsePackPolicyId } from '../../policy/digest.js';
-import { parseRulePackText } from '../../policy/parse.js';
 import type { RulePack } from '../../policy/schema.js';
+import { readPinnedRulePack } from '../../runtime/pack-blob.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { failureLine, printJsonLine } from '../json-line.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
@@ -24,17 +23,10 @@ export const usage =
   `policy explain <id> [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
   '                                       each admission of an invocation (authoring, epoch, step) and the rule that decided it';
 
-/** The pinned pack from the store's blob, or undefined (no blob, or not a pack: the explanation says less, never fails). */
+/** The pinned pack from the store's blob (checked against its digest), or undefined (none, or not that pack: the explanation says less, never fails). */
 async function pinnedPack(store: JournalStore, policy: string): Promise<RulePack | undefined> {
-  const parts = parsePackPolicyId(policy);
-  if (!parts) return undefined;
-  const bytes = await store.getBlob(parts.digest).catch(() => undefined);
-  if (!bytes) return undefined;
-  try {
-    return parseRulePackText(new TextDecoder().decode(bytes), `blob ${parts.digest}`);
-  } catch {
-    return undefined;
-  }
+  const read = await readPinnedRulePack(store, policy).catch(() => undefined);
+  return read && 'pack' in read ? read.pack : undefined;
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -43,6 +43,7 @@ import { pinnedSpendScope } from '../../machines/spenders.js';
 import type { EpochServices } from './services.js';
 import { recordedRule } from './admission-rule.js';
 import { shadowStep } from './shadow-step.js';
+import { hasInverse, worldEffect, type EffectRef } from './world-effects.js';
 import { stopRequested } from './stop-check.js';
 
 export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
@@ -223,13 +224,6 @@ async function sleepStep(s: EpochServices, ctx: InvocationContext, i: number, st
   return { kind: 'fired', at: fired.body.at };
 }
 
-/** One world effect of the epoch in a `compensation.halted` trail: its step, actuator and idempotency key. */
-interface EffectRef {
-  step: number;
-  actuator: string;
-  key: string;
-}
-
 /**
  * Undo the epoch's completed world effects in reverse order. A compensation that fails
  * transiently is retried under its own key (`…:undo`); one that fails permanently stops here.
@@ -247,26 +241,22 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
   const rec = s.recorder();
   const plan = ctx.plan!;
   const halts = hasFlag(ctx.pin, FLAG_PIVOTS);
-  const effect = (d: StepResult): EffectRef | undefined => {
-    const step = plan.steps[d.step]!;
-    if (step.readOnly || step.actuator === SLEEP_ACTUATOR || step.actuator === undefined || d.shadowed !== undefined) return undefined;
-    return { step: d.step, actuator: step.actuator, key: idempotencyKey(ctx.invocation, ctx.epoch, d.step) };
-  };
-  const ran = ctx.done.map(effect).filter((e): e is EffectRef => e !== undefined);
+  const effects = (done: readonly StepResult[]) => done.map((d) => worldEffect(ctx, d)).filter((e): e is EffectRef => e !== undefined);
+  const ran = effects(ctx.done);
   const undone: EffectRef[] = [];
   const reversed = [...ctx.done].reverse();
   const halt = async (at: number, why: 'pivot' | 'compensation_failed', message: string) => {
-    const notUndone = reversed.slice(at).map(effect).filter((e): e is EffectRef => e !== undefined).reverse();
+    const notUndone = effects(reversed.slice(at)).reverse();
     await rec.derive({ kind: 'compensation.halted', epoch: ctx.epoch, body: { at: reversed[at]!.step, why, ran, undone, notUndone, reason: message } });
     const left = notUndone.map((e) => `step ${e.step} (${e.actuator})`).join(', ');
     return { ...rec.at(), kind: 'handoff' as const, reason: `${message}; not undone: ${left}; a person must decide what to do with them` };
   };
   for (const [index, done] of reversed.entries()) {
     const step = plan.steps[done.step]!;
-    if (step.readOnly || step.actuator === SLEEP_ACTUATOR || done.shadowed !== undefined) continue;
+    const effect = worldEffect(ctx, done);
+    if (!effect) continue;
     const declared = step.compensate;
-    const own = !declared && step.actuator !== undefined && (s.dispatcher ? s.dispatcher.canCompensate(step.actuator) : true);
-    if (!declared && !own) {
+    if (!hasInverse(s, step)) {
       if (halts) return halt(index, 'pivot', `step ${done.step} (${step.operator}, ${step.actuator}) is a pivot: it declares no inverse and its actuator cannot undo it, so compensation stops there`);
       continue;
     }
@@ -296,7 +286,7 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
       );
       const failure = completion.body.failure;
       if (!failure) {
-        undone.push(effect(done)!);
+        undone.push(effect);
         break;
       }
       if (failure.class === 'transient' && attempt < ctx.limits.maxAttempts) {

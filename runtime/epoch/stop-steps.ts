@@ -13,11 +13,10 @@
  * completed and were not compensated — in an epoch that completed, all of them; in one that was
  * compensated (or is being stopped), those with no inverse to run.
  */
-import { idempotencyKey } from '../../actors/actuator.js';
 import type { InvocationContext, KeptEffect, StepResult } from '../../machines/context.js';
-import { SLEEP_ACTUATOR } from '../../machines/sleep.js';
 import { compensate } from './execute-steps.js';
 import type { EpochServices } from './services.js';
+import { hasInverse, worldEffect } from './world-effects.js';
 
 /** The `cancelling` state: record the stop if an event brought it, compensate the current epoch, say what stays done. */
 export async function stopEpoch(s: EpochServices, ctx: InvocationContext) {
@@ -41,16 +40,9 @@ export function keptOf(s: EpochServices, ctx: InvocationContext, done: readonly 
   if (!plan || ended === 'denied') return [];
   const kept: KeptEffect[] = [];
   for (const d of done) {
-    const step = plan.steps[d.step];
-    if (!step || step.readOnly || step.actuator === undefined || step.actuator === SLEEP_ACTUATOR || d.shadowed !== undefined) continue; // a shadowed step never happened
-    if (ended === 'compensated' && hasInverse(s, step)) continue;
-    kept.push({ epoch: ctx.epoch, step: d.step, actuator: step.actuator, key: idempotencyKey(ctx.invocation, ctx.epoch, d.step) });
+    const effect = worldEffect(ctx, d);
+    if (!effect || (ended === 'compensated' && hasInverse(s, plan.steps[d.step]!))) continue;
+    kept.push({ epoch: ctx.epoch, ...effect });
   }
   return kept;
-}
-
-/** Whether compensation undoes this step (the rule `compensate` applies): a declared inverse, or an actuator that compensates its own effect. */
-export function hasInverse(s: EpochServices, step: { compensate?: unknown; actuator?: string }): boolean {
-  if (step.compensate) return true;
-  return step.actuator !== undefined && (s.dispatcher ? s.dispatcher.canCompensate(step.actuator) : true);
 }
