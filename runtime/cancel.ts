@@ -18,6 +18,7 @@
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { InboxMessage, JournalStore } from '../journal/store.js';
 import type { InvocationEvent } from '../machines/context.js';
+import { restingStates } from '../machines/invocation-machine.js';
 import { RuntimeUsageError } from './errors.js';
 import { InvocationHandle, type InvocationStatus } from './handle.js';
 import { invocationStatus } from './list.js';
@@ -36,7 +37,7 @@ export interface CancelOptions {
 }
 
 /** The resting states: no actor runs, and an event (resume, a decision, a cancel) moves them. */
-export const RESTING_STATES: ReadonlySet<string> = new Set(['hibernated', 'awaitingApproval', 'awaitingTimer', 'suspended']);
+export const RESTING_STATES: ReadonlySet<string> = new Set<string>(restingStates);
 
 /** A running invocation looks at its inbox before a step at most this often (and always as an epoch closes). */
 export const INBOX_LOOK_MS = 100;

@@ -28,6 +28,7 @@ import type { Library } from '../htn/library/schema.js';
 import type { InvocationContext } from '../machines/context.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
+import { restingStates } from '../machines/invocation-machine.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
 import { Recorder } from './recorder.js';
@@ -58,7 +59,7 @@ export interface ReplayResult {
 }
 
 const FINAL: Record<string, ReplayResult['status']> = { completed: 'completed', failed: 'failed', handedOff: 'handed_off', cancelled: 'cancelled', superseded: 'superseded' };
-const RESTING = new Set(['awaitingApproval', 'awaitingTimer', 'hibernated', 'suspended']);
+const RESTING: ReadonlySet<string> = new Set<string>(restingStates);
 
 export async function replayJournal(records: readonly JournalRecord[], deps: ReplayDeps): Promise<ReplayResult> {
   const report = verifyRecords(records);
