@@ -12,7 +12,9 @@
  * - `npm ci` in the clone is the one line not run: this repository has had it already (its
  *   node_modules serve the suite that runs this test, which a second `npm ci` would delete under it).
  *   The `npm pack` that follows runs the clone's `prepare` build, which finds dist/ up to date after
- *   `npm test`'s build and writes nothing.
+ *   `npm test`'s build and writes nothing — asserted below: both compiles are incremental, and a
+ *   rewrite would truncate modules that the suite's other processes are importing at that moment
+ *   (CI once saw `./seal.js does not provide an export named keyIdOf` from exactly that).
  *
  * npm runs offline where its cache allows (`npm ci` filled it): prefer-offline, no audit, no fund.
  *
@@ -22,7 +24,7 @@
  * option fails here. The blocks share one module: their imports are merged, each body becomes a
  * function of its own, and `runtime` and `run` are declared for the blocks that use them.
  */
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -122,8 +124,23 @@ function run(command: string, args: string[], cwd: string): Promise<CliResult> {
 /** What each documented line printed, by the line as the README writes it. */
 const results = new Map<string, CliResult>();
 
+/** Every file under dist/ with its modification time (ns): what a rebuild would change. */
+function distTimes(): Map<string, bigint> {
+  const times = new Map<string, bigint>();
+  const dist = path.join(repoRoot, 'dist');
+  for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    times.set(path.relative(dist, file), statSync(file, { bigint: true }).mtimeNs);
+  }
+  return times;
+}
+let distBefore = new Map<string, bigint>();
+let distAfter = new Map<string, bigint>();
+
 beforeAll(async () => {
   assertBuilt();
+  distBefore = distTimes();
   let cwd = root;
   for (const line of documentedLines()) {
     if (/["'`$;|&<>]/.test(line)) throw new Error(`README install block: keep each line one plain command (no quotes, pipes or &&): ${line}`);
@@ -137,6 +154,7 @@ beforeAll(async () => {
       if (result.code !== 0) throw new Error(`README install block: "${line}" exited ${result.code}\n${result.stdout}\n${result.stderr}`);
     } else throw new Error(`README install block: "${line}" is not a cd, mkdir, npm or npx line this test can run`);
   }
+  distAfter = distTimes();
 }, 170_000);
 
 describe('install from a clone, as the README shows it', () => {
@@ -146,6 +164,12 @@ describe('install from a clone, as the README shows it', () => {
     const installed = path.join(project, 'node_modules', 'weft');
     expect(lstatSync(installed).isSymbolicLink()).toBe(false);
     expect(existsSync(path.join(installed, 'dist', 'cli', 'main.js'))).toBe(true);
+  });
+
+  test("the clone's npm pack (its prepare build) rewrites nothing in dist/, which other processes are importing", () => {
+    expect(distBefore.size).toBeGreaterThan(100);
+    const rewritten = [...distAfter].filter(([file, time]) => distBefore.get(file) !== time).map(([file]) => file);
+    expect(rewritten).toEqual([]);
   });
 
   test('npx weft --version names the installed version', () => {
