@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- inspect [--invocations N] [--steps N] [--rounds R] [--list-count N] [--list-reps R]
- * [--no-redis]` — what watching runs with `weft inspect` costs, each figure beside a baseline from
+ * [--no-redis] [--viewer-nice N]` — what watching runs with `weft inspect` costs, each figure beside a baseline from
  * the same run:
  *
  *   (a) throughput (steps/s) of N concurrent invocations (default 64) of an epoch of `--steps`
@@ -13,8 +13,10 @@
  *       bench/workers-child.ts). "Connected" means: the viewer (`weft inspect`, its own process, as
  *       a user runs it), one WebSocket client (its own process, bench/live-watcher-child.ts, as a page
  *       would be) on /live following every invocation from seq 0 and on the list, consuming every
- *       update, and one headless Chromium page open on the list.
- *       Goal ≥ 0.9×.
+ *       update, and one headless Chromium page open on the list. The viewer runs as `weft inspect`
+ *       does by default, at nice 10 (cli/yield-cpu.ts); `--viewer-nice N` passes `--nice N` (0: the
+ *       runs' own priority, to see what the priority is worth). The client and Chromium run at the
+ *       bench's priority. Goal ≥ 0.9×.
  *   (b) the lag from a durable append to the WebSocket client receiving that record, p50 and p99,
  *       under that load. The append time is taken in the writer (this process) when the store's
  *       append() resolves — after the flush (file) or after Redis answered (AOF fsync always) — and
@@ -111,10 +113,10 @@ interface ViewerProcess {
 }
 
 /** `weft inspect <args> --port 0` in its own process, once it printed its URL. */
-async function startViewer(args: string[]): Promise<ViewerProcess> {
+async function startViewer(args: string[], nice?: number): Promise<ViewerProcess> {
   // BENCH_PROFILE_VIEWER=<dir>: the viewer writes a CPU profile there when it stops.
   const profile = process.env.BENCH_PROFILE_VIEWER ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_VIEWER}`] : [];
-  const child = spawn(process.execPath, [...profile, CLI, 'inspect', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...profile, CLI, 'inspect', '--port', '0', ...(nice === undefined ? [] : ['--nice', String(nice)]), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => (children.delete(child), resolve())));
   let out = '';
@@ -412,7 +414,7 @@ async function apiListMs(origin: string, rows: number, reps: number): Promise<nu
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { invocations: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'no-redis': { type: 'boolean' }, only: { type: 'string' } },
+    options: { invocations: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'no-redis': { type: 'boolean' }, only: { type: 'string' }, 'viewer-nice': { type: 'string' } },
   });
   const int = (name: string, text: string | undefined, fallback: number, min: number) => {
     const n = Number(text ?? fallback);
@@ -421,7 +423,8 @@ export async function run(argv: string[]): Promise<void> {
   };
   const lanes = int('invocations', values.invocations, 64, 1);
   const steps = int('steps', values.steps, 10, 1);
-  const pairCount = int('rounds', values.rounds, 3, 1);
+  const pairCount = int('rounds', values.rounds, 5, 1);
+  const viewerNice = values['viewer-nice'] === undefined ? undefined : int('viewer-nice', values['viewer-nice'], 0, 0);
   const listCount = int('list-count', values['list-count'], 10_000, 1);
   const listReps = int('list-reps', values['list-reps'], 3, 1);
   const withRedis = !values['no-redis'];
@@ -454,7 +457,7 @@ export async function run(argv: string[]): Promise<void> {
     closers.push(() => rtFile.close());
     await load(rtFile, 1, steps, 'create'); // the workspace exists before the viewer watches it
     if (parts.has('viewer')) {
-      const fileViewer = await startViewer(['--dir', dir]);
+      const fileViewer = await startViewer(['--dir', dir], viewerNice);
       closers.push(() => fileViewer.stop());
       modes.push(await rounds('embedded (file store)', rtFile, fileStore.stamps, fileViewer, page, lanes, steps, pairCount));
       await fileViewer.stop();
@@ -485,7 +488,7 @@ export async function run(argv: string[]): Promise<void> {
         await redisStore.close();
       });
       if (parts.has('viewer')) {
-        const redisViewer = await startViewer(['--redis', server.url, '--redis-prefix', prefix]);
+        const redisViewer = await startViewer(['--redis', server.url, '--redis-prefix', prefix], viewerNice);
         closers.push(() => redisViewer.stop());
         modes.push(await rounds('redis + 2 workers', rtRedis, redisStore.stamps, redisViewer, page, lanes, steps, pairCount));
         await redisViewer.stop();
@@ -543,7 +546,7 @@ export async function run(argv: string[]): Promise<void> {
 
   // ── the table ──
   if (modes.length > 0) {
-    out.push(`load: ${lanes} invocations at once × ${steps} no-op steps; ${pairCount} rounds of three runs back to back (without the viewer / with it / with it but no page; order rotating); viewer = weft inspect in its own process + a WebSocket client following every invocation and the list + one Chromium page on the list`);
+    out.push(`load: ${lanes} invocations at once × ${steps} no-op steps; ${pairCount} rounds of three runs back to back (without the viewer / with it / with it but no page; order rotating); viewer = weft inspect in its own process (${viewerNice === undefined ? 'at its default nice 10' : `--nice ${viewerNice}`}) + a WebSocket client following every invocation and the list + one Chromium page on the list`);
     out.push('');
     out.push(`${'(a) throughput'.padEnd(26)} ${'without viewer'.padStart(16)} ${'with viewer'.padStart(14)} ${'ratio (median of rounds)'.padStart(26)}   goal ≥ 0.9×   ${'viewer, no page'.padStart(16)} ${'ratio'.padStart(7)}`);
     for (const m of modes) {

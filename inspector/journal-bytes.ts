@@ -10,6 +10,9 @@
  *   cannot be read is stood in for by a line that is not JSON, so the page names its seq.
  * - `durableRecords`: the records from a seq on, by the same rule — what the live follower sends;
  *   `durableLines` the same as the workspace file's lines, for a follower with nothing to redact.
+ *   A follower reads again at every change, so these give what is new under the durable mark as
+ *   soon as there is any, and what lies past the mark at a later read (file.ts `durableJournal`,
+ *   `prefix`).
  */
 import { promises as fs } from 'node:fs';
 import { splitJournalText } from '../journal/reader.js';
@@ -59,7 +62,8 @@ export async function durableRecords(store: JournalStore, id: string, from: numb
  */
 export async function durableLines(store: FileStore, id: string, from: number, cursor?: FollowCursor): Promise<{ lines: string[]; cursor?: FollowCursor }> {
   const at = cursor && cursor.seq === from ? cursor : undefined;
-  const journal = await store.durableJournal(id, at?.byte ?? 0);
+  // A follower's read (`prefix`): what is new under the mark now; the rest at the next read.
+  const journal = await store.durableJournal(id, at?.byte ?? 0, { prefix: true });
   if (journal === undefined) return { lines: [] };
   // Only complete lines: the bytes after the last line break are a write under way.
   const end = journal.bytes.lastIndexOf(0x0a) + 1;

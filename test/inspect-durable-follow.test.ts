@@ -5,6 +5,7 @@
  * fails and the store takes it back, a follower never sees it — the record the writer appends in
  * its place is the one it gets at that seq. A normal run's records all reach a follower, each once,
  * in order, as the file holds them; a journal without a mark (an older workspace) is read whole.
+ * A follower reads what is new under the mark first and what lies past it at its next read.
  *
  * The viewer runs in this process over its own FileStore (as `weft inspect` would, beside a writer in
  * another process); the failing flush is injected by standing in for fs.fdatasync.
@@ -24,6 +25,7 @@ import { recordLine } from '../journal/encode.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
+import { DURABLE_MARK, writeDurableMark } from '../journal/stores/file-durable.js';
 import { createRuntime } from '../runtime/index.js';
 import { chain } from './store-fixtures.js';
 
@@ -170,4 +172,29 @@ test("a follower reads on from where it stopped (a byte cursor), getting exactly
   expect(torn.records).toEqual([]);
   expect(torn.cursor).toEqual(next.cursor);
   await store.release(lease);
+});
+
+test('a journal past a mark its writer never moved (the writer gone): a follower gets what is under the mark first, then the rest at its next read — the page the whole at once', async () => {
+  const dir = path.join(root, 'stale-mark');
+  const store = new FileStore(dir);
+  const id = 'stale-1';
+  const records = chain(id, 4) as JournalRecord[];
+  const lease = await store.acquire(id, { writer: 'w', ttlMs: 60_000 });
+  await store.append(lease, 0, records);
+  await store.release(lease); // no live writer now
+  // The mark as a writer killed between its flush and the mark's move leaves it: two records short.
+  const underMark = records.slice(0, 2).map((r) => recordLine(r) + '\n').join('');
+  const markFd = fs.openSync(path.join(dir, 'invocations', id, DURABLE_MARK), 'r+');
+  try {
+    writeDurableMark(markFd, { size: Buffer.byteLength(underMark), records: 2 });
+  } finally {
+    fs.closeSync(markFd);
+  }
+  const reader = new FileStore(dir);
+  const first = await durableRecords(reader, id, 0);
+  expect(first.records.map((r) => r.seq)).toEqual([0, 1]);
+  const rest = await durableRecords(reader, id, 2, first.cursor);
+  expect(rest.records.map((r) => r.hash)).toEqual(records.slice(2).map((r) => r.hash));
+  // The page's whole journal is not a follower's read: no live writer, so every line at once.
+  expect(Buffer.from((await journalBytes(reader, id))!).toString('utf8')).toBe(records.map((r) => recordLine(r) + '\n').join(''));
 });

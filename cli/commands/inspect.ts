@@ -1,5 +1,5 @@
 /**
- * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T …]`
+ * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T …] [--nice N]`
  * — serve the viewer (inspector/server.ts) over a workspace or a Redis store, and print its URL.
  *
  * It reads only: a Redis store is opened without the durability check that refuses writers a
@@ -10,6 +10,11 @@
  * exit 2, otherwise). The key
  * given with `--public-key` (a weft.pub, or a weft.key whose public half is used) is the one the
  * page verifies seals against. Runs until SIGINT or SIGTERM, then exits 0.
+ *
+ * The viewer runs at a lower CPU priority than the runs it watches (cli/yield-cpu.ts: nice 10 by
+ * default, `--nice N` from 0, unchanged, to 19): on a busy machine its pages lag a little rather
+ * than the runs slowing down. (With `--domain`, runs the viewer continues after an approval run at
+ * that priority too: `--nice 0` keeps the normal one.)
  *
  * Approve and Reject in the page write the decision to the invocation's inbox (cli/inspect-approver.ts);
  * with `--domain D` over a workspace, this process then continues the invocation itself. A Redis
@@ -28,15 +33,18 @@ import { locationOf } from '../hints.js';
 import { inspectApprover } from '../inspect-approver.js';
 import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
+import { NICE_RANGE, yieldCpu } from '../yield-cpu.js';
 
 export const usage =
-  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T ...]\n' +
+  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T ...] [--nice N]\n' +
   '                                       serve the viewer on http://127.0.0.1:7391/ (reads; writes only decisions): every invocation, each one\n' +
   '                                       with its steps and journal, verified in the page against --public-key;\n' +
   '                                       approvals decided in the page (with --domain, resumed by the viewer);\n' +
   "                                       --tenant-token: a token that sees only that tenant's invocations";
 
 export const DEFAULT_PORT = 7391;
+/** The nice value the viewer takes unless told otherwise (cli/yield-cpu.ts). */
+export const DEFAULT_NICE = 10;
 
 export async function run(argv: string[]): Promise<number> {
   let choice: StoreChoice;
@@ -46,6 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   const tenantTokens: Array<{ tenant: string; token: string }> = [];
   let keyFile: string | undefined;
   let domain: string | undefined;
+  let nice: number;
   try {
     const args = parseCommandArgs(
       argv,
@@ -59,6 +68,7 @@ export async function run(argv: string[]): Promise<number> {
         host: { type: 'string' },
         token: { type: 'string' },
         'tenant-token': { type: 'string', multiple: true },
+        nice: { type: 'string' },
       },
       { min: 0, max: 0 },
     );
@@ -70,6 +80,9 @@ export async function run(argv: string[]): Promise<number> {
     const portText = args.strings.port ?? String(DEFAULT_PORT);
     if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port takes a port number 0–65535 (0: any free one), got ${JSON.stringify(portText)}`);
     port = Number(portText);
+    const niceText = args.strings.nice ?? String(DEFAULT_NICE);
+    if (!/^[0-9]{1,2}$/.test(niceText) || Number(niceText) > NICE_RANGE.max) throw new UsageError(`--nice takes a nice value ${NICE_RANGE.min}–${NICE_RANGE.max} (0: keep this process's priority), got ${JSON.stringify(niceText)}`);
+    nice = Number(niceText);
     if (token !== undefined && token.length < 16) throw new UsageError('--token must be at least 16 characters (every request must carry it: make it hard to guess)');
     for (const given of args.lists['tenant-token'] ?? []) {
       const eq = given.indexOf('=');
@@ -88,6 +101,9 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return usageFailure('inspect', usage, err);
     throw err;
   }
+
+  const yielded = yieldCpu(nice);
+  if ('error' in yielded) process.stderr.write(`weft inspect: could not lower its CPU priority to nice ${nice} (${yielded.error}); it runs at the priority it was given\n`);
 
   let trustedKey;
   if (keyFile !== undefined) {

@@ -358,8 +358,14 @@ export class FileStore implements JournalStore {
    * `bounded` says which. The lease is read before and after the journal: a writer that took it
    * meanwhile is bounded by the mark read before its first byte could be written. A journal that
    * ends within the mark read before it needs no lease read at all: the follower's usual case.
+   *
+   * `prefix` is a follower's read, which comes back at the next change: when the journal runs past
+   * the mark and there are bytes past `fromByte` under it, those are given (bounded) without reading
+   * the lease — a busy writer has usually written its next record before a follower woken by the
+   * mark reads. The bytes past the mark come with a later read: the mark's next move, or, once
+   * nothing new is under the mark (a writer gone without moving it), the lease decides as above.
    */
-  async durableJournal(invocation: string, fromByte = 0): Promise<{ bytes: Buffer; bounded: boolean } | undefined> {
+  async durableJournal(invocation: string, fromByte = 0, options: { prefix?: boolean } = {}): Promise<{ bytes: Buffer; bounded: boolean } | undefined> {
     const dir = this.invocationDir(invocation);
     const read = () => (fromByte === 0 ? readIfExists(join(dir, JOURNAL)) : bytesFrom(join(dir, JOURNAL), fromByte));
     // What a follower reads most: a journal no longer than its mark is durable to its last byte,
@@ -369,6 +375,7 @@ export class FileStore implements JournalStore {
       const bytes = read();
       if (bytes === undefined) return undefined;
       if (fromByte + bytes.length <= first.size) return { bytes, bounded: false };
+      if (options.prefix && first.size > fromByte) return { bytes: bytes.subarray(0, first.size - fromByte), bounded: true };
     }
     const before = readLease(dir);
     const mark = readDurableMark(dir);

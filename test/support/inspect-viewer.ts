@@ -17,9 +17,15 @@ export interface Viewer {
   stop(): Promise<void>;
 }
 
-/** Start `weft inspect ...args` on a free port and wait (up to 60 s) for the URL it prints. */
-export async function startViewer(args: string[]): Promise<Viewer> {
-  const child = spawnTracked(process.execPath, [weftBin, 'inspect', '--port', '0', ...args], { label: 'weft inspect' });
+/**
+ * Start `weft inspect ...args` on a free port and wait (up to 60 s) for the URL it prints. It runs
+ * at the suite's own priority (`--nice 0`) unless `args` choose one or `userPriority` asks for the
+ * user's default (nice 10): these tests check what the viewer does, and inspect-nice.test.ts how it
+ * shares the CPU — beside a busy suite, a viewer at nice 10 would mostly wait for the scheduler.
+ */
+export async function startViewer(args: string[], options: { userPriority?: boolean } = {}): Promise<Viewer> {
+  const priority = options.userPriority || args.some((a) => a === '--nice' || a.startsWith('--nice=')) ? [] : ['--nice', '0'];
+  const child = spawnTracked(process.execPath, [weftBin, 'inspect', '--port', '0', ...priority, ...args], { label: 'weft inspect' });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`weft inspect printed no URL within 60 s: ${out}`)), 60_000);
