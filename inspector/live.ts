@@ -37,11 +37,14 @@ export const LIVE_PATH = '/live';
 const POLL_MS = 1_000;
 /**
  * Changed rows are sent in batches, at most one every ROW_COALESCE_MS: a row is recomputed from the
- * store (its status, reason, last record), and a list needs no faster than a few updates a second —
- * while a busy store would otherwise wake every page hundreds of times a second. A followed journal's
- * records are sent at once (see FOLLOW_GAP_MS).
+ * store (its status, reason, last record: several small reads each), and a list needs no faster
+ * than an update a second — while a busy store would otherwise wake every page hundreds of times a
+ * second, and have the viewer read every running invocation's files as often. A followed
+ * journal's records are sent at once (see FOLLOW_GAP_MS).
  */
-const ROW_COALESCE_MS = 500;
+const ROW_COALESCE_MS = 1_000;
+/** Rows recomputed between two turns given to the rest of the viewer (its followers above all). */
+const ROWS_PER_TURN = 8;
 /**
  * A followed journal is read at most once every FOLLOW_GAP_MS: a change inside that gap is read at
  * its end, with whatever else landed meanwhile. A busy run appends every few milliseconds, and a
@@ -275,7 +278,9 @@ class LiveFeed {
     const ids = [...this.changedRows];
     this.changedRows.clear();
     const rows = [];
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
+      // A turn for the followers between rows (each row is several synchronous reads of a workspace).
+      if (i > 0 && i % ROWS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       try {
         rows.push(...(await redactedRows(this.store, [await invocationSummary(this.store, id)])));
       } catch {

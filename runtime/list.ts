@@ -176,9 +176,19 @@ async function endedFromSummary(store: JournalStore, id: string): Promise<Invoca
   return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending, ...shadowField(facts.shadow), ...lastFields(facts.lastKinds.at(-1), facts.lastEpoch, facts.lastAt) };
 }
 
+/**
+ * How many invocations a listing looks at between two turns it gives the event loop: a file store's
+ * reads are synchronous, and a process that lists 10,000 invocations while it also serves (weft
+ * inspect following live journals, weft serve) must not hold everything else up for the whole list.
+ */
+const LIST_TURN = 64;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];
+  let looked = 0;
   for (const id of await store.list()) {
+    if (++looked % LIST_TURN === 0) await nextTurn();
     const ended = await endedFromSummary(store, id);
     if (ended) {
       out.push(ended);
