@@ -25,6 +25,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
+import { nextTurn } from '../runtime/next-turn.js';
 import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
 import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
 import { durableLines, durableRecords, type FollowCursor } from './journal-bytes.js';
@@ -280,7 +281,7 @@ class LiveFeed {
     const rows = [];
     for (const [i, id] of ids.entries()) {
       // A turn for the followers between rows (each row is several synchronous reads of a workspace).
-      if (i > 0 && i % ROWS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (i > 0 && i % ROWS_PER_TURN === 0) await nextTurn();
       try {
         rows.push(...(await redactedRows(this.store, [await invocationSummary(this.store, id)])));
       } catch {

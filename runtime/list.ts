@@ -17,6 +17,7 @@ import type { JournalRecord } from '../journal/records.js';
 import { endingOf, SEALED_STATUSES, type JournalStore, type Snapshot, type StatusNote } from '../journal/store.js';
 import { askedSteps, type AskedStep } from './approval-request.js';
 import type { InvocationStatus } from './handle.js';
+import { nextTurn } from './next-turn.js';
 
 /**
  * `interrupted`: not ended, not resting, and no live runtime holds it — its process stopped (a crash,
@@ -182,7 +183,6 @@ async function endedFromSummary(store: JournalStore, id: string): Promise<Invoca
  * inspect following live journals, weft serve) must not hold everything else up for the whole list.
  */
 const LIST_TURN = 64;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
   const out: InvocationSummary[] = [];

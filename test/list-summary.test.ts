@@ -62,8 +62,9 @@ describe('listing a file store of ended invocations', () => {
     for (const id of ids) expect(existsSync(join(folder(id), 'summary.json'))).toBe(true);
   });
 
-  test('a journal cut after its summary was written is listed as the journal stands, not as ended', async () => {
+  test('a journal cut after its summary was written (and listed) is listed as the journal stands, not as ended', async () => {
     const [id] = ids;
+    expect((await listInvocations(store, { tenant: 't0' }))[0]!.status).toBe('completed'); // the store has read its summary
     const path = join(folder(id!), 'journal.jsonl');
     const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
     const cut = lines.slice(0, -2); // the seal and the ending gone (a hand edit, a bad restore)
@@ -74,8 +75,9 @@ describe('listing a file store of ended invocations', () => {
     expect(row!.records).toBe(cut.length);
   });
 
-  test('a journal rewritten to the same size is read, not trusted to its summary', async () => {
+  test('a journal rewritten to the same size, after it was listed, is read, not trusted to its summary', async () => {
     const [id] = ids;
+    expect((await listInvocations(store, { tenant: 't0' }))[0]!.status).toBe('completed'); // the store has read its summary
     const path = join(folder(id!), 'journal.jsonl');
     const text = readFileSync(path, 'utf8');
     const edited = text.replace('"invocation.completed"', '"invocation.xompleted"');
@@ -96,9 +98,24 @@ describe('listing a file store of ended invocations', () => {
   test('without a summary (a crash before it was written) the journal is read, and the row is the same', async () => {
     const before = await listInvocations(store);
     for (const id of ids) unlinkSync(join(folder(id), 'summary.json'));
+    const afterCrash = new FileStore(dir); // a new process: nothing read before
+    const read = vi.spyOn(afterCrash, 'read');
+    expect(await listInvocations(afterCrash)).toEqual(before);
+    expect(read).toHaveBeenCalled();
+  });
+
+  test('listing again reads no summary file while the journals are unchanged; a journal that then changes is read', async () => {
+    const before = await listInvocations(store);
+    const summaryFile = join(folder(ids[0]!), 'summary.json');
+    writeFileSync(summaryFile, '{"v":1,"stamp":'); // were it read again, it would be no summary, and the journal read
     const read = vi.spyOn(store, 'read');
     expect(await listInvocations(store)).toEqual(before);
+    expect(read).not.toHaveBeenCalled();
+    const path = join(folder(ids[0]!), 'journal.jsonl');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"invocation.completed"', '"invocation.xompleted"'));
+    const [row] = await listInvocations(store, { tenant: 't0' });
     expect(read).toHaveBeenCalled();
+    expect(row!.status).not.toBe('completed');
   });
 
   test('a garbled summary is no summary', async () => {

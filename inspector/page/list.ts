@@ -71,7 +71,7 @@ interface ListPage {
 async function main(): Promise<void> {
   let trusted: TrustedKey | null = null;
   // The drop panel verifies files with the journal code, zod and @noble: loaded after the table is
-  // drawn, so the table waits for none of it.
+  // painted, so the table waits for none of it.
   const drop = el('div', { id: 'drop-slot' });
   const loadDrop = () =>
     import('./drop.js').then(
@@ -158,7 +158,10 @@ async function main(): Promise<void> {
   search.addEventListener('input', narrowed);
   replace(root, el('div', { class: 'toolbar' }, search, status, tenant, count), table, el('p', { class: 'more-row' }, more), drop);
   render();
-  void loadDrop();
+  // The drop panel's modules (zod and @noble above all) take the browser a while to compile: asked
+  // for once the table has been painted (a frame, then a task after it), so the table is not held
+  // behind them.
+  requestAnimationFrame(() => setTimeout(() => void loadDrop(), 0));
   // Changed rows arrive over the WebSocket (live.ts): a drawn row is replaced in place; a row the
   // page has not drawn (a new invocation, or one that now matches) brings a fresh page — at most
   // every REDRAW_MS (a busy store changes hundreds of rows a second).

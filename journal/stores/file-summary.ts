@@ -90,8 +90,41 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
   }
 }
 
+const sameStamp = (a: Partial<Stamp>, b: Stamp) => a.size === b.size && a.ino === b.ino && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+
+/**
+ * The summaries a store has read, each with the stamp of the journal it describes: a listing that
+ * comes back (a viewer's list page, again and again) stats each journal and, while it still matches,
+ * reads nothing else. A summary is a function of its journal's bytes, so a matching stamp is all
+ * that makes it valid — as for the file. At most `max` are kept (the oldest read go first).
+ */
+export class SummaryCache {
+  private readonly entries = new Map<string, { stamp: Stamp; summary: JournalSummary }>();
+  constructor(private readonly max = 100_000) {}
+
+  get(invocation: string, now: Stamp): JournalSummary | undefined {
+    const kept = this.entries.get(invocation);
+    return kept && sameStamp(kept.stamp, now) ? kept.summary : undefined;
+  }
+
+  set(invocation: string, stamp: Stamp, summary: JournalSummary): void {
+    this.entries.delete(invocation);
+    this.entries.set(invocation, { stamp, summary });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
 /** The summary of `invocation`'s journal, only while the journal is byte for byte the one it describes; otherwise undefined. */
-export function readJournalSummary(dir: string, invocation: string, journalPath: string): JournalSummary | undefined {
+export function readJournalSummary(dir: string, invocation: string, journalPath: string, cache?: SummaryCache): JournalSummary | undefined {
+  let now: Stamp;
+  try {
+    now = stampOf(statSync(journalPath, { bigint: true }));
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+  const cached = cache?.get(invocation, now);
+  if (cached) return cached;
   const bytes = readIfExists(join(dir, SUMMARY));
   if (bytes === undefined) return undefined;
   let stored: { v?: unknown; stamp?: Partial<Stamp>; summary?: Partial<JournalSummary> };
@@ -100,18 +133,10 @@ export function readJournalSummary(dir: string, invocation: string, journalPath:
   } catch {
     return undefined;
   }
-  let now: Stamp;
-  try {
-    now = stampOf(statSync(journalPath, { bigint: true }));
-  } catch (err) {
-    if (errno(err) === 'ENOENT') return undefined;
-    throw err;
-  }
-  const stamp = stored.stamp;
-  if (stored.v !== 1 || !stamp || stamp.size !== now.size || stamp.ino !== now.ino || stamp.mtimeNs !== now.mtimeNs || stamp.ctimeNs !== now.ctimeNs) return undefined;
+  if (stored.v !== 1 || !stored.stamp || !sameStamp(stored.stamp, now)) return undefined;
   const s = stored.summary;
   if (!s || s.invocation !== invocation || typeof s.firstKind !== 'string' || typeof s.records !== 'number' || !Array.isArray(s.lastKinds)) return undefined;
-  return {
+  const summary: JournalSummary = {
     invocation,
     firstKind: s.firstKind,
     pinnedFor: typeof s.pinnedFor === 'string' ? s.pinnedFor : undefined,
@@ -123,6 +148,8 @@ export function readJournalSummary(dir: string, invocation: string, journalPath:
     ...(typeof s.lastAt === 'string' ? { lastAt: s.lastAt } : {}),
     ...(typeof s.shadow === 'string' ? { shadow: s.shadow } : {}),
   };
+  cache?.set(invocation, now, summary);
+  return summary;
 }
 
 function stripUndefined<T extends object>(value: T): T {

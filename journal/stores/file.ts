@@ -62,7 +62,7 @@ import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadat
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
-import { readJournalSummary, writeJournalSummary, type JournalSummary } from './file-summary.js';
+import { readJournalSummary, SummaryCache, writeJournalSummary, type JournalSummary } from './file-summary.js';
 import { bytesFrom, endsTorn, headLines, lastLine, linesFrom, offsetOfLine } from './file-ranges.js';
 import { openDurableMark, readDurableMark, writeDurableMark } from './file-durable.js';
 
@@ -108,6 +108,8 @@ export class FileStore implements JournalStore {
   /** Byte offsets of snapshot anchors (seq → where its line starts), so resume reads only the tail. */
   private readonly anchors = new Map<string, { seq: number; offset: number }>();
   private readonly leases = new LeaseReader();
+  /** Ended journals' summaries already read (file-summary.ts): a listing again stats each journal and reads nothing else. */
+  private readonly summaries = new SummaryCache();
   /** Per invocation: the end of the holder's last queued operation on its journal (`serially`). */
   private readonly queues = new Map<string, Promise<unknown>>();
 
@@ -347,7 +349,7 @@ export class FileStore implements JournalStore {
    * written; undefined when there is none or it is stale — then read the journal.
    */
   async summary(invocation: string): Promise<JournalSummary | undefined> {
-    return readJournalSummary(this.invocationDir(invocation), invocation, this.journalPath(invocation));
+    return readJournalSummary(this.invocationDir(invocation), invocation, this.journalPath(invocation), this.summaries);
   }
 
   /**
