@@ -449,6 +449,7 @@ export async function run(argv: string[]): Promise<void> {
   const steps = int('steps', values.steps, 10, 1);
   const pairCount = int('rounds', values.rounds, 5, 1);
   const viewerNice = values['viewer-nice'] === undefined ? undefined : int('viewer-nice', values['viewer-nice'], 0, 0);
+  if (viewerNice !== undefined && viewerNice > 19) throw new Error('--viewer-nice takes a nice value 0–19 (weft inspect --nice)');
   const listCount = int('list-count', values['list-count'], 10_000, 1);
   const listReps = int('list-reps', values['list-reps'], 3, 1);
   const withRedis = !values['no-redis'];

@@ -10,7 +10,7 @@
  * the process id moves the whole process. A value is only ever raised (lower priority, which needs
  * no privilege), never lowered below what the process was given; failures are reported, not fatal.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 
 /** The nice values a user may ask for: 0 (unchanged) to 19 (the lowest priority). */
@@ -29,11 +29,12 @@ export function yieldCpu(value: number): { nice: number } | { error: string } {
     for (const tid of threads) {
       try {
         if (os.getPriority(tid) < value) os.setPriority(tid, value);
-      } catch {
-        /* a thread that ended meanwhile */
+      } catch (err) {
+        if (existsSync(`/proc/self/task/${tid}`)) throw err; // not a thread that ended meanwhile
       }
     }
-    return { nice: os.getPriority() };
+    const now = os.getPriority();
+    return now >= value ? { nice: now } : { error: `the priority stayed at nice ${now}` };
   } catch (err) {
     return { error: (err as Error).message };
   }

@@ -10,9 +10,9 @@
  *   cannot be read is stood in for by a line that is not JSON, so the page names its seq.
  * - `durableRecords`: the records from a seq on, by the same rule — what the live follower sends;
  *   `durableLines` the same as the workspace file's lines, for a follower with nothing to redact.
- *   A follower reads again at every change, so these give what is new under the durable mark as
- *   soon as there is any, and what lies past the mark at a later read (file.ts `durableJournal`,
- *   `prefix`).
+ *   A follower reads again at every change and at its poll, so these give what is new under the
+ *   durable mark as soon as there is any, and what lies past the mark at a later read (file.ts
+ *   `durableJournal`, `prefix`).
  */
 import { promises as fs } from 'node:fs';
 import { splitJournalText } from '../journal/reader.js';

@@ -23,9 +23,9 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
-import { nextTurn } from '../runtime/next-turn.js';
 import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
 import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
 import { durableLines, durableRecords, type FollowCursor } from './journal-bytes.js';
@@ -183,7 +183,11 @@ class JournalFollower {
       if (this.redactor.passesThrough && this.store instanceof FileStore) {
         // Nothing to redact: the file's own lines, neither parsed nor re-encoded.
         const { lines, cursor } = await durableLines(this.store, this.id, this.next, this.cursor);
-        if (lines.length === 0) return;
+        if (lines.length === 0) {
+          // Nothing new: still, the next read starts where this one ended, not at byte 0.
+          if (cursor?.seq === this.next) this.cursor = cursor;
+          return;
+        }
         this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
         this.next += lines.length;
         this.cursor = cursor;
@@ -195,7 +199,10 @@ class JournalFollower {
         if (record.seq !== this.next + next.length) break;
         next.push(record);
       }
-      if (next.length === 0) return;
+      if (next.length === 0) {
+        if (cursor?.seq === this.next && records.length === 0) this.cursor = cursor;
+        return;
+      }
       const lines = await this.redactor.lines(next);
       this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
       this.next += lines.length;
@@ -226,6 +233,8 @@ class LiveFeed {
   /** Invocations whose row changed since the last batch, and the batch's timer. */
   private readonly changedRows = new Set<string>();
   private rowTimer: NodeJS.Timeout | undefined;
+  /** Whether a batch of rows is being made (scheduleRows). */
+  private sendingRows = false;
   private readonly changes: StoreChanges;
   private readonly poll: NodeJS.Timeout;
 
@@ -266,7 +275,16 @@ class LiveFeed {
     for (const follower of this.journals.get(id) ?? []) follower.pump();
     if (this.lists.size === 0 || !isValidInvocationId(id)) return;
     this.changedRows.add(id);
-    if (this.rowTimer) return;
+    this.scheduleRows();
+  }
+
+  /**
+   * The next batch of rows, ROW_COALESCE_MS from now — but one batch at a time: a batch gives the
+   * event loop turns, and a second one running beside it could send a row's newer state before the
+   * first sends its older one, which would then stay on the page. Changes during a batch wait for it.
+   */
+  private scheduleRows(): void {
+    if (this.rowTimer || this.sendingRows) return;
     this.rowTimer = setTimeout(() => {
       this.rowTimer = undefined;
       void this.sendRows();
@@ -276,6 +294,16 @@ class LiveFeed {
 
   /** The rows of every invocation that changed since the last batch, one message per list socket. */
   private async sendRows(): Promise<void> {
+    this.sendingRows = true;
+    try {
+      await this.sendRowBatch();
+    } finally {
+      this.sendingRows = false;
+      if (this.changedRows.size > 0) this.scheduleRows();
+    }
+  }
+
+  private async sendRowBatch(): Promise<void> {
     const ids = [...this.changedRows];
     this.changedRows.clear();
     const rows = [];

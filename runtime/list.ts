@@ -12,12 +12,12 @@
  * ones that have not ended (or have no valid summary) are read in full.
  */
 import { dirname, join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isWeftError, TornTailError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { endingOf, SEALED_STATUSES, type JournalStore, type Snapshot, type StatusNote } from '../journal/store.js';
 import { askedSteps, type AskedStep } from './approval-request.js';
 import type { InvocationStatus } from './handle.js';
-import { nextTurn } from './next-turn.js';
 
 /**
  * `interrupted`: not ended, not resting, and no live runtime holds it — its process stopped (a crash,
@@ -178,9 +178,10 @@ async function endedFromSummary(store: JournalStore, id: string): Promise<Invoca
 }
 
 /**
- * How many invocations a listing looks at between two turns it gives the event loop: a file store's
- * reads are synchronous, and a process that lists 10,000 invocations while it also serves (weft
- * inspect following live journals, weft serve) must not hold everything else up for the whole list.
+ * How many invocations a listing looks at between two turns it gives the event loop (setImmediate:
+ * the I/O callbacks and timers already due run first): a file store's reads are synchronous, and a
+ * process that lists 10,000 invocations while it also serves (weft inspect following live journals,
+ * weft serve) must not hold everything else up for the whole list.
  */
 const LIST_TURN = 64;
 

@@ -13,7 +13,7 @@
  *   follows it to `completed`, verified. Rejected the same way, it ends sealed (failed or handed
  *   off) and nothing is charged.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -35,7 +35,8 @@ const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-workers-'));
 const SLOW_EFFECT_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-effect-travel-domain.mjs');
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 /** How long the workers take over the booking: long enough to open the page on the run in flight. */
-const SLOW_MS = 8_000;
+/** The booking is held on its worker until the page has shown it in flight (RELEASE_CHARGE written), at most this long. */
+const SLOW_MS = 90_000;
 
 let browser: Browser;
 /** The one key every process here seals with; the viewer trusts its public half (--public-key). */
@@ -80,7 +81,8 @@ function distributed(domain: () => string, env: Record<string, string> = {}) {
 const jobLines = (workers: readonly WorkerProcess[], id: string) => workers.map((w) => w.stdout().split('\n').filter((l) => l.startsWith(`${id}.`)));
 
 describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and serve: a run followed live', () => {
-  const ctx = distributed(() => SLOW_EFFECT_TRAVEL, { WEFT_TEST_SLOW_ACTUATOR: 'card.charge', WEFT_TEST_SLOW_MS: String(SLOW_MS) });
+  const releaseCharge = path.join(root, 'release-charge');
+  const ctx = distributed(() => SLOW_EFFECT_TRAVEL, { WEFT_TEST_SLOW_ACTUATOR: 'card.charge', WEFT_TEST_SLOW_MS: String(SLOW_MS), WEFT_TEST_SLOW_UNTIL: releaseCharge });
 
   test('the page shows the steps, the state and the journal move while the workers run it, and ends completed, verified against --public-key', async () => {
     const viewer = await startViewer(['--redis', ctx.server.url, '--public-key', keys.pub]);
@@ -92,11 +94,15 @@ describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and 
         viewer.url,
         async () => lastLine((await weft(['run', '--domain', SLOW_EFFECT_TRAVEL, LISBON, '--seed', '7', '--redis', ctx.server.url, '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime'), '--json'], { WEFT_SIGNING_KEY: keys.secret })).stdout),
         async (page) => {
-          // The booking in flight on a worker: its step shows dispatched, the others before it completed.
-          const booking = page.locator('tr.step-dispatched', { hasText: 'card.charge' });
-          await booking.waitFor({ timeout: 30_000 });
-          inFlight = (await booking.locator('td.num').first().textContent()) ?? '';
-          expect(await page.locator('[data-field="status"] .status').textContent()).toBe('running');
+          try {
+            // The booking in flight on a worker: its step shows dispatched, the others before it completed.
+            const booking = page.locator('tr.step-dispatched', { hasText: 'card.charge' });
+            await booking.waitFor({ timeout: 30_000 });
+            inFlight = (await booking.locator('td.num').first().textContent()) ?? '';
+            expect(await page.locator('[data-field="status"] .status').textContent()).toBe('running');
+          } finally {
+            writeFileSync(releaseCharge, ''); // seen in flight (or given up on): the worker may go on
+          }
         },
       );
       const reader = new Redis(ctx.server.url);

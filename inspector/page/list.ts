@@ -16,6 +16,8 @@ const PAGE_ROWS = 200;
 const REDRAW_MS = 250;
 /** A row the page has not drawn (a new run) brings a fresh page at most this often. */
 const RELOAD_MS = 3_000;
+/** The drop panel is asked for at the latest this long after the table is drawn (see main). */
+const DROP_LATEST_MS = 500;
 /** Typing in the search asks the server once it pauses this long. */
 const SEARCH_DEBOUNCE_MS = 150;
 
@@ -101,23 +103,25 @@ async function main(): Promise<void> {
     if (search.value.trim()) p.set('q', search.value.trim());
     return `/api/invocations?${p}`;
   };
-  // The listing each drawn row was made from: a redraw with the same rows in the same order makes
-  // anew only the rows whose listing changed (a busy store redraws often; 200 rows made anew each
-  // time was most of what the page cost), and brings the others' ages up to date in place.
-  let drawnFrom: ListedInvocation[] = [];
+  // The listing each drawn row was made from (as JSON): a redraw of the same rows in the same order
+  // makes anew only the rows whose listing changed — a live update's, or a reload's that differ —
+  // (a busy store redraws often; 200 rows made anew each time was most of what the page cost), and
+  // brings the others' ages up to date in place.
+  let drawnAs: string[] = [];
   const render = () => {
     const rows = body.children;
-    const sameRows = page.rows.length > 0 && rows.length === page.rows.length && page.rows.every((inv, i) => drawnFrom[i]?.id === inv.id);
+    const listed = page.rows.map((inv) => JSON.stringify(inv));
+    const sameRows = page.rows.length > 0 && rows.length === page.rows.length && page.rows.every((inv, i) => rows[i]!.getAttribute('data-id') === inv.id);
     if (sameRows) {
       page.rows.forEach((inv, i) => {
-        if (drawnFrom[i] !== inv) rows[i]!.replaceWith(row(inv));
+        if (drawnAs[i] !== listed[i]) rows[i]!.replaceWith(row(inv));
         else refreshAge(rows[i]!, inv);
       });
     } else {
       replace(body, ...page.rows.map(row));
       if (page.rows.length === 0) body.appendChild(el('tr', {}, el('td', { colspan: '8', class: 'empty' }, page.all === 0 ? 'no invocations in this store yet' : 'nothing matches')));
     }
-    drawnFrom = [...page.rows];
+    drawnAs = listed;
     const drawn = page.rows.length;
     count.textContent =
       page.total === page.all && drawn === page.total
@@ -160,8 +164,15 @@ async function main(): Promise<void> {
   render();
   // The drop panel's modules (zod and @noble above all) take the browser a while to compile: asked
   // for once the table has been painted (a frame, then a task after it), so the table is not held
-  // behind them.
-  requestAnimationFrame(() => setTimeout(() => void loadDrop(), 0));
+  // behind them — or after DROP_LATEST_MS, in a tab in the background, which paints no frame.
+  let dropAsked = false;
+  const askDrop = () => {
+    if (dropAsked) return;
+    dropAsked = true;
+    void loadDrop();
+  };
+  requestAnimationFrame(() => setTimeout(askDrop, 0));
+  setTimeout(askDrop, DROP_LATEST_MS);
   // Changed rows arrive over the WebSocket (live.ts): a drawn row is replaced in place; a row the
   // page has not drawn (a new invocation, or one that now matches) brings a fresh page — at most
   // every REDRAW_MS (a busy store changes hundreds of rows a second).

@@ -364,8 +364,10 @@ export class FileStore implements JournalStore {
    * `prefix` is a follower's read, which comes back at the next change: when the journal runs past
    * the mark and there are bytes past `fromByte` under it, those are given (bounded) without reading
    * the lease — a busy writer has usually written its next record before a follower woken by the
-   * mark reads. The bytes past the mark come with a later read: the mark's next move, or, once
-   * nothing new is under the mark (a writer gone without moving it), the lease decides as above.
+   * mark reads. The bytes past the mark come with a later read: at the mark's next move, or — a
+   * writer gone without moving it, when no change comes — at the follower's next poll (the viewer
+   * reads every followed journal each second), where nothing new is under the mark and the lease
+   * decides as above.
    */
   async durableJournal(invocation: string, fromByte = 0, options: { prefix?: boolean } = {}): Promise<{ bytes: Buffer; bounded: boolean } | undefined> {
     const dir = this.invocationDir(invocation);
