@@ -9,7 +9,9 @@
  * The follower reads records by seq from the store, from the last seq it sent, so it never misses
  * or repeats one, and sends only what the store holds durably (journal-bytes.ts `durableRecords`: on
  * the file store, up to the writer's durable mark — never a record still being flushed, nor one a
- * failed flush takes back; a record that cannot be read yet is read again at the next change). What changed comes from
+ * failed flush takes back; a record that cannot be read yet is read again at the next change). With
+ * nothing to redact, a follower sends the store's own lines (a journal file's, or Redis's list entries),
+ * neither parsed nor encoded again. What changed comes from
  * store-changes.ts (Redis nudges, or a watch on the workspace's folders); a poll of the followed
  * journals covers a nudge lost while reconnecting, or a folder that cannot be watched.
  *
@@ -30,6 +32,7 @@ import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation
 import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
 import { durableLines, durableRecords, type FollowCursor } from './journal-bytes.js';
 import { FileStore } from '../journal/stores/file.js';
+import { RedisStore } from '../journal/stores/redis.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
 
@@ -180,6 +183,14 @@ class JournalFollower {
     this.lastRead = performance.now();
     this.again = false;
     try {
+      if (this.redactor.passesThrough && this.store instanceof RedisStore) {
+        // Nothing to redact: Redis's own lines (each a record's canonical JSON), neither parsed nor re-encoded.
+        const lines = await this.store.readLines(this.id, this.next);
+        if (lines.length === 0) return;
+        this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
+        this.next += lines.length;
+        return;
+      }
       if (this.redactor.passesThrough && this.store instanceof FileStore) {
         // Nothing to redact: the file's own lines, neither parsed nor re-encoded.
         const { lines, cursor } = await durableLines(this.store, this.id, this.next, this.cursor);

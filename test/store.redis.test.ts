@@ -10,6 +10,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { recordLine } from '../journal/encode.js';
 import { canonicalize } from '../journal/canonical.js';
 import { FencedError, JournalIntegrityError, LeaseHeldError, SeqConflictError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
@@ -125,6 +126,20 @@ describe.skipIf(!available)('RedisStore', () => {
     expect((err as JournalIntegrityError).seq).toBe(1);
     expect(await store.length('garbled')).toBe(2);
     expect((await store.read('garbled', 0, 1))[0]).toEqual(records[0]);
+    await store.close();
+  });
+
+  test("readLines gives the journal's stored lines from a seq on, as Redis holds them — the records' canonical lines, and a line that is not one as it is", async () => {
+    const store = open();
+    const lease = await store.acquire('lines', { writer: 'a', ttlMs: 60_000 });
+    const records = chain('lines', 4);
+    await store.append(lease, 0, records);
+    expect(await store.readLines('lines')).toEqual(records.map((r) => recordLine(r)));
+    expect(await store.readLines('lines', 2)).toEqual(records.slice(2).map((r) => recordLine(r)));
+    expect(await store.readLines('lines', 4)).toEqual([]);
+    await raw.lset(store.keys('lines').journal, 3, '{"seq":3,"kind":');
+    expect(await store.readLines('lines', 3)).toEqual(['{"seq":3,"kind":']);
+    expect(await store.readLines('none')).toEqual([]);
     await store.close();
   });
 

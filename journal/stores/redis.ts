@@ -386,6 +386,17 @@ export class RedisStore implements JournalStore {
     return lines.map((line, i) => this.parse(keys.journal, line, start + i));
   }
 
+  /**
+   * The journal's stored lines from seq `from` on, as Redis holds them (each a record's canonical
+   * JSON, the bytes a journal file holds per line): what a viewer's follower with nothing to redact
+   * sends, neither parsed nor encoded again. A line that is not a record is given as it is (the page
+   * that verifies it names its seq).
+   */
+  async readLines(invocation: string, from = 0): Promise<string[]> {
+    const keys = this.keys(invocation);
+    return (await this.redis()).lrange(keys.journal, Math.max(0, Math.trunc(from)), -1);
+  }
+
   async length(invocation: string): Promise<number> {
     const keys = this.keys(invocation);
     return (await this.redis()).llen(keys.journal);
