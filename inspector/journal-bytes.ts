@@ -10,6 +10,8 @@
  *   cannot be read is stood in for by a line that is not JSON, so the page names its seq.
  * - `durableRecords`: the records from a seq on, by the same rule — what the live follower sends;
  *   `durableLines` the same as the workspace file's lines, for a follower with nothing to redact.
+ *   `storedLines` is what a follower with nothing to redact sends: the store's own lines — those of
+ *   a workspace journal (durableLines), or Redis's list entries — neither parsed nor encoded again.
  *   A follower reads again at every change and at its poll, so these give what is new under the
  *   durable mark as soon as there is any, and what lies past the mark at a later read (file.ts
  *   `durableJournal`, `prefix`).
@@ -20,6 +22,7 @@ import type { JournalRecord } from '../journal/records.js';
 import { journalFileOf, type JournalStore } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
 import { FileStore } from '../journal/stores/file.js';
+import { RedisStore } from '../journal/stores/redis.js';
 
 /** The journal's bytes, or undefined when the store holds no journal for `id` (the id is valid). */
 export async function journalBytes(store: JournalStore, id: string): Promise<Uint8Array | undefined> {
@@ -70,4 +73,16 @@ export async function durableLines(store: FileStore, id: string, from: number, c
   const { lines } = splitJournalText(journal.bytes.subarray(0, end).toString('utf8'));
   const firstSeq = at ? at.seq : 0; // the seq of lines[0]
   return { lines: lines.slice(from - firstSeq), cursor: { seq: firstSeq + lines.length, byte: (at?.byte ?? 0) + end } };
+}
+
+/**
+ * The journal's stored lines from seq `from` on, as the store keeps them, for a store that keeps
+ * its journal as the lines a journal file holds: a workspace (durableLines, `cursor` as there) or
+ * Redis (its list entries, each a record's canonical line: RedisStore.readLines). Undefined for any
+ * other store: its records are read and encoded instead (durableRecords).
+ */
+export async function storedLines(store: JournalStore, id: string, from: number, cursor?: FollowCursor): Promise<{ lines: string[]; cursor?: FollowCursor } | undefined> {
+  if (store instanceof FileStore) return durableLines(store, id, from, cursor);
+  if (store instanceof RedisStore) return { lines: await store.readLines(id, from) };
+  return undefined;
 }

@@ -30,9 +30,7 @@ import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
 import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
 import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
-import { durableLines, durableRecords, type FollowCursor } from './journal-bytes.js';
-import { FileStore } from '../journal/stores/file.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { durableRecords, storedLines, type FollowCursor } from './journal-bytes.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
 
@@ -183,25 +181,15 @@ class JournalFollower {
     this.lastRead = performance.now();
     this.again = false;
     try {
-      if (this.redactor.passesThrough && this.store instanceof RedisStore) {
-        // Nothing to redact: Redis's own lines (each a record's canonical JSON), neither parsed nor re-encoded.
-        const lines = await this.store.readLines(this.id, this.next);
-        if (lines.length === 0) return;
-        this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
-        this.next += lines.length;
-        return;
-      }
-      if (this.redactor.passesThrough && this.store instanceof FileStore) {
-        // Nothing to redact: the file's own lines, neither parsed nor re-encoded.
-        const { lines, cursor } = await durableLines(this.store, this.id, this.next, this.cursor);
-        if (lines.length === 0) {
-          // Nothing new: still, the next read starts where this one ended, not at byte 0.
-          if (cursor?.seq === this.next) this.cursor = cursor;
-          return;
+      // Nothing to redact: the store's own lines (a journal file's, Redis's entries), neither parsed nor re-encoded.
+      const stored = this.redactor.passesThrough ? await storedLines(this.store, this.id, this.next, this.cursor) : undefined;
+      if (stored) {
+        if (stored.lines.length > 0) {
+          this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines: stored.lines }));
+          this.next += stored.lines.length;
         }
-        this.ws.send(JSON.stringify({ type: 'records', id: this.id, from: this.next, lines }));
-        this.next += lines.length;
-        this.cursor = cursor;
+        // The next read starts where this one ended (a read that found nothing new too), not at byte 0.
+        if (stored.cursor?.seq === this.next) this.cursor = stored.cursor;
         return;
       }
       const { records, cursor } = await durableRecords(this.store, this.id, this.next, this.cursor);

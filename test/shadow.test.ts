@@ -20,7 +20,8 @@ import { z } from 'zod';
 import '../journal/sha256-node.js';
 import { ActuatorError, type Actuator } from '../actors/actuator.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
-import { LibraryBuilder, atom, add, not } from '../htn/library/builder.js';
+import * as htn from '../htn/library/builder.js';
+import { refundsLibrary } from './support/refunds-library.mjs';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
@@ -154,30 +155,7 @@ describe('a shadow run of travel (no shadow results)', () => {
 const intent = 'Refund ana 600, then bob 100';
 const asOf = '2026-06-01T09:00:00Z';
 
-const library = new LibraryBuilder('shadow-refunds')
-  .type('customer')
-  .predicate('known', { '?c': 'customer' })
-  .predicate('refunded', { '?c': 'customer' })
-  .predicate('told', { '?c': 'customer' })
-  .task('refund_and_tell', { '?c': 'customer', '?amount': 'number' })
-  .operator('refund', {
-    params: { '?c': 'customer', '?amount': 'number' },
-    precondition: not(atom('refunded', '?c')),
-    effect: add('refunded', '?c'),
-    actuator: { actuator: 'refund.issue', args: { customer: '?c', amount: '?amount' } },
-  })
-  .operator('tell', {
-    params: { '?c': 'customer', '?amount': 'number' },
-    precondition: atom('refunded', '?c'),
-    effect: add('told', '?c'),
-    actuator: { actuator: 'email.send', args: { to: '?c', amount: '?amount' } },
-  })
-  .method('refund-then-tell', {
-    task: ['refund_and_tell', '?c', '?amount'],
-    params: { '?c': 'customer', '?amount': 'number' },
-    subtasks: [['refund', '?c', '?amount'], ['tell', '?c', '?amount']],
-  })
-  .build();
+const library = refundsLibrary(htn, 'shadow-refunds');
 
 const transcript = {
   model: 'shadow-refunds',

@@ -11,36 +11,13 @@
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
+import { refundsLibrary } from './refunds-library.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const weftIndex = pathToFileURL(path.resolve(here, '..', '..', 'dist', 'index.js')).href;
 const { defineDomain, htn, ScriptedModel, z } = await import(weftIndex);
-const { LibraryBuilder, atom, not, add } = htn;
 
-const library = new LibraryBuilder('shadow-refunds')
-  .type('customer')
-  .predicate('known', { '?c': 'customer' })
-  .predicate('refunded', { '?c': 'customer' })
-  .predicate('told', { '?c': 'customer' })
-  .task('refund_and_tell', { '?c': 'customer', '?amount': 'number' })
-  .operator('refund', {
-    params: { '?c': 'customer', '?amount': 'number' },
-    precondition: not(atom('refunded', '?c')),
-    effect: add('refunded', '?c'),
-    actuator: { actuator: 'refund.issue', args: { customer: '?c', amount: '?amount' } },
-  })
-  .operator('tell', {
-    params: { '?c': 'customer', '?amount': 'number' },
-    precondition: atom('refunded', '?c'),
-    effect: add('told', '?c'),
-    actuator: { actuator: 'email.send', args: { to: '?c', amount: '?amount' } },
-  })
-  .method('refund-then-tell', {
-    task: ['refund_and_tell', '?c', '?amount'],
-    params: { '?c': 'customer', '?amount': 'number' },
-    subtasks: [['refund', '?c', '?amount'], ['tell', '?c', '?amount']],
-  })
-  .build();
+const library = refundsLibrary(htn, 'shadow-refunds');
 
 function note(op, actuator, ctx) {
   const file = process.env.WEFT_TEST_CALLS_FILE;
