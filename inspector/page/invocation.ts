@@ -79,26 +79,19 @@ function epochBlock(e: EpochView): HTMLElement {
 }
 
 /**
- * The approval form, made once per approval asked for and kept across redraws: a live redraw (a
- * record, the plans or the trail arriving) must not wipe what a person is typing, nor the button
- * they are about to press, nor the status of a decision they sent.
+ * The approval form, one element per invocation, kept across redraws until a decision is sent from
+ * it: a live redraw (a record, the plans or the trail arriving, the epoch read anew) must not wipe
+ * what a person is typing, nor the button they are about to press — a form made anew beside a
+ * person's typing (a browser filling the old one as it is replaced) lost what they typed. A form
+ * that sent a decision stays while that approval is asked for, its status saying what it sent; a
+ * later epoch asking again gets a fresh one.
  */
-let approval: { key: string; node: HTMLElement } | null = null;
+let approval: { id: string; epoch: number; node: HTMLElement } | null = null;
 function approvalNode(d: DescriptionView, command: string): HTMLElement {
-  const key = `${d.id} ${d.epochs.at(-1)?.epoch ?? 0}`;
-  if (approval?.key !== key) {
-    const before = approval;
-    const node = approvalForm(d.id, command);
-    // A redraw that makes the form anew for the same invocation keeps what the person typed (a decision not yet sent).
-    if (before && before.key.split(' ')[0] === d.id && before.node.dataset.decided === undefined) {
-      for (const field of ['approve-by', 'approve-note']) {
-        const was = before.node.querySelector<HTMLInputElement>(`#${field}`);
-        const now = node.querySelector<HTMLInputElement>(`#${field}`);
-        if (was && now && was.value !== '') now.value = was.value;
-      }
-    }
-    approval = { key, node };
-  }
+  const epoch = d.epochs.at(-1)?.epoch ?? 0;
+  const sent = approval?.node.dataset.decided !== undefined;
+  if (approval === null || approval.id !== d.id || (sent && approval.epoch !== epoch)) approval = { id: d.id, epoch, node: approvalForm(d.id, command) };
+  else if (!sent) approval.epoch = epoch;
   return approval.node;
 }
 
