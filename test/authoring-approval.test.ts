@@ -18,9 +18,10 @@ import '../journal/sha256-node.js';
 import type { Model, ModelRequest } from '../actors/model/model.js';
 import { travelPolicy } from '../examples/travel/app.js';
 import { travelDomain } from '../examples/travel/domain.js';
+import { readTravelState } from '../examples/travel/state.js';
 import { TRAVEL_GOALS, TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import type { JournalRecord } from '../journal/records.js';
-import { signingKeyFromSecret } from '../journal/seal.js';
+import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { FLAG_AUTHORING_APPROVAL } from '../machines/flags.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
@@ -60,6 +61,8 @@ function runtimeOver(create: typeof createRuntime, storeDir: string, model: Mode
   return create({ store: new FileStore(storeDir), domain: travelDomain, stateDir, actuators: travelDomain.actuators({ stateDir }), model, policy, policies: [travelPolicy], signingKey: key, sleep: async () => undefined });
 }
 const start = (seed: string) => ({ tenant: 't1', seed, asOf: travelDomain.asOf! });
+/** The invocation's travel world (its own file under the shared state folder). */
+const worldOf = (id: string) => readTravelState(path.join(root, 'state', id, 'providers.json'));
 /** Epoch 2's records as `kind[:detail]`, from the authoring admission on. */
 const epoch2 = (records: JournalRecord[]) =>
   records
@@ -97,12 +100,15 @@ async function startWaiting(seed: string) {
     'let the model author a fragment for the goal (each of its steps is still admitted)',
     'refuse: the epoch closes as denied and the model is asked for another goal',
   ]);
-  return { dir, id: handle.id };
+  // Resting, the run has only searched: nothing is held or charged.
+  const world = worldOf(handle.id);
+  expect({ holds: world.holds, charges: world.charges }).toEqual({ holds: [], charges: [] });
+  return { dir, id: handle.id, world };
 }
 
 describe('approval before authoring (issue 23, defect 2)', () => {
   test('under flag 5: the run rests awaiting approval; approved from another runtime, the model authors, the fragment runs, replay gives the same fingerprint', async () => {
-    const { dir, id } = await startWaiting('authoring-granted');
+    const { dir, id, world } = await startWaiting('authoring-granted');
     const model = new GapModel();
     const other = runtimeOver(createRuntime, dir, model);
     const done = await (await other.approve(id, { decision: 'approved', by: 'ops', note: 'go ahead' })).done;
@@ -126,11 +132,17 @@ describe('approval before authoring (issue 23, defect 2)', () => {
     expect(records.filter((r) => r.kind === 'admission.decided' && (r.body as Body).subject === 'authoring')).toHaveLength(1);
     expect(records.find((r) => r.kind === 'approval.decided')!.body).toEqual({ decision: 'approved', by: 'ops', note: 'go ahead' });
     expect(model.purposes).toEqual(['2:author', '3:parse']);
+    // The authored fragment was a read-only search: the world is as it was while the run waited,
+    // but for the search's own ledger entry (applied once, under its key).
+    const after = worldOf(id);
+    expect({ ...after, ledger: {} }).toEqual({ ...world, ledger: {} });
+    expect(Object.entries(after.ledger).filter(([key]) => !(key in world.ledger)).map(([key, e]) => [key, e.actuator, e.applied])).toEqual([[`${id}.2.0`, 'hotels.search', 1]]);
     expect(await other.replay(id)).toMatchObject({ status: 'completed', sealed: true, fingerprint: done.fingerprint });
+    expect(await other.verify(id, publicKeyOf(key))).toMatchObject({ ok: true });
   });
 
   test('under flag 5: rejected, the epoch closes denied without asking the model to author, the model is asked for another goal; replay gives the same fingerprint', async () => {
-    const { dir, id } = await startWaiting('authoring-refused');
+    const { dir, id, world } = await startWaiting('authoring-refused');
     const model = new GapModel();
     const other = runtimeOver(createRuntime, dir, model);
     const done = await (await other.approve(id, { decision: 'rejected', by: 'ops', note: 'not today' })).done;
@@ -142,7 +154,9 @@ describe('approval before authoring (issue 23, defect 2)', () => {
     const next = records.find((r) => r.epoch === 3 && r.kind === 'model.requested')!.body as Body;
     expect(next.request.outcomes.at(-1)).toMatchObject({ epoch: 2, outcome: 'denied', reason: 'rejected by ops: not today' });
     expect(model.purposes).toEqual(['3:parse']);
+    expect(worldOf(id)).toEqual(world);
     expect(await other.replay(id)).toMatchObject({ status: 'completed', sealed: true, fingerprint: done.fingerprint });
+    expect(await other.verify(id, publicKeyOf(key))).toMatchObject({ ok: true });
   });
 
   test('a journal pinned before flag 5 is handed off as before, and replays as written on today\'s runtime', async () => {
@@ -162,5 +176,6 @@ describe('approval before authoring (issue 23, defect 2)', () => {
 
     const today = runtimeOver(createRuntime, dir, new GapModel());
     expect(await today.replay(handle.id)).toMatchObject({ status: 'handed_off', sealed: true, fingerprint: result.fingerprint });
+    expect(await today.verify(handle.id, publicKeyOf(key))).toMatchObject({ ok: true });
   });
 });

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import type { JournalRecord } from '../journal/records.js';
 import { FileStore } from '../journal/stores/file.js';
+import { readTravelState } from '../examples/travel/state.js';
 import { assertBuilt, weft } from './support/cli.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cancel-cli-'));
@@ -43,6 +44,13 @@ describe('weft cancel', () => {
     const records = await store.read(started.id);
     expect(records.slice(-3).map((r) => r.kind)).toEqual(['cancel.requested', 'invocation.cancelled', 'invocation.sealed']);
     expect(records.at(-1)!.prev).toBe(line.fingerprint);
+
+    // The world: the run hibernated after its searches, so nothing was held or charged, and the
+    // cancel undid nothing (only the searches' read-only entries are in the ledger).
+    const world = readTravelState(path.join(dir, 'state', 'travel', started.id, 'providers.json'));
+    expect({ holds: world.holds, charges: world.charges }).toEqual({ holds: [], charges: [] });
+    expect(Object.values(world.ledger).map((e) => e.actuator).sort()).toEqual(['flights.search', 'hotels.search']);
+    expect(records.some((r) => r.kind === 'compensation.dispatched')).toBe(false);
 
     const again = await weft(['cancel', started.id, '--dir', dir]);
     expect(again.code, again.stderr).toBe(0);

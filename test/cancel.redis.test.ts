@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import type { Model, ModelRequest } from '../actors/model/model.js';
 import { travelDomain } from '../examples/travel/domain.js';
+import { readTravelState } from '../examples/travel/state.js';
 import { TRAVEL_GOALS, TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
@@ -46,8 +47,7 @@ const model: Model = {
   },
 };
 
-function runtimeOn(prefix: string) {
-  const stateDir = mkdtempSync(path.join(root, 'state-'));
+function runtimeOn(prefix: string, stateDir = mkdtempSync(path.join(root, 'state-'))) {
   const store = new RedisStore({ redis: server!.url, prefix });
   return createRuntime({ store, domain: travelDomain, stateDir, actuators: travelDomain.actuators({ stateDir }), model, signingKey: key, sleep: async () => undefined });
 }
@@ -55,8 +55,10 @@ function runtimeOn(prefix: string) {
 describe.skipIf(!available)('cancel on Redis', () => {
   test('a hibernated run cancelled by a second runtime: the index lists it cancelled and serve no longer polls it', async () => {
     const prefix = 'cancel-hibernated';
-    const first = runtimeOn(prefix);
-    const second = runtimeOn(prefix);
+    // One world for both runtimes, as in a deployment: the second acts where the first booked.
+    const world = mkdtempSync(path.join(root, 'world-'));
+    const first = runtimeOn(prefix, world);
+    const second = runtimeOn(prefix, world);
     try {
       const handle = await first.start(TRAVEL_INTENT, { tenant: 't1', seed: 'redis', asOf: travelDomain.asOf! });
       handle.on('record', (record: JournalRecord) => {
@@ -67,9 +69,17 @@ describe.skipIf(!available)('cancel on Redis', () => {
 
       const result = await (await second.cancel(handle.id, { reason: 'plans changed', by: 'ops' })).done;
       expect(result.status).toBe('cancelled');
-      expect(result.cancelled?.kept.length).toBeGreaterThan(0);
+      const kept = result.cancelled!.kept;
+      expect(kept.map((k) => k.actuator)).toEqual(['airline.hold', 'hotel.hold', 'card.charge', 'airline.confirm', 'hotel.confirm']);
+      // The closed epoch's effects stay done: booked, charged once, each applied once under its key.
+      const state = readTravelState(path.join(world, handle.id, 'providers.json'));
+      expect(state.holds.map((h) => `${h.kind}:${h.status}`).sort()).toEqual(['flight:converted', 'hotel:converted']);
+      expect(state.charges).toHaveLength(1);
+      for (const effect of kept) expect(state.ledger[effect.key], effect.key).toMatchObject({ actuator: effect.actuator, applied: 1 });
       const records = await second.store.read(handle.id);
       expect(records.slice(-3).map((r) => r.kind)).toEqual(['cancel.requested', 'invocation.cancelled', 'invocation.sealed']);
+      expect(records.at(-2)!.body).toEqual({ by: 'ops', reason: 'plans changed', kept });
+      expect(records.some((r) => r.kind === 'compensation.dispatched')).toBe(false);
       expect(await second.store.peekInbox(handle.id)).toBeUndefined();
 
       // The index says cancelled; the open set (what serve polls) no longer holds it.

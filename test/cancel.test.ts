@@ -210,8 +210,13 @@ describe('cancel', () => {
     const result = await (await other.cancel(handle.id, { reason: 'plans changed', by: 'alice' })).done;
     expect(result.status).toBe('cancelled');
     const kept = booked.map((r) => ({ epoch: 2, step: (r.body as Body).step, actuator: (r.body as Body).actuator, key: (r.body as Body).key }));
-    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.map((k) => k.actuator)).toEqual(['airline.hold', 'hotel.hold', 'card.charge', 'airline.confirm', 'hotel.confirm']);
     expect(result.cancelled).toEqual({ by: 'alice', reason: 'plans changed', kept });
+    // What the world held when the run hibernated: both holds converted into bookings, one charge,
+    // each kept effect applied once, under its key.
+    expect(heldBefore.holds.map((h) => `${h.kind}:${h.status}`).sort()).toEqual(['flight:converted', 'hotel:converted']);
+    expect(heldBefore.charges).toHaveLength(1);
+    for (const effect of kept) expect(heldBefore.ledger[effect.key], effect.key).toMatchObject({ actuator: effect.actuator, applied: 1 });
 
     const records = await runtime.store.read(handle.id);
     expect(records.slice(before.length).map((r) => `${r.kind}@${r.epoch}`)).toEqual(['cancel.requested@3', 'invocation.cancelled@3', 'invocation.sealed@3']);

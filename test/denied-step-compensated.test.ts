@@ -20,7 +20,7 @@ import { travelDomain } from '../examples/travel/domain.js';
 import { readTravelState } from '../examples/travel/state.js';
 import { TRAVEL_GOALS, TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import type { JournalRecord } from '../journal/records.js';
-import { signingKeyFromSecret } from '../journal/seal.js';
+import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { FLAG_DENIED_STEP_COMPENSATED } from '../machines/flags.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
@@ -101,6 +101,8 @@ describe('a step denied at dispatch after effects (issue 23, defect 1)', () => {
 
     const replayed = await runtime.replay(handle.id);
     expect(replayed).toMatchObject({ status: 'completed', sealed: true, fingerprint: result.fingerprint });
+    // Offline: the chain and the seal check against the public key alone.
+    expect(await runtime.verify(handle.id, publicKeyOf(key))).toMatchObject({ ok: true });
   });
 
   test('a journal pinned before flag 4 fails step.denied with the holds left applied, and replays as written on today\'s runtime', async () => {
@@ -126,5 +128,6 @@ describe('a step denied at dispatch after effects (issue 23, defect 1)', () => {
     const replayed = await today.replay(handle.id);
     expect(replayed).toMatchObject({ status: 'failed', sealed: true, fingerprint: result.fingerprint });
     expect((await today.store.read(handle.id)).length).toBe(records.length);
+    expect(await today.verify(handle.id, publicKeyOf(key))).toMatchObject({ ok: true });
   });
 });
