@@ -50,6 +50,8 @@ export interface ForkOptions {
 
 export type ForkState = BodyOf<'invocation.forked'>['state'];
 export type ForkedBody = BodyOf<'invocation.forked'>;
+/** A fork's lineage as its `invocation.pinned` names it. */
+export type ForkOf = NonNullable<BodyOf<'invocation.pinned'>['forkOf']>;
 
 /** A world effect of the parent: a step that changed the world (not read-only) and was not compensated. */
 export interface WorldEffect {
@@ -75,6 +77,45 @@ export class ForkParentError extends WeftError {
   constructor(readonly fork: string, readonly parent: string, problem: string) {
     super('fork.parent_mismatch', 'permanent', `fork ${fork}: its parent ${parent} ${problem}; the fork's journal is not proven by its parent's`);
   }
+}
+
+/** What a fork's `invocation.pinned` says of its lineage (`forkOf`): its `invocation.forked`'s parent, epoch, seq and hash. */
+export function forkOfBody(forked: Pick<ForkedBody, 'parent' | 'atEpoch' | 'parentSeq' | 'parentHash'>): ForkOf {
+  return { parent: forked.parent, atEpoch: forked.atEpoch, parentSeq: forked.parentSeq, parentHash: forked.parentHash };
+}
+
+/**
+ * A fork's first two records must agree: the pin's `forkOf` (when written: forks made before it was
+ * added have none) names the parent, epoch, seq and hash `invocation.forked` names; a pin naming a
+ * parent is followed by `invocation.forked`. Throws ForkParentError naming the difference.
+ */
+export function checkForkOf(pinned: JournalRecord<'invocation.pinned'>, second: JournalRecord | undefined): void {
+  const { forkOf, invocation } = pinned.body;
+  if (second?.kind !== 'invocation.forked') {
+    if (forkOf) throw new ForkParentError(invocation, forkOf.parent, `is named by the fork's invocation.pinned, but its seq 1 is ${second ? `a ${second.kind}` : 'missing'}, not invocation.forked`);
+    return;
+  }
+  if (forkOf === undefined) return;
+  const forked = forkOfBody((second as JournalRecord<'invocation.forked'>).body);
+  if (canonicalize(forkOf) !== canonicalize(forked)) {
+    throw new ForkParentError(invocation, forkOf.parent, `is named by the fork's invocation.pinned as ${canonicalize(forkOf)}, but its invocation.forked says ${canonicalize(forked)}`);
+  }
+}
+
+/**
+ * The refusal of a fork of a parent that a fork already superseded: one lineage point goes on in
+ * one run. Names the fork to go on from instead — or, when a crash left the parent superseded and the
+ * fork not yet written, says to ask for that same fork again.
+ */
+export function supersededRefusal(parent: string, superseded: BodyOf<'invocation.superseded'>, forkWritten: boolean): ForkRefusedError {
+  const by = superseded.by;
+  const next = forkWritten
+    ? `fork ${by} instead (weft fork ${by} --at-epoch N), or inspect it (weft show ${by})`
+    : `its journal was not written (a crash between the two): ask for that same fork again (same epoch ${superseded.atEpoch} and pin, or --id ${by}) to write it`;
+  return new ForkRefusedError(
+    'fork.parent_superseded',
+    `cannot fork ${parent}: it ended superseded by fork ${by} at the end of epoch ${superseded.atEpoch}, and one run goes on from a lineage point — ${next}. Nothing was written`,
+  );
 }
 
 /** The pin fields that differ between `parent` and `fork`, sorted. */
