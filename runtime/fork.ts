@@ -3,12 +3,23 @@
  * fork`). The pin is law — a run pinned to library v1 never silently moves to v2 — so instead a new
  * invocation starts from the parent's epoch boundary N under a new pin, with proof:
  *
- * - its journal opens with its own `invocation.pinned` (same tenant and intent, the new pin), then
- *   `invocation.forked` naming the parent, the hash of the parent's `epoch.closed` of epoch N, what
- *   was re-pinned, and the state at that boundary (`ForkState`: the outcomes the model sees, what
- *   was spent, the re-plans, the world effects not compensated and the compensations they declare);
+ * - its journal opens with its own `invocation.pinned` (same tenant and intent, the new pin) whose
+ *   `forkOf` names the lineage — the parent, epoch N, the seq and hash of the parent's `epoch.closed`
+ *   of epoch N — so the very first record says where the fork comes from (seq 0 stays the pin, as
+ *   every reader expects; journals that are not forks have no `forkOf`, and forks written before it
+ *   existed have none either); then `invocation.forked` saying the same (replay checks they agree:
+ *   `checkForkOf`), what was re-pinned, and the state at that boundary (`ForkState`: the outcomes
+ *   the model sees, what was spent, the re-plans, the world effects not compensated and the
+ *   compensations they declare);
  * - the machine starts from that state at epoch N+1 (InvocationInput.from) and runs live;
- * - the parent, if it had not ended, ends `superseded` and sealed, naming the fork.
+ * - the parent, if it had not ended, ends `superseded` and sealed, naming the fork. A parent that had
+ *   ended otherwise (completed, cancelled, failed, handed off) stays as it was: forking it is a
+ *   person's explicit act. A parent that ended superseded is refused, naming its fork
+ *   (`supersededRefusal`): one lineage point goes on in one run; the same fork asked again (same
+ *   epoch and pin, hence the same derived id) is that fork.
+ *
+ * Replaying a fork checks its parent's journal up to `parentSeq` — in the store, or in the bundle
+ * `weft export` made of the fork, which carries its lineage (journal/bundle-lineage.ts).
  *
  * This module holds the parts that read a parent's records: the state at a boundary (re-derived by
  * replaying the parent's journal up to it, so replay of the fork can re-derive it again and compare),
