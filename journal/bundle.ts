@@ -5,7 +5,9 @@
  *
  *   { "format": "weft.bundle.v1", "invocation": id, "journal": "<JSONL text>",
  *     "libraries": { "<sha256 hex>": <library JSON> }, "publicKey": <weft.pub object> | null,
- *     "packs"?: { "<sha256 hex>": <rule pack JSON> } }   (only when the journal pinned a rule pack)
+ *     "packs"?: { "<sha256 hex>": <rule pack JSON> },   (only when the journal or a parent pinned a rule pack)
+ *     "lineage"?: [{ "invocation": <parent id>, "journal": "<JSONL text, up to the fork's boundary>" }, …] }
+ *                                         (only for a fork: its parents' journals, bundle-lineage.ts)
  *
  * Invariants of a bundle that `parseBundle` accepts: exactly these fields (strict); every library
  * is filed under its own digest (`digestOf`, the one place a JSON value's digest is computed); a
@@ -36,6 +38,8 @@ export interface Bundle {
   publicKey: { format: 'weft.ed25519.public.v1'; publicKey: string; keyId: string } | null;
   /** The rule pack the journal pinned (policy `pack:…#<digest>`), by digest, when it pinned one; absent otherwise. */
   packs?: Record<string, unknown>;
+  /** A fork's parents' journals (nearest first), each up to the record its child names: what the fork's replay checks (bundle-lineage.ts). Absent otherwise. */
+  lineage?: Array<{ invocation: string; journal: string }>;
 }
 
 /** A bundle is malformed, or its content does not match its digests. */
@@ -54,14 +58,16 @@ const bundleSchema = z.strictObject({
   libraries: z.record(z.string(), z.json()),
   publicKey: z.strictObject({ format: z.literal(PUBLIC_KEY_FORMAT), publicKey: hex32, keyId: hex32 }).nullable(),
   packs: z.record(z.string(), z.json()).optional(),
+  lineage: z.array(z.strictObject({ invocation: z.string().min(1), journal: z.string() })).optional(),
 });
 
 /** Assemble a bundle (libraries in digest order), checked as parseBundle checks one. Throws BundleError. */
-export function buildBundle(parts: { invocation: string; journal: string; libraries: Record<string, unknown>; publicKey: Bundle['publicKey']; packs?: Record<string, unknown> }): Bundle {
+export function buildBundle(parts: { invocation: string; journal: string; libraries: Record<string, unknown>; publicKey: Bundle['publicKey']; packs?: Record<string, unknown>; lineage?: Bundle['lineage'] }): Bundle {
   const libraries: Record<string, unknown> = {};
   for (const digest of Object.keys(parts.libraries).sort()) libraries[digest] = parts.libraries[digest];
   const bundle: Bundle = { format: BUNDLE_FORMAT, invocation: parts.invocation, journal: parts.journal, libraries, publicKey: parts.publicKey };
   if (parts.packs !== undefined && Object.keys(parts.packs).length > 0) bundle.packs = parts.packs;
+  if (parts.lineage !== undefined && parts.lineage.length > 0) bundle.lineage = parts.lineage;
   return checkBundle(bundle);
 }
 

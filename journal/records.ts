@@ -64,6 +64,12 @@ export const bodySchemas = {
     pin: pinSchema,
     /** Present when the intent was over the pinned cap: `intent` then holds a prefix; this, the whole intent's size and digest. */
     intentCut: z.strictObject({ chars: count, digest }).optional(),
+    /**
+     * A fork's lineage (runtime/fork.ts), on its very first record: the parent, the epoch whose
+     * boundary it goes on from, and the seq and hash of the parent's `epoch.closed` there — the same
+     * as its `invocation.forked` (seq 1) says, which replay checks. Absent on any other journal.
+     */
+    forkOf: z.strictObject({ parent: z.string().min(1), atEpoch: count, parentSeq: count, parentHash: digest }).optional(),
   }),
   'admission.decided': z.strictObject({
     subject: z.enum(['authoring', 'epoch', 'step']),

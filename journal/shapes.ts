@@ -85,7 +85,7 @@ export const pinShape = strict({
 });
 
 export const bodyShapes: Record<RecordKind, Shape> = {
-  'invocation.pinned': strict({ schema: oneOf(1), invocation: nonEmpty, tenant: nonEmpty, intent: str, pin: pinShape, intentCut: optional(strict({ chars: count, digest })) }),
+  'invocation.pinned': strict({ schema: oneOf(1), invocation: nonEmpty, tenant: nonEmpty, intent: str, pin: pinShape, intentCut: optional(strict({ chars: count, digest })), forkOf: optional(strict({ parent: nonEmpty, atEpoch: count, parentSeq: count, parentHash: digest })) }),
   'admission.decided': strict({
     subject: oneOf('authoring', 'epoch', 'step'),
     step: optional(count),

@@ -37,6 +37,8 @@ export interface Genesis {
   pin: Pin;
   /** When the intent was over the pinned cap or not well-formed: its size and digest (`intent` holds a prefix). */
   intentCut?: { chars: number; digest: string };
+  /** A fork's lineage (runtime/fork.ts): written on its `invocation.pinned`, so the first record names the parent. */
+  forkOf?: { parent: string; atEpoch: number; parentSeq: number; parentHash: string };
 }
 
 export class JournalWriter {
@@ -69,7 +71,7 @@ export class JournalWriter {
         {
           kind: 'invocation.pinned',
           epoch: 0,
-          body: { schema: 1, invocation: genesis.invocation, tenant: genesis.tenant, intent: genesis.intent, pin: genesis.pin, ...(genesis.intentCut ? { intentCut: genesis.intentCut } : {}) },
+          body: { schema: 1, invocation: genesis.invocation, tenant: genesis.tenant, intent: genesis.intent, pin: genesis.pin, ...(genesis.intentCut ? { intentCut: genesis.intentCut } : {}), ...(genesis.forkOf ? { forkOf: genesis.forkOf } : {}) },
         },
         ...then,
       ]);

@@ -45,6 +45,9 @@
  *   ending        { status, summary, code, class, reason } of a sealed run (a cancelled one adds
  *                 `kept`: the effects that stay done, as its invocation.cancelled lists them), or null
  *   seal          { fingerprint, keyId } of a sealed run, or null
+ *   lineage       { forkOf: { parent, atEpoch, parentSeq, parentHash } | null, supersededBy: string | null }:
+ *                 a fork's parent (its pin's `forkOf`, or its `invocation.forked` for a fork written
+ *                 before the pin named it) and the fork that superseded a run (runtime/fork.ts)
  *   commands      [{ command, does }] — what acts on it now, without location flags (the CLI
  *                 appends `--dir D` or `--redis URL`); `<you>`-style words are for the user to fill in
  *
@@ -106,6 +109,7 @@ export interface InvocationDescription {
   waiting: Waiting | null;
   ending: { status: 'completed' | 'failed' | 'handed_off' | 'cancelled' | 'superseded'; summary: string | null; code: string | null; class: string | null; reason: string | null; kept?: JournalRecord<'invocation.cancelled'>['body']['kept'] } | null;
   seal: { fingerprint: string; keyId: string } | null;
+  lineage: { forkOf: { parent: string; atEpoch: number; parentSeq: number; parentHash: string } | null; supersededBy: string | null };
   commands: CommandDescription[];
 }
 
@@ -135,7 +139,20 @@ export function invocationDescription(input: DescribeInput): InvocationDescripti
     waiting: waitingOf(input, epochs),
     ending,
     seal,
+    lineage: lineageOf(records),
     commands: commandsFor(summary),
+  };
+}
+
+/** Where a fork comes from (its pin's `forkOf`, else its `invocation.forked`), and the fork that superseded a run. */
+function lineageOf(records: readonly JournalRecord[]): InvocationDescription['lineage'] {
+  const pinned = records[0]?.kind === 'invocation.pinned' ? (records[0] as JournalRecord<'invocation.pinned'>).body : undefined;
+  const forked = records[1]?.kind === 'invocation.forked' ? (records[1] as JournalRecord<'invocation.forked'>).body : undefined;
+  const from = pinned?.forkOf ?? forked;
+  const superseded = records.slice(-2).find((r) => r.kind === 'invocation.superseded') as JournalRecord<'invocation.superseded'> | undefined;
+  return {
+    forkOf: from ? { parent: from.parent, atEpoch: from.atEpoch, parentSeq: from.parentSeq, parentHash: from.parentHash } : null,
+    supersededBy: superseded?.body.by ?? null,
   };
 }
 

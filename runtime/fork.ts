@@ -3,12 +3,23 @@
  * fork`). The pin is law — a run pinned to library v1 never silently moves to v2 — so instead a new
  * invocation starts from the parent's epoch boundary N under a new pin, with proof:
  *
- * - its journal opens with its own `invocation.pinned` (same tenant and intent, the new pin), then
- *   `invocation.forked` naming the parent, the hash of the parent's `epoch.closed` of epoch N, what
- *   was re-pinned, and the state at that boundary (`ForkState`: the outcomes the model sees, what
- *   was spent, the re-plans, the world effects not compensated and the compensations they declare);
+ * - its journal opens with its own `invocation.pinned` (same tenant and intent, the new pin) whose
+ *   `forkOf` names the lineage — the parent, epoch N, the seq and hash of the parent's `epoch.closed`
+ *   of epoch N — so the very first record says where the fork comes from (seq 0 stays the pin, as
+ *   every reader expects; journals that are not forks have no `forkOf`, and forks written before it
+ *   existed have none either); then `invocation.forked` saying the same (replay checks they agree:
+ *   `checkForkOf`), what was re-pinned, and the state at that boundary (`ForkState`: the outcomes
+ *   the model sees, what was spent, the re-plans, the world effects not compensated and the
+ *   compensations they declare);
  * - the machine starts from that state at epoch N+1 (InvocationInput.from) and runs live;
- * - the parent, if it had not ended, ends `superseded` and sealed, naming the fork.
+ * - the parent, if it had not ended, ends `superseded` and sealed, naming the fork. A parent that had
+ *   ended otherwise (completed, cancelled, failed, handed off) stays as it was: forking it is a
+ *   person's explicit act. A parent that ended superseded is refused, naming its fork
+ *   (`supersededRefusal`): one lineage point goes on in one run; the same fork asked again (same
+ *   epoch and pin, hence the same derived id) is that fork.
+ *
+ * Replaying a fork checks its parent's journal up to `parentSeq` — in the store, or in the bundle
+ * `weft export` made of the fork, which carries its lineage (journal/bundle-lineage.ts).
  *
  * This module holds the parts that read a parent's records: the state at a boundary (re-derived by
  * replaying the parent's journal up to it, so replay of the fork can re-derive it again and compare),
@@ -50,6 +61,8 @@ export interface ForkOptions {
 
 export type ForkState = BodyOf<'invocation.forked'>['state'];
 export type ForkedBody = BodyOf<'invocation.forked'>;
+/** A fork's lineage as its `invocation.pinned` names it. */
+export type ForkOf = NonNullable<BodyOf<'invocation.pinned'>['forkOf']>;
 
 /** A world effect of the parent: a step that changed the world (not read-only) and was not compensated. */
 export interface WorldEffect {
@@ -75,6 +88,45 @@ export class ForkParentError extends WeftError {
   constructor(readonly fork: string, readonly parent: string, problem: string) {
     super('fork.parent_mismatch', 'permanent', `fork ${fork}: its parent ${parent} ${problem}; the fork's journal is not proven by its parent's`);
   }
+}
+
+/** What a fork's `invocation.pinned` says of its lineage (`forkOf`): its `invocation.forked`'s parent, epoch, seq and hash. */
+export function forkOfBody(forked: Pick<ForkedBody, 'parent' | 'atEpoch' | 'parentSeq' | 'parentHash'>): ForkOf {
+  return { parent: forked.parent, atEpoch: forked.atEpoch, parentSeq: forked.parentSeq, parentHash: forked.parentHash };
+}
+
+/**
+ * A fork's first two records must agree: the pin's `forkOf` (when written: forks made before it was
+ * added have none) names the parent, epoch, seq and hash `invocation.forked` names; a pin naming a
+ * parent is followed by `invocation.forked`. Throws ForkParentError naming the difference.
+ */
+export function checkForkOf(pinned: JournalRecord<'invocation.pinned'>, second: JournalRecord | undefined): void {
+  const { forkOf, invocation } = pinned.body;
+  if (second?.kind !== 'invocation.forked') {
+    if (forkOf) throw new ForkParentError(invocation, forkOf.parent, `is named by the fork's invocation.pinned, but its seq 1 is ${second ? `a ${second.kind}` : 'missing'}, not invocation.forked`);
+    return;
+  }
+  if (forkOf === undefined) return;
+  const forked = forkOfBody((second as JournalRecord<'invocation.forked'>).body);
+  if (canonicalize(forkOf) !== canonicalize(forked)) {
+    throw new ForkParentError(invocation, forkOf.parent, `is named by the fork's invocation.pinned as ${canonicalize(forkOf)}, but its invocation.forked says ${canonicalize(forked)}`);
+  }
+}
+
+/**
+ * The refusal of a fork of a parent that a fork already superseded: one lineage point goes on in
+ * one run. Names the fork to go on from instead — or, when a crash left the parent superseded and the
+ * fork not yet written, says to ask for that same fork again.
+ */
+export function supersededRefusal(parent: string, superseded: BodyOf<'invocation.superseded'>, forkWritten: boolean): ForkRefusedError {
+  const by = superseded.by;
+  const next = forkWritten
+    ? `fork ${by} instead (weft fork ${by} --at-epoch N), or inspect it (weft show ${by})`
+    : `its journal was not written (a crash between the two): ask for that same fork again (same epoch ${superseded.atEpoch} and pin, or --id ${by}) to write it`;
+  return new ForkRefusedError(
+    'fork.parent_superseded',
+    `cannot fork ${parent}: it ended superseded by fork ${by} at the end of epoch ${superseded.atEpoch}, and one run goes on from a lineage point — ${next}. Nothing was written`,
+  );
 }
 
 /** The pin fields that differ between `parent` and `fork`, sorted. */

@@ -17,6 +17,7 @@ import { isWeftError, TornTailError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { endingOf, SEALED_STATUSES, type JournalStore, type Snapshot, type StatusNote } from '../journal/store.js';
 import { askedSteps, type AskedStep } from './approval-request.js';
+import { forkOfFact, supersededByFact, type ForkOfFact } from '../journal/lineage.js';
 import type { InvocationStatus } from './handle.js';
 
 /**
@@ -56,6 +57,10 @@ export interface InvocationSummary {
   fix?: string;
   /** A shadow run (its pin's `shadow`; nothing of it reached the world): whether its actuators gave shadow results. Absent: a real run. */
   shadow?: 'none' | 'actuators';
+  /** A fork: its parent and the epoch whose boundary it goes on from (its first record's `forkOf`). */
+  forkOf?: ForkOfFact;
+  /** A run a fork superseded: that fork (its `invocation.superseded`'s `by`). */
+  supersededBy?: string;
   /** The epoch of the last record (when known). */
   epoch?: number;
   /** The last record's kind and envelope time (ISO 8601, the writer's clock), when known. */
@@ -75,6 +80,12 @@ function shadowField(results: unknown): Pick<InvocationSummary, 'shadow'> {
   return results === 'none' || results === 'actuators' ? { shadow: results } : {};
 }
 
+/** The listing's `forkOf` and `supersededBy` fields (journal/lineage.ts), absent when there is none. */
+function lineageFields(forkOf: unknown, supersededBy: unknown): Pick<InvocationSummary, 'forkOf' | 'supersededBy'> {
+  const fork = forkOfFact(forkOf);
+  return { ...(fork ? { forkOf: fork } : {}), ...(typeof supersededBy === 'string' && supersededBy !== '' ? { supersededBy } : {}) };
+}
+
 /** The suspension a suspended snapshot carries: `data.context.suspension`. */
 interface Suspension {
   state?: string;
@@ -92,7 +103,7 @@ export async function invocationStatus(store: JournalStore, id: string): Promise
 
 /** A store with a status index (RedisStore): listing reads it instead of every journal. */
 interface IndexedStore extends JournalStore {
-  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number; epoch?: number; lastKind?: string; lastAt?: string; shadow?: string }>>;
+  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number; epoch?: number; lastKind?: string; lastAt?: string; shadow?: string; forkOf?: unknown; supersededBy?: string }>>;
 }
 
 function isIndexed(store: JournalStore): store is IndexedStore {
@@ -111,7 +122,7 @@ export async function listInvocations(store: JournalStore, filter: { tenant?: st
     const out: InvocationSummary[] = [];
     for (const entry of await store.indexed(filter.tenant === undefined ? {} : { tenant: filter.tenant })) {
       const row = SEALED_STATUSES.has(entry.status)
-        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus, ...shadowField(entry.shadow), ...lastFields(entry.lastKind, entry.epoch, entry.lastAt) }
+        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus, ...shadowField(entry.shadow), ...lineageFields(entry.forkOf, entry.supersededBy), ...lastFields(entry.lastKind, entry.epoch, entry.lastAt) }
         : await summarize(store, entry.id).catch((err: unknown) => damagedRow(entry.id, err));
       if (keep(row)) out.push(row);
     }
@@ -157,7 +168,7 @@ function damagedRow(id: string, err: unknown): InvocationSummary {
  * facts read from the journal, given only while the journal is unchanged since.
  */
 interface SummarizingStore extends JournalStore {
-  summary(id: string): Promise<{ firstKind: string; pinnedFor: string | undefined; tenant: string | undefined; intent: string | undefined; records: number; lastKinds: string[]; lastEpoch?: number; lastAt?: string; shadow?: string } | undefined>;
+  summary(id: string): Promise<{ firstKind: string; pinnedFor: string | undefined; tenant: string | undefined; intent: string | undefined; records: number; lastKinds: string[]; lastEpoch?: number; lastAt?: string; shadow?: string; forkOf?: unknown; supersededBy?: string } | undefined>;
 }
 
 function isSummarizing(store: JournalStore): store is SummarizingStore {
@@ -174,7 +185,7 @@ async function endedFromSummary(store: JournalStore, id: string): Promise<Invoca
   const facts = await store.summary(id).catch(() => undefined);
   if (!facts || facts.firstKind !== 'invocation.pinned' || facts.pinnedFor !== id) return undefined;
   const ending = endingOf(facts.lastKinds);
-  return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending, ...shadowField(facts.shadow), ...lastFields(facts.lastKinds.at(-1), facts.lastEpoch, facts.lastAt) };
+  return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending, ...shadowField(facts.shadow), ...lineageFields(facts.forkOf, facts.supersededBy), ...lastFields(facts.lastKinds.at(-1), facts.lastEpoch, facts.lastAt) };
 }
 
 /**
@@ -211,11 +222,12 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 }
 
 /** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
-async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; cancelRequested?: boolean; approvalSteps?: AskedStep[]; approvalOf?: 'authoring' }> {
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; supersededBy?: string; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; cancelRequested?: boolean; approvalSteps?: AskedStep[]; approvalOf?: 'authoring' }> {
   length ??= await store.length(id);
   if (length > 0) {
-    const ending = endingOf((await store.read(id, Math.max(0, length - 2))).map((r) => r.kind));
-    if (ending) return { status: ending };
+    const tail = await store.read(id, Math.max(0, length - 2));
+    const ending = endingOf(tail.map((r) => r.kind));
+    if (ending) return { status: ending, ...lineageFields(undefined, supersededByFact(tail)) };
   }
   const snapshot = await store.getSnapshot(id);
   // A snapshot the journal has gone past is a rest a later run left (woken, approved, resumed): not where it stands.
@@ -269,7 +281,7 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
   let first: JournalRecord<'invocation.pinned'> | undefined;
   try {
     first = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
-    const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?', ...shadowField(first?.body?.pin?.shadow?.results) };
+    const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?', ...shadowField(first?.body?.pin?.shadow?.results), ...lineageFields(first?.body?.forkOf, undefined) };
     if (!first) {
       const note = await readNote(store, id);
       return { ...base, records: 0, status: 'damaged', problem: EMPTY_JOURNAL, ...(note?.reason === undefined ? {} : { reason: note.reason }), fix: moveAsideFix(store, id) };

@@ -66,7 +66,7 @@ import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.j
 import { DEFAULT_LIMITS, inputFromJournal } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
-import { boundaryOf, effectsAfterRefusal, ForkParentError, ForkRefusedError, forkId, forkState, parentHistory, repinnedFields, SUPERSEDABLE, worldEffects, type ForkedBody, type ForkOptions } from './fork.js';
+import { boundaryOf, checkForkOf, effectsAfterRefusal, ForkParentError, forkOfBody, supersededRefusal, ForkRefusedError, forkId, forkState, parentHistory, repinnedFields, SUPERSEDABLE, worldEffects, type ForkedBody, type ForkOptions } from './fork.js';
 import { guardedObserver, type InspectionObserver } from './inspection.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
@@ -445,6 +445,11 @@ export class Runtime {
     if (!report.ok) throw new ForkRefusedError('fork.parent_damaged', `cannot fork ${parentId}: its journal does not verify (${report.error!.message}); nothing was written`);
     const parentPinned = records[0] as JournalRecord<'invocation.pinned'>;
     const parentPin = parentPinned.body.pin;
+    // Superseded already: only the same fork asked again (its epoch, its id if one is given) goes on; anything else is a second run from one lineage point.
+    const superseded = records.find((r) => r.kind === 'invocation.superseded') as JournalRecord<'invocation.superseded'> | undefined;
+    if (superseded && (superseded.body.atEpoch !== atEpoch || (options.id !== undefined && options.id !== superseded.body.by))) {
+      throw supersededRefusal(parentId, superseded.body, (await store.length(superseded.body.by).catch(() => 0)) > 0);
+    }
     // A shadow run without shadow results changed nothing its next epoch could observe: nothing can go on from after it.
     if (parentPin.shadow?.results === 'none' && records.some((r) => r.kind === 'step.shadowed' && r.epoch <= atEpoch)) {
       throw new ForkRefusedError('fork.shadow_parent', `cannot fork ${parentId} at epoch ${atEpoch}: it is a shadow run whose world effects by then were shadowed with no shadow result, so the world a fork would observe does not show them; start a real run (weft run without --shadow). Nothing was written`);
@@ -494,10 +499,7 @@ export class Runtime {
 
     // The parent: ended (nothing to supersede), superseded by this fork (a crash left the rest), or at rest and free.
     const parentTail = records.at(-1)!;
-    const superseded = records.find((r) => r.kind === 'invocation.superseded') as JournalRecord<'invocation.superseded'> | undefined;
-    if (superseded && superseded.body.by !== id) {
-      throw new ForkRefusedError('fork.parent_superseded', `cannot fork ${parentId}: it was already superseded by fork ${superseded.body.by} (at epoch ${superseded.body.atEpoch}); one run goes on from a parent — fork ${superseded.body.by} instead. Nothing was written`);
-    }
+    if (superseded && superseded.body.by !== id) throw supersededRefusal(parentId, superseded.body, (await store.length(superseded.body.by).catch(() => 0)) > 0);
     const reason = options.reason ?? `forked at the end of epoch ${atEpoch}${body.repinned.length ? ` onto a new ${body.repinned.join(', ')}` : ''}`;
     if (parentTail.kind !== 'invocation.sealed') await this.supersede(parentId, records, parentLibrary, { by: id, atEpoch, reason });
 
@@ -507,7 +509,7 @@ export class Runtime {
     await store.putMetadata(id, { ...this.domainMetadata(digest, library), sealKey: key.keyId });
     let writer: JournalWriter;
     try {
-      writer = await JournalWriter.create(store, { invocation: id, tenant, intent, pin, ...(intentCut ? { intentCut } : {}) }, this.writerOptions(), [{ kind: 'invocation.forked', epoch: 0, body }]);
+      writer = await JournalWriter.create(store, { invocation: id, tenant, intent, pin, ...(intentCut ? { intentCut } : {}), forkOf: forkOfBody(body) }, this.writerOptions(), [{ kind: 'invocation.forked', epoch: 0, body }]);
     } catch (err) {
       // Created meanwhile by another process asking for the same fork: attach to it.
       if ((await store.length(id).catch(() => 0)) > 0) return this.resume(id, { tenant });
@@ -625,7 +627,10 @@ export class Runtime {
     const parentForked = records[1]?.kind === 'invocation.forked' ? (records[1] as JournalRecord<'invocation.forked'>).body : undefined;
     const parentWorld = parentForked ? (parentForked.world ?? parentForked.parent) : parent;
     if (world !== undefined && world !== parentWorld) throw new ForkParentError(fork, parent, `acts in world ${parentWorld}, not the world ${world} the fork names`);
-    if (parentForked) await this.checkForkParent(first, records[1] as JournalRecord<'invocation.forked'>);
+    if (parentForked) {
+      checkForkOf(first, records[1] as JournalRecord<'invocation.forked'>);
+      await this.checkForkParent(first, records[1] as JournalRecord<'invocation.forked'>);
+    }
     const library = await this.checkPin('replay', first, [], false);
     const derived = await this.forkStateOf(parent, records, library, atEpoch);
     if (canonicalize(derived) !== canonicalize(state)) throw new ForkParentError(fork, parent, `gives another state at the end of epoch ${atEpoch} than the fork recorded (recorded ${canonicalize(state).slice(0, 200)}…, re-derived ${canonicalize(derived).slice(0, 200)}…)`);
@@ -681,9 +686,10 @@ export class Runtime {
     // A journal that does not start with its pin is refused by replayJournal's own verification.
     const library = first?.kind === 'invocation.pinned' ? await this.checkPin('replay', first as JournalRecord<'invocation.pinned'>, bundled, false) : undefined;
     // A fork is proven by its parent: the parent's journal up to the boundary, and the state re-derived from it.
-    if (first?.kind === 'invocation.pinned' && records[1]?.kind === 'invocation.forked') {
+    if (first?.kind === 'invocation.pinned' && (records[1]?.kind === 'invocation.forked' || (first as JournalRecord<'invocation.pinned'>).body.forkOf !== undefined)) {
       const report = verifyRecords(records.slice(0, 2));
       if (!report.ok) throw report.error!;
+      checkForkOf(first as JournalRecord<'invocation.pinned'>, records[1]);
       await this.checkForkParent(first as JournalRecord<'invocation.pinned'>, records[1] as JournalRecord<'invocation.forked'>);
     }
     return replayJournal(records, {

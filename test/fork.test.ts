@@ -8,7 +8,7 @@
  * compensated (named), an epoch the parent did not close, a parent held live by another process,
  * another tenant's parent. A tampered parent fails the fork's replay clearly.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -18,7 +18,9 @@ import type { JournalRecord } from '../journal/records.js';
 import type { ActuatorContext } from '../actors/actuator.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
-import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';
+import { createRuntime, invocationDescription, Runtime, type RuntimeOptions } from '../runtime/index.js';
+import { checkForkOf, forkOfBody } from '../runtime/fork.js';
+import { listInvocations } from '../runtime/list.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
 import { readTravelState, travelPolicy } from '../examples/travel/index.js';
 import { readPolicyFile } from '../cli/policy-choice.js';
@@ -166,12 +168,36 @@ describe('runtime.fork', () => {
     const bookings = (await ws.store.read(parent)).filter((r) => r.kind === 'step.completed' && r.epoch === 2);
     expect(bookings.length).toBeGreaterThan(0);
 
+    const before = await ws.store.read(parent);
+    const worldBefore = worldOf(ws, parent);
+    const replayedBefore = await ws.runtime.replay(parent);
+    const dispatched = before.filter((r) => r.kind === 'step.dispatched' && r.epoch === 2) as JournalRecord<'step.dispatched'>[];
+
     const refused = await refusal(ws.runtime.fork(parent, { atEpoch: 1 }));
     expect(refused).toMatchObject({ code: 'fork.uncompensated_effects' });
-    for (const done of bookings) expect(refused.message).toContain(`key ${(done.body as { key: string }).key}`);
+    // Each effect named: its step, actuator and key.
+    for (const done of bookings) {
+      const { step, key: effectKey } = done.body as { step: number; key: string };
+      const actuator = dispatched.find((d) => d.body.step === step)!.body.actuator;
+      expect(refused.message).toMatch(new RegExp(`epoch 2 step ${step} \\S+ via ${actuator.replace('.', '\\.')} key ${effectKey.replace(/\./g, '\\.')}`));
+    }
     expect(refused.message).toMatch(/epoch 2 step \d+ \S+ via card\.charge/);
+    expect(refused.message).toContain(`applied ${bookings.length} world effect(s)`);
     expect(refused.message).toContain('a second time under new keys');
     await expectUntouched(ws, parent, length);
+    // The parent's journal: every record as it was; its file still verifies offline (hibernated, it has no seal yet: the
+    // public key checks the seal once the fork below supersedes and seals it), and it replays to the same fingerprint.
+    expect(await ws.store.read(parent)).toEqual(before);
+    const offline = await ws.runtime.verify({ journalPath: join(ws.dir, 'store', 'invocations', parent, 'journal.jsonl') });
+    expect(offline.ok, offline.error?.message).toBe(true);
+    expect(offline.records).toHaveLength(before.length);
+    expect(await ws.runtime.replay(parent)).toEqual(replayedBefore);
+    // The world right at the refusal: the uncompensated effects still applied once, nothing new, nothing undone.
+    const worldAfter = worldOf(ws, parent);
+    expect(worldAfter).toEqual(worldBefore);
+    expect(worldAfter.charges).toHaveLength(1);
+    expect(worldAfter.bookings).toHaveLength(2);
+    for (const done of bookings) expect(worldAfter.ledger[(done.body as { key: string }).key]?.applied).toBe(1);
 
     const handle = await ws.runtime.fork(parent, { atEpoch: 2 });
     const result = await handle.done;
@@ -188,6 +214,12 @@ describe('runtime.fork', () => {
     expect(world.bookings).toHaveLength(2);
     expect(world.messages).toHaveLength(1);
     expect(await ws.runtime.replay(handle.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
+    // The parent, superseded from its rest at the end of epoch 2: the records it had, then its ending; sealed, verified with the public key.
+    const parentRecords = await ws.store.read(parent);
+    expect(parentRecords.slice(0, before.length)).toEqual(before);
+    expect(kinds(parentRecords.slice(before.length))).toEqual(['invocation.superseded', 'invocation.sealed']);
+    expect(await ws.runtime.verify(parent, publicKey)).toMatchObject({ ok: true, sealed: true });
+    expect(await ws.runtime.replay(parent)).toMatchObject({ status: 'superseded', fingerprint: (parentRecords.at(-1)!.body as { fingerprint: string }).fingerprint });
   });
 
   test('a run awaiting approval under a strict policy, forked at epoch 1 onto the domain\'s policy: the parent is superseded from its rest, the fork needs no person', async () => {
@@ -422,6 +454,86 @@ describe('runtime.fork', () => {
     await expectUntouched(ws, parent, length);
   });
 
+  test("the fork's first record names its lineage (pin forkOf = invocation.forked's parent, epoch, seq, hash); a journal that is not a fork has none; the two must agree", async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    const handle = await ws.runtime.fork(parent, { atEpoch: 1 });
+    expect((await handle.done).status).toBe('completed');
+    const [pinned, forked] = (await ws.store.read(handle.id, 0, 2)) as [JournalRecord<'invocation.pinned'>, JournalRecord<'invocation.forked'>];
+    const closed = (await ws.store.read(parent)).find((r) => r.kind === 'epoch.closed' && r.epoch === 1)!;
+    expect(pinned.kind).toBe('invocation.pinned');
+    expect(pinned.body.forkOf).toEqual({ parent, atEpoch: 1, parentSeq: closed.seq, parentHash: closed.hash });
+    expect(forkOfBody(forked.body)).toEqual(pinned.body.forkOf);
+    expect(Object.keys(pinned.body.pin)).not.toContain('forkOf'); // the pin itself (what a runtime must match) is unchanged
+    expect(((await ws.store.read(parent, 0, 1))[0] as JournalRecord<'invocation.pinned'>).body.forkOf).toBeUndefined();
+    // checkForkOf: agreeing, or a fork written before the pin named it (no forkOf), passes; a difference, or a forkOf with no invocation.forked, is named.
+    expect(() => checkForkOf(pinned, forked)).not.toThrow();
+    expect(() => checkForkOf({ ...pinned, body: { ...pinned.body, forkOf: undefined } }, forked)).not.toThrow();
+    expect(() => checkForkOf({ ...pinned, body: { ...pinned.body, forkOf: { ...pinned.body.forkOf!, parentSeq: 3 } } }, forked)).toThrow(/invocation\.forked says/);
+    expect(() => checkForkOf(pinned, undefined)).toThrow(/not invocation\.forked/);
+  });
+
+  test('a superseded parent is refused at once, naming its fork — under another pin, at another epoch, under another id; the same fork asked again is that fork', async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    const handle = await ws.runtime.fork(parent, { atEpoch: 1 });
+    expect((await handle.done).status).toBe('completed');
+    const records = await ws.store.read(parent);
+    for (const asked of [{ atEpoch: 1, library: travelV2() }, { atEpoch: 1, id: 'inv-another-fork' }, { atEpoch: 1, policy: travelPolicy.id, reason: 'again' }, { atEpoch: 7 }]) {
+      const refused = await refusal(ws.runtime.fork(parent, asked));
+      expect(refused).toMatchObject({ code: 'fork.parent_superseded' });
+      expect(refused.message).toContain(`superseded by fork ${handle.id} at the end of epoch 1`);
+      expect(refused.message).toContain(`fork ${handle.id} instead`);
+    }
+    expect((await ws.store.list()).sort()).toEqual([parent, handle.id].sort());
+    expect(await ws.store.read(parent)).toEqual(records);
+    expect((await ws.runtime.fork(parent, { atEpoch: 1 })).id).toBe(handle.id);
+    expect((await ws.runtime.fork(parent, { atEpoch: 1, id: handle.id })).id).toBe(handle.id);
+    expect(await ws.store.read(parent)).toEqual(records);
+  });
+
+  test('a parent that had ended (cancelled) may be forked, and stays as it was; asked twice, one fork; the listing names the lineage both ways', async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    expect((await (await ws.runtime.cancel(parent, { by: 'ops', reason: 'changed plans' })).done).status).toBe('cancelled');
+    const records = await ws.store.read(parent);
+    const handle = await ws.runtime.fork(parent, { atEpoch: 1 });
+    expect((await handle.done).status).toBe('completed');
+    const again = await ws.runtime.fork(parent, { atEpoch: 1 });
+    expect(again.id).toBe(handle.id);
+    expect((await again.done).status).toBe('completed');
+    expect(await ws.store.read(parent)).toEqual(records);
+    expect((await ws.store.list()).sort()).toEqual([parent, handle.id].sort());
+    const rows = await ws.runtime.list();
+    expect(rows.find((r) => r.id === parent)).toMatchObject({ status: 'cancelled' });
+    expect(rows.find((r) => r.id === parent)?.supersededBy).toBeUndefined();
+    expect(rows.find((r) => r.id === handle.id)).toMatchObject({ status: 'completed', forkOf: { parent, atEpoch: 1 } });
+  });
+
+  test('runtime.list and the file summaries name a fork\'s parent and a superseded run\'s fork; describe gives both', async () => {
+    const ws = workspace();
+    const parent = await hibernatedRun(ws);
+    const handle = await ws.runtime.fork(parent, { atEpoch: 1 });
+    expect((await handle.done).status).toBe('completed');
+    const expectLineage = (rows: Awaited<ReturnType<typeof ws.runtime.list>>) => {
+      expect(rows.find((r) => r.id === parent)).toMatchObject({ status: 'superseded', supersededBy: handle.id });
+      expect(rows.find((r) => r.id === parent)?.forkOf).toBeUndefined();
+      expect(rows.find((r) => r.id === handle.id)).toMatchObject({ status: 'completed', forkOf: { parent, atEpoch: 1 } });
+      expect(rows.find((r) => r.id === handle.id)?.supersededBy).toBeUndefined();
+    };
+    expectLineage(await ws.runtime.list());
+    // Both ended: a fresh store lists them from the summaries kept beside their journals, which carry the lineage too.
+    for (const id of [parent, handle.id]) expect(existsSync(join(ws.dir, 'store', 'invocations', id, 'summary.json'))).toBe(true);
+    expect(JSON.parse(readFileSync(join(ws.dir, 'store', 'invocations', handle.id, 'summary.json'), 'utf8')).summary.forkOf).toEqual({ parent, atEpoch: 1 });
+    expectLineage(await listInvocations(new FileStore(join(ws.dir, 'store'))));
+    const records = await ws.store.read(handle.id);
+    const summary = (await listInvocations(ws.store)).find((r) => r.id === handle.id)!;
+    const closed = (await ws.store.read(parent)).find((r) => r.kind === 'epoch.closed' && r.epoch === 1)!;
+    expect(invocationDescription({ summary, records }).lineage).toEqual({ forkOf: { parent, atEpoch: 1, parentSeq: closed.seq, parentHash: closed.hash }, supersededBy: null });
+    const parentSummary = (await listInvocations(ws.store)).find((r) => r.id === parent)!;
+    expect(invocationDescription({ summary: parentSummary, records: await ws.store.read(parent) }).lineage).toEqual({ forkOf: null, supersededBy: handle.id });
+  });
+
   test("a fork's replay checks its parent: a parent's journal changed before the boundary is a clear error", async () => {
     const ws = workspace();
     const parent = await hibernatedRun(ws);
@@ -461,8 +573,8 @@ if (!redisHere && process.env.CI !== 'true') console.warn('\n*** redis-server is
       const result = await handle.done;
       expect(result.status, result.reason).toBe('completed');
       const rows = await runtime.list();
-      expect(rows.find((r) => r.id === first.id)?.status).toBe('superseded');
-      expect(rows.find((r) => r.id === handle.id)?.status).toBe('completed');
+      expect(rows.find((r) => r.id === first.id)).toMatchObject({ status: 'superseded', supersededBy: handle.id });
+      expect(rows.find((r) => r.id === handle.id)).toMatchObject({ status: 'completed', forkOf: { parent: first.id, atEpoch: 1 } });
       expect((await runtime.listOpen()).map((r) => r.id)).not.toContain(first.id);
       expect(await runtime.replay(handle.id)).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
     } finally {
@@ -497,5 +609,88 @@ describe('weft fork', () => {
     expect(JSON.parse(replayed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ fingerprint: line.fingerprint });
     const ls = await weft(['ls', '--dir', dir]);
     expect(ls.stdout.split('\n').find((l) => l.includes(parent))).toMatch(/superseded/);
+  });
+});
+
+describe('weft fork: lineage in the CLI', () => {
+  beforeAll(() => assertBuilt());
+  const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+
+  test('ls and show name a fork\'s parent and a superseded run\'s fork; export of a fork carries its lineage and replays and verifies on its own; a bundle without it says so', async () => {
+    const dir = join(root, 'cli-lineage');
+    const run = await weft(['run', 'travel', INTENT, '--seed', '6', '--as-of', travelDomain.asOf!, '--dir', dir, '--hibernate', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const parent = lastJson(run.stdout).id as string;
+    const out = await weft(['fork', parent, '--at-epoch', '1', '--dir', dir]);
+    expect(out.code, out.stderr).toBe(0);
+    const fork = /^forked (\S+) from/.exec(out.stdout)![1]!;
+    expect(out.stdout.split('\n')[0]).toContain(`${parent} is superseded`);
+
+    const ls = await weft(['ls', '--dir', dir]);
+    const lines = ls.stdout.split('\n');
+    expect(lines[lines.findIndex((l) => l.startsWith(fork)) + 1]).toContain(`fork of ${parent} at epoch 1`);
+    expect(lines[lines.findIndex((l) => l.startsWith(parent)) + 1]).toContain(`superseded by fork ${fork}`);
+    const rows = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; forkOf?: unknown; supersededBy?: string }>;
+    expect(rows.find((r) => r.id === fork)?.forkOf).toEqual({ parent, atEpoch: 1 });
+    expect(rows.find((r) => r.id === parent)?.supersededBy).toBe(fork);
+    expect((await weft(['show', fork, '--dir', dir])).stdout).toMatch(new RegExp(`fork of\\s+${parent} at the end of epoch 1`));
+    expect((await weft(['show', parent, '--dir', dir])).stdout).toMatch(new RegExp(`forked as\\s+${fork}`));
+
+    // A second fork of the superseded parent is refused, naming the fork to go on from.
+    writeFileSync(join(root, 'travel-v2-lineage.json'), JSON.stringify(travelV2()));
+    const second = await weft(['fork', parent, '--at-epoch', '1', '--library', join(root, 'travel-v2-lineage.json'), '--dir', dir]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`superseded by fork ${fork}`);
+    expect(second.stderr).toContain(`fork ${fork} instead`);
+
+    // Exported, the fork replays and verifies in an empty folder: its bundle carries its parent's journal up to the boundary.
+    const exported = await weft(['export', fork, '--dir', dir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const bundle = JSON.parse(exported.stdout) as { lineage?: Array<{ invocation: string; journal: string }>; libraries: Record<string, unknown> };
+    expect(bundle.lineage?.map((e) => e.invocation)).toEqual([parent]);
+    const parentLines = readFileSync(join(dir, 'invocations', parent, 'journal.jsonl'), 'utf8').split('\n');
+    const seq = (JSON.parse(bundle.lineage![0]!.journal.trim().split('\n').at(-1)!) as { seq: number; kind: string }).seq;
+    expect(bundle.lineage![0]!.journal).toBe(parentLines.slice(0, seq + 1).join('\n') + '\n');
+    const empty = join(root, 'empty-replay');
+    rmSync(empty, { recursive: true, force: true });
+    mkdirSync(empty);
+    const file = join(empty, 'bundle.json');
+    writeFileSync(file, exported.stdout);
+    const replayed = await weft(['replay', file, '--json'], {}, empty);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const verified = await weft(['verify', file], {}, empty);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+
+    // An older bundle (no lineage) replays no further than its parent: it says which parent is missing, and what to do.
+    const old = join(empty, 'old.json');
+    writeFileSync(old, JSON.stringify({ ...bundle, lineage: undefined }));
+    const noParent = await weft(['replay', old], {}, empty);
+    expect(noParent.code).toBe(1);
+    expect(noParent.stderr).toContain(`is a fork of ${parent} (at the end of epoch 1), whose journal up to seq ${seq} the bundle does not carry`);
+    expect((await weft(['verify', old], {}, empty)).code).toBe(1);
+    // A parent's journal changed inside the bundle: verify names it.
+    const tampered = join(empty, 'tampered.json');
+    const changed = JSON.parse(exported.stdout) as typeof bundle;
+    changed.lineage![0]!.journal = changed.lineage![0]!.journal.replace('"price":310', '"price":311');
+    writeFileSync(tampered, JSON.stringify(changed));
+    const bad = await weft(['verify', tampered], {}, empty);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(`the bundle's journal of ${parent} (the parent of ${fork}) does not verify`);
+  });
+
+  test('forking a run that had already ended says so, and leaves it as it was', async () => {
+    const dir = join(root, 'cli-ended');
+    const run = await weft(['run', 'travel', INTENT, '--seed', '6', '--as-of', travelDomain.asOf!, '--dir', dir, '--hibernate', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const parent = lastJson(run.stdout).id as string;
+    const cancelled = await weft(['cancel', parent, '--dir', dir]);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    const out = await weft(['fork', parent, '--at-epoch', '1', '--dir', dir]);
+    expect(out.code, out.stderr).toBe(0);
+    const first = out.stdout.split('\n')[0]!;
+    expect(first).toContain(`${parent} had already ended cancelled; it stays as it is`);
+    expect(first).not.toContain('is superseded');
+    const ls = await weft(['ls', '--dir', dir]);
+    expect(ls.stdout.split('\n').find((l) => l.startsWith(parent))).toMatch(/cancelled/);
   });
 });

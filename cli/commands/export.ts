@@ -8,6 +8,9 @@
  * whose first record names another invocation (a copied file); a pinned library missing from the
  * blob area; a sealed journal whose seal neither the workspace key (<dir>/keys/weft.pub) nor the
  * key the store holds under the seal's key id (put there by the runtime that sealed it) made.
+ * A fork's bundle also carries its lineage (journal/bundle-lineage.ts): each parent's journal up to
+ * the record its child names, and what each pinned, so the fork replays from the bundle alone; a
+ * parent missing from the store, or not what its child names, refuses the export.
  * `--redis URL` exports from a Redis store: its journal is written out line by line, the same bytes.
  * An unsealed journal (still running, waiting for approval) is exported with `publicKey: null`.
  *
@@ -21,7 +24,8 @@ import { InvalidNameError, WeftError } from '../../journal/errors.js';
 import { FileStore } from '../../journal/stores/file.js';
 import { isTenants, tenantOption } from '../tenant-scope.js';
 import { sealKeyProblem } from '../../journal/reader.js';
-import type { JournalRecord } from '../../journal/records.js';
+import type { JournalRecord, Pin } from '../../journal/records.js';
+import { bundleLineage, parentOf, type LineageEntry } from '../../journal/bundle-lineage.js';
 import { readJournalBytes } from '../../journal/verify-bytes.js';
 import type { Library } from '../../htn/library/schema.js';
 import { readLibraryBlob } from '../../runtime/library-blob.js';
@@ -70,14 +74,10 @@ export async function exportBundle(dir: string, id: string, from?: JournalStore)
     throw new Refused(`the journal of ${id} is not valid UTF-8 (${journalPath})`);
   }
 
-  const digest = report.pin!.library;
-  let library: Library | undefined;
-  try {
-    library = await readLibraryBlob(store, digest);
-  } catch (err) {
-    throw new Refused(`the blob of the pinned library ${digest} is not that library (${(err as Error).message})`);
-  }
-  if (library === undefined) throw new Refused(`the pinned library ${digest} of ${id} is not in ${store instanceof FileStore ? path.join(store.dir, 'blobs') : store.name}: the bundle could not be replayed without it`);
+  const where = store instanceof FileStore ? path.join(store.dir, 'blobs') : store.name;
+  const libraries: Record<string, unknown> = {};
+  const packs: Record<string, unknown> = {};
+  await addPinned(store, id, report.pin!, where, libraries, packs);
 
   let publicKey: Bundle['publicKey'] = null;
   if (report.sealed) {
@@ -104,15 +104,45 @@ export async function exportBundle(dir: string, id: string, from?: JournalStore)
     publicKey = { format: PUBLIC_FORMAT, publicKey: key.publicKey, keyId: key.keyId };
   }
 
+  // A fork carries its lineage: each parent's journal up to the record its child names, with what it pinned.
+  const lineage: LineageEntry[] = [];
+  let child = report.records;
+  let childId = id;
+  for (let ref = parentOf(child); ref !== undefined && !lineage.some((e) => e.invocation === ref!.parent); ref = parentOf(child)) {
+    const records = await store.read(ref.parent, 0, ref.parentSeq + 1).catch(() => []);
+    if (records.length !== ref.parentSeq + 1 || records[0]?.kind !== 'invocation.pinned') {
+      throw new Refused(`${childId} is a fork of ${ref.parent}, whose journal is not in ${store.name} as far as seq ${ref.parentSeq} (it has ${records.length} records there): a fork's bundle carries its parent's journal, and could not be replayed without it — export it from the store that holds both`);
+    }
+    lineage.push({ invocation: ref.parent, journal: records.map((r) => `${recordLine(r)}\n`).join('') });
+    await addPinned(store, ref.parent, (records[0] as JournalRecord<'invocation.pinned'>).body.pin, where, libraries, packs);
+    child = records;
+    childId = ref.parent;
+  }
+  const bundle = buildBundle({ invocation: id, journal, libraries, publicKey, packs, lineage });
+  // Each parent's journal checked as replay and verify will check it: chain, identity, the hash its child names.
+  const checked = bundleLineage(bundle, report.records);
+  if ('problem' in checked) throw new Refused(`refusing to export ${id}: ${checked.problem}`);
+  return bundle;
+}
+
+/** The library (and rule pack) `pin` pinned, read from the store's blob area into `libraries` (and `packs`), by digest. */
+async function addPinned(store: JournalStore, id: string, pin: Pin, where: string, libraries: Record<string, unknown>, packs: Record<string, unknown>): Promise<void> {
+  const digest = pin.library;
+  let library: Library | undefined;
+  try {
+    library = await readLibraryBlob(store, digest);
+  } catch (err) {
+    throw new Refused(`the blob of the pinned library ${digest} is not that library (${(err as Error).message})`);
+  }
+  if (library === undefined) throw new Refused(`the pinned library ${digest} of ${id} is not in ${where}: the bundle could not be replayed without it`);
+  libraries[digest] = library;
   // A rule pack the journal pinned goes with it (by digest), so the bundle replays with no store.
-  const pack = parsePackPolicyId(report.pin!.policy);
-  let packs: Record<string, unknown> | undefined;
+  const pack = parsePackPolicyId(pin.policy);
   if (pack) {
     const bytes = await store.getBlob(pack.digest).catch(() => undefined);
-    if (bytes === undefined) throw new Refused(`the pinned rule pack ${report.pin!.policy} of ${id} is not in ${store instanceof FileStore ? path.join(store.dir, 'blobs') : store.name}: the bundle could not be replayed without it`);
-    packs = { [pack.digest]: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
+    if (bytes === undefined) throw new Refused(`the pinned rule pack ${pin.policy} of ${id} is not in ${where}: the bundle could not be replayed without it`);
+    packs[pack.digest] = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
   }
-  return buildBundle({ invocation: id, journal, libraries: { [digest]: library }, publicKey, ...(packs ? { packs } : {}) });
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -3,7 +3,8 @@
  *  [--id ID] [--reason TEXT] [--wait S] [--dir D] [--domain D] [--tenant T] [--json]` — the lawful upgrade in
  * flight (runtime/fork.ts): a new invocation goes on from the parent's epoch boundary N under a new
  * pin, its journal proving where it came from; the parent, if it had not ended, ends superseded and
- * sealed, naming the fork. The fork then runs live, followed like `weft run` (to its end or its
+ * sealed, naming the fork (one that had ended stays as it was, and the first line says so). A parent
+ * already superseded is refused, naming the fork to go on from instead. The fork then runs live, followed like `weft run` (to its end or its
  * first rest).
  *
  * The parent's domain and model are found as `resume` finds them; `--library`, `--model-url/--model`
@@ -15,7 +16,7 @@
 import { libraryDigest } from '../../htn/library/digest.js';
 import type { Library } from '../../htn/library/schema.js';
 import type { JournalRecord } from '../../journal/records.js';
-import type { JournalStore } from '../../journal/store.js';
+import { endingOf, type JournalStore } from '../../journal/store.js';
 import type { Domain } from '../../runtime/domain.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
@@ -57,6 +58,20 @@ async function forkLibraryChoice(spec: string, domain: Domain, store: JournalSto
   if (named.length === 1) return named[0]!;
   if (named.length > 1) throw new UsageError(`--library ${spec}: domain ${domain.name} has ${named.length} versions of it; give a digest (${named.map((l) => libraryDigest(l).slice(0, 12)).join(', ')}) or a file`);
   return libraryChoice(spec, domain, store);
+}
+
+/**
+ * What became of the parent, as its journal's ending says: superseded by this fork, or — a parent
+ * that had already ended (completed, cancelled, failed, handed off) is not superseded — that ending,
+ * left as it was.
+ */
+async function parentAfter(store: JournalStore, parent: string, fork: string): Promise<string> {
+  const length = await store.length(parent);
+  const tail = await store.read(parent, Math.max(0, length - 2));
+  const superseded = tail.find((r) => r.kind === 'invocation.superseded') as JournalRecord<'invocation.superseded'> | undefined;
+  if (superseded?.body.by === fork) return `${parent} is superseded`;
+  const ending = endingOf(tail.map((r) => r.kind));
+  return ending ? `${parent} had already ended ${ending}; it stays as it is` : `${parent} is left as it was`;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -127,7 +142,7 @@ export async function run(argv: string[]): Promise<number> {
     // The workspace remembers how the fork runs (its domain, a model endpoint), as it does for a run it starts.
     if (!readInvocationMeta(ws.dir, handle.id)) writeInvocationMeta(ws.dir, handle.id, { domain: ws.domainRef, ...(modelFlags.url ? { modelUrl: modelFlags.url } : {}) });
     const forked = (await ws.store.read(handle.id, 1, 2))[0] as JournalRecord<'invocation.forked'> | undefined;
-    if (!json && forked) process.stdout.write(`forked ${handle.id} from ${parent} at the end of epoch ${atEpoch}; re-pinned: ${forked.body.repinned.join(', ') || 'nothing'}; ${parent} is superseded\n`);
+    if (!json && forked) process.stdout.write(`forked ${handle.id} from ${parent} at the end of epoch ${atEpoch}; re-pinned: ${forked.body.repinned.join(', ') || 'nothing'}; ${await parentAfter(ws.store, parent, handle.id)}\n`);
     const result = await followRun(handle, !json);
     if (!json) return printOutcome(ws, result, json, location);
     printJsonLine({

@@ -3,7 +3,8 @@
  * intent. Needs no domain: status comes from the journal (sealed endings), the latest snapshot
  * (resting states) and the status index (why a runtime stopped). A damaged journal (torn, empty,
  * foreign, unreadable) is listed as `damaged` with what is wrong and the command that repairs or
- * sets it aside; a suspended invocation with why it stopped and the command that continues it.
+ * sets it aside; a suspended invocation with why it stopped and the command that continues it; a
+ * fork with its parent ("fork of <id> at epoch N"), a superseded run with the fork that goes on from it.
  * Neither hides the others nor changes the exit code: 0 whenever the workspace could be listed.
  * `--json` prints the summaries array (with problem, reason and fix where there are any); when the
  * store cannot be listed, one object saying why instead (json-line.ts). Each `fix` names this
@@ -17,6 +18,7 @@ import { locate, locationOf, type Location } from '../hints.js';
 import { redisServerName } from '../../journal/stores/redis-reconnect.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
 import { isWeftError } from '../../journal/errors.js';
+import { lineageText } from '../../journal/lineage.js';
 
 export const usage =
   `ls [--dir D] ${storeUsage} [--tenant T] [--status S] [--rebuild-index] [--json]\n` +
@@ -75,6 +77,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${r.id}  ${(r.shadow ? `${r.status} (shadow)` : r.status).padEnd(17)} ${String(r.records).padStart(4)} records  ${r.tenant}  ${JSON.stringify(r.intent.length > 80 ? `${r.intent.slice(0, 79)}…` : r.intent)}\n`);
     const why = [r.problem, r.reason].filter((text) => text !== undefined && text !== '').join('; ');
     if (why) process.stdout.write(`    ${why}\n`);
+    const lineage = lineageText(r);
+    if (lineage) process.stdout.write(`    ${lineage}\n`);
     if (r.fix) process.stdout.write(`    → ${r.fix}\n`);
   }
   return 0;

@@ -5,7 +5,8 @@
  * records, same fingerprint); exit 1 with the divergence, naming the record, or with the refusal.
  *
  * Where the parts come from: the library from the domain, the store's blob area beside the journal,
- * or the bundle (`weft export`); the policy and evaluables (code) from the domain — found by itself
+ * or the bundle (`weft export`: a fork's carries its parents' journals, checked, which its replay
+ * checks the fork against); the policy and evaluables (code) from the domain — found by itself
  * for a built-in (by the pinned library's name) or for a journal in a workspace that recorded its
  * module, otherwise named with `--domain`. All of it is checked against the pin first, naming
  * each differing field; a journal filed under another invocation's id is refused.
@@ -15,7 +16,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { looksLikeBundle, parseBundle } from '../../journal/bundle.js';
-import { isWeftError } from '../../journal/errors.js';
+import { isWeftError, WeftError } from '../../journal/errors.js';
+import { bundleLineage } from '../../journal/bundle-lineage.js';
 import type { JournalRecord } from '../../journal/records.js';
 import { MemoryStore } from '../../journal/stores/memory.js';
 import { FileStore } from '../../journal/stores/file.js';
@@ -107,7 +109,10 @@ async function replayBundle(file: string, bytes: Uint8Array, domainFlag: string 
   const pinnedLibrary = bundle.libraries[first.body.pin.library];
   const pinnedName = pinnedLibrary === undefined ? undefined : validateLibrary(pinnedLibrary).name;
   const loaded = domainFlag ? await loadDomain(domainFlag) : await domainForLibrary(pinnedName, first.body.pin.library, bundle.invocation);
-  const result = await replayDetached(loaded, records, libraries, Object.values(bundle.packs ?? {}));
+  // A fork is proven by its parents: the bundle must carry their journals up to the boundaries (bundle-lineage.ts).
+  const lineage = bundleLineage(bundle, records);
+  if ('problem' in lineage) throw new WeftError('bundle.lineage', 'permanent', `the bundle ${file}: ${lineage.problem}`);
+  const result = await replayDetached(loaded, records, libraries, Object.values(bundle.packs ?? {}), lineage.parents);
   return report(json, result, file, null, bundle.publicKey?.keyId ?? null);
 }
 
@@ -121,10 +126,17 @@ function journalOf(bytes: Uint8Array, where: string): { records: JournalRecord[]
 }
 
 /** Replay with no workspace: a memory store, the domain's code, the given libraries. Writes nothing. */
-async function replayDetached(loaded: LoadedDomain, records: JournalRecord[], libraries: Library[], packs: readonly unknown[] = []): Promise<ReplayResult> {
+async function replayDetached(loaded: LoadedDomain, records: JournalRecord[], libraries: Library[], packs: readonly unknown[] = [], parents: ReadonlyArray<{ invocation: string; records: readonly JournalRecord[] }> = []): Promise<ReplayResult> {
   const store = new MemoryStore();
   // A bundle's rule pack, filed as a start files it: the runtime reads it back and checks it against the pin (runtime/pack-blob.ts).
   for (const pack of packs) await store.putBlob(canonicalBytes(pack));
+  // A fork's parents, as far as the bundle carries them, where its replay looks for them (with the libraries they pinned).
+  if (parents.length > 0) for (const library of libraries) await store.putBlob(canonicalBytes(library));
+  for (const parent of parents) {
+    const lease = await store.acquire(parent.invocation, { writer: 'weft replay', ttlMs: 60_000 });
+    await store.append(lease, 0, parent.records);
+    await store.release(lease);
+  }
   const runtime = createRuntime({ store, domain: loaded.domain, stateDir: path.join(tmpdir(), 'weft-replay-state', loaded.domain.name) });
   return runtime.replay({ records, libraries });
 }

@@ -81,6 +81,8 @@ export function renderDescription(d: InvocationDescription, location: Location):
     if (p.spenders) out.push(line('', `spends ${inert(describeSpenders(p.spenders))}`));
     if (p.shadow) out.push(line('', `SHADOW run: nothing reached the world (${p.shadow.results === 'actuators' ? 'its actuators gave shadow results' : 'no shadow results: it ends after its first shadowed epoch'})`));
   }
+  if (d.lineage?.forkOf) out.push(line('fork of', `${inert(d.lineage.forkOf.parent)} at the end of epoch ${d.lineage.forkOf.atEpoch} (its record ${d.lineage.forkOf.parentSeq}, hash ${short(d.lineage.forkOf.parentHash)})`));
+  if (d.lineage?.supersededBy) out.push(line('forked as', `${inert(d.lineage.supersededBy)} (the run that goes on from it)`));
   out.push(line('journal', `${plural(d.records, 'record')}, ${d.journal.verified ? 'chain and schemas verified' : `verified up to here; then: ${locate(inert(d.journal.problem ?? 'unreadable'), d.id, location)}`}`));
   if (d.ending) {
     const e = d.ending;

@@ -31,6 +31,8 @@
  */
 import { createReadStream, promises as fs } from 'node:fs';
 import { BundleError, looksLikeBundle, parseBundle, type Bundle } from '../../journal/bundle.js';
+import { bundleLineage } from '../../journal/bundle-lineage.js';
+import type { JournalRecord } from '../../journal/records.js';
 import { JournalIntegrityError } from '../../journal/errors.js';
 import type { JournalReport, JournalVerdict } from '../../journal/reader.js';
 import { JournalByteVerifier, readJournalBytes, verifyJournalBytes } from '../../journal/verify-bytes.js';
@@ -253,6 +255,16 @@ function bundleProblem(bundle: Bundle, report: JournalVerdict): string | undefin
     const carried = Object.keys(bundle.libraries);
     return `the journal pins library ${library}, which the bundle does not carry (it carries ${carried.length > 0 ? carried.join(', ') : 'none'})`;
   }
+  // A fork's bundle carries its parents' journals up to the boundaries it names, each verified (bundle-lineage.ts).
+  // Its own first two records say whether it is a fork, and of what (the chain checks them; a line that is not JSON is the chain's to report).
+  let head: JournalRecord[];
+  try {
+    head = bundle.journal.split('\n', 2).filter((line) => line !== '').map((line) => JSON.parse(line) as JournalRecord);
+  } catch {
+    return undefined;
+  }
+  const lineage = bundleLineage(bundle, head);
+  if ('problem' in lineage) return lineage.problem;
   return undefined;
 }
 

@@ -4,7 +4,8 @@
  * small file and stats one journal per invocation instead of reading every journal.
  *
  * What it holds are facts read from the journal itself — its first record's kind, invocation,
- * tenant and intent, its length, and the kinds of its last two records — never a status: the lister
+ * tenant and intent (and a fork's parent), its length, and the kinds of its last two records (and the
+ * fork that superseded it) — never a status: the lister
  * decides the status from them exactly as it would from the journal (runtime/list.ts).
  *
  * Why it can never show a wrong status, even after a crash:
@@ -23,6 +24,7 @@ import { join } from 'node:path';
 import { canonicalize } from '../canonical.js';
 import { atomicWrite, errno, readIfExists } from './file-io.js';
 import { headLines, linesFrom, offsetOfLine } from './file-ranges.js';
+import { forkOfFact, supersededByFact, type ForkOfFact } from '../lineage.js';
 
 export const SUMMARY = 'summary.json';
 
@@ -42,6 +44,10 @@ export interface JournalSummary {
   lastAt?: string;
   /** A shadow run's pinned `shadow.results`; absent on a real run. */
   shadow?: string;
+  /** A fork's parent and epoch (its first record's `forkOf`, journal/lineage.ts); absent otherwise. */
+  forkOf?: ForkOfFact;
+  /** The fork that superseded it (its `invocation.superseded`'s `by`); absent otherwise. */
+  supersededBy?: string;
 }
 
 /** The identity of a journal file's bytes: equal stamps mean the same, unchanged file. */
@@ -70,7 +76,7 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
     if (first === undefined || last === undefined || length === 0) return;
     const head = JSON.parse(first) as { kind?: unknown; body?: { invocation?: unknown; tenant?: unknown; intent?: unknown; pin?: { shadow?: { results?: unknown } } } };
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    const tail = last.map((line) => JSON.parse(line) as { kind?: unknown; epoch?: unknown; meta?: { at?: unknown } });
+    const tail = last.map((line) => JSON.parse(line) as { kind?: unknown; epoch?: unknown; body?: unknown; meta?: { at?: unknown } });
     const end = tail.at(-1);
     const summary: JournalSummary = {
       invocation,
@@ -83,6 +89,8 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
       lastEpoch: typeof end?.epoch === 'number' ? end.epoch : undefined,
       lastAt: text(end?.meta?.at),
       shadow: text(head.body?.pin?.shadow?.results),
+      forkOf: forkOfFact(head.body),
+      supersededBy: supersededByFact(tail),
     };
     atomicWrite(join(dir, SUMMARY), canonicalize({ v: 1, stamp, summary: stripUndefined(summary) }) + '\n', { durable: false });
   } catch {
@@ -147,6 +155,8 @@ export function readJournalSummary(dir: string, invocation: string, journalPath:
     ...(typeof s.lastEpoch === 'number' ? { lastEpoch: s.lastEpoch } : {}),
     ...(typeof s.lastAt === 'string' ? { lastAt: s.lastAt } : {}),
     ...(typeof s.shadow === 'string' ? { shadow: s.shadow } : {}),
+    ...(forkOfFact(s.forkOf) ? { forkOf: forkOfFact(s.forkOf)! } : {}),
+    ...(typeof s.supersededBy === 'string' ? { supersededBy: s.supersededBy } : {}),
   };
   cache?.set(invocation, now, summary);
   return summary;

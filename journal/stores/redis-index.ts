@@ -1,6 +1,6 @@
 /**
  * The Redis store's status index: one hash `<prefix>:index` (invocation id → JSON entry { tenant,
- * intent (a short prefix), status, epoch, records, updated, reason?, lastKind?, lastAt?, shadow? }), so that `weft ls --redis
+ * intent (a short prefix), status, epoch, records, updated, reason?, lastKind?, lastAt?, shadow?, forkOf?, supersededBy? }), so that `weft ls --redis
  * URL [--tenant T] [--status S]` needs no scan of every journal, and one set `<prefix>:open` of the
  * ids whose entry has not ended, kept by the same merge script: `weft serve` reads it (and only
  * those entries) on every poll instead of the whole index, and repairs it with the index now and
@@ -23,6 +23,7 @@
 import type { JournalRecord } from '../records.js';
 import { endingOf } from '../store.js';
 import { RedisScript } from './redis-scripts.js';
+import { forkOfFact, supersededByFact, type ForkOfFact } from '../lineage.js';
 
 export interface IndexEntry {
   id: string;
@@ -39,6 +40,10 @@ export interface IndexEntry {
   lastAt?: string;
   /** A shadow run's pinned `shadow.results` (from the genesis); absent on a real run. */
   shadow?: string;
+  /** A fork's parent and epoch (the genesis's `forkOf`, journal/lineage.ts); absent otherwise. */
+  forkOf?: ForkOfFact;
+  /** The fork that superseded it (its `invocation.superseded`'s `by`); absent otherwise. */
+  supersededBy?: string;
 }
 
 const INTENT_CHARS = 120;
@@ -91,7 +96,11 @@ export function appendPatch(records: readonly JournalRecord[], now: number): Rec
     patch.intent = indexIntent(body.intent);
     const shadow = (first.body as { pin?: { shadow?: { results?: unknown } } }).pin?.shadow?.results;
     if (typeof shadow === 'string') patch.shadow = shadow;
+    const forkOf = forkOfFact(first.body);
+    if (forkOf) patch.forkOf = forkOf;
   }
+  const supersededBy = supersededByFact(records);
+  if (supersededBy) patch.supersededBy = supersededBy;
   const status = endingOf(records.map((r) => r.kind));
   patch.status = status ?? 'running';
   return patch;
@@ -129,6 +138,8 @@ export function parseEntry(id: string, text: string): IndexEntry | undefined {
       ...(typeof e.lastKind === 'string' ? { lastKind: e.lastKind } : {}),
       ...(typeof e.lastAt === 'string' ? { lastAt: e.lastAt } : {}),
       ...(typeof e.shadow === 'string' ? { shadow: e.shadow } : {}),
+      ...(forkOfFact(e.forkOf) ? { forkOf: forkOfFact(e.forkOf)! } : {}),
+      ...(typeof e.supersededBy === 'string' ? { supersededBy: e.supersededBy } : {}),
     };
   } catch {
     return undefined;

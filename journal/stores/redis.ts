@@ -68,6 +68,7 @@ import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } 
 import { isConnectionLoss, reconnectStrategy, redisServerName } from './redis-reconnect.js';
 import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { encodeNudge, nudgeChannel } from './redis-nudge.js';
+import { forkOfFact, supersededByFact } from '../lineage.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
 export { checkRedisDurability, RedisDurabilityError, type DurabilityVerdict } from './redis-durability.js';
@@ -690,6 +691,8 @@ export class RedisStore implements JournalStore {
         ...(tail.at(-1)?.meta?.at === undefined ? {} : { lastAt: tail.at(-1)!.meta!.at }),
         ...(status === 'suspended' && note?.reason !== undefined ? { reason: note.reason } : {}),
         ...(typeof (first?.body as { pin?: { shadow?: { results?: unknown } } } | undefined)?.pin?.shadow?.results === 'string' ? { shadow: (first!.body as { pin: { shadow: { results: string } } }).pin.shadow.results } : {}),
+        ...(first?.kind === 'invocation.pinned' && forkOfFact(first.body) ? { forkOf: forkOfFact(first.body)! } : {}),
+        ...(supersededByFact(tail) ? { supersededBy: supersededByFact(tail)! } : {}),
       };
       await redis.hset(this.indexKey, id, JSON.stringify(entry));
       if (SEALED_STATUSES.has(status)) await redis.srem(this.openKey, id);
