@@ -35,6 +35,13 @@
  *     a `compensation.halted` record names what ran, what was undone and what was not, and the run
  *     hands off (runtime/epoch/execute-steps.ts compensate). Without it, a step with no inverse was
  *     passed over and the steps before it undone anyway.
+ * 9 — every step's admission at dispatch is recorded: `admission.decided` {subject: 'step', step,
+ *     decision, policy, reason?, rule?} before the step's first attempt (dispatched or, on a shadow
+ *     run, shadowed), allows included, for planned and authored steps alike — so `weft policy
+ *     explain` names the rule that admitted each step. Retries are not admitted again, and a sleep
+ *     step is not admitted at all (it is no world effect and no policy is asked), so neither records
+ *     one. Without it, a step allowed at dispatch left no record (only a refusal, and under flag 1
+ *     an authored step's allow, were written); its admission is implied by its dispatch.
  */
 import type { Pin } from '../journal/records.js';
 
@@ -44,9 +51,10 @@ export const FLAG_DENIED_STEP_COMPENSATED = 4;
 export const FLAG_AUTHORING_APPROVAL = 5;
 export const FLAG_ADMISSION_RULE = 7;
 export const FLAG_PIVOTS = 8;
+export const FLAG_STEP_ADMISSIONS = 9;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

@@ -4,10 +4,17 @@
  * reason and rule, with what that rule says when the pinned pack is at hand, and the person's
  * decision that followed an approval asked for. A journal pinned before behaviour flag 7 records
  * no rule ("rule not recorded (pinned before flag 7)"); nor does one whose policy names no rules
- * (a policy in code, such as spend-approval@3). Pure: over the records and the pack given.
+ * (a policy in code, such as spend-approval@3).
+ *
+ * Under behaviour flag 9 every step's admission at dispatch is recorded, allow included, so each
+ * dispatched (or shadowed) step has its own entry. A journal pinned before flag 9 recorded only a
+ * step's refusal (and, under flag 1, an authored step's allow): its other steps were allowed at
+ * dispatch with nothing written — their admission is implied by their dispatch. Those are listed
+ * apart, as `implied` (the first attempt's `step.dispatched` or the `step.shadowed`), never mixed
+ * with what the journal records. Pure: over the records and the pack given.
  */
 import type { JournalRecord } from '../journal/records.js';
-import { FLAG_ADMISSION_RULE, hasFlag } from '../machines/flags.js';
+import { FLAG_ADMISSION_RULE, FLAG_STEP_ADMISSIONS, hasFlag } from '../machines/flags.js';
 import { describeRule } from '../policy/describe.js';
 import { parsePackPolicyId } from '../policy/digest.js';
 import { DEFAULT_RULE } from '../policy/rules.js';
@@ -32,13 +39,27 @@ export interface AdmissionExplained {
   approval: { decision: string; by: string; note: string | null } | null;
 }
 
+/** A step allowed at dispatch with no `admission.decided` (pinned before flag 9): its dispatch implies it. */
+export interface ImpliedStepAdmission {
+  /** The record that implies it: the first attempt's `step.dispatched`, or the `step.shadowed`. */
+  seq: number;
+  epoch: number;
+  step: number;
+  actuator: string;
+  by: 'step.dispatched' | 'step.shadowed';
+}
+
 export interface AdmissionsExplained {
   id: string;
   policy: string;
   /** Whether the pin has flag 7 (admissions name their rule). */
   rulesRecorded: boolean;
+  /** Whether the pin has flag 9 (every step's admission at dispatch is recorded, allow included). */
+  stepsRecorded: boolean;
   pack: { name: string; version: string; digest: string } | null;
   admissions: AdmissionExplained[];
+  /** Before flag 9: the steps dispatched (or shadowed) with no admission recorded. Empty under flag 9. */
+  implied: ImpliedStepAdmission[];
 }
 
 /** What the runtime's own rule ids mean. */
@@ -60,13 +81,24 @@ export function explainAdmissions(records: readonly JournalRecord[], pack?: Rule
   if (!first || first.kind !== 'invocation.pinned') throw new Error('the journal does not start with invocation.pinned');
   const pin = first.body.pin;
   const flag7 = hasFlag(pin, FLAG_ADMISSION_RULE);
+  const flag9 = hasFlag(pin, FLAG_STEP_ADMISSIONS);
+  const implied: ImpliedStepAdmission[] = [];
+  /** `epoch:step` of every step admission recorded (it comes before the step's dispatch). */
+  const admittedSteps = new Set<string>();
   const packId = parsePackPolicyId(pin.policy);
   const rules = new Map((pack?.rules ?? []).map((r) => [r.id, r]));
   const admissions: AdmissionExplained[] = [];
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
+    if (!flag9 && (r.kind === 'step.dispatched' || r.kind === 'step.shadowed')) {
+      const b = (r as JournalRecord<'step.dispatched'>).body;
+      const first = r.kind === 'step.shadowed' || b.attempt === 1;
+      if (first && !admittedSteps.has(`${r.epoch}:${b.step}`)) implied.push({ seq: r.seq, epoch: r.epoch, step: b.step, actuator: b.actuator, by: r.kind });
+      continue;
+    }
     if (r.kind !== 'admission.decided') continue;
     const body = (r as JournalRecord<'admission.decided'>).body;
+    if (body.subject === 'step' && body.step !== undefined) admittedSteps.add(`${r.epoch}:${body.step}`);
     const rule = body.rule ?? null;
     const known = rule === null ? undefined : rules.get(rule);
     let approval: AdmissionExplained['approval'] = null;
@@ -93,7 +125,9 @@ export function explainAdmissions(records: readonly JournalRecord[], pack?: Rule
     id: first.body.invocation,
     policy: pin.policy,
     rulesRecorded: flag7,
+    stepsRecorded: flag9,
     pack: packId ? { name: packId.name, version: packId.version, digest: packId.digest } : null,
     admissions,
+    implied,
   };
 }

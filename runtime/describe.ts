@@ -19,7 +19,9 @@
  *   fix           the listing's advice (the `→` line of `weft ls`), or null
  *   records       journal records that verified
  *   journal       { verified: boolean, problem: string | null } — problem: the first record that did not verify
- *   pin           { library, runtime, seed, asOf, policy, flags, model: { id, params }, limits, spenders, shadow? } | null
+ *   pin           { library, runtime, seed, asOf, policy, flags, model: { id, params }, limits, spenders, deadline, shadow? } | null
+ *                 deadline: the pinned deadline (ISO 8601), null when none; a pinned step timeout is
+ *                 `limits.stepTimeoutMs` (absent: none)
  *                 shadow: { results: 'none' | 'actuators' } on a shadow run only (nothing of it reached the world)
  *                 spenders: [{ actuator, arg }] pinned under flag 2 (empty: none declared), null before it
  *   epochs        [{ epoch, goal: { task, args } | null, source: 'htn' | 'gap' | null, plan (digest) | null,
@@ -104,7 +106,7 @@ export interface InvocationDescription {
   fix: string | null;
   records: number;
   journal: { verified: boolean; problem: string | null };
-  pin: (Omit<Pin, 'limits' | 'spenders'> & { limits: Record<string, number> | null; spenders: NonNullable<Pin['spenders']> | null }) | null;
+  pin: (Omit<Pin, 'limits' | 'spenders' | 'deadline'> & { limits: Record<string, number> | null; spenders: NonNullable<Pin['spenders']> | null; deadline: string | null }) | null;
   epochs: EpochDescription[];
   waiting: Waiting | null;
   ending: { status: 'completed' | 'failed' | 'handed_off' | 'cancelled' | 'superseded'; summary: string | null; code: string | null; class: string | null; reason: string | null; kept?: JournalRecord<'invocation.cancelled'>['body']['kept'] } | null;
@@ -134,7 +136,7 @@ export function invocationDescription(input: DescribeInput): InvocationDescripti
     fix: summary.fix ?? null,
     records: records.length,
     journal: { verified: input.journalProblem === undefined, problem: input.journalProblem ?? null },
-    pin: pinned ? { ...pinned.pin, limits: pinned.pin.limits ?? null, spenders: pinned.pin.spenders ?? null } : null,
+    pin: pinned ? { ...pinned.pin, limits: pinned.pin.limits ?? null, spenders: pinned.pin.spenders ?? null, deadline: pinned.pin.deadline ?? null } : null,
     epochs,
     waiting: waitingOf(input, epochs),
     ending,

@@ -155,7 +155,7 @@ async function everyHintWorks(mode: Mode, cwd: string): Promise<void> {
   for (const { hint, result } of followed) expect(result.code, `${hint}\n${show(result)}`).toBe(0);
   if (mode.name === 'redis') expect(followed.map((f) => f.hint.split(' ')[1])).toEqual(['export', 'verify', 'replay']);
   const verified = followed.find((f) => f.hint.startsWith('weft verify '))!;
-  expect(verified.result.stdout).toMatch(/^verified: 47 records/m);
+  expect(verified.result.stdout).toMatch(/^verified: 56 records/m); // a travel run: 47 records, and one admission per step since flag 9
   expect(followed.find((f) => f.hint.startsWith('weft replay '))!.result.stdout).toMatch(/identical to the journal/);
 
   // A run awaiting approval: the approve hint (with --by filled in) continues it.
@@ -220,7 +220,7 @@ describe('verify and log take an invocation by id in either store, and log shows
     const fromRedis = await weft(['log', inRedis.id, ...redis], ENV, cwd);
     expect(fromFile.code, show(fromFile)).toBe(0);
     expect(fromRedis.code, show(fromRedis)).toBe(0);
-    expect(records(fromFile.stdout)).toHaveLength(47);
+    expect(records(fromFile.stdout)).toHaveLength(56); // 47, and 9 step admissions (flag 9)
     expect(records(fromRedis.stdout)).toEqual(records(fromFile.stdout));
 
     const exported = await weft(['export', inRedis.id, ...redis], ENV, cwd);
@@ -233,7 +233,7 @@ describe('verify and log take an invocation by id in either store, and log shows
     for (const by of [['--dir', dir], redis]) {
       const verified = await weft(['verify', inFile.id, ...by, '--no-signature', '--json'], ENV, cwd);
       expect(verified.code, show(verified)).toBe(0);
-      expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, records: 47, invocation: inFile.id });
+      expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, records: 56, invocation: inFile.id });
     }
     const missing = await weft(['verify', 'inv-nothing', ...redis, '--json'], ENV, cwd);
     expect(missing.code).toBe(2);

@@ -53,8 +53,31 @@ describe('weft show, workspace on disk', () => {
 
     const json = await weft(['show', run.id, '--dir', dir, '--json']);
     expect(json.code, json.stderr).toBe(0);
-    const d = JSON.parse(json.stdout) as { status: string; epochs: unknown[]; seal: { fingerprint: string } };
+    const d = JSON.parse(json.stdout) as { status: string; epochs: unknown[]; seal: { fingerprint: string }; pin: { deadline: string | null; limits: Record<string, number> } };
     expect(d).toMatchObject({ status: 'completed', epochs: [{}, {}, {}] });
+    // No deadline or step timeout pinned: neither is printed, and the JSON says null.
+    expect(lines.some((l) => /deadline|step timeout/.test(l))).toBe(false);
+    expect(d.pin.deadline).toBeNull();
+    expect(d.pin.limits).not.toHaveProperty('stepTimeoutMs');
+  });
+
+  test('a pinned deadline and step timeout are shown in the pin section (text and JSON)', async () => {
+    const dir = path.join(root, 'bounded');
+    const run = last((await weft(['run', 'travel', '--deadline', '1h', '--step-timeout-ms', '500', '--dir', dir, '--json'])).stdout);
+    expect(run.status).toBe('completed');
+    const shown = await weft(['show', run.id, '--dir', dir]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    const pin = lines.findIndex((l) => l.startsWith('pin '));
+    const bounds = lines.findIndex((l) => l.startsWith('            deadline '));
+    expect(bounds).toBeGreaterThan(pin);
+    expect(bounds).toBeLessThan(lines.findIndex((l) => l.startsWith('journal ')));
+    expect(lines[bounds]).toMatch(/^ {12}deadline \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}step timeout 500 ms$/);
+    const json = await weft(['show', run.id, '--dir', dir, '--json']);
+    const d = JSON.parse(json.stdout) as { pin: { deadline: string | null; limits: Record<string, number> } };
+    expect(lines[bounds]).toContain(`deadline ${d.pin.deadline}`);
+    expect(Date.parse(d.pin.deadline!)).toBeGreaterThan(Date.now());
+    expect(d.pin.limits.stepTimeoutMs).toBe(500);
   });
 
   test('awaiting approval: the reason and the steps asked for, in show, ls, ls --json and run --json', async () => {

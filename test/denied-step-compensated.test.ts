@@ -86,7 +86,10 @@ describe('a step denied at dispatch after effects (issue 23, defect 1)', () => {
       'epoch.closed',
     ]);
     const epoch2 = records.filter((r) => r.epoch === 2);
-    expect(epoch2.find((r) => r.kind === 'admission.decided' && (r.body as Body).subject === 'step')!.body).toEqual({ subject: 'step', step: 2, decision: 'deny', policy: policy.id, reason: DENIAL });
+    // Steps 0 and 1 were allowed at dispatch (recorded under flag 9), step 2 denied.
+    const stepAdmissions = epoch2.filter((r) => r.kind === 'admission.decided' && (r.body as Body).subject === 'step');
+    expect(stepAdmissions.map((r) => `${(r.body as Body).step}:${(r.body as Body).decision}`)).toEqual(['0:allow', '1:allow', '2:deny']);
+    expect(stepAdmissions.at(-1)!.body).toEqual({ subject: 'step', step: 2, decision: 'deny', policy: policy.id, reason: DENIAL });
     expect(epoch2.filter((r) => r.kind === 'step.dispatched').map((r) => (r.body as Body).actuator)).toEqual(['airline.hold', 'hotel.hold']);
     expect(epoch2.filter((r) => r.kind === 'compensation.completed').map((r) => (r.body as Body).failure)).toEqual([undefined, undefined]);
     expect(epoch2.find((r) => r.kind === 'frontier.truncated')!.body).toMatchObject({ reason: DENIAL });

@@ -613,7 +613,11 @@ describe('controls (not part of the corpus)', () => {
     expect(effects.map((c) => `${c.op}:${c.actuator}`)).toEqual(['run:airline.hold', 'run:hotel.hold', 'run:card.charge', 'compensate:hotel.hold', 'compensate:airline.hold']);
     expect(approved.unadmitted).toEqual([]);
     const stepAdmissions = approved.records.filter((r) => r.kind === 'admission.decided' && (r.body as { subject: string }).subject === 'step');
-    expect(stepAdmissions.map((r) => (r.body as { decision: string }).decision)).toEqual(['allow', 'allow', 'allow']);
+    // Every step's admission is recorded before its first attempt (flag 9): the planned searches' as well as the authored fragment's three.
+    const at = (r: JournalRecord) => `${r.epoch}#${(r.body as { step: number }).step}`;
+    const firstAttempts = approved.records.filter((r) => r.kind === 'step.dispatched' && (r.body as { attempt: number }).attempt === 1).map(at);
+    expect(stepAdmissions.map((r) => `${at(r)}:${(r.body as { decision: string }).decision}`)).toEqual(firstAttempts.map((k) => `${k}:allow`));
+    expect(stepAdmissions.map(at)).toEqual(['1#0', '1#1', '2#0', '2#1', '2#2']);
     for (const o of results) {
       expect(o.verified).toEqual({ ok: true });
       expect((o.replayed as { status: string }).status).toBe(o.result!.status);

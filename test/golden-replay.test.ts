@@ -17,7 +17,10 @@
  * was regenerated only because a new run pins them, and a test holds every other byte equal;
  * `travel-v4`: flags 1, 2, 4, 5, 7, 8 under the coded policy `spend-approval@3`, before travel's
  * default policy became the rule pack travel@4 — regenerated only because a new run pins the pack's
- * id, and under flag 7 records the rule on each admission, and a test holds every other byte equal).
+ * id, and under flag 7 records the rule on each admission, and a test holds every other byte equal;
+ * `travel-v5`: flags 1, 2, 4, 5, 7, 8 under the travel@4 pack, before flag 9 — regenerated only
+ * because a new run pins flag 9 and records each step's admission at dispatch, allow included; a
+ * test holds it equal to travel-v5 but for the flags and one step admission before each dispatch).
  * (Flag 3 was withdrawn before it shipped; the committed journal pins every implemented flag with
  * its spending actuators, and nothing in it depends on the key that sealed it but the seal. Its
  * blobs are the pinned library, the pinned pack and the sealing key.)
@@ -238,9 +241,10 @@ describe('golden journals', () => {
     expect(pin).toMatchObject({ flags: [1, 2, 4, 5, 7, 8], policy: 'spend-approval@3' });
   });
 
-  test('the travel@4 pack as the default changed only the policy: the golden journal is travel-v4 record for record, but for the policy id wherever it appears and the rule on each admission.decided', () => {
+  test('the travel@4 pack as the default changed only the policy: travel-v5 is travel-v4 record for record, but for the policy id wherever it appears and the rule on each admission.decided', () => {
     const old = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v4'));
-    const now = readRecords(fixtureDir);
+    // The golden journal as it was then (travel-v5): flag 9 since added steps' admissions (next tests).
+    const now = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v5'));
     const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
     const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
     expect(oldPin.policy).toBe('spend-approval@3');
@@ -263,6 +267,36 @@ describe('golden journals', () => {
     const comparable = (r: JournalRecord, id: string) =>
       canonicalize({ seq: r.seq, kind: r.kind, epoch: r.epoch, body: r.kind === 'invocation.sealed' ? null : (withoutRule(r) as never) }).replaceAll(`"${id}"`, '"*policy*"');
     expect(now.map((r) => comparable(r, newPin.policy))).toEqual(old.map((r) => comparable(r, oldPin.policy)));
+  });
+
+  test('a frozen journal pinned under the travel@4 pack before flag 9 (travel-v5) still replays to its committed fingerprint', async () => {
+    const pin = await expectFrozenReplays('travel-v5');
+    expect(pin).toMatchObject({ flags: [1, 2, 4, 5, 7, 8], policy: travelPackPolicy.id });
+  });
+
+  test('flag 9 changed only the pin and added one step admission before each dispatch: the golden journal is travel-v5 record for record otherwise', () => {
+    const old = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v5'));
+    const now = readRecords(fixtureDir);
+    const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    expect(newPin.flags).toEqual([...oldPin.flags, 9]);
+    const stepAdmission = (r: JournalRecord) => r.kind === 'admission.decided' && (r.body as { subject: string }).subject === 'step';
+    expect(old.filter(stepAdmission)).toEqual([]);
+    // Each step admission stands right before the step.dispatched it admitted (attempt 1), an allow naming its rule.
+    const added = now.filter(stepAdmission);
+    const dispatched = now.filter((r) => r.kind === 'step.dispatched');
+    expect(added).toHaveLength(dispatched.length);
+    expect(added).toHaveLength(9);
+    for (const a of added) {
+      const next = now[now.indexOf(a) + 1]!;
+      expect(next.kind).toBe('step.dispatched');
+      expect(next.epoch).toBe(a.epoch);
+      expect(a.body).toEqual({ subject: 'step', step: (next.body as { step: number }).step, decision: 'allow', policy: travelPackPolicy.id, rule: 'weft:default' });
+      expect((next.body as { attempt: number }).attempt).toBe(1);
+    }
+    // Without them (and without seq, hash and the pin's flags, which they shift), every record is travel-v5's.
+    const comparable = (r: JournalRecord, pin: typeof oldPin) => canonicalize({ kind: r.kind, epoch: r.epoch, body: r.kind === 'invocation.sealed' ? null : r.body }).replace(`"flags":${canonicalize(pin.flags)}`, '"flags":*');
+    expect(now.filter((r) => !stepAdmission(r)).map((r) => comparable(r, newPin))).toEqual(old.map((r) => comparable(r, oldPin)));
   });
 
   test('the fixture holds only the journal and its pinned blobs: the library, the travel@4 pack and the sealing key', () => {

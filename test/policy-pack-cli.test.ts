@@ -6,7 +6,9 @@
  *   one charge of 780; `weft replay` is identical and `weft verify` checks the journal offline;
  *   `weft export` carries the pinned pack in the bundle, which replays and verifies with no workspace;
  * - `weft policy explain <id>` shows each admission and the rule that decided it (text and --json),
- *   and says "rule not recorded (pinned before flag 7)" for a journal an older weft wrote;
+ *   each step's at dispatch included (flag 9), and says "rule not recorded (pinned before flag 7)"
+ *   for a journal an older weft wrote, and — before flag 9 — that a step allowed at dispatch was
+ *   not recorded, its admission implied by its dispatch;
  * - `weft policy check` prints a good pack's digest (text and --json) and refuses a bad one naming
  *   the file and the field; `weft run --policy` with a bad pack is refused before anything is written.
  */
@@ -50,11 +52,13 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
     const done = last(approved.stdout);
     expect(done.status).toBe('completed');
     const records = readJournal(done.journal);
-    expect(records.filter((r) => r.kind === 'admission.decided').map((r) => [r.epoch, (r.body as any).decision, (r.body as any).rule])).toEqual([
+    expect(records.filter((r) => r.kind === 'admission.decided' && (r.body as any).subject === 'epoch').map((r) => [r.epoch, (r.body as any).decision, (r.body as any).rule])).toEqual([
       [1, 'allow', 'searches-free'],
       [2, 'require_approval', 'approve-above-500'],
       [3, 'allow', 'weft:default'],
     ]);
+    // And each step's at dispatch (flag 9): one per dispatched step.
+    expect(records.filter((r) => r.kind === 'admission.decided' && (r.body as any).subject === 'step')).toHaveLength(records.filter((r) => r.kind === 'step.dispatched').length);
     expect(records.find((r) => r.kind === 'approval.decided')!.body).toMatchObject({ decision: 'approved', by: 'alice' });
     const world = readTravelState(path.join(dir, 'state', 'travel', id, 'providers.json'));
     expect(world.charges.map((c) => c.amount)).toEqual([780]);
@@ -78,11 +82,22 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
     expect(lines).toContain('  rule      approve-above-500 (approve-above): a person approves an epoch spending more than 500 amount');
     expect(lines).toContain('  approval  approved by alice');
     expect(lines).toContain('  rule      searches-free (read-only-free): read-only steps are admitted freely');
+    // Each step's admission at dispatch (flag 9), with its rule: the read-only searches by searches-free.
+    expect(lines).toContain("steps       each step's admission at dispatch recorded, allows included (flag 9)");
+    const search = lines.indexOf('epoch 1  step 1    allow');
+    expect(search).toBeGreaterThan(0);
+    expect(lines[search + 1]).toBe('  rule      searches-free (read-only-free): read-only steps are admitted freely');
+    expect(lines.filter((l) => /^epoch \d+ {2}step \d+ +allow$/.test(l))).toHaveLength(9);
+    expect(text.stdout).not.toContain('implied');
     const json = await weft(['policy', 'explain', id, '--dir', dir, '--json']);
     expect(json.code, json.stderr).toBe(0);
     const explained = last(json.stdout);
-    expect(explained).toMatchObject({ id, rulesRecorded: true, pack: { name: 'travel-approval', version: '1', digest: approvalDigest } });
-    expect(explained.admissions.map((a: any) => `${a.epoch}:${a.subject}:${a.decision}:${a.rule}`)).toEqual(['1:epoch:allow:searches-free', '2:epoch:require_approval:approve-above-500', '3:epoch:allow:weft:default']);
+    expect(explained).toMatchObject({ id, rulesRecorded: true, stepsRecorded: true, implied: [], pack: { name: 'travel-approval', version: '1', digest: approvalDigest } });
+    expect(explained.admissions.map((a: any) => `${a.epoch}:${a.subject}${a.step === null ? '' : `#${a.step}`}:${a.decision}:${a.rule}`)).toEqual([
+      '1:epoch:allow:searches-free', '1:step#0:allow:searches-free', '1:step#1:allow:searches-free',
+      '2:epoch:require_approval:approve-above-500', ...[0, 1, 2, 3, 4].map((i) => `2:step#${i}:allow:weft:default`),
+      '3:epoch:allow:weft:default', '3:step#0:allow:weft:default', '3:step#1:allow:weft:default',
+    ]);
   });
 
   test('weft export carries the pinned pack: the bundle replays and verifies with no workspace', async () => {
@@ -109,7 +124,34 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
     const explained = await weft(['policy', 'explain', oldId, '--dir', old]);
     expect(explained.code, explained.stderr).toBe(0);
     expect(explained.stdout).toContain('rules       not recorded: pinned before flag 7');
-    expect(explained.stdout.split('\n').filter((l) => l.startsWith('  rule '))).toEqual(Array(3).fill('  rule      rule not recorded (pinned before flag 7)'));
+    const rules = explained.stdout.split('\n').filter((l) => l.startsWith('  rule '));
+    expect(rules.filter((l) => !l.includes('flag 9'))).toEqual(Array(3).fill('  rule      rule not recorded (pinned before flag 7)'));
+    // Before flag 9 the steps allowed at dispatch left no record: each is shown as implied by its dispatch.
+    expect(explained.stdout).toContain('steps       a step allowed at dispatch was not recorded (pinned before flag 9): implied by its dispatch');
+    expect(rules.filter((l) => l.includes('flag 9'))).toHaveLength(9);
+  });
+
+  test('a journal pinned under travel@4 before flag 9 (travel-v5): epoch admissions name their rule, steps are implied by their dispatch (text and --json)', async () => {
+    const old = path.join(root, 'before-9');
+    cpSync(path.join(repoRoot, 'test', 'fixtures', 'runtime', 'travel-v5'), old, { recursive: true });
+    const oldId = (JSON.parse(readFileSync(path.join(old, 'fixture.json'), 'utf8')) as { id: string }).id;
+    const text = await weft(['policy', 'explain', oldId, '--dir', old]);
+    expect(text.code, text.stderr).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines).toContain('rules       recorded on each admission (flag 7)');
+    expect(lines).toContain('steps       a step allowed at dispatch was not recorded (pinned before flag 9): implied by its dispatch');
+    const first = lines.indexOf('epoch 1  step 0    allow (implied)');
+    expect(first).toBeGreaterThan(lines.indexOf('epoch 1  epoch     allow'));
+    expect(lines[first + 1]).toMatch(/^ {2}rule {6}not recorded \(pinned before flag 9\): implied by its step\.dispatched \(flights\.search\), seq \d+$/);
+    expect(lines.filter((l) => l.endsWith('allow (implied)'))).toHaveLength(9);
+    const json = last((await weft(['policy', 'explain', oldId, '--dir', old, '--json'])).stdout);
+    expect(json).toMatchObject({ rulesRecorded: true, stepsRecorded: false });
+    expect(json.admissions.map((a: any) => `${a.epoch}:${a.subject}:${a.rule}`)).toEqual(['1:epoch:weft:default', '2:epoch:weft:default', '3:epoch:weft:default']);
+    expect(json.implied.map((i: any) => `${i.epoch}#${i.step}:${i.actuator}:${i.by}`)).toEqual([
+      '1#0:flights.search:step.dispatched', '1#1:hotels.search:step.dispatched',
+      '2#0:airline.hold:step.dispatched', '2#1:hotel.hold:step.dispatched', '2#2:card.charge:step.dispatched', '2#3:airline.confirm:step.dispatched', '2#4:hotel.confirm:step.dispatched',
+      '3#0:message.send:step.dispatched', '3#1:reminder.set:step.dispatched',
+    ]);
   });
 });
 

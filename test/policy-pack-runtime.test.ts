@@ -90,6 +90,8 @@ const admissions = (records: JournalRecord[]) =>
     const b = r.body as Body;
     return `${r.epoch}:${b.subject}${b.step === undefined ? '' : `#${b.step}`}:${b.decision}:${b.rule ?? '-'}`;
   });
+/** Steps 0..n-1 of `epoch` allowed at dispatch by `rule`, as `admissions` lists them (recorded under flag 9). */
+const allowed = (epoch: number, n: number, rule: string) => Array.from({ length: n }, (_, i) => `${epoch}:step#${i}:allow:${rule}`);
 
 /** Replays to the same fingerprint with a runtime given no pack, and verifies the journal file offline. */
 async function expectReplaysAndVerifies(storeDir: string, id: string, fingerprint: string) {
@@ -119,7 +121,7 @@ describe('rule packs in the runtime', () => {
       rule: 'spend-cap',
       reason: 'the epoch would spend 780 with 0 already spent in this invocation (780 in all); the envelope caps amount at 700 per invocation',
     });
-    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', '2:epoch:deny:spend-cap']);
+    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', ...allowed(1, 2, 'weft:default'), '2:epoch:deny:spend-cap']);
     expect(records.some((r) => r.kind === 'step.dispatched' && r.epoch === 2)).toBe(false);
     const world = worldOf(stateDir, handle.id);
     expect(world.holds).toEqual([]);
@@ -136,7 +138,7 @@ describe('rule packs in the runtime', () => {
     const result = await handle.done;
     expect(result.status).toBe('completed');
     const records = await runtime.store.read(handle.id);
-    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', '2:epoch:allow:weft:default', '3:epoch:deny:pivots-last']);
+    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', ...allowed(1, 2, 'weft:default'), '2:epoch:allow:weft:default', ...allowed(2, 5, 'weft:default'), '3:epoch:deny:pivots-last']);
     const denied = records.find((r) => r.kind === 'admission.decided' && r.epoch === 3)!.body as Body;
     expect(denied.reason).toMatch(/^step 0 \(send_itinerary → message\.send\) is a pivot \(a world effect with no declared compensation\) and step 1 \(set_checkin_reminder → reminder\.set\) may fail after it/);
     expect(records.find((r) => r.kind === 'epoch.closed' && r.epoch === 3)!.body).toMatchObject({ outcome: 'denied' });
@@ -160,7 +162,8 @@ describe('rule packs in the runtime', () => {
     const approved = await (await second.approve(handle.id, { decision: 'approved', by: 'alice' })).done;
     expect(approved.status).toBe('completed');
     const records = await second.store.read(handle.id);
-    expect(admissions(records)).toEqual(['1:epoch:allow:searches-free', '2:epoch:require_approval:approve-above-500', '3:epoch:allow:weft:default']);
+    // The searches are read-only: the pack's searches-free rule admits them, at the epoch and at each dispatch.
+    expect(admissions(records)).toEqual(['1:epoch:allow:searches-free', ...allowed(1, 2, 'searches-free'), '2:epoch:require_approval:approve-above-500', ...allowed(2, 5, 'weft:default'), '3:epoch:allow:weft:default', ...allowed(3, 2, 'weft:default')]);
     expect(records.find((r) => r.kind === 'approval.requested')!.body).toMatchObject({ reason: 'the epoch spends 780, above the 500 limit' });
     expect(records.find((r) => r.kind === 'approval.decided')!.body).toMatchObject({ decision: 'approved', by: 'alice' });
     expect(records.filter((r) => r.kind === 'epoch.certified').map((r) => (r.body as Body).policy)).toEqual(Array(3).fill(`pack:travel-approval@1#${digest}`));
@@ -171,11 +174,21 @@ describe('rule packs in the runtime', () => {
     await expectReplaysAndVerifies(dir, handle.id, approved.fingerprint!);
     // What `weft policy explain` shows, from the records and the pack.
     const explained = explainAdmissions(records, approvalPack);
-    expect(explained.admissions.map((a) => [a.epoch, a.rule, a.kind, a.approval?.by ?? null])).toEqual([
+    expect(explained.admissions.filter((a) => a.subject === 'epoch').map((a) => [a.epoch, a.rule, a.kind, a.approval?.by ?? null])).toEqual([
       [1, 'searches-free', 'read-only-free', null],
       [2, 'approve-above-500', 'approve-above', 'alice'],
       [3, 'weft:default', 'runtime', null],
     ]);
+    // Flag 9: each step's admission at dispatch, with the rule that decided it; nothing left implied.
+    expect(explained.stepsRecorded).toBe(true);
+    expect(explained.implied).toEqual([]);
+    const steps = explained.admissions.filter((a) => a.subject === 'step');
+    expect(steps.map((a) => `${a.epoch}#${a.step}:${a.decision}:${a.rule}:${a.kind}`)).toEqual([
+      '1#0:allow:searches-free:read-only-free', '1#1:allow:searches-free:read-only-free',
+      ...[0, 1, 2, 3, 4].map((i) => `2#${i}:allow:weft:default:runtime`),
+      '3#0:allow:weft:default:runtime', '3#1:allow:weft:default:runtime',
+    ]);
+    expect(steps.map((a) => a.says)).toContain('read-only steps are admitted freely');
   });
 
   test('serve, in a runtime never given the pack, records a decision left in the inbox and finishes the run under the pinned rules', async () => {
@@ -193,7 +206,8 @@ describe('rule packs in the runtime', () => {
     await serving;
     expect(events).toMatchObject([{ kind: 'resuming', id: handle.id, why: 'approval' }, { kind: 'stopped', id: handle.id, status: 'completed' }]);
     const records = await server.store.read(handle.id);
-    expect(admissions(records)).toEqual(['1:epoch:allow:searches-free', '2:epoch:require_approval:approve-above-500', '3:epoch:allow:weft:default']);
+    // The searches are read-only: the pack's searches-free rule admits them, at the epoch and at each dispatch.
+    expect(admissions(records)).toEqual(['1:epoch:allow:searches-free', ...allowed(1, 2, 'searches-free'), '2:epoch:require_approval:approve-above-500', ...allowed(2, 5, 'weft:default'), '3:epoch:allow:weft:default', ...allowed(3, 2, 'weft:default')]);
     expect(worldOf(stateDir, handle.id).charges.map((c) => c.amount)).toEqual([780]);
     const seal = records.at(-1) as JournalRecord<'invocation.sealed'>;
     await expectReplaysAndVerifies(dir, handle.id, seal.body.fingerprint);
@@ -209,7 +223,7 @@ describe('rule packs in the runtime', () => {
     const done = await (await second.approve(handle.id, { decision: 'approved', by: 'ops' })).done;
     expect(done.status).toBe('completed');
     const records = await second.store.read(handle.id);
-    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', '2:authoring:require_approval:model-asks', '2:epoch:allow:weft:default', '2:step#0:allow:weft:default']);
+    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', ...allowed(1, 2, 'weft:default'), '2:authoring:require_approval:model-asks', '2:epoch:allow:weft:default', '2:step#0:allow:weft:default']);
     expect(records.find((r) => r.kind === 'approval.requested')!.body).toEqual({ subject: 'authoring', reason: 'a person reviews bookings the model writes' });
     const world = worldOf(stateDir, handle.id);
     expect(world.holds).toEqual([]);
@@ -278,6 +292,12 @@ describe('rule packs in the runtime', () => {
     expect(admissions(records)).toEqual(['1:epoch:allow:-', '2:epoch:allow:-', '3:epoch:allow:-']);
     expect(worldOf(stateDir, handle.id).charges.map((c) => c.amount)).toEqual([780]);
     await expectReplaysAndVerifies(dir, handle.id, result.fingerprint!);
-    expect(explainAdmissions(records, travelPack).admissions.map((a) => a.why)).toEqual(Array(3).fill('rule not recorded (pinned before flag 7)'));
+    const explained = explainAdmissions(records, travelPack);
+    expect(explained.admissions.map((a) => a.why)).toEqual(Array(3).fill('rule not recorded (pinned before flag 7)'));
+    // Before flag 9 no step's allow was recorded: each dispatched step's admission is implied by its first dispatch.
+    expect(explained.stepsRecorded).toBe(false);
+    const dispatched = records.filter((r) => r.kind === 'step.dispatched' && (r.body as Body).attempt === 1);
+    expect(explained.implied).toEqual(dispatched.map((r) => ({ seq: r.seq, epoch: r.epoch, step: (r.body as Body).step, actuator: (r.body as Body).actuator, by: 'step.dispatched' })));
+    expect(explained.implied).toHaveLength(9);
   });
 });

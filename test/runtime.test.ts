@@ -40,9 +40,11 @@ describe('runtime', () => {
     expect(records.map((r) => r.kind)).toEqual([
       'invocation.pinned',
       'model.requested', 'model.completed', 'state.observed', 'epoch.derived', 'admission.decided', 'epoch.certified',
-      'step.dispatched', 'step.completed', 'epoch.closed',
+      // The step's own admission at dispatch (flag 9), then its dispatch.
+      'admission.decided', 'step.dispatched', 'step.completed', 'epoch.closed',
       'model.requested', 'model.completed', 'invocation.completed', 'invocation.sealed',
     ]);
+    expect(records.filter((r) => r.kind === 'admission.decided').map((r) => (r.body as { subject: string }).subject)).toEqual(['epoch', 'step']);
     const report = await runtime.verify(handle.id, publicKeyOf(key));
     expect(report.ok).toBe(true);
     expect(report.fingerprint).toBe(result.fingerprint);

@@ -3,12 +3,14 @@
  * each admission (authoring call, epoch, step at dispatch): its epoch, step, decision, reason and
  * the rule that decided it, with what the rule says when the pinned pack is in the store (its blob),
  * and the person's decision on an approval it asked for (runtime/admissions.ts). Needs no domain;
- * reads only. Journals pinned before flag 7 say "rule not recorded (pinned before flag 7)".
+ * reads only. Journals pinned before flag 7 say "rule not recorded (pinned before flag 7)"; before
+ * flag 9, the steps allowed at dispatch left no admission record: each is listed as implied by its
+ * dispatch ("allow (implied)"), in journal order, and in --json apart, as `implied`.
  * Exit codes: 0 shown, 1 no such invocation or unreadable, 2 usage.
  */
 import { isWeftError } from '../../journal/errors.js';
 import type { JournalStore } from '../../journal/store.js';
-import { explainAdmissions, type AdmissionExplained, type AdmissionsExplained } from '../../runtime/admissions.js';
+import { explainAdmissions, type AdmissionExplained, type AdmissionsExplained, type ImpliedStepAdmission } from '../../runtime/admissions.js';
 import { RuntimeUsageError } from '../../runtime/errors.js';
 import type { RulePack } from '../../policy/schema.js';
 import { readPinnedRulePack } from '../../runtime/pack-blob.js';
@@ -72,9 +74,18 @@ export function renderExplanation(e: AdmissionsExplained): string[] {
     `invocation  ${e.id}`,
     `policy      ${inert(e.policy)}${e.pack ? `  (rule pack ${inert(e.pack.name)}@${inert(e.pack.version)})` : ''}`,
     `rules       ${e.rulesRecorded ? 'recorded on each admission (flag 7)' : 'not recorded: pinned before flag 7'}`,
+    `steps       ${e.stepsRecorded ? "each step's admission at dispatch recorded, allows included (flag 9)" : 'a step allowed at dispatch was not recorded (pinned before flag 9): implied by its dispatch'}`,
   ];
   if (e.admissions.length === 0) out.push('', 'no admission recorded yet');
-  for (const a of e.admissions) {
+  // Recorded admissions and implied ones, in journal order (seqs are distinct).
+  const entries: Array<{ seq: number; recorded?: AdmissionExplained; implied?: ImpliedStepAdmission }> = [...e.admissions.map((a) => ({ seq: a.seq, recorded: a })), ...e.implied.map((i) => ({ seq: i.seq, implied: i }))].sort((x, y) => x.seq - y.seq);
+  for (const { recorded: a, implied } of entries) {
+    if (implied) {
+      out.push('', `epoch ${implied.epoch}  ${`step ${implied.step}`.padEnd(9)} allow (implied)`);
+      out.push(`  rule      not recorded (pinned before flag 9): implied by its ${implied.by} (${inert(implied.actuator)}), seq ${implied.seq}`);
+      continue;
+    }
+    if (!a) continue;
     out.push('', `epoch ${a.epoch}  ${subjectOf(a).padEnd(9)} ${a.decision}`);
     if (a.reason !== null) out.push(`  reason    ${inert(a.reason)}`);
     if (a.rule !== null) out.push(`  rule      ${inert(a.rule)}${a.kind && a.kind !== 'runtime' ? ` (${inert(a.kind)})` : ''}${a.says ? `: ${inert(a.says)}` : ''}`);

@@ -79,6 +79,9 @@ export function renderDescription(d: InvocationDescription, location: Location):
     out.push(line('pin', `library ${short(p.library)}  policy ${inert(p.policy)}  seed ${quoted(p.seed, 40)}  asOf ${inert(p.asOf)}`));
     out.push(line('', `model ${inert(p.model.id)}  flags ${p.flags.length ? p.flags.join(',') : 'none'}  runtime ${inert(p.runtime)}`));
     if (p.spenders) out.push(line('', `spends ${inert(describeSpenders(p.spenders))}`));
+    const stepTimeoutMs = p.limits?.stepTimeoutMs;
+    const bounds = [p.deadline !== null ? `deadline ${inert(p.deadline)}` : '', stepTimeoutMs !== undefined && stepTimeoutMs > 0 ? `step timeout ${stepTimeoutMs} ms` : ''].filter(Boolean);
+    if (bounds.length) out.push(line('', bounds.join('  ')));
     if (p.shadow) out.push(line('', `SHADOW run: nothing reached the world (${p.shadow.results === 'actuators' ? 'its actuators gave shadow results' : 'no shadow results: it ends after its first shadowed epoch'})`));
   }
   if (d.lineage?.forkOf) out.push(line('fork of', `${inert(d.lineage.forkOf.parent)} at the end of epoch ${d.lineage.forkOf.atEpoch} (its record ${d.lineage.forkOf.parentSeq}, hash ${short(d.lineage.forkOf.parentHash)})`));

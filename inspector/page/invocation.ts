@@ -373,8 +373,15 @@ async function loadTrail(path: string): Promise<void> {
   }
 }
 
-/** The kinds of record a plan tree rests on (plan-trees.ts): the observation, the plan, the model's replies, the admission. */
+/**
+ * The kinds of record a plan tree rests on (plan-trees.ts): the observation, the plan, the model's
+ * replies, the epoch's admission. Not a step's admission (one per step under flag 9): no plan tree
+ * reads it, so it re-derives nothing. (A canonical line escapes the quotes of any text inside it,
+ * so `"subject":"step"` can only be the body's own field.)
+ */
 const PLANNING = /"kind":"(state\.observed|epoch\.derived|model\.completed|model\.rejected|admission\.decided)"/;
+const STEP_ADMISSION = /"subject":"step"/;
+const replans = (line: string) => PLANNING.test(line) && !(line.includes('"kind":"admission.decided"') && STEP_ADMISSION.test(line));
 
 /** Each epoch's plan tree, re-derived by the server (plan-tree.ts); null until it answers. */
 let plans: PlansView | Error | null = null;
@@ -432,7 +439,7 @@ async function main(): Promise<void> {
   followJournal(id, journalLineCount(bytes), (lines) => {
     bytes = withLines(bytes, lines);
     // The plans are derived again only when a record they rest on arrived (not on every step).
-    replan ||= lines.some((l) => PLANNING.test(l));
+    replan ||= lines.some(replans);
     refresh(async () => {
       const again = replan;
       replan = false;

@@ -14,7 +14,10 @@
  * A denial ends the epoch with a `step.denied` policy failure: under flag 4 the machine compensates
  * the steps done before it (compensate below), truncates and re-plans; before it, the run failed.
  * Under flag 7 and a rule pack, each recorded step admission names the rule that decided
- * (admission-rule.ts): the pack's, or the envelope part's rule.
+ * (admission-rule.ts): the pack's, or the envelope part's rule. Under flag 9 every step's admission
+ * is recorded, allow included, before its first attempt (dispatched or shadowed) — once, whatever
+ * the fragment's source; a retry is checked against the envelope again but records only a refusal,
+ * and a sleep step is not admitted (no world effect, no policy asked), so it records none.
  *
  * A shadow run (pin.shadow) is admitted the same way, step by step, but a world-effect step is
  * never dispatched: it is recorded as `step.shadowed` (shadow-step.ts), with no `step.dispatched`
@@ -36,7 +39,7 @@ import { SLEEP_ACTUATOR, sleepUntil } from '../../machines/sleep.js';
 import { bounded } from '../../machines/untrusted-text.js';
 import { backoffMs } from '../../machines/epoch.js';
 import { envelopeSpend, envelopeStepViolation } from '../../machines/envelope.js';
-import { FLAG_FAIL_CLOSED, FLAG_PIVOTS, hasFlag } from '../../machines/flags.js';
+import { FLAG_FAIL_CLOSED, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
@@ -107,6 +110,8 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
   const done: StepResult[] = waking ? [...ctx.done] : [];
   const failClosed = hasFlag(ctx.pin, FLAG_FAIL_CLOSED);
   const envelope = failClosed ? s.policy.envelope : undefined;
+  // Which allows at dispatch are recorded: every step's under flag 9, else (flag 1) an authored fragment's.
+  const recordsAllow = hasFlag(ctx.pin, FLAG_STEP_ADMISSIONS) || (failClosed && plan.source === 'authored');
   let dispatches = waking?.dispatches ?? 0;
   /** Admission at dispatch: the envelope (flag 1), then the policy's own step rule. */
   const admitAttempt = (i: number, attempt: number): Admission => {
@@ -140,7 +145,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
         await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: admission.decision, policy: s.policy.id, reason: admission.reason, ...(rule === undefined ? {} : { rule }) } });
         return { ...rec.at(), done, failure: { step: i, class: 'policy' as const, code: 'step.denied', message: admission.reason } };
       }
-      if (failClosed && plan.source === 'authored' && attempt === 1) {
+      if (recordsAllow && attempt === 1) {
         const rule = recordedRule(s, ctx, admission);
         await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id, ...(rule === undefined ? {} : { rule }) } });
       }
