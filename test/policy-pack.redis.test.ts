@@ -74,6 +74,16 @@ describe.skipIf(!available)('rule packs on Redis', () => {
     expect(last(replay)).toMatchObject({ identical: true, fingerprint: done.fingerprint });
     const explained = await weft(['policy', 'explain', rested.id, ...on.slice(0, 4), '--dir', c, '--json'], env(), c);
     expect(explained.code, show(explained)).toBe(0);
-    expect(last(explained).admissions.map((x: any) => `${x.epoch}:${x.decision}:${x.rule}`)).toEqual(['1:allow:searches-free', '2:require_approval:approve-above-500', '3:allow:weft:default']);
+    // Under flag 9 each step's admission at dispatch is recorded too, after its epoch's.
+    expect(last(explained).admissions.map((x: any) => `${x.epoch}:${x.subject}${x.step ?? ''}:${x.decision}:${x.rule}`)).toEqual([
+      '1:epoch:allow:searches-free',
+      '1:step0:allow:searches-free',
+      '1:step1:allow:searches-free',
+      '2:epoch:require_approval:approve-above-500',
+      ...[0, 1, 2, 3, 4].map((i) => `2:step${i}:allow:weft:default`),
+      '3:epoch:allow:weft:default',
+      '3:step0:allow:weft:default',
+      '3:step1:allow:weft:default',
+    ]);
   }, 180_000);
 });
