@@ -86,7 +86,9 @@ export async function printRefusal(commandName: string, id: string | null, where
   if (json) {
     // `where` is null when the store itself could not be opened: nothing can be said of the invocation.
     const store = typeof where === 'string' ? new FileStore(where) : where;
-    const known = id !== null && store !== null && (await store.length(id).catch(() => 0)) > 0;
+    // Refused as unknown (missing, or another tenant's: --tenant), nothing of it is told — its status and journal included.
+    const unknown = (isWeftError(err) || err instanceof DomainLoadError) && (err.code === 'invocation.not_found' || err.code === 'runtime.unknown_invocation');
+    const known = !unknown && id !== null && store !== null && (await store.length(id).catch(() => 0)) > 0;
     const status = known ? await invocationStatus(store!, id!).catch(() => null) : null;
     const journal = known ? (typeof where === 'string' ? path.join(where, 'invocations', id!, 'journal.jsonl') : (journalFileOf(store!, id!) ?? null)) : null;
     const refused = isWeftError(err) ? err.code : err instanceof DomainLoadError ? err.code : refusal ? 'usage' : 'error';

@@ -16,7 +16,7 @@ import { isValidInvocationId, journalFileOf } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
 import { locate, locationOf } from './hints.js';
 import { openStore, storeChoice } from './store-choice.js';
-import { isTenants } from './tenant-scope.js';
+import { isTenants, tenantOfFile } from './tenant-scope.js';
 
 /** The file to read, or the bytes of a stored journal; `name` says where it came from. */
 export type JournalSource = { file: string; name: string } | { bytes: Uint8Array; name: string; id: string };
@@ -32,7 +32,11 @@ export class JournalNotFoundError extends Error {
  */
 export async function journalSource(target: string, strings: Record<string, string | undefined>): Promise<JournalSource> {
   // A path (an existing file, a folder in it, a .jsonl or .json name) is a file: the reader says what is wrong with it.
-  if ((existsSync(target) && statSync(target).isFile()) || /[\\/]|\.jsonl?$/.test(target) || !isValidInvocationId(target)) return { file: target, name: target };
+  if ((existsSync(target) && statSync(target).isFile()) || /[\\/]|\.jsonl?$/.test(target) || !isValidInvocationId(target)) {
+    // --tenant T: another tenant's file (or one whose pin cannot be read) is answered as a missing file — the words verify.ts's readers use.
+    if (strings.tenant !== undefined && tenantOfFile(target) !== strings.tenant) throw new Error(`cannot read journal ${target} (ENOENT)`);
+    return { file: target, name: target };
+  }
   // Without --dir: the default workspace (workspace.ts DEFAULT_DIR; not imported, verify stays light).
   const choice = storeChoice(path.resolve(strings.dir ?? '.weft'), strings);
   const store = await openStore(choice);

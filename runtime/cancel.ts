@@ -28,7 +28,7 @@ export interface CancelOptions {
   reason?: string;
   /** Who asks (recorded). Default `runtime`; the CLI passes the user's name. */
   by?: string;
-  /** Act only on this tenant's invocation (another's id is unknown, as for approve); default the runtime's scope. */
+  /** Act only on this tenant's invocation (another's id is unknown, as for approve); default the runtime's scope, which a scoped runtime's call cannot change (tenant-of.ts callScope). */
   tenant?: string;
   /** How long to wait for a live holder to stop (default 60 s). */
   waitMs?: number;

@@ -47,7 +47,7 @@ export interface ForkOptions {
   policy?: string | AdmissionPolicy;
   /** The fork's id. Default: derived from the parent, the epoch and the new pin, so the same fork asked twice is one fork. */
   id?: string;
-  /** Act only on that tenant's parent (another's is refused as unknown). Defaults to the runtime's own. */
+  /** Act only on that tenant's parent (another's is refused as unknown). Defaults to the runtime's own, which a scoped runtime's call cannot change (tenant-of.ts callScope). */
   tenant?: string;
   /** Why (recorded in the parent's `invocation.superseded`). */
   reason?: string;

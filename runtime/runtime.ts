@@ -62,7 +62,9 @@ import { packBytes } from '../policy/digest.js';
 import { predicateRegistry, type PolicyPredicate, type PredicateRegistry } from '../policy/predicates.js';
 import { invocationStatus, listInvocations, listOpenInvocations, type InvocationSummary } from './list.js';
 import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, compareSpenders, libraryActuators, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
-import { sealKeyChoice, sealKeyInForce, type SealKeyInForce } from './seal-key.js';
+import type { SealKeyInForce } from './seal-key.js';
+import { callScope, tenantOfJournalFile } from './tenant-of.js';
+import { keyInForce, refuseOtherKey } from './key-in-force.js';
 import { DEFAULT_LIMITS, inputFromJournal } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
@@ -91,7 +93,8 @@ export interface ResumeOptions {
   /**
    * Act only if the invocation belongs to this tenant (its pinned tenant); otherwise it is refused
    * as unknown, exactly as an id that does not exist — one tenant learns nothing of another's.
-   * Defaults to the runtime's own `tenant`.
+   * Defaults to the runtime's own `tenant`; a scoped runtime's scope cannot be changed per call
+   * (another tenant named here is refused as unknown, tenant-of.ts callScope).
    */
   tenant?: string;
 }
@@ -105,7 +108,10 @@ export interface RuntimeOptions {
   /**
    * Scope this runtime to one tenant: it starts invocations only for that tenant (the default
    * tenant of a start), and resumes, approves and lists only that tenant's — another tenant's id is
-   * refused as unknown. Without it the runtime serves every tenant (a trusted operator's).
+   * refused as unknown. Without it the runtime serves every tenant (a trusted operator's). Every
+   * method that takes an id (resume, approve, cancel, fork, replay, verify, journalPath) holds to
+   * it; a per-call `tenant` narrows an unscoped runtime, and never widens or changes a scoped one.
+   * (The store itself, `runtime.store`, is not scoped: whoever holds it reads every tenant's.)
    */
   tenant?: string;
   /** Where journals, snapshots, leases and blobs live (FileStore, MemoryStore, RedisStore). */
@@ -651,6 +657,8 @@ export class Runtime {
     this.checkGenesis(id, (await store.read(id, 0, 1))[0], tenant);
     const ended = await cancelledHandle(store, id, this.journalPath(id), 'before');
     if (ended) return ended;
+    // Taken up here (no live runtime holds it), it is sealed by this runtime's key: another key is refused before the inbox is written.
+    if (!(await store.holder(id).catch(() => undefined))?.live) this.checkSealKey('cancel', id, await this.sealKeyOf(id), false);
     const since = await store.length(id);
     const waiting = await store.peekInbox(id).catch(() => undefined);
     const message: InboxMessage = waiting?.type === 'cancel' ? waiting : { type: 'cancel', by: options.by ?? 'runtime', reason: options.reason ?? '', at: (this.options.now?.() ?? new Date()).getTime() };
@@ -679,6 +687,7 @@ export class Runtime {
    * under another invocation's id is refused.
    */
   async replay(source: string | { journalPath: string } | { records: readonly JournalRecord[]; libraries?: readonly Library[] }, options: { inspect?: InspectionObserver } = {}): Promise<ReplayResult> {
+    if (typeof source === 'object' && 'journalPath' in source) this.checkFileTenant(source.journalPath);
     const records = typeof source === 'string' ? await this.options.store.read(source) : 'journalPath' in source ? parseJournalFile(source.journalPath) : source.records;
     const bundled = typeof source === 'object' && 'records' in source ? (source.libraries ?? []) : [];
     const first = records[0];
@@ -708,8 +717,13 @@ export class Runtime {
 
   /** Verify a journal (by id or file) offline: chain, schemas, and the seal by `publicKey`. */
   async verify(source: string | { journalPath: string }, publicKey?: PublicKey): Promise<JournalReport> {
-    if (typeof source !== 'string') return readJournalBytes(readFileSync(source.journalPath), publicKey ? { publicKey } : {});
-    return verifyRecords(await this.options.store.read(source), publicKey ? { publicKey } : {});
+    if (typeof source !== 'string') {
+      this.checkFileTenant(source.journalPath);
+      return readJournalBytes(readFileSync(source.journalPath), publicKey ? { publicKey } : {});
+    }
+    const records = await this.options.store.read(source);
+    if (this.options.tenant !== undefined) this.checkTenant(source, records[0], undefined);
+    return verifyRecords(records, publicKey ? { publicKey } : {});
   }
 
   /**
@@ -743,7 +757,10 @@ export class Runtime {
 
   /** Where the store keeps this invocation's journal file, when it is a file store. */
   journalPath(id: string): string | undefined {
-    return journalFileOf(this.options.store, id);
+    const file = journalFileOf(this.options.store, id);
+    // Scoped to a tenant, another tenant's journal has no path here (nor has a missing one): read from its pin.
+    if (file !== undefined && this.options.tenant !== undefined && tenantOfJournalFile(file) !== this.options.tenant) return undefined;
+    return file;
   }
 
   async close(): Promise<void> {
@@ -846,16 +863,31 @@ export class Runtime {
     handle.send({ type: 'approval.decided', decision: message.decision, by: message.by, ...(message.note === undefined ? {} : { note: message.note }) });
   }
 
-  /** The first record filed under `id` must be an intact `invocation.pinned` of `id` itself. */
   /** The journal starts with this invocation's own pin — and, with `tenant`, that tenant's (another's is refused as unknown, as a missing one). */
   private checkGenesis(id: string, first: JournalRecord | undefined, tenant?: string): void {
-    const unknown = () => new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id}${tenant === undefined ? '' : ` of tenant ${JSON.stringify(tenant)}`} in ${this.options.store.name}`);
-    if (!first || first.kind !== 'invocation.pinned') throw unknown();
-    if (tenant !== undefined && (first as JournalRecord<'invocation.pinned'>).body.tenant !== tenant) throw unknown();
+    this.checkTenant(id, first, tenant);
     const report = verifyRecords([first]);
     if (!report.ok) throw report.error!;
     const belongsTo = (first as JournalRecord<'invocation.pinned'>).body.invocation;
     if (belongsTo !== id) throw new ForeignJournalError(id, belongsTo);
+  }
+
+  /**
+   * The journal starts with a pin of the call's tenant (tenant-of.ts callScope: `asked` is the
+   * call's own tenant; a scoped runtime's scope always applies, and another tenant asked per call
+   * is refused) — else it is refused as unknown, with the words a missing id gets.
+   */
+  private checkTenant(id: string, first: JournalRecord | undefined, asked: string | undefined): void {
+    const { tenant, foreign } = callScope(this.options.tenant, asked);
+    const unknown = () => new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id}${tenant === undefined ? '' : ` of tenant ${JSON.stringify(tenant)}`} in ${this.options.store.name}`);
+    if (foreign || !first || first.kind !== 'invocation.pinned') throw unknown();
+    if (tenant !== undefined && (first as JournalRecord<'invocation.pinned'>).body.tenant !== tenant) throw unknown();
+  }
+
+  /** A journal file named to a scoped runtime must be its tenant's: another's (or a missing one) is unknown, as an id is. */
+  private checkFileTenant(file: string): void {
+    const scope = this.options.tenant;
+    if (scope !== undefined && tenantOfJournalFile(file) !== scope) throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation journal ${file} of tenant ${JSON.stringify(scope)}`);
   }
 
   /**
@@ -865,16 +897,12 @@ export class Runtime {
    * having written nothing.
    */
   private checkSealKey(command: 'resume' | 'approve' | 'cancel', id: string, inForce: SealKeyInForce | undefined, rekey: boolean): { from: string; to: string } | undefined {
-    const offered = this.options.signingKey?.keyId;
-    const choice = sealKeyChoice(inForce, offered, rekey);
-    if (choice === 'refused') throw new SealKeyMismatchError(id, command, inForce!.keyId, offered, inForce!.rekeyed);
-    return choice;
+    return refuseOtherKey(command, id, inForce, this.options.signingKey?.keyId, rekey);
   }
 
   /** The key in force for `id`: its journal's last re-key, else the key its store metadata recorded at start (seal-key.ts). */
   private async sealKeyOf(id: string): Promise<SealKeyInForce | undefined> {
-    const recorded = (await this.options.store.getMetadata(id))?.sealKey;
-    return sealKeyInForce(await this.options.store.read(id), recorded);
+    return keyInForce(this.options.store, id);
   }
 
   /**

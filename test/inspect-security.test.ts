@@ -240,8 +240,10 @@ describe.runIf(hasChromium)('tenant tokens', () => {
         headers: { 'content-type': 'application/json', origin: viewer.origin, ...bearer(token) },
         body: JSON.stringify({ decision: 'approved', by: 'mallory' }),
       });
+    const journalBefore = readFileSync(globexWaiting.journal, 'utf8');
     expect((await post(ACME)).status).toBe(404);
     expect(existsSync(inbox)).toBe(false);
+    expect(readFileSync(globexWaiting.journal, 'utf8')).toBe(journalBefore); // the journal's records, byte for byte
     expect((await post(GLOBEX)).status).toBe(200);
     expect(JSON.parse(readFileSync(inbox, 'utf8'))).toMatchObject({ decision: 'approved', by: 'mallory' });
   });

@@ -9,6 +9,7 @@
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
+import { refuseGivenOtherKey } from '../given-key.js';
 import { locationOf } from '../hints.js';
 import { resumeOnInterrupt } from '../interrupt.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
@@ -55,6 +56,8 @@ export async function run(argv: string[]): Promise<number> {
   let ws: Workspace | undefined;
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey, tenant: args.strings.tenant });
+    // Left to serve, this process seals nothing: a key it was given must still be the journal's (given-key.ts).
+    if (args.flags['leave-to-serve'] === true) await refuseGivenOtherKey(ws.store, id, 'approve', args.strings['signing-key'], args.flags.rekey === true);
     const handle = await ws.runtime.approve(id, {
       decision: args.flags.reject ? 'rejected' : 'approved',
       by: args.strings.by!,

@@ -18,6 +18,7 @@ import type { InvocationResult } from '../../runtime/handle.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
+import { refuseGivenOtherKey } from '../given-key.js';
 import { command, locationOf, type Location } from '../hints.js';
 import { printJsonLine } from '../json-line.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
@@ -69,6 +70,8 @@ export async function run(argv: string[]): Promise<number> {
   let ws: Workspace | undefined;
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
+    // A key given must be the journal's, also when a live runtime will seal the cancel: refused before the inbox is written (given-key.ts).
+    await refuseGivenOtherKey(ws.store, id, 'cancel', args.strings['signing-key']);
     const handle = await ws.runtime.cancel(id, {
       by: args.strings.by ?? whoAmI(),
       reason: args.strings.reason ?? '',
