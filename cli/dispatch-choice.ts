@@ -9,6 +9,7 @@
  * count. The choice is made once per run (serve: once per resumed invocation), never per job, so
  * one run's effects never move between the two mid-epoch.
  */
+import { isAccessRefused } from '../journal/stores/access-refused.js';
 import { bullPrefix, closeWithin, queueForDomain, withReconnect, workerCommand } from '../queue/bullmq.js';
 import { UsageError, type OptionSpec } from './args.js';
 import { domainFlag, type LoadedDomain } from './domain-loader.js';
@@ -46,8 +47,25 @@ export function workerHint(choice: StoreChoice, queue: string | undefined, domai
 }
 
 /**
+ * Redis refused to say which workers consume a queue (`NOPERM`: a Redis ACL user without
+ * `CLIENT LIST`, as a per-tenant user may be). `auto` cannot choose then, and must not guess: a
+ * guess of "no worker" would run a deployment's world effects in this process.
+ */
+export class WorkerCountRefusedError extends Error {
+  override readonly name = 'WorkerCountRefusedError';
+  constructor(queue: string, reason: string) {
+    super(
+      `Redis refused to say which workers consume queue ${queue} (${reason}), so --dispatch auto cannot choose: ` +
+        'pass --dispatch bullmq to send world effects to `weft worker` processes, or --dispatch in-process to run them here ' +
+        '(or let this Redis user run CLIENT LIST)',
+    );
+  }
+}
+
+/**
  * Counts the workers consuming `queue`, as often as asked, on one connection (serve asks once per
- * resumed invocation). A queue that cannot be asked counts 0: no worker to count on.
+ * resumed invocation). A queue that cannot be asked counts 0: no worker to count on — except when
+ * Redis refuses the question (WorkerCountRefusedError), which is no answer at all.
  */
 export function workerCounter(choice: StoreChoice, queue: string): { count(): Promise<number>; close(): Promise<void> } {
   const redis = choice.redis;
@@ -60,7 +78,14 @@ export function workerCounter(choice: StoreChoice, queue: string): { count(): Pr
   // A queue that cannot be made counts 0 and has nothing to close: never an unhandled rejection, even when nobody asks.
   const queueOrNone = probe.catch(() => undefined);
   return {
-    count: async () => (await queueOrNone)?.getWorkersCount().catch(() => 0) ?? 0,
+    count: async () => {
+      const made = await queueOrNone;
+      if (!made) return 0;
+      return made.getWorkersCount().catch((err: unknown) => {
+        if (isAccessRefused(err)) throw new WorkerCountRefusedError(queue, (err as Error).message.split('\n')[0]!);
+        return 0;
+      });
+    },
     close: async () => {
       const made = await queueOrNone;
       if (made) await closeWithin(made, 2_000).catch(() => undefined);

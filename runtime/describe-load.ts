@@ -8,6 +8,7 @@
  * the inbox. A damaged invocation is described too (the listing's row says what is wrong); only an
  * id that is not valid, or that names nothing in the store, is an error (RuntimeUsageError).
  */
+import { isAccessRefused, StoreAccessRefusedError } from '../journal/stores/access-refused.js';
 import { isWeftError, JournalIntegrityError, TornTailError } from '../journal/errors.js';
 import { readFileSync } from 'node:fs';
 import { splitJournalText, verifyRecords } from '../journal/reader.js';
@@ -33,6 +34,7 @@ export async function describeInvocation(store: JournalStore, id: string): Promi
     // A record that does not verify comes first; else the damage the store found after the good records.
     journalProblem = !report.ok && report.error ? report.error.message : stored.problem;
   } catch (err) {
+    if (isAccessRefused(err)) throw new StoreAccessRefusedError(store.name, err);
     journalProblem = messageOf(err);
   }
   const [snapshot, note, inbox] = await Promise.all([
@@ -87,7 +89,11 @@ function messageOf(err: unknown): string {
 
 /** Whether the store holds anything of `id` that the listing would show (the full list is read only when journal and snapshot say nothing). */
 async function exists(store: JournalStore, id: string): Promise<boolean> {
-  if ((await store.length(id).catch(() => 1)) > 0) return true;
+  const length = await store.length(id).catch((err: unknown) => {
+    if (isAccessRefused(err)) throw new StoreAccessRefusedError(store.name, err);
+    return 1;
+  });
+  if (length > 0) return true;
   if ((await store.getSnapshot(id).catch(() => 'unreadable')) !== undefined) return true;
   return (await store.list()).includes(id);
 }

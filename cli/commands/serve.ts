@@ -75,6 +75,13 @@ export async function run(argv: string[]): Promise<number> {
     const local = (await open('in-process')).runtime;
     const workers = workerCounter(choice, queue ?? queueForDomain(loaded.domain.name));
     counter = workers;
+    // Asked once now: a Redis user that may not count workers is told so before serve takes anything up.
+    try {
+      await workers.count();
+    } catch (err) {
+      await workers.close();
+      throw err;
+    }
     runtimeFor = async () => ((await workers.count()) > 0 ? { runtime: ws.runtime, dispatch: 'bullmq' } : { runtime: local, dispatch: 'in-process' });
   }
   const json = args.flags.json === true;
