@@ -56,10 +56,11 @@ async function refusal(run: () => Promise<unknown>): Promise<{ code?: string; me
 }
 
 // The kinds of an approved strict-travel run's records after its approval was asked for: the
-// booking epoch (five steps), the next epoch (two), the model's goal reached, sealed.
+// booking epoch (five steps), the next epoch (two), the model's goal reached, sealed. Each step's
+// admission is recorded before its dispatch (flag 9).
 const APPROVED_TAIL = [
-  'approval.decided', 'epoch.certified', ...Array(5).fill(['step.dispatched', 'step.completed']).flat(), 'epoch.closed',
-  'model.requested', 'model.completed', 'state.observed', 'epoch.derived', 'admission.decided', 'epoch.certified', ...Array(2).fill(['step.dispatched', 'step.completed']).flat(), 'epoch.closed',
+  'approval.decided', 'epoch.certified', ...Array(5).fill(['admission.decided', 'step.dispatched', 'step.completed']).flat(), 'epoch.closed',
+  'model.requested', 'model.completed', 'state.observed', 'epoch.derived', 'admission.decided', 'epoch.certified', ...Array(2).fill(['admission.decided', 'step.dispatched', 'step.completed']).flat(), 'epoch.closed',
   'model.requested', 'model.completed', 'invocation.completed', 'invocation.sealed',
 ];
 
