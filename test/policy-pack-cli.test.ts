@@ -69,6 +69,10 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
     expect(last(replay.stdout)).toMatchObject({ identical: true, fingerprint: done.fingerprint });
     const verify = await weft(['verify', done.journal, '--public-key', done.publicKey]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    // weft log names the rule that decided each admission, not only the pinned policy.
+    const log = await weft(['log', id, '--dir', dir]);
+    expect(log.stdout).toMatch(/admission\.decided\s+epoch require_approval \(rule approve-above-500\): the epoch spends 780/);
+    expect(log.stdout).toMatch(/admission\.decided\s+step #0 allow \(rule searches-free\)/);
   });
 
   test('weft policy explain shows each admission and the rule that decided it', async () => {
