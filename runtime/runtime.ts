@@ -64,7 +64,7 @@ import { invocationStatus, listInvocations, listOpenInvocations, type Invocation
 import { compareEvaluables, compareFlags, compareLimits, compareModel, comparePolicy, compareSpenders, libraryActuators, libraryMismatch, UNPINNED_MODEL_PARAMS, type PinMismatch } from './pin-check.js';
 import type { SealKeyInForce } from './seal-key.js';
 import { callScope, tenantOfJournalFile } from './tenant-of.js';
-import { keyInForce, refuseOtherKey } from './key-in-force.js';
+import { keyInForce, refuseOtherKey, repairRecordedKey } from './key-in-force.js';
 import { DEFAULT_LIMITS, inputFromJournal } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
@@ -789,9 +789,10 @@ export class Runtime {
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
     // The key in force must be this runtime's — or, asked for, the change is recorded first.
-    const inForce = await this.sealKeyOf(id);
-    const rekey = this.checkSealKey(command, id, inForce, options.rekey === true);
     const stored = await store.getSnapshot(id);
+    const inForce = await this.sealKeyOf(id, stored?.seq ?? 0);
+    const rekey = this.checkSealKey(command, id, inForce, options.rekey === true);
+    await repairRecordedKey(store, id, inForce);
     const snapshot =
       options.snapshot !== undefined && options.at
         ? { ...options.at, data: options.snapshot }
@@ -901,8 +902,8 @@ export class Runtime {
   }
 
   /** The key in force for `id`: its journal's last re-key, else the key its store metadata recorded at start (seal-key.ts). */
-  private async sealKeyOf(id: string): Promise<SealKeyInForce | undefined> {
-    return keyInForce(this.options.store, id);
+  private async sealKeyOf(id: string, snapshotSeq?: number): Promise<SealKeyInForce | undefined> {
+    return keyInForce(this.options.store, id, snapshotSeq);
   }
 
   /**

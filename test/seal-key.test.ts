@@ -160,20 +160,31 @@ describe('the sealing key is fixed at start, outside the hash chain', () => {
     expect(result.fingerprint).not.toBe((await wholeRun(keyA, id)).result.fingerprint);
   });
 
-  test('after a re-key, the key in force is the new one — even when the metadata still names the old one', async () => {
+  test('after a re-key, the key in force is the new one — even when a crash left the metadata naming the old one', async () => {
     const { store, id } = await hibernated();
-    // Re-key, and hibernate again at once (the next boundary).
-    const handle = await resume(runtimeOn(store, keyB), id, { rekey: true });
-    handle.hibernate();
-    expect((await handle.done).status).toBe('hibernated');
-    // A crash right after the re-key's append could leave the metadata behind: the journal wins.
-    await store.putMetadata(id, { ...(await store.getMetadata(id))!, sealKey: keyA.keyId });
-    const before = await store.length(id);
+    // A crash between the re-key's append and the metadata's update: the metadata write fails once.
+    const failing = Object.create(store) as MemoryStore;
+    failing.putMetadata = async () => {
+      throw new Error('crash: the metadata was not updated');
+    };
+    await expect(runtimeOn(failing, keyB).resume(id, { rekey: true })).rejects.toThrow(/crash/);
+    const records = await store.read(id);
+    expect(records.at(-1)!).toMatchObject({ kind: 'invocation.rekeyed', body: { from: keyA.keyId, to: keyB.keyId } });
+    expect((await store.getMetadata(id))!.sealKey).toBe(keyA.keyId); // left behind
+    // The journal wins: the old key is refused, writing nothing.
     const err = await refusal(runtimeOn(store, keyA).resume(id));
     expect(err).toBeInstanceOf(SealKeyMismatchError);
     expect(err.message).toContain('re-keyed to it');
     expect(err.message).toContain(short(keyB));
-    expect(await store.length(id)).toBe(before);
+    expect(await store.length(id)).toBe(records.length);
+    // The new key goes on, and puts the metadata right before the run can snapshot past the re-key.
+    const handle = await resume(runtimeOn(store, keyB), id);
+    expect((await store.getMetadata(id))!.sealKey).toBe(keyB.keyId);
+    handle.hibernate();
+    expect((await handle.done).status).toBe('hibernated');
+    expect((await store.getSnapshot(id))!.seq).toBeGreaterThan(records.length);
+    // Past that snapshot, the key in force is still the new one.
+    expect(await refusal(runtimeOn(store, keyA).resume(id))).toBeInstanceOf(SealKeyMismatchError);
     // Starting it again with the new key attaches to it.
     const again = await runtimeOn(store, keyB).start(intent, { id });
     if (again.state?.value === 'hibernated') again.send({ type: 'resume' });
