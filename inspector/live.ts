@@ -30,6 +30,7 @@ import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { invocationSummary } from '../runtime/list.js';
 import { loopbackHostHeader, presentedToken, scopeOf, visible, visibleInvocation, type Scope } from './access.js';
 import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, redactedRows } from './redact.js';
+import { openableFor, rowsWithLineageLinks } from './lineage-links.js';
 import { durableRecords, storedLines, type FollowCursor } from './journal-bytes.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
@@ -318,7 +319,8 @@ class LiveFeed {
     if (rows.length === 0) return;
     for (const [ws, scope] of this.lists) {
       const shown = rows.filter((row) => visible(scope, row));
-      if (shown.length > 0) ws.send(JSON.stringify({ type: 'rows', rows: shown }));
+      // Each socket's own lineage links (lineage-links.ts): what its scope may open.
+      if (shown.length > 0) ws.send(JSON.stringify({ type: 'rows', rows: await rowsWithLineageLinks(shown, openableFor(this.store, scope)) }));
     }
   }
 

@@ -46,6 +46,7 @@ import { invocationOfPath, loopbackHostHeader, needsToken, presentedToken, remem
 import { approvalRoute, type Approver } from './approve.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
+import { openableFor, rowsWithLineageLinks, withLineageLinks } from './lineage-links.js';
 import { listPage, listQueryOf } from './list-page.js';
 import { machineGraph } from './machine-graph.js';
 import { cachedTrailOf } from './replay-trail.js';
@@ -134,7 +135,11 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   if (p === '/api/invocations') {
     const rows = await redactedRows(options.store, visibleRows(requestScope(req), await listInvocations(options.store, tenantFilter(requestScope(req)))));
     const query = listQueryOf(url.searchParams);
-    return sendJson(res, 200, query ? listPage(rows, query) : rows);
+    // The lineage ids this token may open, beside each row that names one (lineage-links.ts): the page links only those.
+    const openable = openableFor(options.store, requestScope(req));
+    if (!query) return sendJson(res, 200, await rowsWithLineageLinks(rows, openable));
+    const listed = listPage(rows, query);
+    return sendJson(res, 200, { ...listed, rows: await rowsWithLineageLinks(listed.rows, openable) });
   }
   if (p === '/api/trusted-key') {
     const t = options.trustedKey;
@@ -153,7 +158,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     if (id === undefined) return sendJson(res, 400, { error: 'the invocation id in the URL is not valid percent-encoding' });
     try {
       const description = await describeInvocation(options.store, id);
-      if (!api[2]) return sendJson(res, 200, await redactedFor(options.store, id, description));
+      if (!api[2]) return sendJson(res, 200, await withLineageLinks(await redactedFor(options.store, id, description), openableFor(options.store, scope)));
       // The trail and the plans carry args and replies (and a divergence may quote a record): redacted like the rest.
       if (api[2] === '/trail') return sendJson(res, 200, await redactedFor(options.store, id, await cachedTrailOf(options.store, id, { given: options.domain })));
       if (api[2] === '/plans') return sendJson(res, 200, await redactedFor(options.store, id, await plansOf(options, id)));

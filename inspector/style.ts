@@ -32,6 +32,7 @@ td.empty, p.empty { color: var(--muted); text-align:center; padding: 24px; }
 .status-awaiting_approval, .status-suspended, .status-interrupted, .outcome-compensated { background:var(--wait-bg); color:var(--wait); }
 .status-running, .status-waiting_timer, .outcome-dispatched, .outcome-open, .outcome-sleeping { background:var(--run-bg); color:var(--run); }
 .reason { margin-left: 8px; color: var(--muted); }
+td.status-cell .lineage { margin-top: 4px; font-size: 12px; color: var(--muted); white-space: nowrap; } .lineage .lineage-id { font-size: 12px; }
 section { background: var(--card); border:1px solid var(--line); border-radius: 8px; padding: 14px 16px; margin-bottom: 14px; }
 section.epoch { border-left: 4px solid var(--line); margin: 10px 0; }
 section.epoch.epoch-completed { border-left-color: var(--ok); } section.epoch.epoch-failed, section.epoch.epoch-denied { border-left-color: var(--bad); }

@@ -1,6 +1,7 @@
 /**
  * One invocation's page (`/invocations/<id>`): its verification (done here, in the browser — see
- * verify.ts), status and pin (`/api/invocations/<id>`, runtime/describe.ts), a timeline of epochs and
+ * verify.ts), status, lineage (a fork's parent, a superseded run's fork: lineage.ts) and pin
+ * (`/api/invocations/<id>`, runtime/describe.ts), a timeline of epochs and
  * their steps, and the journal's records, each expandable to its body, seq, hash and prev. The
  * records shown are the lines the page verified itself (`/api/invocations/<id>/journal`).
  *
@@ -14,6 +15,7 @@ import type { JournalRecord } from '../../journal/records.js';
 import { epochsOf } from '../../runtime/describe-epoch.js';
 import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
+import { lineageLines } from './lineage.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { dropPanel } from './drop.js';
 import { KEY_CHANGED, keyForSeal, sealKeyIdOf } from './trusted-key.js';
@@ -37,6 +39,8 @@ function header(d: DescriptionView): HTMLElement {
     ['tenant', d.tenant ?? '?'],
     ['intent', d.intent ?? '?'],
   ];
+  const lineage = d.lineage ? lineageLines({ forkOf: d.lineage.forkOf, supersededBy: d.lineage.supersededBy, links: d.lineageLinks ?? [] }, { short: false, hash: true }) : [];
+  if (lineage.length) rows.push(['lineage', el('div', {}, ...lineage)]);
   if (d.problem) rows.push(['problem', d.problem]);
   if (d.ending?.summary) rows.push(['ended', d.ending.summary]);
   if (d.pin) {

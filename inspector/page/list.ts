@@ -1,11 +1,12 @@
 /**
  * The invocations page (`/`): every invocation in the store as a table — id (linking to its page),
- * tenant, intent (cut), status, epoch, records, the last record's kind and age, and why a suspended
- * or damaged one is so — with filters by
+ * tenant, intent (cut), status (with a fork's parent or a superseded run's fork, lineage.ts), epoch,
+ * records, the last record's kind and age, and why a suspended or damaged one is so — with filters by
  * status and tenant and a search box over id and intent, applied in the page. The rows come from
  * `/api/invocations` (runtime/list.ts `listInvocations`).
  */
 import { cut, el, failure, getJson, invocationHref, replace, statusBadge, showWhere } from './dom.js';
+import { lineageLines } from './lineage.js';
 import { followList } from './live.js';
 import type { ListedInvocation, TrustedKey } from './wire.js';
 
@@ -53,7 +54,7 @@ function row(inv: ListedInvocation): HTMLTableRowElement {
     el('td', { class: 'mono id' }, el('a', { href: invocationHref(inv.id) }, inv.id)),
     el('td', {}, cut(inv.tenant, 24)),
     el('td', { class: 'intent' }, cut(inv.intent, 80)),
-    el('td', {}, statusBadge(inv.status)),
+    el('td', { class: 'status-cell' }, statusBadge(inv.status), ...lineageLines({ forkOf: inv.forkOf ?? null, supersededBy: inv.supersededBy ?? null, links: inv.lineageLinks ?? [] }, { short: true, hash: false })),
     el('td', { class: 'num' }, inv.epoch ?? ''),
     el('td', { class: 'num' }, inv.records),
     el('td', { class: 'last' }, inv.last ? el('span', { class: 'mono' }, inv.last.kind) : '', inv.last?.at ? el('div', { class: 'age', title: inv.last.at }, age(inv.last.at)) : null),

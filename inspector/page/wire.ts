@@ -17,6 +17,12 @@ export interface ListedInvocation {
   /** The last record's epoch, kind and envelope time (ISO 8601), when the store knows them. */
   epoch?: number;
   last?: { kind: string; at?: string };
+  /** A fork: its parent and the epoch it goes on from. */
+  forkOf?: { parent: string; atEpoch: number };
+  /** A run a fork superseded: that fork. */
+  supersededBy?: string;
+  /** Of the ids above, those this viewer's token may open (inspector/lineage-links.ts): the page links only these. */
+  lineageLinks?: string[];
 }
 
 export interface StepView {
@@ -60,6 +66,10 @@ export interface DescriptionView {
   ending: { status: string; summary: string | null; reason: string | null } | null;
   seal: { fingerprint: string; keyId: string } | null;
   commands: Array<{ command: string; does: string }>;
+  /** A fork's parent (the pin's `forkOf`) and the fork that superseded a run; absent from an older viewer's answer. */
+  lineage?: { forkOf: { parent: string; atEpoch: number; parentSeq: number; parentHash: string } | null; supersededBy: string | null };
+  /** Of the lineage ids, those this viewer's token may open (inspector/lineage-links.ts). */
+  lineageLinks?: string[];
 }
 
 export type WaitingView =
