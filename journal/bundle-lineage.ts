@@ -46,7 +46,16 @@ export type LineageEntry = NonNullable<Bundle['lineage']>[number];
 export function bundleLineage(bundle: Pick<Bundle, 'lineage' | 'libraries'>, records: readonly JournalRecord[]): { parents: Array<{ invocation: string; records: JournalRecord[] }> } | { problem: string } {
   const parents: Array<{ invocation: string; records: JournalRecord[] }> = [];
   let child = records;
-  let childId = (records[0] as JournalRecord<'invocation.pinned'> | undefined)?.body.invocation ?? '?';
+  const pinned = records[0]?.kind === 'invocation.pinned' ? (records[0] as JournalRecord<'invocation.pinned'>).body : undefined;
+  let childId = pinned?.invocation ?? '?';
+  // The pin's forkOf and invocation.forked must name the same boundary (replay checks it too: runtime/fork.ts checkForkOf).
+  const forked = records[1]?.kind === 'invocation.forked' ? (records[1] as JournalRecord<'invocation.forked'>).body : undefined;
+  if (pinned?.forkOf !== undefined) {
+    const named = forked && { parent: forked.parent, atEpoch: forked.atEpoch, parentSeq: forked.parentSeq, parentHash: forked.parentHash };
+    if (!named || Object.entries(pinned.forkOf).some(([k, v]) => named[k as keyof typeof named] !== v) || Object.keys(pinned.forkOf).length !== 4) {
+      return { problem: `${childId}'s invocation.pinned names its parent as ${JSON.stringify(pinned.forkOf)}, but its seq 1 ${named ? `says ${JSON.stringify(named)}` : 'is no invocation.forked'}` };
+    }
+  }
   for (let ref = parentOf(child); ref !== undefined; ref = parentOf(child)) {
     if (parents.some((p) => p.invocation === ref!.parent) || ref.parent === childId) return { problem: `the lineage of ${childId} loops back to ${ref.parent}` };
     const entry = bundle.lineage?.find((e) => e.invocation === ref!.parent);
@@ -63,6 +72,11 @@ export function bundleLineage(bundle: Pick<Bundle, 'lineage' | 'libraries'>, rec
     const boundary = read.records[ref.parentSeq];
     if (!boundary || boundary.hash !== ref.parentHash) {
       return { problem: `the bundle's journal of ${ref.parent} ${boundary ? `has hash ${boundary.hash} at seq ${ref.parentSeq}` : `ends before seq ${ref.parentSeq}`}, not the hash ${ref.parentHash} ${childId} names there (its epoch.closed of epoch ${ref.atEpoch})` };
+    }
+    // A parent has its fork's tenant and intent (a fork goes on with the same request, for the same tenant).
+    const parentPinned = read.records[0] as JournalRecord<'invocation.pinned'> | undefined;
+    if (pinned && parentPinned && (parentPinned.body.tenant !== pinned.tenant || parentPinned.body.intent !== pinned.intent)) {
+      return { problem: `the bundle's journal of ${ref.parent} (the parent of ${childId}) has another tenant or intent than ${childId}` };
     }
     const library = read.pin?.library;
     if (library !== undefined && !Object.hasOwn(bundle.libraries, library)) return { problem: `the journal of ${ref.parent} (in the bundle's lineage) pins library ${library}, which the bundle does not carry` };

@@ -617,6 +617,10 @@ export class Runtime {
   private async checkForkParent(pinned: JournalRecord<'invocation.pinned'>, forked: JournalRecord<'invocation.forked'>): Promise<void> {
     const fork = pinned.body.invocation;
     const { parent, parentSeq, parentHash, atEpoch, state, world } = forked.body;
+    // The parent's tenant first: of another tenant, nothing of it is said (not even whether it exists).
+    const head = await this.options.store.read(parent, 0, 1).catch(() => []);
+    const parentTenant = head[0]?.kind === 'invocation.pinned' ? (head[0] as JournalRecord<'invocation.pinned'>).body.tenant : undefined;
+    if (parentTenant !== undefined && parentTenant !== pinned.body.tenant) throw new ForkParentError(fork, parent, `is not in ${this.options.store.name} as a parent of this fork's tenant: replay the fork where its parent's journal is`);
     const records = await this.options.store.read(parent, 0, parentSeq + 1).catch((err: unknown) => {
       throw new ForkParentError(fork, parent, `cannot be read in ${this.options.store.name} (${(err as Error).message})`);
     });
@@ -692,6 +696,11 @@ export class Runtime {
     const bundled = typeof source === 'object' && 'records' in source ? (source.libraries ?? []) : [];
     const first = records[0];
     if (typeof source === 'string') this.checkGenesis(source, first, this.options.tenant);
+    // Records handed in: a scoped runtime replays only its tenant's, as for an id or a file.
+    else if ('records' in source && this.options.tenant !== undefined) {
+      const named = first?.kind === 'invocation.pinned' ? (first as JournalRecord<'invocation.pinned'>).body.invocation : '(no pin)';
+      this.checkTenant(named, first, this.options.tenant);
+    }
     // A journal that does not start with its pin is refused by replayJournal's own verification.
     const library = first?.kind === 'invocation.pinned' ? await this.checkPin('replay', first as JournalRecord<'invocation.pinned'>, bundled, false) : undefined;
     // A fork is proven by its parent: the parent's journal up to the boundary, and the state re-derived from it.
@@ -792,7 +801,6 @@ export class Runtime {
     const stored = await store.getSnapshot(id);
     const inForce = await this.sealKeyOf(id, stored?.seq ?? 0);
     const rekey = this.checkSealKey(command, id, inForce, options.rekey === true);
-    await repairRecordedKey(store, id, inForce);
     const snapshot =
       options.snapshot !== undefined && options.at
         ? { ...options.at, data: options.snapshot }
@@ -800,6 +808,20 @@ export class Runtime {
           ? { seq: stored.seq, tail: stored.hash, data: stored.data }
           : undefined;
     const writer = await JournalWriter.open(store, id, this.writerOptions());
+    // Under the lease, once more: no other process can re-key now, so the key in force read here is
+    // the one this run goes on under, and the metadata is put right after a crash's re-key
+    // (key-in-force.ts) with nobody able to re-key behind it.
+    try {
+      const held = await this.sealKeyOf(id, stored?.seq ?? 0);
+      if (held?.keyId !== inForce?.keyId) {
+        this.checkSealKey(command, id, held, options.rekey === true);
+        throw new RuntimeUsageError('runtime.key_changed', `the key in force for ${id} changed while this ${command} began (another process re-keyed it); nothing was written: ask again`);
+      }
+      await repairRecordedKey(store, id, held);
+    } catch (err) {
+      await writer.close().catch(() => undefined);
+      throw err;
+    }
     // Resumed on purpose, it goes on: a request to rest left by a fork that has given up (or been withdrawn) no longer applies.
     if (command === 'resume' && (await store.peekInbox(id).catch(() => undefined))?.type === 'rest') await store.clearInbox(id).catch(() => undefined);
     try {
@@ -948,7 +970,11 @@ export class Runtime {
   private async attach(id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
     const first = (await this.options.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
     const existing = first.body;
-    if (existing.intent !== intent || existing.tenant !== tenant || canonicalize(existing.pin) !== canonicalize(pin)) {
+    if (existing.tenant !== tenant) {
+      // Another tenant's invocation: say nothing of it — not its intent, not its pin.
+      throw new RuntimeUsageError('runtime.id_conflict', `invocation id ${id} cannot be used for tenant ${JSON.stringify(tenant)}: start with another id (or none: the default id is derived from the intent)`);
+    }
+    if (existing.intent !== intent || canonicalize(existing.pin) !== canonicalize(pin)) {
       throw new RuntimeUsageError(
         'runtime.id_conflict',
         `invocation ${id} already exists with a different intent or pin (pinned: ${canonicalize({ intent: existing.intent, tenant: existing.tenant, pin: existing.pin })}); ` +

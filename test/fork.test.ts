@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
 import type { JournalRecord } from '../journal/records.js';
+import { canonicalize } from '../journal/canonical.js';
+import { chainRecord } from '../journal/chain.js';
 import type { ActuatorContext } from '../actors/actuator.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
@@ -676,6 +678,30 @@ describe('weft fork: lineage in the CLI', () => {
     const bad = await weft(['verify', tampered], {}, empty);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(`the bundle's journal of ${parent} (the parent of ${fork}) does not verify`);
+
+    // The fork's own first line replaced by a record with no body: not intact (exit 1), never a crash (exit 2).
+    const headless = join(empty, 'headless.json');
+    const noBody = JSON.parse(exported.stdout) as typeof bundle & { journal: string };
+    noBody.journal = ['{"kind":"invocation.pinned"}', ...noBody.journal.split('\n').slice(1)].join('\n');
+    writeFileSync(headless, JSON.stringify(noBody));
+    const broken = await weft(['verify', headless, '--no-signature'], {}, empty);
+    expect(broken.code, broken.stdout + broken.stderr).toBe(1);
+    expect(broken.stderr).not.toMatch(/Cannot read properties/);
+
+    // A fork whose pin names another boundary than its invocation.forked, re-chained so the chain holds:
+    // verify refuses it, as replay does.
+    const records = (JSON.parse(exported.stdout) as { journal: string }).journal.trim().split('\n').map((line) => JSON.parse(line) as JournalRecord);
+    const pinned = records[0] as JournalRecord<'invocation.pinned'>;
+    const disagreeing = [{ ...pinned, body: { ...pinned.body, forkOf: { ...pinned.body.forkOf!, parentSeq: pinned.body.forkOf!.parentSeq - 1 } } }, ...records.slice(1)];
+    const rechained: JournalRecord[] = [];
+    for (const r of disagreeing.slice(0, -1)) rechained.push(chainRecord(rechained.at(-1)?.hash ?? records[0]!.prev, { seq: r.seq, kind: r.kind, epoch: r.epoch, body: r.body as never }) as JournalRecord);
+    const other = JSON.parse(exported.stdout) as typeof bundle & { journal: string };
+    other.journal = rechained.map((r) => canonicalize(r) + '\n').join('');
+    const mismatch = join(empty, 'mismatch.json');
+    writeFileSync(mismatch, JSON.stringify(other));
+    const refused = await weft(['verify', mismatch, '--no-signature'], {}, empty);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain(`invocation.pinned names its parent as`);
   });
 
   test('forking a run that had already ended says so, and leaves it as it was', async () => {

@@ -19,6 +19,7 @@ import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signFingerprint, signingKeyFromSecret, type SigningKey } from '../journal/seal.js';
 import { MemoryStore } from '../journal/stores/memory.js';
+import { JournalWriter } from '../journal/writer.js';
 import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import { travelDomain } from '../examples/travel/domain.js';
@@ -190,6 +191,34 @@ describe('the sealing key is fixed at start, outside the hash chain', () => {
     if (again.state?.value === 'hibernated') again.send({ type: 'resume' });
     expect((await again.done).status).toBe('completed');
     expect(verifyRecords(await store.read(id), { publicKey: publicKeyOf(keyB) }).ok).toBe(true);
+  });
+
+  test('a re-key by another process between the key check and the lease: the resume is refused, writing nothing, and asking again works', async () => {
+    const { store, id } = await hibernated();
+    const keyC = signingKeyFromSecret(new Uint8Array(32).fill(44));
+    // Another process re-keys A → C (its record, then the metadata) just before this resume takes the lease.
+    const racing = Object.create(store) as MemoryStore;
+    let raced = false;
+    racing.acquire = async (invocation, options) => {
+      if (!raced) {
+        raced = true;
+        const other = await JournalWriter.open(store, invocation, { writer: 'other-process' });
+        const tail = (await store.tail(invocation))!;
+        await other.append({ kind: 'invocation.rekeyed', epoch: tail.epoch, body: { from: keyA.keyId, to: keyC.keyId } });
+        await other.close();
+        await store.putMetadata(invocation, { ...(await store.getMetadata(invocation))!, sealKey: keyC.keyId });
+      }
+      return store.acquire(invocation, options);
+    };
+    const length = await store.length(id);
+    const err = await refusal(runtimeOn(racing, keyA).resume(id));
+    expect(err).toBeInstanceOf(SealKeyMismatchError); // A was in force when checked, C is by the time the lease is held
+    expect(await store.length(id)).toBe(length + 1); // the other process's re-key only
+    expect((await store.holder(id))?.live ?? false).toBe(false); // its lease was let go
+    // With the key now in force, it goes on.
+    const handle = await resume(runtimeOn(store, keyC), id);
+    expect((await handle.done).status).toBe('completed');
+    expect(verifyRecords(await store.read(id), { publicKey: publicKeyOf(keyC) }).ok).toBe(true);
   });
 
   test('a re-keyed journal re-sealed by another key, or re-keyed from a key not in force, is not intact', async () => {

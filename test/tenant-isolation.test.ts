@@ -115,6 +115,13 @@ describe('through the library', () => {
     // An unscoped runtime narrowed per call to globex is refused too.
     expect((await refusal(() => runtime().approve(acmeId, { decision: 'approved', by: 'mallory' }, { tenant: 'globex' }))).code).toBe('runtime.unknown_invocation');
     expect((await refusal(() => runtime().cancel(acmeId, { tenant: 'globex', waitMs: 0 }))).code).toBe('runtime.unknown_invocation');
+    // acme's records handed to globex's replay: refused as unknown, as its id is.
+    expect((await refusal(() => globex.replay({ records: before.records }))).code).toBe('runtime.unknown_invocation');
+    // A start or a fork under acme's id: refused, quoting nothing of acme's invocation.
+    const started = await refusal(() => globex.start(travelDomain.intent!, { id: acmeId, seed: 1, asOf: travelDomain.asOf! }));
+    expect(started.code).toBe('runtime.id_conflict');
+    expect(started.message).not.toContain('acme');
+    expect(started.message).not.toContain(travelDomain.intent!.slice(0, 20));
     // Nothing was written: the journal's bytes and records, the inbox, the world.
     expect(await footprint(store, stateDir, acmeId)).toEqual(before);
     expect((await globex.list()).map((row) => row.id)).not.toContain(acmeId);
@@ -247,24 +254,24 @@ describe('through the CLI (--tenant)', () => {
       expect(own.code, `${name} as acme: ${own.stderr}`).toBe(0);
     }
 
-    // log and verify of a journal file, or of its bundle, with another tenant's --tenant: as a missing file.
+    // log, verify and replay of a journal file, or of its bundle, with another tenant's --tenant: as a missing file.
     const bundle = path.join(root, 'acme-bundle.json');
     const exported = await weft(['export', run.id, '--tenant', 'acme', '--dir', dir]);
     expect(exported.code).toBe(0);
     writeFileSync(bundle, exported.stdout);
     const nowhere = path.join(root, 'no-such', 'journal.jsonl');
     for (const file of [done.journal, bundle]) {
-      for (const command of [['log'], ['verify', '--no-signature', '--json']]) {
+      for (const command of [['log'], ['verify', '--no-signature', '--json'], ['replay', '--json', '--domain', domain]]) {
         const [name, ...rest] = command;
-        const foreign = await weft([name!, file, ...rest, '--tenant', 'globex']);
-        const none = await weft([name!, nowhere, ...rest, '--tenant', 'globex']);
+        const foreign = await weft([name!, file, ...rest, '--tenant', 'globex', '--dir', dir]);
+        const none = await weft([name!, nowhere, ...rest, '--tenant', 'globex', '--dir', dir]);
         expect(foreign.code, `${name} ${file}`).not.toBe(0);
         expect({ code: foreign.code, out: foreign.stdout.replaceAll(file, '<file>'), err: foreign.stderr.replaceAll(file, '<file>') }, `${name} ${file}`).toEqual({
           code: none.code,
           out: none.stdout.replaceAll(nowhere, '<file>'),
           err: none.stderr.replaceAll(nowhere, '<file>'),
         });
-        const own = await weft([name!, file, ...rest, '--tenant', 'acme']);
+        const own = await weft([name!, file, ...rest, '--tenant', 'acme', '--dir', dir]);
         expect(own.code, `${name} ${file} as acme: ${own.stderr}`).toBe(0);
       }
     }

@@ -33,7 +33,7 @@ import { domainForInvocation, domainForLibrary, openWorkspace, pinnedRecord, rea
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
 import { locate, locationOf } from '../hints.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
-import { tenantOption } from '../tenant-scope.js';
+import { tenantOfFile, tenantOption } from '../tenant-scope.js';
 
 export const usage =
   `replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] [--tenant T] ${storeUsage} [--json]\n` +
@@ -57,7 +57,9 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   try {
-    const isFile = existsSync(target) && !existsSync(path.join(workspaceDir(args.strings.dir), 'invocations', target));
+    // With --tenant, another tenant's file is answered as a missing one (tenant-scope.ts).
+    const tenant = args.strings.tenant;
+    const isFile = existsSync(target) && !existsSync(path.join(workspaceDir(args.strings.dir), 'invocations', target)) && (tenant === undefined || tenantOfFile(target) === tenant);
     if (isFile) {
       const bytes = readFileSync(target);
       if (looksLikeBundle(bytes)) return await replayBundle(path.resolve(target), bytes, args.strings.domain, json);

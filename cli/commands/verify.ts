@@ -256,7 +256,9 @@ function bundleProblem(bundle: Bundle, report: JournalVerdict): string | undefin
     return `the journal pins library ${library}, which the bundle does not carry (it carries ${carried.length > 0 ? carried.join(', ') : 'none'})`;
   }
   // A fork's bundle carries its parents' journals up to the boundaries it names, each verified (bundle-lineage.ts).
-  // Its own first two records say whether it is a fork, and of what (the chain checks them; a line that is not JSON is the chain's to report).
+  // Its own first two records say whether it is a fork, and of what — read only once the chain has
+  // passed them (a journal that does not verify is not intact, whatever its lineage).
+  if (!report.ok) return undefined;
   let head: JournalRecord[];
   try {
     head = bundle.journal.split('\n', 2).filter((line) => line !== '').map((line) => JSON.parse(line) as JournalRecord);
