@@ -14,6 +14,7 @@
  * Pure: records and text in, records or a problem out; no I/O.
  */
 import type { Bundle } from './bundle.js';
+import { forkOfDisagreement } from './lineage.js';
 import type { JournalRecord } from './records.js';
 import { readJournalBytes } from './verify-bytes.js';
 
@@ -48,13 +49,10 @@ export function bundleLineage(bundle: Pick<Bundle, 'lineage' | 'libraries'>, rec
   let child = records;
   const pinned = records[0]?.kind === 'invocation.pinned' ? (records[0] as JournalRecord<'invocation.pinned'>).body : undefined;
   let childId = pinned?.invocation ?? '?';
-  // The pin's forkOf and invocation.forked must name the same boundary (replay checks it too: runtime/fork.ts checkForkOf).
-  const forked = records[1]?.kind === 'invocation.forked' ? (records[1] as JournalRecord<'invocation.forked'>).body : undefined;
-  if (pinned?.forkOf !== undefined) {
-    const named = forked && { parent: forked.parent, atEpoch: forked.atEpoch, parentSeq: forked.parentSeq, parentHash: forked.parentHash };
-    if (!named || Object.entries(pinned.forkOf).some(([k, v]) => named[k as keyof typeof named] !== v) || Object.keys(pinned.forkOf).length !== 4) {
-      return { problem: `${childId}'s invocation.pinned names its parent as ${JSON.stringify(pinned.forkOf)}, but its seq 1 ${named ? `says ${JSON.stringify(named)}` : 'is no invocation.forked'}` };
-    }
+  // The pin's forkOf and invocation.forked must name the same boundary, as replay checks (lineage.ts).
+  const disagreement = pinned ? forkOfDisagreement({ body: pinned }, records[1]) : undefined;
+  if (disagreement) {
+    return { problem: `${childId}'s invocation.pinned names its parent as ${disagreement.named}, but its seq 1 ${disagreement.forked === undefined ? 'is no invocation.forked' : `says ${disagreement.forked}`}` };
   }
   for (let ref = parentOf(child); ref !== undefined; ref = parentOf(child)) {
     if (parents.some((p) => p.invocation === ref!.parent) || ref.parent === childId) return { problem: `the lineage of ${childId} loops back to ${ref.parent}` };

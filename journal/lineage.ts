@@ -7,6 +7,7 @@
  *
  * Pure: values in, values out.
  */
+import { canonicalize } from './canonical.js';
 
 /** Where a fork comes from: its parent and the epoch whose boundary it goes on from. */
 export interface ForkOfFact {
@@ -36,4 +37,27 @@ export function lineageText(row: { forkOf?: ForkOfFact; supersededBy?: string })
     ...(row.supersededBy ? [`superseded by fork ${row.supersededBy}`] : []),
   ];
   return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/** The boundary a fork's `invocation.forked` names (the fields its pin's `forkOf` repeats). */
+export function forkedBoundary(forked: { parent: string; atEpoch: number; parentSeq: number; parentHash: string }): { parent: string; atEpoch: number; parentSeq: number; parentHash: string } {
+  return { parent: forked.parent, atEpoch: forked.atEpoch, parentSeq: forked.parentSeq, parentHash: forked.parentHash };
+}
+
+/**
+ * Where a fork's first two records disagree, or undefined when they agree: the pin's `forkOf` (absent
+ * on forks made before it was written) must name the boundary its `invocation.forked` names, and a
+ * pin naming a parent must be followed by `invocation.forked`. One answer for replay
+ * (runtime/fork.ts checkForkOf) and for a bundle's lineage (bundle-lineage.ts), each wording it.
+ */
+export function forkOfDisagreement(
+  pinned: { body: { forkOf?: { parent: string; atEpoch: number; parentSeq: number; parentHash: string } } },
+  second: { kind: string; body?: unknown } | undefined,
+): { forkOf: { parent: string }; named: string; forked: string | undefined; secondKind: string | undefined } | undefined {
+  const forkOf = pinned.body.forkOf;
+  if (forkOf === undefined) return undefined;
+  if (second?.kind !== 'invocation.forked') return { forkOf, named: canonicalize(forkOf), forked: undefined, secondKind: second?.kind };
+  const forked = canonicalize(forkedBoundary(second.body as { parent: string; atEpoch: number; parentSeq: number; parentHash: string }));
+  const named = canonicalize(forkOf);
+  return named === forked ? undefined : { forkOf, named, forked, secondKind: second.kind };
 }

@@ -28,6 +28,7 @@
  */
 import { canonicalize } from '../journal/canonical.js';
 import { digestOf } from '../journal/digest.js';
+import { forkedBoundary, forkOfDisagreement } from '../journal/lineage.js';
 import { WeftError } from '../journal/errors.js';
 import type { BodyOf, JournalRecord, Pin } from '../journal/records.js';
 import type { EpochPlan } from '../machines/context.js';
@@ -92,7 +93,7 @@ export class ForkParentError extends WeftError {
 
 /** What a fork's `invocation.pinned` says of its lineage (`forkOf`): its `invocation.forked`'s parent, epoch, seq and hash. */
 export function forkOfBody(forked: Pick<ForkedBody, 'parent' | 'atEpoch' | 'parentSeq' | 'parentHash'>): ForkOf {
-  return { parent: forked.parent, atEpoch: forked.atEpoch, parentSeq: forked.parentSeq, parentHash: forked.parentHash };
+  return forkedBoundary(forked);
 }
 
 /**
@@ -101,16 +102,11 @@ export function forkOfBody(forked: Pick<ForkedBody, 'parent' | 'atEpoch' | 'pare
  * parent is followed by `invocation.forked`. Throws ForkParentError naming the difference.
  */
 export function checkForkOf(pinned: JournalRecord<'invocation.pinned'>, second: JournalRecord | undefined): void {
-  const { forkOf, invocation } = pinned.body;
-  if (second?.kind !== 'invocation.forked') {
-    if (forkOf) throw new ForkParentError(invocation, forkOf.parent, `is named by the fork's invocation.pinned, but its seq 1 is ${second ? `a ${second.kind}` : 'missing'}, not invocation.forked`);
-    return;
-  }
-  if (forkOf === undefined) return;
-  const forked = forkOfBody((second as JournalRecord<'invocation.forked'>).body);
-  if (canonicalize(forkOf) !== canonicalize(forked)) {
-    throw new ForkParentError(invocation, forkOf.parent, `is named by the fork's invocation.pinned as ${canonicalize(forkOf)}, but its invocation.forked says ${canonicalize(forked)}`);
-  }
+  const disagreement = forkOfDisagreement(pinned, second);
+  if (disagreement === undefined) return;
+  const { forkOf, named, forked, secondKind } = disagreement;
+  if (forked === undefined) throw new ForkParentError(pinned.body.invocation, forkOf.parent, `is named by the fork's invocation.pinned, but its seq 1 is ${secondKind ? `a ${secondKind}` : 'missing'}, not invocation.forked`);
+  throw new ForkParentError(pinned.body.invocation, forkOf.parent, `is named by the fork's invocation.pinned as ${named}, but its invocation.forked says ${forked}`);
 }
 
 /**

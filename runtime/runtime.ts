@@ -376,7 +376,7 @@ export class Runtime {
     // Continuing here seals with this runtime's key: a key the journal is not sealed by is refused before the inbox is written.
     if (options.run !== false && !options.rekey) this.checkSealKey('approve', id, await this.sealKeyOf(id), false);
     await this.options.store.putInbox(id, { type: 'approval', ...decision, at: (this.options.now?.() ?? new Date()).getTime() });
-    if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.journalPath(id) });
+    if (options.run === false) return InvocationHandle.finished({ id, status: 'awaiting_approval', journal: this.pathOf(id) });
     return this.resumeAs('approve', id, { ...(options.rekey ? { rekey: true } : {}), ...(options.tenant === undefined ? {} : { tenant: options.tenant }) });
   }
 
@@ -617,13 +617,14 @@ export class Runtime {
   private async checkForkParent(pinned: JournalRecord<'invocation.pinned'>, forked: JournalRecord<'invocation.forked'>): Promise<void> {
     const fork = pinned.body.invocation;
     const { parent, parentSeq, parentHash, atEpoch, state, world } = forked.body;
-    // The parent's tenant first: of another tenant, nothing of it is said (not even whether it exists).
-    const head = await this.options.store.read(parent, 0, 1).catch(() => []);
-    const parentTenant = head[0]?.kind === 'invocation.pinned' ? (head[0] as JournalRecord<'invocation.pinned'>).body.tenant : undefined;
-    if (parentTenant !== undefined && parentTenant !== pinned.body.tenant) throw new ForkParentError(fork, parent, `is not in ${this.options.store.name} as a parent of this fork's tenant: replay the fork where its parent's journal is`);
     const records = await this.options.store.read(parent, 0, parentSeq + 1).catch((err: unknown) => {
       throw new ForkParentError(fork, parent, `cannot be read in ${this.options.store.name} (${(err as Error).message})`);
     });
+    // The parent's tenant first: of another tenant, nothing of it is said (not even how long it is).
+    const head = records[0];
+    if (head?.kind === 'invocation.pinned' && (head as JournalRecord<'invocation.pinned'>).body.tenant !== pinned.body.tenant) {
+      throw new ForkParentError(fork, parent, `is not in ${this.options.store.name} as a parent of this fork's tenant: replay the fork where its parent's journal is`);
+    }
     if (records.length !== parentSeq + 1) throw new ForkParentError(fork, parent, `is not in ${this.options.store.name} as far as seq ${parentSeq} (it has ${records.length} records): replay the fork where its parent's journal is`);
     const first = records[0] as JournalRecord<'invocation.pinned'>;
     if (first.kind !== 'invocation.pinned' || first.body.invocation !== parent) throw new ForkParentError(fork, parent, 'does not start with its own invocation.pinned');
@@ -659,7 +660,7 @@ export class Runtime {
     const store = this.options.store;
     const tenant = options.tenant ?? this.options.tenant;
     this.checkGenesis(id, (await store.read(id, 0, 1))[0], tenant);
-    const ended = await cancelledHandle(store, id, this.journalPath(id), 'before');
+    const ended = await cancelledHandle(store, id, this.pathOf(id), 'before');
     if (ended) return ended;
     // Taken up here (no live runtime holds it), it is sealed by this runtime's key: another key is refused before the inbox is written.
     if (!(await store.holder(id).catch(() => undefined))?.live) this.checkSealKey('cancel', id, await this.sealKeyOf(id), false);
@@ -678,7 +679,7 @@ export class Runtime {
         }
       }
       // A live runtime holds it: it sees the request before its next step. Wait for the journal to end, or the lease to come free.
-      const waited = await waitForEnd(store, id, this.journalPath(id), options, { message, since });
+      const waited = await waitForEnd(store, id, this.pathOf(id), options, { message, since });
       if (waited) return waited;
     }
   }
@@ -766,10 +767,15 @@ export class Runtime {
 
   /** Where the store keeps this invocation's journal file, when it is a file store. */
   journalPath(id: string): string | undefined {
-    const file = journalFileOf(this.options.store, id);
+    const file = this.pathOf(id);
     // Scoped to a tenant, another tenant's journal has no path here (nor has a missing one): read from its pin.
     if (file !== undefined && this.options.tenant !== undefined && tenantOfJournalFile(file) !== this.options.tenant) return undefined;
     return file;
+  }
+
+  /** The journal file of an invocation whose tenant was checked already (journalPath checks it for callers). */
+  private pathOf(id: string): string | undefined {
+    return journalFileOf(this.options.store, id);
   }
 
   async close(): Promise<void> {
@@ -794,7 +800,7 @@ export class Runtime {
     const tail = await store.tail(id);
     if (tail?.kind === 'invocation.sealed') {
       // A sealed journal ended completed, failed, handed off or cancelled: its ending record says which.
-      return (await cancelledHandle(store, id, this.journalPath(id), command === 'cancel' ? 'before' : 'now'))!;
+      return (await cancelledHandle(store, id, this.pathOf(id), command === 'cancel' ? 'before' : 'now'))!;
     }
     const library = await this.checkPin(command, pinnedRecord, [], true);
     // The key in force must be this runtime's — or, asked for, the change is recorded first.
@@ -990,7 +996,7 @@ export class Runtime {
 
   private run(writer: JournalWriter, library: Library, input: InvocationInput, existing: JournalRecord[], snapshot: { seq: number; tail: string; data: unknown } | undefined, sealKey: string | undefined, model: Model | undefined = this.options.model): InvocationHandle {
     const start = snapshot ? { seq: snapshot.seq, tail: snapshot.tail } : { seq: input.seq, tail: input.tail };
-    const handle = new InvocationHandle(input.invocation, this.journalPath(input.invocation));
+    const handle = new InvocationHandle(input.invocation, this.pathOf(input.invocation));
     const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed), ...(sealKey === undefined ? {} : { sealKey }) });
     const policy = this.policyById(input.pin.policy);
     const store = this.options.store;

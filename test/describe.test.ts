@@ -15,7 +15,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { ModelRequestError, type Model } from '../actors/model/model.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
-import { LibraryBuilder, add, atom, not } from '../htn/library/builder.js';
+import { remindLaterLibrary } from './support/remind-library.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
@@ -176,16 +176,7 @@ describe('describing an invocation of the travel domain', () => {
 
   test('waiting on a durable sleep step: the step sleeps, the timer says until when', async () => {
     const WAKE = '2026-12-02T08:00:00.000Z';
-    const library = new LibraryBuilder('remind')
-      .type('person')
-      .predicate('waited', { '?p': 'person' })
-      .predicate('reachable', { '?p': 'person' })
-      .predicate('notified', { '?p': 'person' })
-      .task('remind_later', { '?p': 'person', '?when': 'number' })
-      .operator('wait_until', { params: { '?p': 'person', '?when': 'number' }, precondition: not(atom('waited', '?p')), effect: add('waited', '?p'), actuator: { actuator: 'weft.sleep', args: { until: '?when' } }, readOnly: true })
-      .operator('send', { params: { '?p': 'person' }, precondition: atom('reachable', '?p'), effect: add('notified', '?p'), actuator: { actuator: 'msg.send', args: { to: '?p' } } })
-      .method('wait-then-send', { task: ['remind_later', '?p', '?when'], params: { '?p': 'person', '?when': 'number' }, subtasks: [['wait_until', '?p', '?when'], ['send', '?p']] })
-      .build();
+    const library = remindLaterLibrary();
     const intent = 'Remind Alice tomorrow morning';
     const model = new ScriptedModel({ model: 'remind', entries: [{ match: { intent, epoch: 1 }, reply: { goal: { task: 'remind_later', args: ['alice', Date.parse(WAKE)] } } }] });
     const store = new FileStore(join(root, `ws${n++}`));

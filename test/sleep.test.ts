@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
-import { LibraryBuilder, add, atom, not } from '../htn/library/builder.js';
+import { remindLaterLibrary } from './support/remind-library.js';
 import { MemoryStore } from '../journal/stores/memory.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { createRuntime, defineDomain } from '../runtime/index.js';
@@ -19,27 +19,7 @@ const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
 const intent = 'Remind Alice tomorrow morning';
 const WAKE = '2026-12-02T08:00:00.000Z';
 
-const library = new LibraryBuilder('remind')
-  .type('person')
-  .predicate('reachable', { '?p': 'person' })
-  .predicate('waited', { '?p': 'person' })
-  .predicate('notified', { '?p': 'person' })
-  .task('remind_later', { '?p': 'person', '?when': 'number' })
-  .operator('wait_until', {
-    params: { '?p': 'person', '?when': 'number' },
-    precondition: not(atom('waited', '?p')),
-    effect: add('waited', '?p'),
-    actuator: { actuator: 'weft.sleep', args: { until: '?when' } },
-    readOnly: true,
-  })
-  .operator('send', {
-    params: { '?p': 'person' },
-    precondition: atom('reachable', '?p'),
-    effect: add('notified', '?p'),
-    actuator: { actuator: 'msg.send', args: { to: '?p' } },
-  })
-  .method('wait-then-send', { task: ['remind_later', '?p', '?when'], params: { '?p': 'person', '?when': 'number' }, subtasks: [['wait_until', '?p', '?when'], ['send', '?p']] })
-  .build();
+const library = remindLaterLibrary();
 
 function setup(clock: { now: number }) {
   const store = new MemoryStore();

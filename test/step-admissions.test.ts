@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
-import { LibraryBuilder, add, atom, not } from '../htn/library/builder.js';
+import { remindLaterLibrary } from './support/remind-library.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { MemoryStore } from '../journal/stores/memory.js';
@@ -95,16 +95,7 @@ describe('behaviour flag 9: every step admission at dispatch is recorded', () =>
   test('a sleep step is not admitted (no world effect, no policy asked): only the step after it records an admission', async () => {
     const intent = 'Remind Alice tomorrow morning';
     const wake = '2026-12-02T08:00:00.000Z';
-    const library = new LibraryBuilder('remind-9')
-      .type('person')
-      .predicate('reachable', { '?p': 'person' })
-      .predicate('waited', { '?p': 'person' })
-      .predicate('notified', { '?p': 'person' })
-      .task('remind_later', { '?p': 'person', '?when': 'number' })
-      .operator('wait_until', { params: { '?p': 'person', '?when': 'number' }, precondition: not(atom('waited', '?p')), effect: add('waited', '?p'), actuator: { actuator: 'weft.sleep', args: { until: '?when' } }, readOnly: true })
-      .operator('send', { params: { '?p': 'person' }, precondition: atom('reachable', '?p'), effect: add('notified', '?p'), actuator: { actuator: 'msg.send', args: { to: '?p' } } })
-      .method('wait-then-send', { task: ['remind_later', '?p', '?when'], params: { '?p': 'person', '?when': 'number' }, subtasks: [['wait_until', '?p', '?when'], ['send', '?p']] })
-      .build();
+    const library = remindLaterLibrary('remind-9');
     const model = new ScriptedModel({
       model: 'remind-9',
       entries: [
