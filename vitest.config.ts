@@ -45,6 +45,9 @@ const processLevel = readdirSync(testDir)
 
 export default defineConfig({
   test: {
+    // The default reporter, then where the time went: the slowest files and each project's total
+    // (test/support/file-times-reporter.ts; WEFT_TEST_TIMES=<n> shows n files, 0 none).
+    reporters: ['default', './test/support/file-times-reporter.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/child-scope.ts'],
     projects: [
