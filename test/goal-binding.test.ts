@@ -26,6 +26,8 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
+import type { EpochOutcome } from '../machines/context.js';
+import { FLAG_LINEAGE_EFFECTS } from '../machines/flags.js';
 import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
 import { initialTravelState, readTravelState, seedTravelState, travelTranscript } from '../examples/travel/index.js';
@@ -96,7 +98,7 @@ describe('a fragment that drifts from its goal is refused, fed back, and never r
     const next = inEpoch(records, 4, 'model.requested')[0]!;
     expect(next.purpose).toBe('parse');
     expect((next.request as Body).outcomes).toContainEqual(expect.objectContaining({ epoch: 3, goal: GOAL, outcome: 'denied', reason, results: [] }));
-    expect(model.requests.at(-1)!.outcomes.at(-1)).toMatchObject({ outcome: 'denied', reason });
+    expect((model.requests.at(-1)!.outcomes as EpochOutcome[]).at(-1)).toMatchObject({ outcome: 'denied', reason });
     // The world: the trip, and no taxi at all.
     expect(world().transfers).toEqual([]);
     expect(Object.values(world().ledger).map((e) => e.actuator).filter((a) => a.startsWith('taxi.'))).toEqual([]);
@@ -130,13 +132,15 @@ describe('a fragment that drifts from its goal is refused, fed back, and never r
 /** The travel model, naming `book_transfer` again (for the 13th) once the first ride is booked. */
 class AgainModel extends TravelScriptedModel {
   asked = 0;
-  constructor() {
+  /** `afterDenied`: ask again after a refused ride too (a fork going on from a denied epoch). */
+  constructor(readonly day = 13, readonly afterDenied = false) {
     super(travelTranscript);
   }
   override async complete(request: ModelRequest) {
-    const last = request.outcomes.at(-1);
-    if (request.purpose === 'parse' && last?.goal.task === 'book_transfer' && last.outcome === 'completed' && this.asked++ === 0) {
-      return { text: JSON.stringify({ goal: { task: 'book_transfer', args: ['me', 'lisbon-airport', 'h-alfama', 13, 120] } }) };
+    const last = (request.outcomes as EpochOutcome[]).at(-1);
+    const again = last?.goal.task === 'book_transfer' && (last.outcome === 'completed' || this.afterDenied);
+    if (request.purpose === 'parse' && again && this.asked++ === 0) {
+      return { text: JSON.stringify({ goal: { task: 'book_transfer', args: ['me', 'lisbon-airport', 'h-alfama', this.day, 120] } }) };
     }
     return super.complete(request);
   }
@@ -174,6 +178,31 @@ describe('one booking per run', () => {
     expect(parent.world().transfers).toEqual([expect.objectContaining({ day: 12, status: 'booked' })]);
     expect(done.status).toBe('completed');
     expect((await forked.runtime.replay(handle.id)).fingerprint).toBe(done.fingerprint);
+  });
+
+  test("a fork of a fork counts its grandparent's booking (flag 10: a fork's state lists what its lineage left done)", async () => {
+    const parent = await run({});
+    expect(parent.world().transfers).toHaveLength(1);
+    // The first fork, from after the ride: asked for another, refused; it closes epoch 4 denied and is done.
+    const first = travel({ store: parent.store, stateDir: parent.stateDir, model: new AgainModel() } as Partial<RuntimeOptions>);
+    const child = await first.runtime.fork(parent.id, { atEpoch: 3, id: 'inv-bind-child' });
+    expect((await child.done).status).toBe('completed');
+    const childRecords = await parent.store.read(child.id);
+    expect(epochAdmission(childRecords, 4)).toMatchObject({ decision: 'deny', rule: 'weft:task-constraints' });
+    // The grandchild, from the end of the child's epoch 4 — the ride is its grandparent's.
+    const second = travel({ store: parent.store, stateDir: parent.stateDir, model: new AgainModel(14, true) } as Partial<RuntimeOptions>);
+    const grandchild = await second.runtime.fork(child.id, { atEpoch: 4, id: 'inv-bind-grandchild' });
+    const done = await grandchild.done;
+    const records = await parent.store.read(grandchild.id);
+    expect((records[0]!.body as { pin: { flags: number[] } }).pin.flags).toContain(FLAG_LINEAGE_EFFECTS);
+    // Its state lists the trip's effects (epoch 2) and the ride (epoch 3), all its grandparent's.
+    const effects = ((records[1]!.body as Body).state as Body).effects as Body[];
+    expect(effects.map((e) => [e.epoch, e.actuator])).toEqual([[2, 'airline.hold'], [2, 'hotel.hold'], [2, 'card.charge'], [2, 'airline.confirm'], [2, 'hotel.confirm'], [3, 'taxi.book']]);
+    expect(epochAdmission(records, 5)).toMatchObject({ decision: 'deny', rule: 'weft:task-constraints', reason: expect.stringContaining('1 already done by epoch 3 of this run') });
+    expect(records.filter((r) => r.kind === 'step.dispatched')).toEqual([]);
+    expect(parent.world().transfers).toEqual([expect.objectContaining({ day: 12, status: 'booked' })]);
+    expect(done.status).toBe('completed');
+    expect((await second.runtime.replay(grandchild.id)).fingerprint).toBe(done.fingerprint);
   });
 });
 
