@@ -2,10 +2,13 @@
  * The library check from the command line (issue 30): `weft policy check FILE --domain D` checks the
  * domain's library too, and warns — on stderr and as `libraryWarnings` in its --json line, exit 0 —
  * about a method-less task whose effectful operators pass args no constraint ties to the goal
- * (htn/library/unbound-effects.ts), saying which args of which operator. Travel, whose taxi task
- * binds its effects, has none.
+ * (htn/library/unbound-effects.ts), saying which args of which operator; `weft mine` checks the
+ * library it mines into (or stays on) the same way — a `warning:` line of its report, and
+ * `warnings` in its --json line. Travel, whose taxi task binds its effects, has none.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import '../journal/sha256-node.js';
+import { LibraryBuilder } from '../htn/library/builder.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -64,5 +67,23 @@ describe('weft policy check --domain checks the library too', () => {
     expect(out.code, out.stderr).toBe(0);
     expect(JSON.parse(out.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, predicatesChecked: true, libraryWarnings: [] });
     expect(out.stderr).not.toMatch(/warning/);
+  });
+});
+
+describe('weft mine checks the library it mines into', () => {
+  test('a library whose method-less task leaves effect args unbound: warnings in the report and the --json line, exit 0', async () => {
+    const library = new LibraryBuilder('payments')
+      .type('person')
+      .task('pay_back', { '?from': 'person', '?to': 'person' }, { constraints: [{ bind: 'money.send', args: { from: '?from' } }] })
+      .operator('send', { params: { '?from': 'person', '?to': 'person', '?n': 'number' }, actuator: { actuator: 'money.send', args: { from: '?from', to: '?to', amount: '?n' } } })
+      .build();
+    const file = join(root, 'payments.library.json');
+    writeFileSync(file, JSON.stringify(library));
+    const out = await weft(['mine', '--dir', join(root, 'empty-ws'), '--library', file, '--json']);
+    expect(out.code, out.stderr).toBe(0);
+    const line = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { accepted: number; warnings: unknown[] };
+    expect(line.accepted).toBe(0);
+    expect(line.warnings).toEqual([{ task: 'pay_back', operator: 'send', actuator: 'money.send', args: ['amount', 'to'], message: expect.stringContaining('which no constraint of pay_back ties to the goal') }]);
+    expect(out.stderr).toMatch(/^warning: task pay_back has no method/m);
   });
 });
