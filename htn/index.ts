@@ -9,6 +9,7 @@ export * from './library/schema.js';
 export { validateLibrary, LibraryValidationError } from './library/validate.js';
 export * from './library/builder.js';
 export { libraryDigest } from './library/digest.js';
+export { unboundEffectWarnings, type UnboundEffectWarning } from './library/unbound-effects.js';
 export { LibraryRegistry, UnknownLibraryError, type LibraryVersion } from './library/registry.js';
 export {
   EvaluableRegistry,

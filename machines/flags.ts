@@ -42,6 +42,13 @@
  *     step is not admitted at all (it is no world effect and no policy is asked), so neither records
  *     one. Without it, a step allowed at dispatch left no record (only a refusal, and under flag 1
  *     an authored step's allow, were written); its admission is implied by its dispatch.
+ * 10 — a fork's recorded state (`invocation.forked` state.effects and obligations) lists every world
+ *     effect its lineage left done: what its parent inherited (the parent's own `invocation.forked`),
+ *     then the parent's own. A run-wide count (`{ count, atMost, per: 'run' }`,
+ *     machines/constraints.ts) and a cancel's `kept` list read it, so a fork of a fork still counts
+ *     its grandparent's booking. (A fork pins its parent's flags.) Without it a fork listed only its
+ *     parent's own effects. The bindings and run-wide counts themselves need no flag: they act only
+ *     through library data no library pinned before them can hold (schema.ts).
  */
 import type { Pin } from '../journal/records.js';
 
@@ -52,9 +59,10 @@ export const FLAG_AUTHORING_APPROVAL = 5;
 export const FLAG_ADMISSION_RULE = 7;
 export const FLAG_PIVOTS = 8;
 export const FLAG_STEP_ADMISSIONS = 9;
+export const FLAG_LINEAGE_EFFECTS = 10;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_LINEAGE_EFFECTS];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

@@ -10,6 +10,8 @@
  *    - no epoch it came from was compensated (its steps ran and failed);
  *    - it is supported by at least `minSupport` epochs;
  *    - it is not already in the library;
+ *    - on each recorded state it came from, the plan it derives keeps its task's constraints (the
+ *      bindings of an effect's args to the goal's above all), as admission would check them;
  *    - placed after its task's existing methods, on each recorded state it came from it re-derives
  *      exactly the authored fragment (the real planner);
  *    - on every derived epoch of the corpus (every journal of the store, not only the ones mined)
@@ -27,6 +29,8 @@ import { canonicalize } from '../journal/canonical.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Goal, Library, Method } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
+import { checkTaskConstraints } from '../machines/constraints.js';
+import type { EpochStep } from '../machines/context.js';
 import { quoteValue } from '../machines/untrusted-text.js';
 import { generalise } from './generalise.js';
 import { digestOfPlanned, planOn, stepsOf, type PlanningOptions } from './planning.js';
@@ -95,6 +99,21 @@ export function withMethod(library: Library, method: Method): Library {
 }
 
 const sameSteps = (a: readonly Goal[] | undefined, b: readonly Goal[]) => a !== undefined && canonicalize(a) === canonicalize(b);
+
+/**
+ * The first source on whose state the candidate's plan for the source's goal breaks the goal task's
+ * constraints (machines/constraints.ts, as admission checks them; per-run counts see only this plan,
+ * since a method has no run), with the reason; undefined when they hold or there is no plan.
+ */
+function constraintBreak(library: Library, sources: readonly GapSource[], planning: PlanningOptions): { source: GapSource; reason: string } | undefined {
+  for (const source of sources) {
+    const planned = planOn(library, source.state, source.goal, planning);
+    if (planned.kind !== 'plan') continue;
+    const reason = checkTaskConstraints(library, source.goal, JSON.parse(JSON.stringify(planned.steps)) as EpochStep[]);
+    if (reason !== undefined) return { source, reason };
+  }
+  return undefined;
+}
 
 export function mine(input: MiningInput): MiningResult {
   const base = input.library;
@@ -165,6 +184,13 @@ export function mine(input: MiningInput): MiningResult {
       candidate = validateLibrary(withMethod(accepted, method));
     } catch (err) {
       refuse('does-not-generalise', `the generalised method is not a valid method: ${(err as Error).message}`);
+      continue;
+    }
+    // The task's constraints hold on what the method derives — the bindings above all: a fragment an
+    // older library let drift from its goal must not become a method that drifts on every run.
+    const broken = constraintBreak(candidate, sources, planning);
+    if (broken) {
+      refuse('breaks-constraints', `on the state recorded in ${refKey(broken.source)} the plan it derives breaks a constraint: ${broken.reason}`);
       continue;
     }
     const notRederived = sources.find((s) => !sameSteps(stepsOf(planOn(candidate, s.state, s.goal, planning)), s.fragment));

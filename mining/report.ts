@@ -7,13 +7,15 @@
  * - `already-in-library`: the library already has this method (an earlier round mined it);
  * - `does-not-generalise`: the fragment uses a constant from nowhere, or no precondition binds one;
  * - `fails-rederivation`: on a recorded state it came from, the new version does not re-derive the fragment exactly;
+ * - `breaks-constraints`: the plan it derives on a recorded state breaks a constraint of its task
+ *   (a binding above all: a method mined from a fragment that drifted from its goal books that drift again);
  * - `conflicts`: it changes a decomposition the library already produced on a recorded epoch;
  * - `failed-or-compensated`: an epoch it came from did not complete, or was compensated;
  * - `below-min-support`: seen in fewer epochs than `--min-support` asks for.
  */
 import type { Method } from '../htn/library/schema.js';
 
-export type Verdict = 'accepted' | 'already-in-library' | 'does-not-generalise' | 'fails-rederivation' | 'conflicts' | 'failed-or-compensated' | 'below-min-support';
+export type Verdict = 'accepted' | 'already-in-library' | 'does-not-generalise' | 'fails-rederivation' | 'breaks-constraints' | 'conflicts' | 'failed-or-compensated' | 'below-min-support';
 
 export interface SourceRef {
   invocation: string;

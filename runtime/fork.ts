@@ -211,15 +211,30 @@ export function worldEffects(records: readonly JournalRecord[], plans: ReadonlyM
   return effects.sort((a, b) => a.epoch - b.epoch || a.step - b.step);
 }
 
-/** The state at the boundary, as `invocation.forked` records it. */
-export function forkState(boundary: { epoch: number; outcomes: unknown[]; spent: number; replans: number }, effects: readonly WorldEffect[]): ForkState {
+/**
+ * What a parent that is itself a fork inherited: the effects and obligations its own
+ * `invocation.forked` recorded (what its ancestors left done), or none for a parent of its own.
+ */
+export function inheritedState(parentRecords: readonly JournalRecord[]): Pick<ForkState, 'effects' | 'obligations'> | undefined {
+  const second = parentRecords[1];
+  if (second?.kind !== 'invocation.forked') return undefined;
+  const { effects, obligations } = (second as JournalRecord<'invocation.forked'>).body.state;
+  return { effects, obligations };
+}
+
+/**
+ * The state at the boundary, as `invocation.forked` records it. `inherited` (flag 10): what the
+ * parent itself inherited comes first, so a fork of a fork lists every world effect its lineage
+ * left done — what a run-wide count and a cancel see — not only its parent's own.
+ */
+export function forkState(boundary: { epoch: number; outcomes: unknown[]; spent: number; replans: number }, effects: readonly WorldEffect[], inherited?: Pick<ForkState, 'effects' | 'obligations'>): ForkState {
   return {
     epoch: boundary.epoch,
     outcomes: boundary.outcomes as ForkState['outcomes'],
     spent: boundary.spent,
     replans: boundary.replans,
-    effects: effects.map((e) => ({ epoch: e.epoch, step: e.step, operator: e.operator, actuator: e.actuator, key: e.key })),
-    obligations: effects.filter((e) => e.compensate).map((e) => ({ epoch: e.epoch, step: e.step, actuator: e.compensate!.actuator, args: e.compensate!.args })),
+    effects: [...(inherited?.effects ?? []), ...effects.map((e) => ({ epoch: e.epoch, step: e.step, operator: e.operator, actuator: e.actuator, key: e.key }))],
+    obligations: [...(inherited?.obligations ?? []), ...effects.filter((e) => e.compensate).map((e) => ({ epoch: e.epoch, step: e.step, actuator: e.compensate!.actuator, args: e.compensate!.args }))],
   };
 }
 

@@ -42,7 +42,7 @@ import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
-import { FLAG_DECLARED_SPEND, hasFlag, IMPLEMENTED_FLAGS } from '../machines/flags.js';
+import { FLAG_DECLARED_SPEND, FLAG_LINEAGE_EFFECTS, hasFlag, IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import { shadowPin } from './shadow-pin.js';
 import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
@@ -68,7 +68,7 @@ import { keyInForce, refuseOtherKey, repairRecordedKey } from './key-in-force.js
 import { DEFAULT_LIMITS, inputFromJournal } from './limits.js';
 import { ForeignJournalError, PinMismatchError, RuntimeUsageError, SealKeyMismatchError } from './errors.js';
 import { InvocationHandle } from './handle.js';
-import { boundaryOf, checkForkOf, effectsAfterRefusal, ForkParentError, forkOfBody, supersededRefusal, ForkRefusedError, forkId, forkState, parentHistory, repinnedFields, SUPERSEDABLE, worldEffects, type ForkedBody, type ForkOptions } from './fork.js';
+import { boundaryOf, checkForkOf, effectsAfterRefusal, ForkParentError, forkOfBody, supersededRefusal, ForkRefusedError, forkId, forkState, inheritedState, parentHistory, repinnedFields, SUPERSEDABLE, worldEffects, type ForkedBody, type ForkOptions } from './fork.js';
 import { guardedObserver, type InspectionObserver } from './inspection.js';
 import { Recorder } from './recorder.js';
 import { replayJournal, type ReplayResult } from './replay.js';
@@ -470,7 +470,7 @@ export class Runtime {
     const history = await parentHistory(records, this.replayDeps(parentLibrary, parentPin.library), atEpoch);
     const after = worldEffects(records, history.plans, (epoch) => epoch > atEpoch);
     if (after.length > 0) throw effectsAfterRefusal(parentId, atEpoch, after);
-    const state = await this.forkStateOf(parentId, records.slice(0, boundary.seq + 1), parentLibrary, atEpoch);
+    const state = await this.forkStateOf(parentId, records.slice(0, boundary.seq + 1), parentLibrary, atEpoch, hasFlag(parentPin, FLAG_LINEAGE_EFFECTS));
 
     // The new pin: the parent's, with what was asked changed; this runtime must be able to run it.
     const library = await this.forkLibrary(options.library, parentLibrary);
@@ -540,11 +540,11 @@ export class Runtime {
   }
 
   /** The state at the end of epoch `atEpoch`, from the parent's records up to that boundary (what `invocation.forked` records, and replay re-derives). */
-  private async forkStateOf(parentId: string, upToBoundary: readonly JournalRecord[], library: Library, atEpoch: number) {
+  private async forkStateOf(parentId: string, upToBoundary: readonly JournalRecord[], library: Library, atEpoch: number, lineage: boolean) {
     const digest = (upToBoundary[0] as JournalRecord<'invocation.pinned'>).body.pin.library;
     const history = await parentHistory(upToBoundary, this.replayDeps(library, digest), atEpoch);
     if (!history.boundary) throw new ForkRefusedError('fork.no_boundary', `cannot fork ${parentId} at epoch ${atEpoch}: replaying its journal did not reach the start of epoch ${atEpoch + 1}`);
-    return forkState(history.boundary, worldEffects(upToBoundary, history.plans, (epoch) => epoch <= atEpoch));
+    return forkState(history.boundary, worldEffects(upToBoundary, history.plans, (epoch) => epoch <= atEpoch), lineage ? inheritedState(upToBoundary) : undefined);
   }
 
   /** The library a fork pins: the parent's, one given, or one of this runtime's (by name or digest) or the store's (by digest). */
@@ -643,7 +643,7 @@ export class Runtime {
       await this.checkForkParent(first, records[1] as JournalRecord<'invocation.forked'>);
     }
     const library = await this.checkPin('replay', first, [], false);
-    const derived = await this.forkStateOf(parent, records, library, atEpoch);
+    const derived = await this.forkStateOf(parent, records, library, atEpoch, hasFlag(pinned.body.pin, FLAG_LINEAGE_EFFECTS));
     if (canonicalize(derived) !== canonicalize(state)) throw new ForkParentError(fork, parent, `gives another state at the end of epoch ${atEpoch} than the fork recorded (recorded ${canonicalize(state).slice(0, 200)}…, re-derived ${canonicalize(derived).slice(0, 200)}…)`);
   }
 

@@ -23,13 +23,17 @@
  * evaluable predicates the planner needs. Prints the report (one line per candidate: accepted, or
  * why not), every line made inert for the terminal (cli/terminal-text.ts: goals and fragments come
  * from a model); progress on stderr for long inputs; `--json`: the report on stderr and one line on
- * stdout `{ library, base, out, applied, accepted, checked, candidates }` (out null when nothing
- * was written; checked: the recorded decompositions a candidate was checked against).
+ * stdout `{ library, base, out, applied, accepted, checked, candidates, warnings }` (out null when nothing
+ * was written; checked: the recorded decompositions a candidate was checked against). The library
+ * mined into (or the base, when nothing was accepted) is checked for method-less tasks whose
+ * effectful operators pass args no constraint ties to the goal (htn/library/unbound-effects.ts):
+ * each is a `warning:` line of the report, and `warnings` in the JSON line — never a failure.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { canonicalBytes } from '../../journal/canonical.js';
 import type { JournalRecord } from '../../journal/records.js';
+import { unboundEffectWarnings } from '../../htn/library/unbound-effects.js';
 import { derivedEpochsOf, gapSourcesOf, mine, renderReport } from '../../mining/index.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError } from '../domain-loader.js';
@@ -102,7 +106,8 @@ export async function run(argv: string[]): Promise<number> {
       for (const s of inputs.stores) await s.putBlob(canonicalBytes(result.library));
       applied = true;
     }
-    const lines = [...renderReport(result.report), ...inputs.notes];
+    const warnings = unboundEffectWarnings(result.library);
+    const lines = [...renderReport(result.report), ...inputs.notes, ...warnings.map((w) => `warning: ${w.message}`)];
     if (out === undefined) lines.push(`nothing accepted; no new version${args.flags.apply ? ' (nothing filed)' : ''}${args.strings.out !== undefined ? ` (${args.strings.out} not written)` : ''}`);
     else lines.push(`wrote ${out}${applied ? `; filed ${result.digest} in ${inputs.stores.map((s) => s.name).join(', ')}` : ''}`);
     // With --json, stdout holds the one JSON line (cli/json-line.ts): the report goes to stderr. Goals
@@ -117,6 +122,7 @@ export async function run(argv: string[]): Promise<number> {
         accepted: result.report.accepted,
         checked: result.report.checkedEpochs,
         candidates: result.report.candidates.map((c) => ({ candidate: c.candidate, task: c.task, verdict: c.verdict, reason: c.reason ?? null, sources: c.sources })),
+        warnings: warnings.map((w) => ({ task: w.task, operator: w.operator, actuator: w.actuator, args: w.args, message: w.message })),
       });
     }
     return 0;

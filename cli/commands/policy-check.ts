@@ -2,14 +2,18 @@
  * `weft policy check FILE [--domain D] [--json]` — validate a rule pack (policy/schema.ts) and print
  * its digest, the policy id a run with it pins (`pack:<name>@<version>#<digest>`) and each rule in
  * words. With `--domain`, the predicates it references are resolved against that domain's policy
- * predicates too; without, they are listed as unchecked. Exit codes: 0 valid, 1 not a valid pack
+ * predicates too; without, they are listed as unchecked. With `--domain`, the domain's method
+ * library (the one a new run pins) is checked too: a method-less task (the gap path) whose effectful
+ * operators pass args no constraint ties to the goal is warned about (htn/library/unbound-effects.ts),
+ * on stderr — a warning, not a failure. Exit codes: 0 valid, 1 not a valid pack
  * (the file and the issue, with its path in the pack), 2 usage. `--json`: one line,
- * `{ ok, file, name, version, digest, policy, rules: [{ id, rule, says }], predicates, predicatesChecked }`,
+ * `{ ok, file, name, version, digest, policy, rules: [{ id, rule, says }], predicates, predicatesChecked, libraryWarnings? }`,
  * or `{ ok: false, file, reason, refused }`.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isWeftError } from '../../journal/errors.js';
+import { unboundEffectWarnings, type UnboundEffectWarning } from '../../htn/library/unbound-effects.js';
 import { compileRulePack, referencedPredicates } from '../../policy/compile.js';
 import { describeRule } from '../../policy/describe.js';
 import { packDigest, packPolicyId } from '../../policy/digest.js';
@@ -36,6 +40,7 @@ export async function run(argv: string[]): Promise<number> {
   const json = args.flags.json === true;
   let pack: RulePack;
   let predicatesChecked = false;
+  let warnings: UnboundEffectWarning[] | undefined;
   try {
     let text: string;
     try {
@@ -48,6 +53,7 @@ export async function run(argv: string[]): Promise<number> {
       const { domain } = await loadDomain(args.strings.domain);
       compileRulePack(pack, predicateRegistry(domain.policyPredicates));
       predicatesChecked = true;
+      warnings = unboundEffectWarnings(domain.libraries[0]!);
     }
   } catch (err) {
     if (!isWeftError(err) && !(err instanceof DomainLoadError)) throw err;
@@ -61,8 +67,10 @@ export async function run(argv: string[]): Promise<number> {
   const policy = packPolicyId(pack, digest);
   const predicates = referencedPredicates(pack);
   const rules = pack.rules.map((r) => ({ id: r.id, rule: r.rule, says: describeRule(r) }));
+  for (const w of warnings ?? []) process.stderr.write(`weft policy check: warning: ${inert(w.message)}\n`);
   if (json) {
-    printJsonLine({ ok: true, file: path.resolve(file), name: pack.name, version: pack.version, digest, policy, rules, predicates, predicatesChecked });
+    const libraryWarnings = warnings?.map((w) => ({ task: w.task, operator: w.operator, actuator: w.actuator, args: w.args, message: w.message }));
+    printJsonLine({ ok: true, file: path.resolve(file), name: pack.name, version: pack.version, digest, policy, rules, predicates, predicatesChecked, ...(libraryWarnings ? { libraryWarnings } : {}) });
     return 0;
   }
   const width = Math.max(...rules.map((r) => r.id.length), 2);

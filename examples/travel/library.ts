@@ -28,7 +28,9 @@
  *   `book_taxi` with explicit args only — every constant is a goal arg or an observed fact
  *   (`(taxi-fare ?from ?to ?price)`, shown when the goal is a transfer) — so a method mined from
  *   the recorded run can re-derive it for other constants. Its constraints: only `taxi.quote` and
- *   `taxi.book`, at most one booking, and the booking's amount at most `?budget`.
+ *   `taxi.book`, at most one booking in the whole run (`per: 'run'`: a booking an earlier epoch left
+ *   done counts), the booking's amount at most `?budget`, and the quote and the booking bound to
+ *   the goal's traveller, airport, hotel and day (`bind`): a fragment for another ride is refused.
  *
  * Compensation: holds, the charge and the reminder undo themselves (their actuators'
  * `compensate`, which see the step's result: hold and charge references); the confirmations
@@ -127,8 +129,12 @@ export const travelLibrary: Library = new LibraryBuilder('travel')
   .task('book_transfer', { [T]: 'traveller', '?from': 'airport', '?to': 'hotel', '?day': 'number', '?budget': 'number' }, {
     constraints: [
       { only: ['taxi.quote', 'taxi.book'] },
-      { count: 'taxi.book', atMost: 1 },
+      // One booking per run for the task: a model naming book_transfer again in a later epoch is refused.
+      { count: 'taxi.book', atMost: 1, per: 'run' },
       { sum: 'taxi.book', arg: 'amount', atMost: '?budget' },
+      // The ride the goal asked for, not another: the quote and the booking carry the goal's own args.
+      { bind: 'taxi.quote', args: { from: '?from', to: '?to', day: '?day' } },
+      { bind: 'taxi.book', args: { traveller: T, from: '?from', to: '?to', day: '?day' } },
     ],
   })
   // ── operators ──────────────────────────────────────────────────────────────────────────────

@@ -31,7 +31,8 @@ function params(spec: ParamSpec | undefined): Param[] {
 
 function constraintOf(c: TaskConstraintSpec): TaskConstraint {
   if ('sum' in c) return { sum: c.sum, arg: c.arg, atMost: c.atMost };
-  if ('count' in c) return { count: c.count, atMost: c.atMost };
+  if ('count' in c) return { count: c.count, atMost: c.atMost, ...(c.per === undefined ? {} : { per: c.per }) };
+  if ('bind' in c) return { bind: c.bind, args: { ...c.args } };
   return { only: [...c.only] };
 }
 
@@ -65,8 +66,10 @@ export interface OperatorSpec {
 /** A task constraint as written in code (schema.ts `TaskConstraintSchema`; `only` may be readonly). */
 export type TaskConstraintSpec =
   | { readonly sum: string; readonly arg: string; readonly atMost: string | number }
-  | { readonly count: string; readonly atMost: number }
-  | { readonly only: readonly string[] };
+  | { readonly count: string; readonly atMost: number; readonly per?: 'run' }
+  | { readonly only: readonly string[] }
+  /** Each step dispatching `bind` passes these args exactly these terms' values (task params or constants). */
+  | { readonly bind: string; readonly args: Readonly<Record<string, Term>> };
 
 export interface TaskOptions {
   /** Constraints on any fragment of steps achieving the task, checked in order. */
@@ -110,7 +113,8 @@ export class LibraryBuilder {
 
   /**
    * Declares a compound task; `options.constraints` bound any fragment that achieves it, e.g.
-   * `.task('book', { '?b': 'number' }, { constraints: [{ sum: 'card.charge', arg: 'amount', atMost: '?b' }] })`.
+   * `.task('book', { '?b': 'number' }, { constraints: [{ sum: 'card.charge', arg: 'amount', atMost: '?b' }] })`,
+   * or `{ bind: 'taxi.book', args: { from: '?from' } }` to tie an effect's arg to the goal's.
    */
   task(name: string, spec?: ParamSpec, options?: TaskOptions): this {
     this.data.tasks.push({

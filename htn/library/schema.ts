@@ -97,18 +97,25 @@ export const EvaluableRefSchema = z.object({
  * - `{ sum, arg, atMost }`: the numeric actuator arg `arg`, summed over the steps that dispatch the
  *   actuator `sum`, is at most `atMost` — a number, or a number-typed task param (`?budget`) bound
  *   from the goal's args; a step whose `arg` is not a number violates it;
- * - `{ count, atMost }`: at most `atMost` steps dispatch the actuator `count` (`'*'`: any
- *   world-effect step, i.e. not readOnly);
- * - `{ only }`: every step dispatches one of these actuators.
+ * - `{ count, atMost, per? }`: at most `atMost` steps dispatch the actuator `count` (`'*'`: any
+ *   world-effect step, i.e. not readOnly). `per: 'run'` counts, besides the fragment, the world
+ *   effects of the same task that earlier epochs of the run (and, for a fork, of its parent) left
+ *   done — completed and not compensated; absent, the fragment alone;
+ * - `{ only }`: every step dispatches one of these actuators;
+ * - `{ bind, args }`: every step that dispatches the actuator `bind` passes each named arg exactly
+ *   the value the term gives — a task param (`?from`) bound from the goal's args, or a constant —
+ *   so an effect does only what its goal asked (`{ bind: 'taxi.book', args: { from: '?from' } }`).
  * Checked by `checkTaskConstraints` (machines/constraints.ts); part of the data, so of the digest.
+ * Strict: an unknown field is an error (a misspelt `per` would silently count per fragment).
  */
 export const TaskConstraintSchema = z.union(
   [
-    z.object({ sum: z.string().min(1), arg: z.string().min(1), atMost: z.union([z.string().min(1), z.number().finite()]) }),
-    z.object({ count: z.string().min(1), atMost: z.number().finite() }),
-    z.object({ only: z.array(z.string().min(1)) }),
+    z.strictObject({ sum: z.string().min(1), arg: z.string().min(1), atMost: z.union([z.string().min(1), z.number().finite()]) }),
+    z.strictObject({ count: z.string().min(1), atMost: z.number().finite(), per: z.literal('run').optional() }),
+    z.strictObject({ only: z.array(z.string().min(1)) }),
+    z.strictObject({ bind: z.string().min(1), args: z.record(z.string().min(1), TermSchema) }),
   ],
-  { error: 'a task constraint is { sum, arg, atMost }, { count, atMost } or { only: [actuators] }' },
+  { error: "a task constraint is { sum, arg, atMost }, { count, atMost, per?: 'run' }, { only: [actuators] } or { bind: actuator, args: { arg: term } }" },
 );
 export type TaskConstraint = z.infer<typeof TaskConstraintSchema>;
 
@@ -192,6 +199,16 @@ export function isVariable(term: Term): term is string {
 /** Human form of a constraint, for messages (validation and machines/constraints.ts). */
 export function describeConstraint(c: TaskConstraint): string {
   if ('sum' in c) return `sum of ${c.sum} ${c.arg} ≤ ${c.atMost}`;
-  if ('count' in c) return `count of ${c.count === '*' ? 'world-effect steps' : c.count} ≤ ${c.atMost}`;
+  if ('count' in c) return `count of ${c.count === '*' ? 'world-effect steps' : c.count} ≤ ${c.atMost}${c.per === 'run' ? ' per run' : ''}`;
+  if ('bind' in c) return `${c.bind} binds ${boundArgs(c).map((a) => `${a} = ${c.args[a]}`).join(', ')}`;
   return `only ${c.only.join(', ')}`;
+}
+
+/**
+ * The arg names a `bind` constraint fixes, sorted: a library read back from its canonical blob has
+ * its keys sorted, one built in code has them in written order — checks and messages must not
+ * depend on which (replay compares the reasons byte for byte).
+ */
+export function boundArgs(c: { args: Readonly<Record<string, Term>> }): string[] {
+  return Object.keys(c.args).sort();
 }

@@ -6,7 +6,9 @@
  *
  * Task constraints (schema.ts) are checked too: the actuators they name are dispatched by some
  * operator (a misspelt one would make the constraint vacuous), a summed arg is passed to that
- * actuator, a param bound is a number-typed param of the task, and counts are non-negative integers.
+ * actuator, a param bound is a number-typed param of the task, counts are non-negative integers, a
+ * run-wide count counts a world effect, and a binding names args its actuator is passed and terms
+ * that are the task's params (or constants).
  */
 import {
   LibrarySchema,
@@ -168,6 +170,8 @@ function checkConstraints(lib: Library, problems: string[]): void {
     for (const a of Object.keys(o.actuator.args)) args.add(a);
     dispatched.set(o.actuator.actuator, args);
   }
+  // The actuators some non-readOnly operator dispatches (a run-wide count sees only those).
+  const effectful = new Set(lib.operators.filter((o) => o.actuator && !o.readOnly).map((o) => o.actuator!.actuator));
   const knownActuator = (where: string, actuator: string): boolean => {
     if (dispatched.has(actuator)) return true;
     problems.push(`${where}: no operator dispatches the actuator ${actuator}`);
@@ -185,8 +189,17 @@ function checkConstraints(lib: Library, problems: string[]): void {
           else if (param.type !== NUMBER_TYPE) problems.push(`${where}: ${c.atMost} has type ${param.type}; a bound must be of type ${NUMBER_TYPE}`);
         }
       } else if ('count' in c) {
-        if (c.count !== '*') knownActuator(where, c.count);
+        if (c.count !== '*' && knownActuator(where, c.count) && c.per === 'run' && !effectful.has(c.count)) {
+          problems.push(`${where}: per run counts the world effects earlier epochs left done, and every operator that dispatches ${c.count} is readOnly (drop per: 'run', or count a world effect)`);
+        }
         if (!Number.isInteger(c.atMost) || c.atMost < 0) problems.push(`${where}: atMost must be a non-negative integer, got ${c.atMost}`);
+      } else if ('bind' in c) {
+        const names = Object.keys(c.args);
+        if (names.length === 0) problems.push(`${where}: bind needs at least one arg`);
+        if (knownActuator(where, c.bind)) for (const a of names) if (!dispatched.get(c.bind)!.has(a)) problems.push(`${where}: no operator passes ${c.bind} an arg ${a}`);
+        for (const term of Object.values(c.args)) {
+          if (isVariable(term) && !t.params.some((p) => p.name === term)) problems.push(`${where}: ${term} is not a param of ${t.name}`);
+        }
       } else {
         if (c.only.length === 0) problems.push(`${where}: only needs at least one actuator (use { count: '*', atMost: 0 } for no world effects)`);
         for (const a of c.only) knownActuator(where, a);

@@ -16,7 +16,7 @@
  */
 import type { ApprovalInput } from '../../machines/actors.js';
 import type { EpochPlan, InvocationContext } from '../../machines/context.js';
-import { checkTaskConstraints } from '../../machines/constraints.js';
+import { checkTaskConstraints, earlierEffects } from '../../machines/constraints.js';
 import { SLEEP_ACTUATOR, sleepArgsProblem } from '../../machines/sleep.js';
 import { authoredEffectsProblem, envelopeEpochViolation } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
@@ -48,7 +48,7 @@ function certify(s: EpochServices, plan: EpochPlan): string | undefined {
  * a refusal with the rule it comes from (the runtime's own, or the pack rule that set that part).
  */
 function withinContract(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): { reason: string; rule: string } | undefined {
-  const broken = checkTaskConstraints(s.library, ctx.goal!, plan.steps);
+  const broken = checkTaskConstraints(s.library, ctx.goal!, plan.steps, earlierEffects(ctx));
   if (broken) return { reason: broken, rule: 'weft:task-constraints' };
   const violation = s.policy.envelope ? envelopeEpochViolation(s.policy.envelope, plan, ctx.spent ?? 0, pinnedSpendScope(ctx.pin)) : undefined;
   return violation && { reason: violation.reason, rule: s.policy.envelopeRules?.[violation.part] ?? `weft:envelope.${violation.part}` };
