@@ -42,6 +42,17 @@
  *     step is not admitted at all (it is no world effect and no policy is asked), so neither records
  *     one. Without it, a step allowed at dispatch left no record (only a refusal, and under flag 1
  *     an authored step's allow, were written); its admission is implied by its dispatch.
+ * 11 — authored allowances hold per run, and every allow names its rule: an `authored-effects`
+ *     allowance scoped to the run (`admit: {actuators, spendAtMost, per: 'run'}`) sums what the
+ *     model-authored world effects that stay done in this invocation (and, for a fork, its lineage:
+ *     `invocation.forked` state `authored`) spent, plus this fragment's — over it, a person approves
+ *     (without the flag, or without `per: 'run'`, each fragment is held to it alone). An allowed
+ *     epoch or step of a plan from the model (authored, or using a mined method) names the rule
+ *     that let its fragment through — the pack's `authored-effects` rule, else
+ *     `weft:authored-effects` — and the epoch's allow records why (what it spends of the allowance);
+ *     `weft:default` is left for library plans no rule decided. A run that ends `handed_off`
+ *     lists, in its reason, the model-authored world effects that stay applied (actuator, key,
+ *     amount), in cancel's wording (machines/kept-effects.ts).
  */
 import type { Pin } from '../journal/records.js';
 
@@ -52,9 +63,10 @@ export const FLAG_AUTHORING_APPROVAL = 5;
 export const FLAG_ADMISSION_RULE = 7;
 export const FLAG_PIVOTS = 8;
 export const FLAG_STEP_ADMISSIONS = 9;
+export const FLAG_RUN_ALLOWANCE = 11;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_RUN_ALLOWANCE];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

@@ -119,7 +119,7 @@ export interface TravelApp {
 
 /**
  * The parts over one state file, seeded now (with `options.initialState` or the seed world), under
- * the domain's default policy: the rule pack travel@4 (policy-pack.ts).
+ * the domain's default policy: the rule pack travel@5 (policy-pack.ts).
  */
 export function createTravelApp(options: ProviderOptions & { stateFile: string }): TravelApp {
   seedTravelState(options.stateFile, options.initialState);
