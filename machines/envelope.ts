@@ -104,8 +104,8 @@ export function authoredEffectsProblem(env: ContractEnvelope | undefined, steps:
   if (before !== undefined) {
     const total = before.spent + spent;
     if (total <= rule.spendAtMost) return undefined;
-    const earlier = before.effects === 0 ? 'with nothing spent by authored effects before in this run' : `with ${before.spent} spent by ${before.effects} authored effect(s) admitted before in this run`;
-    return `${has} spending ${spent}, ${earlier} (${total} in all), above the ${rule.spendAtMost} the policy admits from the model without a person this run: a person approves them`;
+    const earlier = before.effects === 0 ? '' : `, with ${before.spent} spent by ${before.effects} authored effect(s) admitted before in this run (${total} in all)`;
+    return `${has} spending ${spent}${earlier}, above the ${rule.spendAtMost} the policy admits from the model without a person this run: a person approves them`;
   }
   if (spent > rule.spendAtMost) return `${has} spending ${spent}, above the ${rule.spendAtMost} the policy admits from the model without a person: a person approves them`;
   return undefined;

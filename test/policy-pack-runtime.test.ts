@@ -223,7 +223,9 @@ describe('rule packs in the runtime', () => {
     const done = await (await second.approve(handle.id, { decision: 'approved', by: 'ops' })).done;
     expect(done.status).toBe('completed');
     const records = await second.store.read(handle.id);
-    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', ...allowed(1, 2, 'weft:default'), '2:authoring:require_approval:model-asks', '2:epoch:allow:weft:default', '2:step#0:allow:weft:default']);
+    // The authored read-only fragment is let through by the pack's authored-effects rule (flag 11), on its epoch and its step, saying why.
+    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', ...allowed(1, 2, 'weft:default'), '2:authoring:require_approval:model-asks', '2:epoch:allow:model-taxi-allowance', '2:step#0:allow:model-taxi-allowance']);
+    expect(records.find((r) => r.kind === 'admission.decided' && r.epoch === 2 && (r.body as { subject: string }).subject === 'epoch')!.body).toMatchObject({ reason: 'the model authored no world effect: nothing for a person to approve' });
     expect(records.find((r) => r.kind === 'approval.requested')!.body).toEqual({ subject: 'authoring', reason: 'a person reviews bookings the model writes' });
     const world = worldOf(stateDir, handle.id);
     expect(world.holds).toEqual([]);
