@@ -39,7 +39,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 type Body = Record<string, any>;
 const travelPack = parseRulePackText(readFileSync(path.join(import.meta.dirname, '..', 'examples', 'travel', 'policy-pack.json'), 'utf8'), 'policy-pack.json');
 const approvalPack = parseRulePackText(readFileSync(path.join(import.meta.dirname, '..', 'examples', 'travel', 'policy-approval.json'), 'utf8'), 'policy-approval.json');
-/** travel@4 with other rules in place of (or beside) its own. */
+/** travel@5 with other rules in place of (or beside) its own. */
 function variant(name: string, edit: (rules: RulePack['rules']) => RulePack['rules']): RulePack {
   return parseRulePack({ ...structuredClone(travelPack), name, version: '1', rules: edit(structuredClone(travelPack.rules)) }, name);
 }
