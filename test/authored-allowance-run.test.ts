@@ -188,6 +188,36 @@ describe('eleven epochs of 35 EUR each', () => {
   });
 });
 
+describe("a fork counts its lineage's authored effects", () => {
+  test('forked after two admitted rides, the fork records them (with amounts) and its first ride waits for a person; approved, the run hands off listing all eleven', async () => {
+    const t = travel();
+    const { id: parent, result } = await start(t, 'lineage');
+    expect(result.status).toBe('awaiting_approval');
+    const handle = await t.runtime.fork(parent, { atEpoch: 2 });
+    let done = await handle.done;
+    const fork = handle.id;
+    const head = await t.store.read(fork, 0, 2);
+    const parentKeys = (await t.store.read(parent)).filter((r) => r.kind === 'step.completed' && (r.body as Body).step === 1).map((r) => (r.body as Body).key as string);
+    expect(parentKeys).toHaveLength(2);
+    expect((head[1]!.body as Body).state.authored).toEqual(parentKeys.map((key, i) => ({ epoch: i + 1, step: 1, actuator: 'taxi.book', key, amount: 35 })));
+    expect(done.status).toBe('awaiting_approval');
+    let records = await t.store.read(fork);
+    expect(epochAdmissions(records)[0]).toMatchObject({ epoch: 3, decision: 'require_approval', rule: 'model-taxi-allowance', reason: expect.stringContaining('spending 35, with 70 spent by 2 authored effect(s) admitted before in this run (105 in all), above the 80') });
+    // The parent ended superseded with nothing of epoch 3 booked; the fork acts in the parent's world.
+    expect((await t.store.read(parent)).at(-2)!.kind).toBe('invocation.superseded');
+    expect(liveRides(t.stateDir, parent).map((r) => r.day)).toEqual([1, 2]);
+    while (done.status === 'awaiting_approval') done = await (await t.runtime.approve(fork, { decision: 'approved', by: 'ana' })).done;
+    expect(done.status).toBe('handed_off');
+    records = await t.store.read(fork);
+    const forkKeys = records.filter((r) => r.kind === 'step.completed' && (r.body as Body).step === 1).map((r) => (r.body as Body).key as string);
+    expect(forkKeys).toHaveLength(9);
+    const reason = (ofKind(records, 'invocation.handed_off')[0]!.body as Body).reason as string;
+    expect(reason).toBe(`the intent was not done after 12 epochs; 11 world effect(s) the model authored stay applied (385 in all): ${[...parentKeys, ...forkKeys].map((key, i) => `epoch ${i + 1} step 1  taxi.book  key ${key}  amount 35`).join('; ')}`);
+    expect(liveRides(t.stateDir, parent)).toHaveLength(11);
+    expect(await t.runtime.replay(fork)).toMatchObject({ status: 'handed_off', fingerprint: done.fingerprint });
+  });
+});
+
 describe('weft run travel <a taxi intent>: the library plans and the authored ride', () => {
   test('the library-planned epochs keep weft:default (said to be a library plan no rule decided); the authored ride and its steps name model-taxi-allowance', async () => {
     assertBuilt();
