@@ -83,7 +83,7 @@ const RUNTIME_RULES: Record<string, string> = {
 };
 
 /** Under flag 11 `weft:default` is left for what no rule decided: library plans and the authoring call. */
-const DEFAULT_SINCE_FLAG_11 = 'no rule of the pack decided: admitted by default (a plan of the pinned library, or the authoring call; a plan from the model names the rule that let it through)';
+const DEFAULT_SINCE_FLAG_11 = 'no rule of the pack decided: admitted by default';
 
 function runtimeRule(rule: string, flag11: boolean): string | null {
   if (rule === DEFAULT_RULE && flag11) return DEFAULT_SINCE_FLAG_11;

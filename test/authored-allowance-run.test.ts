@@ -240,7 +240,7 @@ describe('weft run travel <a taxi intent>: the library plans and the authored ri
     const epoch1 = lines.indexOf('epoch 1  epoch     allow');
     expect(lines.slice(epoch1, epoch1 + 3)).toEqual([
       'epoch 1  epoch     allow',
-      '  rule      weft:default: no rule of the pack decided: admitted by default (a plan of the pinned library, or the authoring call; a plan from the model names the rule that let it through)',
+      '  rule      weft:default: no rule of the pack decided: admitted by default',
       '  admitted  admitted by default: a plan of the pinned library that no rule of the pack decided',
     ]);
     const epoch3 = lines.indexOf('epoch 3  epoch     allow');
