@@ -14,7 +14,7 @@
  * A journal pinned without flag 11 keeps the old rule: each fragment is held to the allowance alone,
  * and `weft:default` is recorded as before.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -23,11 +23,13 @@ import type { Model, ModelRequest } from '../actors/model/model.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
+import { MemoryStore } from '../journal/stores/memory.js';
+import { parseRulePackText } from '../policy/index.js';
 import { FLAG_RUN_ALLOWANCE, IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import { createRuntime as todaysRuntime, Runtime } from '../runtime/index.js';
 import { explainAdmissions } from '../runtime/admissions.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
-import { TRAVEL_POLICY_PACK, travelPackPolicy } from '../examples/travel/policy-pack.js';
+import { TRAVEL_POLICY_PACK, travelPackPolicy, travelPackPolicyV4 } from '../examples/travel/policy-pack.js';
 import { initialTravelState, readTravelState, seedTravelState } from '../examples/travel/index.js';
 import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
 import { assertBuilt, weft } from './support/cli.js';
@@ -248,6 +250,22 @@ describe('weft run travel <a taxi intent>: the library plans and the authored ri
     const step1 = lines.indexOf('epoch 3  step 1    allow');
     expect(lines[step1 + 1]).toMatch(/^ {2}rule {6}model-taxi-allowance \(authored-effects\): /);
     expect(lines[step1 + 2]).toMatch(/^ {2}admitted  admitted by model-taxi-allowance with its fragment \(the epoch's admission at seq \d+\)$/);
+  });
+});
+
+describe('the pack syntax and the packs pinned before it', () => {
+  test("`per` is 'fragment' or 'run' (the schema stays strict); a journal pinned to travel@4 replays in a store that has no pack filed, the domain keeping it", async () => {
+    const allowance = (admit: unknown) => JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'a', rule: 'authored-effects', admit }] });
+    expect(parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, per: 'run' }), 'run.json').rules[0]).toMatchObject({ admit: { per: 'run' } });
+    expect(() => parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, per: 'week' }), 'week.json')).toThrow(/^week\.json is not a valid rule pack: .*rules\[0\]\.admit/);
+    expect(() => parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, scope: 'run' }), 'scope.json')).toThrow(/not a valid rule pack/);
+    const dir = join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v5', 'invocations');
+    const [invocation] = readdirSync(dir);
+    const records = readFileSync(join(dir, invocation!, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalRecord);
+    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin.policy).toBe(travelPackPolicyV4.id);
+    const sealed = records.at(-1) as JournalRecord<'invocation.sealed'>;
+    const empty = todaysRuntime({ store: new MemoryStore(), domain: travelDomain, stateDir: join(root, 'empty'), signingKey: signingKeyFromSecret(new Uint8Array(32).fill(7)) });
+    expect(await empty.replay({ records })).toMatchObject({ status: 'completed', fingerprint: sealed.body.fingerprint });
   });
 });
 
