@@ -213,6 +213,8 @@ export const bodySchemas = {
       replans: count,
       effects: z.array(z.strictObject({ epoch: count, step: count, operator: z.string().min(1), actuator: z.string().min(1), key: z.string().min(1) })),
       obligations: z.array(z.strictObject({ epoch: count, step: count, actuator: z.string().min(1), args: json })),
+      /** Flag 11: of `effects`, those a plan from the model made, with what each spent (the lineage's part of a run-wide allowance). */
+      authored: z.array(z.strictObject({ epoch: count, step: count, actuator: z.string().min(1), key: z.string().min(1), amount: z.number().finite().nonnegative() })).optional(),
     }),
   }),
   /** The invocation was forked (`weft fork`) and ends here: `by` goes on from the end of epoch `atEpoch`. */

@@ -8,7 +8,7 @@
  * and lets a test drive the machine with fakes.
  */
 import { fromPromise, type PromiseActorLogic } from 'xstate';
-import type { EpochOutcome, EpochPlan, Goal, InvocationContext, Json, KeptEffect, Position, StepResult, Stop, Suspension } from './context.js';
+import type { AuthoredEffect, EpochOutcome, EpochPlan, Goal, InvocationContext, Json, KeptEffect, Position, StepResult, Stop, Suspension } from './context.js';
 
 export type Failure = NonNullable<InvocationContext['failure']>;
 
@@ -30,7 +30,7 @@ export type ApprovalOutput = Position & { approved: boolean; reason: string };
 export type ExecuteOutput = Position & { done: StepResult[]; failure: Failure | null; waiting?: { step: number; until: string; dispatches: number }; stop?: Stop };
 export type CompensateOutput = Position & { kind: 'compensated' } | (Position & { kind: 'handoff'; reason: string });
 /** `spent`: what the closed epoch spent under the policy's contract envelope (flag 1). */
-export type CloseOutput = Position & { outcome: EpochOutcome; spent?: number; kept?: KeptEffect[]; stop?: Stop };
+export type CloseOutput = Position & { outcome: EpochOutcome; spent?: number; kept?: KeptEffect[]; authored?: AuthoredEffect[]; stop?: Stop };
 /** The current epoch's effects compensated (`kept`: those with no inverse), or a compensation that failed for good (handoff). */
 export type StopOutput = (Position & { kind: 'compensated'; kept: KeptEffect[] }) | (Position & { kind: 'handoff'; reason: string });
 export type FinishOutput = Position & { fingerprint: string };

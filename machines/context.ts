@@ -107,6 +107,8 @@ export interface ForkedFrom {
   replans: number;
   /** The parent's world effects of closed epochs that were not compensated: they stay done, and a cancel of the fork lists them. */
   kept?: KeptEffect[];
+  /** Of those, the ones a plan from the model made, with their amounts (flag 11): the lineage's part of a run-wide allowance. */
+  authored?: AuthoredEffect[];
 }
 
 /** Why an invocation resting in a state is superseded by a fork (the `supersede` event, recorded as `invocation.superseded`). */
@@ -133,6 +135,11 @@ export interface KeptEffect {
   step: number;
   actuator: string;
   key: string;
+}
+
+/** A world effect of a plan from the model (flag 11) that stays done, with what it spent under the envelope's spend arg. */
+export interface AuthoredEffect extends KeptEffect {
+  amount: number;
 }
 
 /**
@@ -170,6 +177,12 @@ export interface InvocationContext extends InvocationInput {
   spent?: number;
   /** World effects of closed epochs that stay done (what a cancel lists); absent: none (or a snapshot from before it was kept). */
   kept?: KeptEffect[];
+  /**
+   * Under flag 11: the world effects of completed epochs whose plan came from the model (authored,
+   * or through a mined method), with their amounts — what a run-wide authored allowance has spent
+   * so far, and what a handed-off run lists. For a fork, its lineage's come first. Absent: none.
+   */
+  authored?: AuthoredEffect[];
   /** A cancel or a passed deadline the invocation is stopping on (see Stop). */
   stop?: Stop | null;
   replans: number;

@@ -32,8 +32,9 @@
  *
  * `authoredEffects` is not a check here: it tells the admission of an authored fragment with world
  * effects to ask a person ('approval', the default), to admit it ('allow'), or to admit it within an
- * allowance (`{ actuators, spendAtMost }`: listed actuators, spending at most that much — a booking
- * over it asks a person); `authoredEffectsProblem` says which.
+ * allowance (`{ actuators, spendAtMost, per? }`: listed actuators, spending at most that much — per
+ * fragment, or under flag 11 with `per: 'run'` over the run's authored effects so far plus the
+ * fragment's; a booking over it asks a person); `authoredEffectsProblem` says which.
  *
  * Every reason is bounded (quoted values at most 60 characters) and says what the envelope allows.
  * Pure: no clock, no I/O.
@@ -66,14 +67,27 @@ export interface ContractEnvelope {
 export interface AuthoredAllowance {
   actuators: readonly string[];
   spendAtMost: number;
+  /**
+   * What `spendAtMost` bounds: each fragment alone ('fragment', the default), or the run — the sum
+   * over the model-authored effects that stay done in this invocation and its lineage, plus this
+   * fragment's (flag 11; machines/authored-allowance.ts).
+   */
+  per?: 'fragment' | 'run';
+}
+
+/** The model-authored world effects admitted before a fragment in the run: how many, and what they spent. */
+export interface AuthoredSoFar {
+  effects: number;
+  spent: number;
 }
 
 /**
  * Why the world effects of an authored fragment need a person under `env.authoredEffects`, or
  * undefined when the envelope admits them: 'allow' admits any; an allowance admits effects that all
- * dispatch a listed actuator and spend at most its `spendAtMost` together. Pure.
+ * dispatch a listed actuator and spend at most its `spendAtMost` together — with `before` (the run's
+ * earlier authored effects, given when the allowance holds per run under flag 11) added. Pure.
  */
-export function authoredEffectsProblem(env: ContractEnvelope | undefined, steps: readonly EpochStep[], spenders?: Spenders): string | undefined {
+export function authoredEffectsProblem(env: ContractEnvelope | undefined, steps: readonly EpochStep[], spenders?: Spenders, before?: AuthoredSoFar): string | undefined {
   const rule = env?.authoredEffects ?? 'approval';
   const effects = steps.filter((step) => !step.readOnly);
   if (effects.length === 0 || rule === 'allow') return undefined;
@@ -87,6 +101,12 @@ export function authoredEffectsProblem(env: ContractEnvelope | undefined, steps:
   // Without a spend rule what they spend cannot be counted: not "nothing", so a person looks.
   if (!env?.spend) return `${has}, and the envelope names no spend argument, so what they spend cannot be held to the ${rule.spendAtMost} the policy admits from the model without a person: a person approves them`;
   const spent = envelopeSpend(env, effects, spenders);
+  if (before !== undefined) {
+    const total = before.spent + spent;
+    if (total <= rule.spendAtMost) return undefined;
+    const earlier = before.effects === 0 ? '' : `, with ${before.spent} spent by ${before.effects} authored effect(s) admitted before in this run (${total} in all)`;
+    return `${has} spending ${spent}${earlier}, above the ${rule.spendAtMost} the policy admits from the model without a person this run: a person approves them`;
+  }
   if (spent > rule.spendAtMost) return `${has} spending ${spent}, above the ${rule.spendAtMost} the policy admits from the model without a person: a person approves them`;
   return undefined;
 }

@@ -49,6 +49,17 @@
  *     its grandparent's booking. (A fork pins its parent's flags.) Without it a fork listed only its
  *     parent's own effects. The bindings and run-wide counts themselves need no flag: they act only
  *     through library data no library pinned before them can hold (schema.ts).
+ * 11 — authored allowances hold per run, and every allow names its rule: an `authored-effects`
+ *     allowance scoped to the run (`admit: {actuators, spendAtMost, per: 'run'}`) sums what the
+ *     model-authored world effects that stay done in this invocation (and, for a fork, its lineage:
+ *     `invocation.forked` state `authored`) spent, plus this fragment's — over it, a person approves
+ *     (without the flag, or without `per: 'run'`, each fragment is held to it alone). An allowed
+ *     epoch or step of a plan from the model (authored, or using a mined method) names the rule
+ *     that let its fragment through — the pack's `authored-effects` rule, else
+ *     `weft:authored-effects` — and the epoch's allow records why (what it spends of the allowance);
+ *     `weft:default` is left for library plans no rule decided. A run that ends `handed_off`
+ *     lists, in its reason, the model-authored world effects that stay applied (actuator, key,
+ *     amount), in cancel's wording (machines/kept-effects.ts).
  */
 import type { Pin } from '../journal/records.js';
 
@@ -60,9 +71,10 @@ export const FLAG_ADMISSION_RULE = 7;
 export const FLAG_PIVOTS = 8;
 export const FLAG_STEP_ADMISSIONS = 9;
 export const FLAG_LINEAGE_EFFECTS = 10;
+export const FLAG_RUN_ALLOWANCE = 11;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_LINEAGE_EFFECTS];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_LINEAGE_EFFECTS, FLAG_RUN_ALLOWANCE];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

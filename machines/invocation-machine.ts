@@ -164,6 +164,7 @@ export const invocationMachine = setup({
       done: [],
       failure: o.outcome.outcome === 'completed' ? null : context.failure,
       ...(o.kept?.length ? { kept: [...(context.kept ?? []), ...o.kept] } : {}),
+      ...(o.authored?.length ? { authored: [...(context.authored ?? []), ...o.authored] } : {}),
       ...(o.stop ? { stop: o.stop } : {}),
     })),
     giveUpReplanning: assign(({ context }) => ({
@@ -216,6 +217,7 @@ export const invocationMachine = setup({
     exchange: null,
     spent: from?.spent ?? 0,
     ...(from?.kept?.length ? { kept: from.kept } : {}),
+    ...(from?.authored?.length ? { authored: from.authored } : {}),
   }),
   initial: 'parse',
   on: { hibernate: { actions: 'requestHibernation' } },

@@ -21,7 +21,7 @@ export function describeRule(rule: Rule): string {
     case 'authored-effects':
       return typeof rule.admit === 'string'
         ? rule.admit === 'allow' ? 'world effects the model authored are admitted' : 'world effects the model authored need a person'
-        : `world effects the model authored are admitted when they dispatch ${list(rule.admit.actuators)} and spend at most ${rule.admit.spendAtMost}; else a person approves`;
+        : `world effects the model authored are admitted when they dispatch ${list(rule.admit.actuators)} and spend at most ${rule.admit.spendAtMost}${rule.admit.per === 'run' ? " this run (the sum over the run's authored effects)" : ''}; else a person approves`;
     case 'tenant-actuators':
       return `per tenant, the actuators its steps may dispatch: ${Object.keys(rule.tenants).sort().map((t) => `${t}: ${list(rule.tenants[t]!)}`).join('; ')}`;
     case 'read-only-free':

@@ -6,7 +6,9 @@
  * - the contract envelope (machines/envelope.ts), each part at most once:
  *   `spend-cap` {arg, cap, actuators?} · `actuators` {allow} · `recipients` {arg, allowed, actuators?} ·
  *   `steps-per-fragment` {max} · `dispatches-per-epoch` {max} · `authored-effects` {admit:
- *   'approval' | 'allow' | {actuators, spendAtMost}};
+ *   'approval' | 'allow' | {actuators, spendAtMost, per?: 'fragment' | 'run'}} — `per: 'run'` holds
+ *   the allowance to the sum over the run's authored effects (flag 11), absent or 'fragment' to each
+ *   fragment alone;
  * - `tenant-actuators` {tenants: {<tenant> | '*': [actuator…]}}: the actuators a tenant's steps may
  *   dispatch (a tenant not listed gets '*', else none) — refused at the epoch and at dispatch;
  * - `read-only-free`: read-only steps are admitted freely — approval and predicate rules do not
@@ -50,7 +52,7 @@ export const ruleSchema = z.discriminatedUnion('rule', [
   rule('recipients', { arg: name, allowed: names, actuators: names.optional() }),
   rule('steps-per-fragment', { max: size }),
   rule('dispatches-per-epoch', { max: size }),
-  rule('authored-effects', { admit: z.union([z.enum(['approval', 'allow']), z.strictObject({ actuators: names, spendAtMost: amount })]) }),
+  rule('authored-effects', { admit: z.union([z.enum(['approval', 'allow']), z.strictObject({ actuators: names, spendAtMost: amount, per: z.enum(['fragment', 'run']).optional() })]) }),
   rule('tenant-actuators', { tenants: z.record(name, names) }),
   rule('read-only-free', {}),
   rule('approve-mutations', {}),

@@ -11,10 +11,16 @@
  * step's refusal (and, under flag 1, an authored step's allow): its other steps were allowed at
  * dispatch with nothing written — their admission is implied by their dispatch. Those are listed
  * apart, as `implied` (the first attempt's `step.dispatched` or the `step.shadowed`), never mixed
- * with what the journal records. Pure: over the records and the pack given.
+ * with what the journal records.
+ *
+ * Each allow says which rule admitted it and why (`admitted`). Under behaviour flag 11 a plan from
+ * the model is admitted by a named rule — the allowance, whose record says what the fragment spends
+ * of it this run — and each of its steps by the same rule "with its fragment" (or the person who
+ * approved it); `weft:default` is then left for library plans and the authoring call no rule
+ * decided. Pure: over the records and the pack given.
  */
 import type { JournalRecord } from '../journal/records.js';
-import { FLAG_ADMISSION_RULE, FLAG_STEP_ADMISSIONS, hasFlag } from '../machines/flags.js';
+import { FLAG_ADMISSION_RULE, FLAG_RUN_ALLOWANCE, FLAG_STEP_ADMISSIONS, hasFlag } from '../machines/flags.js';
 import { describeRule } from '../policy/describe.js';
 import { parsePackPolicyId } from '../policy/digest.js';
 import { DEFAULT_RULE } from '../policy/rules.js';
@@ -37,6 +43,12 @@ export interface AdmissionExplained {
   why: string | null;
   /** The person's decision on an approval asked for, when the journal holds it. */
   approval: { decision: string; by: string; note: string | null } | null;
+  /**
+   * An allow: which rule admitted it, and why — the allowance's own words for a plan from the model
+   * (flag 11), its fragment's admission for a step of one, `admitted by default` for what no rule
+   * decided. Null for a deny or an approval asked, and when no rule is recorded.
+   */
+  admitted: string | null;
 }
 
 /** A step allowed at dispatch with no `admission.decided` (pinned before flag 9): its dispatch implies it. */
@@ -70,10 +82,29 @@ const RUNTIME_RULES: Record<string, string> = {
   'weft:authored-effects': 'world effects the model authored need a person (no authored-effects rule says otherwise)',
 };
 
-function runtimeRule(rule: string): string | null {
+/** Under flag 11 `weft:default` is left for what no rule decided: library plans and the authoring call. */
+const DEFAULT_SINCE_FLAG_11 = 'no rule of the pack decided: admitted by default';
+
+function runtimeRule(rule: string, flag11: boolean): string | null {
+  if (rule === DEFAULT_RULE && flag11) return DEFAULT_SINCE_FLAG_11;
   if (Object.hasOwn(RUNTIME_RULES, rule)) return RUNTIME_RULES[rule]!;
   if (rule.startsWith('weft:envelope.')) return `the contract envelope's ${rule.slice('weft:envelope.'.length)}`;
   return null;
+}
+
+/** Which rule admitted an allow, and why (see `AdmissionExplained.admitted`). */
+function admittedBy(a: Omit<AdmissionExplained, 'admitted'>, flag11: boolean, fragment: AdmissionExplained | undefined, modelRule: boolean): string | null {
+  if (a.decision !== 'allow' || a.rule === null) return null;
+  if (a.rule === DEFAULT_RULE) {
+    if (a.subject === 'authoring') return 'admitted by default: no rule of the pack decided the model authoring a fragment';
+    return flag11 ? 'admitted by default: a plan of the pinned library that no rule of the pack decided' : 'admitted by default: no rule of the pack objected';
+  }
+  if (a.subject === 'step' && modelRule && fragment) {
+    if (fragment.decision === 'allow') return `admitted by ${a.rule} with its fragment (the epoch's admission at seq ${fragment.seq})`;
+    if (fragment.approval?.decision === 'approved') return `admitted by ${a.rule} with its fragment, which ${fragment.approval.by} approved (the epoch's admission at seq ${fragment.seq} asked for a person)`;
+  }
+  if (a.reason !== null) return `admitted by ${a.rule}: ${a.reason}`;
+  return `admitted by ${a.rule}${a.says ? `: ${a.says}` : ''}`;
 }
 
 export function explainAdmissions(records: readonly JournalRecord[], pack?: RulePack): AdmissionsExplained {
@@ -82,6 +113,9 @@ export function explainAdmissions(records: readonly JournalRecord[], pack?: Rule
   const pin = first.body.pin;
   const flag7 = hasFlag(pin, FLAG_ADMISSION_RULE);
   const flag9 = hasFlag(pin, FLAG_STEP_ADMISSIONS);
+  const flag11 = hasFlag(pin, FLAG_RUN_ALLOWANCE);
+  /** Each epoch's latest admission (what its steps were let through with). */
+  const fragments = new Map<number, AdmissionExplained>();
   const implied: ImpliedStepAdmission[] = [];
   /** `epoch:step` of every step admission recorded (it comes before the step's dispatch). */
   const admittedSteps = new Set<string>();
@@ -106,7 +140,7 @@ export function explainAdmissions(records: readonly JournalRecord[], pack?: Rule
       const decided = records.slice(i + 1).find((x) => x.kind === 'approval.decided' && x.epoch === r.epoch) as JournalRecord<'approval.decided'> | undefined;
       if (decided) approval = { decision: decided.body.decision, by: decided.body.by, note: decided.body.note ?? null };
     }
-    admissions.push({
+    const entry = {
       seq: r.seq,
       epoch: r.epoch,
       subject: body.subject,
@@ -116,10 +150,14 @@ export function explainAdmissions(records: readonly JournalRecord[], pack?: Rule
       policy: body.policy,
       rule,
       kind: known ? known.rule : rule?.startsWith('weft:') ? 'runtime' : null,
-      says: known ? describeRule(known) : rule === null ? null : runtimeRule(rule),
+      says: known ? describeRule(known) : rule === null ? null : runtimeRule(rule, flag11),
       why: rule !== null ? null : !flag7 ? 'rule not recorded (pinned before flag 7)' : `rule not recorded (policy ${body.policy} names no rules: only rule packs do)`,
       approval,
-    });
+    };
+    const modelRule = known?.rule === 'authored-effects' || rule === 'weft:authored-effects';
+    const explained: AdmissionExplained = { ...entry, admitted: admittedBy(entry, flag11, fragments.get(r.epoch), modelRule) };
+    if (body.subject === 'epoch') fragments.set(r.epoch, explained);
+    admissions.push(explained);
   }
   return {
     id: first.body.invocation,

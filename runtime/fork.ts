@@ -10,7 +10,7 @@
  *   existed have none either); then `invocation.forked` saying the same (replay checks they agree:
  *   `checkForkOf`), what was re-pinned, and the state at that boundary (`ForkState`: the outcomes
  *   the model sees, what was spent, the re-plans, the world effects not compensated and the
- *   compensations they declare);
+ *   compensations they declare, and — under flag 11 — the model-authored ones with their amounts);
  * - the machine starts from that state at epoch N+1 (InvocationInput.from) and runs live;
  * - the parent, if it had not ended, ends `superseded` and sealed, naming the fork. A parent that had
  *   ended otherwise (completed, cancelled, failed, handed off) stays as it was: forking it is a
@@ -31,7 +31,7 @@ import { digestOf } from '../journal/digest.js';
 import { forkedBoundary, forkOfDisagreement } from '../journal/lineage.js';
 import { WeftError } from '../journal/errors.js';
 import type { BodyOf, JournalRecord, Pin } from '../journal/records.js';
-import type { EpochPlan } from '../machines/context.js';
+import type { AuthoredEffect, EpochPlan } from '../machines/context.js';
 import type { Model } from '../actors/model/model.js';
 import type { Library } from '../htn/library/schema.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
@@ -155,15 +155,15 @@ export function boundaryOf(parent: string, records: readonly JournalRecord[], at
  * plan, and the machine's state once epoch `atEpoch` closed. The parent's records may end anywhere
  * (a hibernated or unfinished run replays as far as its journal goes).
  */
-export async function parentHistory(records: readonly JournalRecord[], deps: Omit<ReplayDeps, 'onState' | 'inspect' | 'onRecord'>, atEpoch: number): Promise<{ plans: Map<number, EpochPlan>; boundary: { epoch: number; outcomes: unknown[]; spent: number; replans: number } | undefined }> {
+export async function parentHistory(records: readonly JournalRecord[], deps: Omit<ReplayDeps, 'onState' | 'inspect' | 'onRecord'>, atEpoch: number): Promise<{ plans: Map<number, EpochPlan>; boundary: Boundary | undefined }> {
   const plans = new Map<number, EpochPlan>();
-  let boundary: { epoch: number; outcomes: unknown[]; spent: number; replans: number } | undefined;
+  let boundary: Boundary | undefined;
   await replayJournal(records, {
     ...deps,
     onState: (_value, context) => {
       if (context.plan) plans.set(context.epoch, context.plan);
       if (!boundary && context.epoch === atEpoch + 1) {
-        boundary = { epoch: context.epoch, outcomes: JSON.parse(JSON.stringify(context.outcomes)) as unknown[], spent: context.spent ?? 0, replans: context.replans };
+        boundary = { epoch: context.epoch, outcomes: JSON.parse(JSON.stringify(context.outcomes)) as unknown[], spent: context.spent ?? 0, replans: context.replans, authored: [...(context.authored ?? [])] };
       }
     },
   });
@@ -222,12 +222,25 @@ export function inheritedState(parentRecords: readonly JournalRecord[]): Pick<Fo
   return { effects, obligations };
 }
 
+/** The parent's machine state once the fork's boundary epoch closed. */
+export interface Boundary {
+  epoch: number;
+  outcomes: unknown[];
+  spent: number;
+  replans: number;
+  /** The model-authored effects that stay done (flag 11; empty under a parent pinned without it). */
+  authored?: AuthoredEffect[];
+}
+
 /**
  * The state at the boundary, as `invocation.forked` records it. `inherited` (flag 10): what the
  * parent itself inherited comes first, so a fork of a fork lists every world effect its lineage
- * left done — what a run-wide count and a cancel see — not only its parent's own.
+ * left done — what a run-wide count and a cancel see — not only its parent's own. `authored` only
+ * when there are any (a parent pinned with flag 11 — whose forks pin it too — that a plan from the
+ * model acted for): so the fork's run-wide allowance counts its lineage's, and a fork of an older
+ * parent records the state it always did.
  */
-export function forkState(boundary: { epoch: number; outcomes: unknown[]; spent: number; replans: number }, effects: readonly WorldEffect[], inherited?: Pick<ForkState, 'effects' | 'obligations'>): ForkState {
+export function forkState(boundary: Boundary, effects: readonly WorldEffect[], inherited?: Pick<ForkState, 'effects' | 'obligations'>): ForkState {
   return {
     epoch: boundary.epoch,
     outcomes: boundary.outcomes as ForkState['outcomes'],
@@ -235,6 +248,7 @@ export function forkState(boundary: { epoch: number; outcomes: unknown[]; spent:
     replans: boundary.replans,
     effects: [...(inherited?.effects ?? []), ...effects.map((e) => ({ epoch: e.epoch, step: e.step, operator: e.operator, actuator: e.actuator, key: e.key }))],
     obligations: [...(inherited?.obligations ?? []), ...effects.filter((e) => e.compensate).map((e) => ({ epoch: e.epoch, step: e.step, actuator: e.compensate!.actuator, args: e.compensate!.args }))],
+    ...(boundary.authored?.length ? { authored: boundary.authored.map((a) => ({ epoch: a.epoch, step: a.step, actuator: a.actuator, key: a.key, amount: a.amount })) } : {}),
   };
 }
 

@@ -22,6 +22,7 @@ import { FencedError, isWeftError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { SEALED_STATUSES, type JournalStore } from '../journal/store.js';
 import type { JournalWriter } from '../journal/writer.js';
+import { handedOffReason } from '../machines/authored-allowance.js';
 import type { InvocationContext, InvocationEvent, KeptEffect, Suspension } from '../machines/context.js';
 import type { InvocationMachine } from '../machines/invocation-machine.js';
 
@@ -248,7 +249,7 @@ export class InvocationHandle extends EventEmitter {
       if (status !== 'suspended') trouble = `the lease could not be released (${(err as Error).message}); it expires on its own`;
     });
     const cancel = status === 'cancelled' && context.stop?.kind === 'cancel' ? { by: context.stop.by, reason: context.stop.reason, kept: context.kept ?? [] } : undefined;
-    const reason = suspension ? suspension.message : status === 'awaiting_approval' ? this.approvalReason : cancel ? `cancelled by ${cancel.by}${cancel.reason ? `: ${cancel.reason}` : ''}` : context.failure?.message;
+    const reason = suspension ? suspension.message : status === 'awaiting_approval' ? this.approvalReason : cancel ? `cancelled by ${cancel.by}${cancel.reason ? `: ${cancel.reason}` : ''}` : status === 'handed_off' && context.failure ? handedOffReason(context) : context.failure?.message;
     const result: InvocationResult = {
       id: this.id,
       status,

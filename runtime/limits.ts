@@ -42,7 +42,14 @@ export function inputFromJournal(records: readonly JournalRecord[]): InvocationI
   const { state } = (second as JournalRecord<'invocation.forked'>).body;
   return {
     ...input,
-    from: { epoch: state.epoch, outcomes: state.outcomes as unknown as EpochOutcome[], spent: typeof state.spent === 'number' ? state.spent : 0, replans: state.replans, kept: state.effects.map((e) => ({ epoch: e.epoch, step: e.step, actuator: e.actuator, key: e.key })) },
+    from: {
+      epoch: state.epoch,
+      outcomes: state.outcomes as unknown as EpochOutcome[],
+      spent: typeof state.spent === 'number' ? state.spent : 0,
+      replans: state.replans,
+      kept: state.effects.map((e) => ({ epoch: e.epoch, step: e.step, actuator: e.actuator, key: e.key })),
+      ...(state.authored?.length ? { authored: state.authored } : {}),
+    },
     ...((second as JournalRecord<'invocation.forked'>).body.world === undefined ? {} : { world: (second as JournalRecord<'invocation.forked'>).body.world }),
     seq: 2,
     tail: second.hash,

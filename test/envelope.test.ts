@@ -11,7 +11,7 @@ import type { EpochPlan, EpochStep } from '../machines/context.js';
 import { travelLibrary } from '../examples/travel/library.js';
 import { travelPolicy, travelPolicyV1, travelPolicyV2 } from '../examples/travel/app.js';
 import { travelDomain } from '../examples/travel/domain.js';
-import { travelPackPolicy } from '../examples/travel/policy-pack.js';
+import { travelPackPolicy, travelPackPolicyV4 } from '../examples/travel/policy-pack.js';
 
 const step = (actuator: string, args: Record<string, string | number> = {}, readOnly = false, extra: Partial<EpochStep> = {}): EpochStep => ({
   operator: actuator.replace('.', '_'),
@@ -171,10 +171,12 @@ describe('the travel policy', () => {
     expect(travelPolicyV2.id).toBe('spend-approval@2');
     expect(travelPolicyV1.id).toBe('spend-approval@1');
     expect(travelPolicyV1.envelope).toBeUndefined();
-    // New runs pin the same rules as the pack travel@4 (test/policy-pack.test.ts); v3 stays, coded, for the journals pinned to it.
-    expect(travelPackPolicy.id).toMatch(/^pack:travel@4#[0-9a-f]{64}$/);
-    expect(travelPackPolicy.envelope).toEqual(travelPolicy.envelope);
-    expect(travelDomain.policies).toEqual([travelPolicy, travelPolicyV2, travelPolicyV1]);
+    // New runs pin v3's rules as the pack travel@5, the model's allowance held per run (test/policy-pack.test.ts); travel@4 (v3's
+    // rules exactly) and v3, coded, stay for the journals pinned to them.
+    expect(travelPackPolicy.id).toMatch(/^pack:travel@5#[0-9a-f]{64}$/);
+    expect(travelPackPolicy.envelope).toEqual({ ...travelPolicy.envelope, authoredEffects: { actuators: ['taxi.book'], spendAtMost: 80, per: 'run' } });
+    expect(travelPackPolicyV4.envelope).toEqual(travelPolicy.envelope);
+    expect(travelDomain.policies).toEqual([travelPackPolicyV4, travelPolicy, travelPolicyV2, travelPolicyV1]);
     const env = travelPolicy.envelope!;
     expect(new Set(env.actuators)).toEqual(bound);
     expect(env).toMatchObject({ spend: { arg: 'amount', cap: 2000 }, recipients: { arg: 'channel', allowed: ['email', 'sms'] }, stepsPerFragment: 12, dispatchesPerEpoch: 24, authoredEffects: { actuators: ['taxi.book'], spendAtMost: 80 } });

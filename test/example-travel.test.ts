@@ -73,7 +73,7 @@ describe('the travel library and app', () => {
     const kinds = Object.fromEntries(app.actuators.map((a) => [a.name, `${a.kind}${a.readOnly ? ':ro' : ''}`]));
     expect(kinds).toMatchObject({ 'travel.observe': 'state:ro', 'flights.search': 'tool:ro', 'hotels.search': 'tool:ro', 'card.charge': 'tool', 'message.send': 'message', 'reminder.set': 'timer' });
     expect(app.observe).toBe('travel.observe');
-    expect(app.policy?.id).toMatch(/^pack:travel@4#[0-9a-f]{64}$/);
+    expect(app.policy?.id).toMatch(/^pack:travel@5#[0-9a-f]{64}$/);
   });
 });
 

@@ -520,7 +520,7 @@ describe('defect 3: the gap path is admitted like everything else', () => {
     const waiting = await handle.done;
     expect(waiting.status).toBe('awaiting_approval');
     const before = await runtime.store.read(handle.id);
-    // The domain's default policy, the travel@4 pack: each admission names its rule.
+    // The domain's default policy, the travel@5 pack: each admission names its rule.
     expect(bodies(before, 'admission.decided')).toContainEqual({ subject: 'authoring', decision: 'allow', policy: travelPackPolicy.id, rule: 'weft:default' });
     expect(bodies(before.filter((r) => r.epoch === 2), 'admission.decided').find((b) => b.subject === 'epoch')).toMatchObject({
       decision: 'require_approval',
@@ -537,6 +537,8 @@ describe('defect 3: the gap path is admitted like everything else', () => {
       .filter((r) => (r.kind === 'admission.decided' && (r.body as Body).subject === 'step') || r.kind === 'step.dispatched')
       .map((r) => `${r.kind === 'step.dispatched' ? 'dispatch' : `admit:${(r.body as Body).decision}`}#${(r.body as Body).step}`);
     expect(order).toEqual(['admit:allow#0', 'dispatch#0', 'admit:allow#1', 'dispatch#1']);
+    // Each step of the approved authored fragment is admitted by the rule that governs what the model authors (flag 11), not weft:default.
+    expect(bodies(epoch2, 'admission.decided').filter((b) => b.subject === 'step').map((b) => b.rule)).toEqual(['model-taxi-allowance', 'model-taxi-allowance']);
     expect(worldEffectsApplied(stateDir, handle.id).sort()).toEqual(['airline.hold', 'hotel.hold']);
     expect((await runtime.replay(handle.id)).fingerprint).toBe(done.fingerprint);
   });

@@ -38,7 +38,7 @@ import { FileStore } from '../journal/stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { travelDomain } from '../examples/travel/domain.js';
-import { TRAVEL_POLICY_PACK, travelPackPolicy } from '../examples/travel/policy-pack.js';
+import { TRAVEL_POLICY_PACK, travelPackPolicy, travelPackPolicyV4 } from '../examples/travel/policy-pack.js';
 import { packBytes } from '../policy/index.js';
 import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import { createRuntime, ReplayDivergenceError } from '../runtime/index.js';
@@ -251,7 +251,8 @@ describe('golden journals', () => {
     const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
     const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
     expect(oldPin.policy).toBe('spend-approval@3');
-    expect(newPin.policy).toBe(travelPackPolicy.id);
+    // travel@4, the default then (travel@5 since holds the model's allowance per run: flag 11), kept in the domain for such journals.
+    expect(newPin.policy).toBe(travelPackPolicyV4.id);
     expect(newPin.policy).toMatch(/^pack:travel@4#[0-9a-f]{64}$/);
     expect(newPin.flags).toEqual(oldPin.flags);
     // Each admission names its rule now (flag 7 under a pack); under the coded policy none did.
@@ -274,7 +275,7 @@ describe('golden journals', () => {
 
   test('a frozen journal pinned under the travel@4 pack before flag 9 (travel-v5) still replays to its committed fingerprint', async () => {
     const pin = await expectFrozenReplays('travel-v5');
-    expect(pin).toMatchObject({ flags: [1, 2, 4, 5, 7, 8], policy: travelPackPolicy.id });
+    expect(pin).toMatchObject({ flags: [1, 2, 4, 5, 7, 8], policy: travelPackPolicyV4.id });
   });
 
   test('flag 9 changed only the pin and added one step admission before each dispatch: the golden journal is travel-v5 record for record otherwise', () => {
@@ -302,7 +303,7 @@ describe('golden journals', () => {
     expect(now.filter((r) => !stepAdmission(r)).map((r) => comparable(r, newPin))).toEqual(old.map((r) => comparable(r, oldPin)));
   });
 
-  test('the fixture holds only the journal and its pinned blobs: the library, the travel@4 pack and the sealing key', () => {
+  test("the fixture holds only the journal and its pinned blobs: the library, the domain's default pack and the sealing key", () => {
     expect(readdirSync(fixtureDir).sort()).toEqual(['blobs', 'fixture.json', 'invocations']);
     expect(readdirSync(path.join(fixtureDir, 'invocations', fixture.id))).toEqual(['journal.jsonl']);
     const pin = (readRecords(fixtureDir)[0] as JournalRecord<'invocation.pinned'>).body.pin;

@@ -81,7 +81,7 @@ describe('a mined method keeps the model allowance', () => {
     expect(run.result.status).toBe('awaiting_approval');
     const [asked] = inEpoch3(run.records, 'approval.requested');
     expect(asked!.reason).toMatch(/mined from the model's fragments \(mined-book_transfer-[0-9a-f]{12}\).*spending 110, above the 80/);
-    // Under the travel@4 pack (the domain's default) the allowance is its rule, and the admission names it.
+    // Under the travel@5 pack (the domain's default) the allowance is its rule, and the admission names it.
     expect(inEpoch3(run.records, 'admission.decided').find((b) => b.subject === 'epoch')).toMatchObject({ decision: 'require_approval', policy: travelPackPolicy.id, rule: 'model-taxi-allowance' });
     expect(taxiBooked(run.records)).toBe(false);
   });

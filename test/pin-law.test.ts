@@ -131,7 +131,7 @@ describe('the pin is law', () => {
     expect(err.command).toBe('replay');
     const byField = Object.fromEntries(err.mismatches.map((m) => [m.field, m]));
     expect(byField.library).toMatchObject({ pinned: libraryDigest(travelLibrary), offered: `travel ${libraryDigest(changed)}` });
-    // The run pinned the travel@4 pack, which this fresh store does not hold: the pin names the pack and says what is missing.
+    // The run pinned the travel@5 pack, which this fresh store does not hold: the pin names the pack and says what is missing.
     expect(byField.policy).toMatchObject({ pinned: travelPackPolicy.id, offered: 'no such pack in the store' });
     expect(err.message).toContain(libraryDigest(travelLibrary));
     // The bundle's library satisfies the pin; the evaluables it references are still checked.

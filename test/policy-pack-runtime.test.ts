@@ -39,7 +39,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 type Body = Record<string, any>;
 const travelPack = parseRulePackText(readFileSync(path.join(import.meta.dirname, '..', 'examples', 'travel', 'policy-pack.json'), 'utf8'), 'policy-pack.json');
 const approvalPack = parseRulePackText(readFileSync(path.join(import.meta.dirname, '..', 'examples', 'travel', 'policy-approval.json'), 'utf8'), 'policy-approval.json');
-/** travel@4 with other rules in place of (or beside) its own. */
+/** travel@5 with other rules in place of (or beside) its own. */
 function variant(name: string, edit: (rules: RulePack['rules']) => RulePack['rules']): RulePack {
   return parseRulePack({ ...structuredClone(travelPack), name, version: '1', rules: edit(structuredClone(travelPack.rules)) }, name);
 }
@@ -223,7 +223,9 @@ describe('rule packs in the runtime', () => {
     const done = await (await second.approve(handle.id, { decision: 'approved', by: 'ops' })).done;
     expect(done.status).toBe('completed');
     const records = await second.store.read(handle.id);
-    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', ...allowed(1, 2, 'weft:default'), '2:authoring:require_approval:model-asks', '2:epoch:allow:weft:default', '2:step#0:allow:weft:default']);
+    // The authored read-only fragment is let through by the pack's authored-effects rule (flag 11), on its epoch and its step, saying why.
+    expect(admissions(records)).toEqual(['1:epoch:allow:weft:default', ...allowed(1, 2, 'weft:default'), '2:authoring:require_approval:model-asks', '2:epoch:allow:model-taxi-allowance', '2:step#0:allow:model-taxi-allowance']);
+    expect(records.find((r) => r.kind === 'admission.decided' && r.epoch === 2 && (r.body as { subject: string }).subject === 'epoch')!.body).toMatchObject({ reason: 'the model authored no world effect: nothing for a person to approve' });
     expect(records.find((r) => r.kind === 'approval.requested')!.body).toEqual({ subject: 'authoring', reason: 'a person reviews bookings the model writes' });
     const world = worldOf(stateDir, handle.id);
     expect(world.holds).toEqual([]);

@@ -12,7 +12,7 @@ import { describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { AUTHORED_TAXI_ALLOWANCE, travelPolicy } from '../examples/travel/app.js';
 import { travelDomain } from '../examples/travel/domain.js';
-import { TRAVEL_POLICY_PACK, travelPackPolicy } from '../examples/travel/policy-pack.js';
+import { TRAVEL_POLICY_PACK, TRAVEL_POLICY_PACK_V4, travelPackPolicy, travelPackPolicyV4 } from '../examples/travel/policy-pack.js';
 import type { EpochPlan, EpochStep } from '../machines/context.js';
 import type { EpochAdmissionRequest } from '../machines/policy.js';
 import {
@@ -57,8 +57,11 @@ describe('a rule pack is validated, versioned and digested', () => {
     (changed.rules.find((r) => r.rule === 'spend-cap') as { cap: number }).cap = 2001;
     expect(packDigest(changed)).not.toBe(digest);
     const policy = compileRulePack(travelPack);
-    expect(policy.id).toBe(`pack:travel@4#${digest}`);
-    expect(parsePackPolicyId(policy.id)).toEqual({ name: 'travel', version: '4', digest });
+    expect(policy.id).toBe(`pack:travel@5#${digest}`);
+    expect(parsePackPolicyId(policy.id)).toEqual({ name: 'travel', version: '5', digest });
+    // An allowance without \`per\` digests as it always did: travel@4, written before \`per\` existed, keeps its pinned digest.
+    expect(packDigest(TRAVEL_POLICY_PACK_V4)).toBe('f7ae03ca754b10893d79825c0d2fd5f80a11b5e94571bafa2157710ab4b61fe0');
+    expect(travelPackPolicyV4.id).toBe('pack:travel@4#f7ae03ca754b10893d79825c0d2fd5f80a11b5e94571bafa2157710ab4b61fe0');
     expect(parsePackPolicyId('spend-approval@3')).toBeUndefined();
     expect(compileRulePack(approvalPack).id).toMatch(/^pack:travel-approval@1#[0-9a-f]{64}$/);
   });
@@ -87,9 +90,11 @@ describe('a rule pack is validated, versioned and digested', () => {
 });
 
 describe("travel's pack is today's policy as data", () => {
-  test('travel@4 compiles to travelPolicy v3\'s envelope, and decides as v3 does, with the same reasons', () => {
+  test('travel@5 compiles to travelPolicy v3\'s envelope but for the allowance held per run (travel@4: v3\'s exactly), and decides as v3 does, with the same reasons', () => {
     const policy = compileRulePack(travelPack);
-    expect(policy.envelope).toEqual(travelPolicy.envelope);
+    expect(policy.envelope).toEqual({ ...travelPolicy.envelope, authoredEffects: { actuators: ['taxi.book'], spendAtMost: AUTHORED_TAXI_ALLOWANCE, per: 'run' } });
+    expect(travelPackPolicyV4.envelope).toEqual(travelPolicy.envelope);
+    expect(travelPackPolicyV4.envelopeRules).toEqual(policy.envelopeRules);
     expect(policy.envelopeRules).toEqual({ spend: 'spend-cap', actuators: 'library-actuators', recipients: 'message-channels', stepsPerFragment: 'fragment-size', dispatchesPerEpoch: 'epoch-dispatches', authoredEffects: 'model-taxi-allowance' });
     const big = [...booking.slice(0, 2), step('charge_card', 'card.charge', { amount: 1200 })];
     const message = [step('send', 'message.send', { amount: 5000 })]; // not a spender: counts nothing under flag 2
@@ -102,14 +107,20 @@ describe("travel's pack is today's policy as data", () => {
     expect(policy.admitEpoch(request(booking))).toEqual({ decision: 'allow', rule: 'weft:default' });
   });
 
-  test('the travel domain runs travel@4 by default: the pack in code is policy-pack.json byte for byte, and the coded versions stay for old journals', () => {
+  test('the travel domain runs travel@5 by default: the pack in code is policy-pack.json byte for byte, and travel@4 and the coded versions stay for old journals', () => {
     // The built package carries the pack as code (dist/ ships no JSON); the file is the same pack, written as JSON.
     expect(JSON.stringify(TRAVEL_POLICY_PACK, null, 2) + '\n').toBe(travelPackText);
     expect(travelPackPolicy.id).toBe(compileRulePack(travelPack).id);
     expect(travelPackPolicy.digest).toBe(packDigest(travelPack));
     expect(travelDomain.policy).toBe(travelPackPolicy);
-    expect(travelDomain.policies.map((p) => p.id)).toEqual(['spend-approval@3', 'spend-approval@2', 'spend-approval@1']);
-    expect(travelPackPolicy.envelope?.authoredEffects).toEqual({ actuators: ['taxi.book'], spendAtMost: AUTHORED_TAXI_ALLOWANCE });
+    expect(travelDomain.policies.map((p) => p.id)).toEqual([travelPackPolicyV4.id, 'spend-approval@3', 'spend-approval@2', 'spend-approval@1']);
+    expect(travelPackPolicy.envelope?.authoredEffects).toEqual({ actuators: ['taxi.book'], spendAtMost: AUTHORED_TAXI_ALLOWANCE, per: 'run' });
+    expect(travelPackPolicyV4.envelope?.authoredEffects).toEqual({ actuators: ['taxi.book'], spendAtMost: AUTHORED_TAXI_ALLOWANCE });
+    // travel@5 is travel@4 but for its version, its description and the allowance's scope.
+    const { version: _v5, description: _d5, rules: rules5, ...rest5 } = TRAVEL_POLICY_PACK;
+    const { version: _v4, description: _d4, rules: rules4, ...rest4 } = TRAVEL_POLICY_PACK_V4;
+    expect(rest5).toEqual(rest4);
+    expect(rules5.filter((r) => r.id !== 'model-taxi-allowance')).toEqual(rules4.filter((r) => r.id !== 'model-taxi-allowance'));
   });
 
   test('the approval pack asks a person for the 780 booking, and admits the searches by its read-only rule', () => {

@@ -86,7 +86,7 @@ describe('a shadow run of travel (no shadow results)', () => {
     expect(after.bookings).toEqual([]);
     expect(Object.values(ledgerAfter).every((e) => READ_ONLY_TRAVEL.has(e.actuator))).toBe(true);
 
-    // Replays to the same fingerprint on a runtime that has no actuators at all (and an empty store: the pinned travel@4 pack is its own), and verifies offline.
+    // Replays to the same fingerprint on a runtime that has no actuators at all (and an empty store: the pinned travel@5 pack is its own), and verifies offline.
     const bare = createRuntime({ store: new MemoryStore(), libraries: [travelLibrary], evaluables: travelEvaluables(), observe: TRAVEL_OBSERVE, policy: travelPackPolicy, policies: [travelPolicy, travelPolicyV2] });
     expect(await bare.replay({ journalPath: result.journal! })).toMatchObject({ status: 'completed', fingerprint: result.fingerprint });
     const verdict = await runtime.verify({ journalPath: result.journal! }, publicKeyOf(key));

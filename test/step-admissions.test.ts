@@ -3,7 +3,7 @@
  * admission at dispatch is an `admission.decided` {subject: 'step'}, allow included, written right
  * before the step's first attempt — its `step.dispatched` attempt 1, or its `step.shadowed` on a
  * shadow run — and not again for a retry. A sleep step is not admitted (no world effect, no policy
- * asked): it records none. Under the travel@4 pack each allow names its rule (flag 7).
+ * asked): it records none. Under the travel@5 pack each allow names its rule (flag 7).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +51,7 @@ describe('behaviour flag 9: every step admission at dispatch is recorded', () =>
     expect(IMPLEMENTED_FLAGS).toContain(9);
   });
 
-  test('a travel run: one allow per step, right before its first attempt, naming the travel@4 rule; a retry is not admitted again; replay matches', async () => {
+  test('a travel run: one allow per step, right before its first attempt, naming the travel@5 rule; a retry is not admitted again; replay matches', async () => {
     const store = new MemoryStore();
     const stateDir = join(root, 'travel');
     const id = 'flaky-hold';

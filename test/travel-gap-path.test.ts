@@ -1,7 +1,7 @@
 /**
  * The gap path a user can see (issue 22, first part): travel's taxi intents reach `book_transfer`,
  * a task with no method, so the scripted model authors a fragment of taxi operators with explicit
- * args only; it is validated, certified against the task's constraints and the travel@4 pack's
+ * args only; it is validated, certified against the task's constraints and the travel@5 pack's
  * envelope (policy v3's rules as data, naming the rule that decided each admission),
  * executed and recorded as authored — from the command line, with no person for a ride within the
  * 80 EUR allowance. A ride over the allowance asks for approval; a fragment over the goal's budget

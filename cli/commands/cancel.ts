@@ -14,6 +14,7 @@
  */
 import { userInfo } from 'node:os';
 import { journalFileOf } from '../../journal/store.js';
+import { keptEffectText } from '../../machines/kept-effects.js';
 import type { InvocationResult } from '../../runtime/handle.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printRefusal } from '../follow.js';
@@ -119,7 +120,7 @@ function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, 
     if (kept.length === 0) lines.push(`stays done  nothing: no world effect of this invocation remains applied`);
     else {
       lines.push(`stays done  ${kept.length} effect(s) the cancel did not undo (of epochs already closed, or with no inverse):`);
-      for (const k of kept) lines.push(`            epoch ${k.epoch} step ${k.step}  ${k.actuator}  key ${k.key}`);
+      for (const k of kept) lines.push(`            ${keptEffectText(k)}`);
     }
   } else if (!alreadyEnded) {
     // Ended another way meanwhile (sealed: nothing waits), or resting with the request in its inbox.

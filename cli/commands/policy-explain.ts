@@ -91,6 +91,7 @@ export function renderExplanation(e: AdmissionsExplained): string[] {
     if (a.rule !== null) out.push(`  rule      ${inert(a.rule)}${a.kind && a.kind !== 'runtime' ? ` (${inert(a.kind)})` : ''}${a.says ? `: ${inert(a.says)}` : ''}`);
     else out.push(`  rule      ${a.why}`);
     if (a.approval) out.push(`  approval  ${inert(a.approval.decision)} by ${inert(a.approval.by)}${a.approval.note ? `: ${inert(a.approval.note)}` : ''}`);
+    if (a.admitted) out.push(`  admitted  ${inert(a.admitted)}`);
   }
   return out;
 }

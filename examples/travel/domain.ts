@@ -15,10 +15,11 @@
  *   atomic read-modify-writes (state.ts), so a resumed run sees what a crashed run applied, any
  *   number of runs and workers share it, and replaying a journal elsewhere writes nothing.
  * - `asOf` is before the conference (the 12th), so the check-in reminder lands on the 11th.
- * - New invocations pin the rule pack travel@4 (policy-pack.ts: `pack:travel@4#<digest>`, filed in
- *   the store at start) — travelPolicy v3's rules as data, so each admission records the rule that
- *   decided it (flag 7). The coded `travelPolicy` (v3), `travelPolicyV2` and `travelPolicyV1` stay
- *   in `policies`, so journals pinned to them still resume and replay.
+ * - New invocations pin the rule pack travel@5 (policy-pack.ts: `pack:travel@5#<digest>`, filed in
+ *   the store at start) — travelPolicy v3's rules as data, the model's taxi allowance held per run,
+ *   so each admission records the rule that decided it (flags 7 and 11). travel@4 (the allowance per
+ *   fragment) and the coded `travelPolicy` (v3), `travelPolicyV2` and `travelPolicyV1` stay in
+ *   `policies`, so journals pinned to them still resume and replay.
  * - Besides the demo's intent, the taxi intents (transfer-script.ts) run offline too: their
  *   `book_transfer` goal has no method, so the model authors it — the gap path, from the CLI:
  *   `weft run travel "Take me to Porto for the summit on the 20th, under 1200 EUR, and book me a taxi from the airport"`.
@@ -26,7 +27,7 @@
 import { join } from 'node:path';
 import { defineDomain } from '../../runtime/domain.js';
 import { TRAVEL_OBSERVE, travelActuators, travelPolicy, travelPolicyV1, travelPolicyV2 } from './app.js';
-import { travelPackPolicy } from './policy-pack.js';
+import { travelPackPolicy, travelPackPolicyV4 } from './policy-pack.js';
 import { fileStateBackend, redisStateBackend } from './state.js';
 import { travelEvaluables, travelLibrary } from './library.js';
 import { TRAVEL_INTENT, travelTranscript } from './transcript.js';
@@ -50,8 +51,8 @@ export const travelDomain = defineDomain({
   },
   observe: TRAVEL_OBSERVE,
   policy: travelPackPolicy,
-  // Older versions (coded), so journals pinned to them still resume and replay.
-  policies: [travelPolicy, travelPolicyV2, travelPolicyV1],
+  // Older versions (travel@4 as a pack, then coded), so journals pinned to them still resume and replay.
+  policies: [travelPackPolicyV4, travelPolicy, travelPolicyV2, travelPolicyV1],
   evaluables: travelEvaluables(),
   model: () => new TravelScriptedModel(travelTranscript),
   intent: TRAVEL_INTENT,

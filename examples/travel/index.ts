@@ -7,7 +7,7 @@
  */
 export { travelDomain as default, travelDomain, TRAVEL_AS_OF, TRAVEL_STATE_FILE } from './domain.js';
 export { createTravelApp, travelActuators, travelPolicy, travelPolicyV2, AUTHORED_TAXI_ALLOWANCE, TRAVEL_OBSERVE, type TravelApp } from './app.js';
-export { TRAVEL_POLICY_PACK, travelPackPolicy } from './policy-pack.js';
+export { TRAVEL_POLICY_PACK, TRAVEL_POLICY_PACK_V4, travelPackPolicy, travelPackPolicyV4 } from './policy-pack.js';
 export { taxiActuators, taxiFare } from './taxi.js';
 export { TRAVEL_TRANSFER_INTENTS, TravelScriptedModel, parseTransferIntent, airportOf, type TransferIntent } from './transfer-script.js';
 export { travelLibrary, travelEvaluables } from './library.js';

@@ -13,13 +13,19 @@
  * Under flag 7 and a policy that names its rules (a rule pack, policy/), the decision records the
  * rule that decided: the pack's rule id, or the runtime's own check — `weft:certify`,
  * `weft:task-constraints`, `weft:envelope.<part>`, `weft:authored-effects`, `weft:default`.
+ *
+ * Under flag 11 an authored-effects allowance `per: 'run'` holds the fragment's spend plus what the
+ * run's earlier authored effects spent (machines/authored-allowance.ts), and a plan from the model
+ * that the envelope admits is allowed by the rule that let it through (the pack's authored-effects
+ * rule, named — admission-rule.ts), its record saying why.
  */
 import type { ApprovalInput } from '../../machines/actors.js';
 import type { EpochPlan, InvocationContext } from '../../machines/context.js';
 import { checkTaskConstraints, earlierEffects } from '../../machines/constraints.js';
 import { SLEEP_ACTUATOR, sleepArgsProblem } from '../../machines/sleep.js';
+import { allowanceAdmitted, authoredBefore, fromModel, modelPlanRule } from '../../machines/authored-allowance.js';
 import { authoredEffectsProblem, envelopeEpochViolation } from '../../machines/envelope.js';
-import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
+import { FLAG_FAIL_CLOSED, FLAG_RUN_ALLOWANCE, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import { recordedRule } from './admission-rule.js';
@@ -54,7 +60,10 @@ function withinContract(s: EpochServices, ctx: InvocationContext, plan: EpochPla
   return violation && { reason: violation.reason, rule: s.policy.envelopeRules?.[violation.part] ?? `weft:envelope.${violation.part}` };
 }
 
-function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admission {
+/** The admission, and (flag 11) why the envelope let a plan from the model through without a person. */
+type Decided = Admission & { why?: string };
+
+function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Decided {
   const failClosed = hasFlag(ctx.pin, FLAG_FAIL_CLOSED);
   const uncertified = certify(s, plan);
   if (uncertified) return { decision: 'deny', reason: uncertified, rule: 'weft:certify' };
@@ -63,11 +72,12 @@ function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admi
   const spenders = pinnedSpendScope(ctx.pin);
   const admission = s.policy.admitEpoch({ tenant: ctx.tenant, epoch: ctx.epoch, goal: ctx.goal!, plan, ...(spenders ? { spenders } : {}) });
   // What the model authored — now, or earlier and mined into a method no person has reviewed yet — is held to the policy's allowance for the model.
-  const fromModel = plan.source === 'authored' || (plan.mined?.length ?? 0) > 0;
-  if (!failClosed || admission.decision !== 'allow' || !fromModel) return admission;
-  const problem = authoredEffectsProblem(s.policy.envelope, plan.steps, spenders);
-  if (problem === undefined) return admission;
-  const rule = s.policy.envelopeRules?.authoredEffects ?? 'weft:authored-effects';
+  if (!failClosed || admission.decision !== 'allow' || !fromModel(plan)) return admission;
+  // Under flag 11 an allowance `per: 'run'` counts the run's earlier authored effects too.
+  const before = authoredBefore(s.policy.envelope, ctx);
+  const problem = authoredEffectsProblem(s.policy.envelope, plan.steps, spenders, before);
+  if (problem === undefined) return hasFlag(ctx.pin, FLAG_RUN_ALLOWANCE) ? { ...admission, why: allowanceAdmitted(s.policy.envelope, plan, spenders, before) } : admission;
+  const rule = modelPlanRule(s.policy.envelopeRules);
   // (The authored wording is the one recorded in journals since the gap path began: replay compares it.)
   if (plan.source === 'authored') return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}`, rule };
   const methods = `${plan.mined!.length === 1 ? 'a method' : 'methods'} mined from the model's fragments (${plan.mined!.join(', ')})`;
@@ -80,10 +90,12 @@ export async function admit(s: EpochServices, ctx: InvocationContext) {
   const admission = decide(s, ctx, plan);
   const reason = admission.decision === 'allow' ? undefined : admission.reason;
   const rule = recordedRule(s, ctx, admission);
+  // Under flag 11 the allow of a plan from the model says why the rule it names let it through.
+  const why = admission.decision === 'allow' && rule !== undefined && rule === modelPlanRule(s.policy.envelopeRules) ? admission.why : reason;
   await rec.derive({
     kind: 'admission.decided',
     epoch: ctx.epoch,
-    body: { subject: 'epoch', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }), ...(rule === undefined ? {} : { rule }) },
+    body: { subject: 'epoch', decision: admission.decision, policy: s.policy.id, ...(why === undefined ? {} : { reason: why }), ...(rule === undefined ? {} : { rule }) },
   });
   if (admission.decision === 'allow') await rec.derive({ kind: 'epoch.certified', epoch: ctx.epoch, body: { plan: plan.digest, policy: s.policy.id } });
   if (admission.decision === 'require_approval') await rec.derive({ kind: 'approval.requested', epoch: ctx.epoch, body: { plan: plan.digest, reason: admission.reason } });

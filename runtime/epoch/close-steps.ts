@@ -1,13 +1,15 @@
 /**
  * The ends of epochs and of the invocation: truncating a failed epoch's frontier, closing an epoch
  * with its outcome (and what of it stays done), and finishing — `invocation.completed` / `failed` /
- * `handed_off` / `cancelled` / `superseded`, then the seal
+ * `handed_off` (under flag 11 its reason lists the model-authored effects that stay applied) /
+ * `cancelled` / `superseded`, then the seal
  * (an ed25519 signature over the fingerprint; on replay, read back and checked against it).
  */
 import { WeftError } from '../../journal/errors.js';
 import { signFingerprint } from '../../journal/seal.js';
 import type { FinishInput } from '../../machines/actors.js';
 import type { InvocationContext } from '../../machines/context.js';
+import { authoredOfEpoch, handedOffReason } from '../../machines/authored-allowance.js';
 import { epochOutcome } from '../../machines/epoch.js';
 import { envelopeSpend } from '../../machines/envelope.js';
 import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
@@ -32,8 +34,10 @@ export async function closeEpoch(s: EpochServices, ctx: InvocationContext) {
   const spent = envelope && outcome.outcome === 'completed' && ctx.plan ? envelopeSpend(envelope, ctx.done.map((d) => ctx.plan!.steps[d.step]!), pinnedSpendScope(ctx.pin)) : undefined;
   // What stays done of this epoch (a cancel lists it), and whether the run must stop here (a cancel, the deadline).
   const kept = keptOf(s, ctx, ctx.done, outcome.outcome);
+  // Under flag 11, what of it a plan from the model did (and spent) counts against a run-wide allowance.
+  const authored = outcome.outcome === 'completed' ? authoredOfEpoch(envelope, ctx, kept, pinnedSpendScope(ctx.pin)) : [];
   const stop = await stopRequested(s, ctx, 'boundary');
-  return { ...rec.at(), outcome, ...(spent ? { spent } : {}), ...(kept.length > 0 ? { kept } : {}), ...(stop ? { stop } : {}) };
+  return { ...rec.at(), outcome, ...(spent ? { spent } : {}), ...(kept.length > 0 ? { kept } : {}), ...(authored.length > 0 ? { authored } : {}), ...(stop ? { stop } : {}) };
 }
 
 
@@ -53,7 +57,7 @@ export async function finish(s: EpochServices, input: FinishInput) {
     const stop = ctx.stop?.kind === 'cancel' ? ctx.stop : { by: 'unknown', reason: '' };
     await rec.derive({ kind: 'invocation.cancelled', epoch: ctx.epoch, body: { by: stop.by, reason: stop.reason, kept: ctx.kept ?? [] } });
   } else {
-    await rec.derive({ kind: 'invocation.handed_off', epoch: ctx.epoch, body: { reason: ctx.failure?.message ?? 'handed off' } });
+    await rec.derive({ kind: 'invocation.handed_off', epoch: ctx.epoch, body: { reason: handedOffReason(ctx) } });
   }
   const fingerprint = rec.tail;
   await rec.complete(
