@@ -42,6 +42,14 @@
  *     step is not admitted at all (it is no world effect and no policy is asked), so neither records
  *     one. Without it, a step allowed at dispatch left no record (only a refusal, and under flag 1
  *     an authored step's allow, were written); its admission is implied by its dispatch.
+ * 12 — warnings recorded: a rule pack's rule may state its verdict (`block`, `approval` or `warn`,
+ *     policy/verdict.ts); a rule that warns stops nothing, and each `admission.decided` records the
+ *     warnings beside its decision (`warnings: [{rule, reason}]`, whichever rule decided), from which
+ *     the runtime raises an advisory in the invocation's inbox (journal/store.ts `putAdvisory`).
+ *     No journal pinned before it can hold a warning — a pack pinned then has no `verdict` (the
+ *     schema refused one) and decides exactly as it did — so the flag changes no old journal; it
+ *     makes a journal with warnings one an older weft refuses by name ("flag 12 comes from a newer
+ *     weft") rather than as a malformed record, and keeps a pin without it recording none.
  */
 import type { Pin } from '../journal/records.js';
 
@@ -52,9 +60,10 @@ export const FLAG_AUTHORING_APPROVAL = 5;
 export const FLAG_ADMISSION_RULE = 7;
 export const FLAG_PIVOTS = 8;
 export const FLAG_STEP_ADMISSIONS = 9;
+export const FLAG_WARNINGS = 12;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_WARNINGS];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

@@ -23,6 +23,7 @@ import { FLAG_FAIL_CLOSED, hasFlag } from '../../machines/flags.js';
 import type { Admission } from '../../machines/policy.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import { recordedRule } from './admission-rule.js';
+import { recordedWarnings } from './admission-warnings.js';
 import type { EpochServices } from './services.js';
 
 /** Certification before anything runs: every step names a known actuator with args that fit. */
@@ -68,10 +69,12 @@ function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Admi
   const problem = authoredEffectsProblem(s.policy.envelope, plan.steps, spenders);
   if (problem === undefined) return admission;
   const rule = s.policy.envelopeRules?.authoredEffects ?? 'weft:authored-effects';
+  // The pack's warnings stand whichever rule decided (flag 12).
+  const warned = admission.warnings === undefined ? {} : { warnings: admission.warnings };
   // (The authored wording is the one recorded in journals since the gap path began: replay compares it.)
-  if (plan.source === 'authored') return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}`, rule };
+  if (plan.source === 'authored') return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}`, rule, ...warned };
   const methods = `${plan.mined!.length === 1 ? 'a method' : 'methods'} mined from the model's fragments (${plan.mined!.join(', ')})`;
-  return { decision: 'require_approval', reason: `this plan uses ${methods}, held to the model's allowance until a person removes "origin": "mined", and ${problem}`, rule };
+  return { decision: 'require_approval', reason: `this plan uses ${methods}, held to the model's allowance until a person removes "origin": "mined", and ${problem}`, rule, ...warned };
 }
 
 export async function admit(s: EpochServices, ctx: InvocationContext) {
@@ -83,7 +86,7 @@ export async function admit(s: EpochServices, ctx: InvocationContext) {
   await rec.derive({
     kind: 'admission.decided',
     epoch: ctx.epoch,
-    body: { subject: 'epoch', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }), ...(rule === undefined ? {} : { rule }) },
+    body: { subject: 'epoch', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }), ...(rule === undefined ? {} : { rule }), ...recordedWarnings(ctx, admission) },
   });
   if (admission.decision === 'allow') await rec.derive({ kind: 'epoch.certified', epoch: ctx.epoch, body: { plan: plan.digest, policy: s.policy.id } });
   if (admission.decision === 'require_approval') await rec.derive({ kind: 'approval.requested', epoch: ctx.epoch, body: { plan: plan.digest, reason: admission.reason } });
