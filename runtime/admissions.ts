@@ -11,7 +11,9 @@
  * step's refusal (and, under flag 1, an authored step's allow): its other steps were allowed at
  * dispatch with nothing written — their admission is implied by their dispatch. Those are listed
  * apart, as `implied` (the first attempt's `step.dispatched` or the `step.shadowed`), never mixed
- * with what the journal records. Pure: over the records and the pack given.
+ * with what the journal records. Under behaviour flag 12 each admission also lists the rules that
+ * warned beside its decision (`warnings`), whichever rule decided. Pure: over the records and the
+ * pack given.
  */
 import type { JournalRecord } from '../journal/records.js';
 import { FLAG_ADMISSION_RULE, FLAG_STEP_ADMISSIONS, hasFlag } from '../machines/flags.js';
@@ -37,6 +39,15 @@ export interface AdmissionExplained {
   why: string | null;
   /** The person's decision on an approval asked for, when the journal holds it. */
   approval: { decision: string; by: string; note: string | null } | null;
+  /** The rules that warned (flag 12), whatever decided: each rule, its kind and what it says (from the pinned pack), and why it warned. */
+  warnings: AdmissionWarningExplained[];
+}
+
+export interface AdmissionWarningExplained {
+  rule: string;
+  kind: string | null;
+  says: string | null;
+  reason: string;
 }
 
 /** A step allowed at dispatch with no `admission.decided` (pinned before flag 9): its dispatch implies it. */
@@ -119,6 +130,10 @@ export function explainAdmissions(records: readonly JournalRecord[], pack?: Rule
       says: known ? describeRule(known) : rule === null ? null : runtimeRule(rule),
       why: rule !== null ? null : !flag7 ? 'rule not recorded (pinned before flag 7)' : `rule not recorded (policy ${body.policy} names no rules: only rule packs do)`,
       approval,
+      warnings: (body.warnings ?? []).map((w) => {
+        const warned = rules.get(w.rule);
+        return { rule: w.rule, kind: warned ? warned.rule : null, says: warned ? describeRule(warned) : null, reason: w.reason };
+      }),
     });
   }
   return {
