@@ -206,6 +206,33 @@ describe('a rule that warns', () => {
   });
 });
 
+describe('how a pack decides with warn rules (policy/rules.ts)', () => {
+  const plan = { digest: 'd'.repeat(64), source: 'htn' as const, steps: [{ operator: 'charge', actuator: 'card.charge', actuatorArgs: { amount: 780 }, readOnly: false }] };
+  const request = { tenant: 't1', epoch: 2, goal: { task: 'book_trip', args: [] }, plan } as never;
+  const policyOf = (rules: Array<Record<string, unknown>>) => compileRulePack(parseRulePack({ pack: 1, name: 'unit', version: '1', rules }, 'unit'));
+
+  test('a denial by one rule keeps the warnings of the others beside it, in pack order; with none, no warnings field', () => {
+    const policy = policyOf([
+      { id: 'w1', rule: 'approve-above', arg: 'amount', amount: 100, verdict: 'warn' },
+      { id: 'only-mail', rule: 'tenant-actuators', tenants: { '*': ['message.send'] } },
+      { id: 'w2', rule: 'approve-mutations', verdict: 'warn' },
+      { id: 'ask', rule: 'approve-above', arg: 'amount', amount: 500 },
+    ]);
+    expect(policy.admitEpoch(request)).toEqual({
+      decision: 'deny',
+      rule: 'only-mail',
+      reason: expect.stringContaining('dispatches card.charge'),
+      warnings: [
+        { rule: 'w1', reason: 'the epoch spends 780, above the 100 limit' },
+        { rule: 'w2', reason: 'the epoch has 1 world effect(s), the first step 0 (charge); the pack warns on any epoch with a mutation' },
+      ],
+    });
+    expect(policyOf([{ id: 'ask', rule: 'approve-above', arg: 'amount', amount: 500 }]).admitEpoch(request)).toEqual({ decision: 'require_approval', rule: 'ask', reason: 'the epoch spends 780, above the 500 limit' });
+    expect(policyOf([{ id: 'stop', rule: 'approve-above', arg: 'amount', amount: 500, verdict: 'block' }]).admitEpoch(request)).toEqual({ decision: 'deny', rule: 'stop', reason: 'the epoch spends 780, above the 500 limit' });
+    expect(policyOf([{ id: 'w', rule: 'approve-above', arg: 'amount', amount: 5000, verdict: 'warn' }]).admitEpoch(request)).toEqual({ decision: 'allow', rule: 'weft:default' });
+  });
+});
+
 describe('a rule pack states a rule\'s verdict', () => {
   const refused = (edit: (rules: Array<Record<string, unknown>>) => Array<Record<string, unknown>>) => {
     try {

@@ -4,7 +4,8 @@
  * `warnings: [{rule, reason}]` — at most MAX_RECORDED_WARNINGS, each reason clipped, so a policy in
  * code that returns more cannot grow a record without bound. Under a pin without flag 12, or with no
  * warning, nothing: the body is exactly as before. A warning stops nothing; this only says what is
- * written. Pure.
+ * written. A refusal the runtime's own checks make before the policy is asked (certification, task
+ * constraints, the contract envelope) carries none: no rule of the pack was asked. Pure.
  */
 import type { InvocationContext } from '../../machines/context.js';
 import { FLAG_WARNINGS, hasFlag } from '../../machines/flags.js';
