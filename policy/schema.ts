@@ -53,7 +53,7 @@ const names = z.array(name).max(1000);
 const amount = z.number().finite().nonnegative();
 const size = z.number().int().positive();
 const decision = z.enum(['deny', 'require_approval']);
-const verdict = z.enum(['block', 'warn', 'approval'], { error: 'a verdict is "block", "warn" or "approval"' });
+const verdict = z.enum(['block', 'warn', 'approval'], { error: (issue) => `a verdict is "block", "warn" or "approval", not ${JSON.stringify(issue.input)?.slice(0, 60) ?? String(issue.input)}` });
 
 const rule = <K extends string, S extends z.ZodRawShape>(kind: K, shape: S) => z.strictObject({ id, rule: z.literal(kind), ...shape });
 /** A rule kind whose verdict a pack may state (verdict.ts); every other kind refuses the field, saying why. */

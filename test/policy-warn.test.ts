@@ -249,7 +249,7 @@ describe('a rule pack states a rule\'s verdict', () => {
       const pack = variant('ok', (rules) => [...rules.map((r) => (r.rule === 'approve-above' ? { ...r, verdict } : r)), { id: 'm', rule: 'approve-mutations', verdict }, { id: 'p', rule: 'pivot-last', verdict }]);
       expect(pack.rules.filter((r) => 'verdict' in r && r.verdict === verdict).length).toBe(3);
     }
-    expect(refused((rules) => rules.map((r) => (r.rule === 'approve-above' ? { ...r, verdict: 'maybe' } : r)))).toMatch(/rules\[7\]\.verdict: a verdict is "block", "warn" or "approval"/);
+    expect(refused((rules) => rules.map((r) => (r.rule === 'approve-above' ? { ...r, verdict: 'maybe' } : r)))).toMatch(/rules\[7\]\.verdict: a verdict is "block", "warn" or "approval", not "maybe"/);
   });
 
   test('a verdict on a kind that takes none is refused, saying why and what to write instead', () => {
