@@ -39,6 +39,7 @@ section.epoch.epoch-completed { border-left-color: var(--ok); } section.epoch.ep
 section.epoch.epoch-compensated { border-left-color: var(--wait); } section.epoch.epoch-open { border-left-color: var(--run); }
 .epoch-no { font-weight: 700; } .goal { color: #344054; } .plan { color: var(--muted); font-weight: 400; }
 .note { margin: 4px 0 8px; color: #344054; }
+.note.warning { color: #93370d; background: #fffaeb; border-left: 3px solid #f79009; padding: 2px 8px; }
 table.steps td.args, table.steps td.detail { max-width: 380px; word-break: break-all; }
 dl { display:grid; grid-template-columns: 130px 1fr; gap: 4px 12px; margin: 0; }
 dt { color: var(--muted); } dd { margin: 0; word-break: break-all; }

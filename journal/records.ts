@@ -79,6 +79,12 @@ export const bodySchemas = {
     reason: z.string().optional(),
     /** Under flag 7, with a policy that names its rules (a rule pack): the id of the rule that decided. */
     rule: z.string().min(1).optional(),
+    /**
+     * Under flag 12: the rules that applied with the verdict `warn` (policy/verdict.ts), in pack order,
+     * whatever decided — each its rule id and reason. They stopped nothing. At most 32 (a pack has at
+     * most 32 warn rules; the runtime records no more), each reason clipped; never empty (absent: none warned).
+     */
+    warnings: z.array(z.strictObject({ rule: z.string().min(1), reason: z.string().min(1) })).optional(),
   }),
   'model.requested': z.strictObject({ purpose: z.enum(['parse', 'author']), attempt: count, request: json }),
   'model.completed': z.strictObject({

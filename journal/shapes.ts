@@ -93,6 +93,7 @@ export const bodyShapes: Record<RecordKind, Shape> = {
     policy: nonEmpty,
     reason: optional(str),
     rule: optional(nonEmpty),
+    warnings: optional(arrayOf(strict({ rule: nonEmpty, reason: nonEmpty }))),
   }),
   'model.requested': strict({ purpose, attempt: count, request: json }),
   'model.completed': strict({ purpose, attempt: count, reply: json, refused: optional(strict({ code: nonEmpty, chars: count, digest })) }),

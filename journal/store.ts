@@ -39,6 +39,7 @@
  *   proof remains `verify` with the auditor's public key. Being outside the hash chain, the key id
  *   leaves the journal — and its fingerprint — the same whichever key seals it.
  */
+import type { AdvisoryMessage } from './advisory.js';
 import type { JournalRecord } from './records.js';
 import { marksAnything, normalizeMarks, redactionMarksSchema, type RedactionMarks } from './redaction.js';
 
@@ -291,6 +292,14 @@ export interface JournalStore {
   peekInbox(invocation: string): Promise<InboxMessage | undefined>;
   /** Remove the message (after its decision was recorded). */
   clearInbox(invocation: string): Promise<void>;
+  /**
+   * The inbox's advisories (advisory.ts): a warning a rule raised, for a person — kept apart from the
+   * message above, never returned by peekInbox, never acted on. Idempotent by (seq, index); at most
+   * MAX_ADVISORIES kept. Needs no lease.
+   */
+  putAdvisory(invocation: string, message: AdvisoryMessage): Promise<void>;
+  /** The invocation's advisories in journal order (none: empty). */
+  advisories(invocation: string): Promise<AdvisoryMessage[]>;
 
   /** Record which domain, library, sealing key and redaction marks `invocation` has, replacing any earlier record. Atomic, idempotent; needs no lease. Throws TypeError on malformed metadata. */
   putMetadata(invocation: string, meta: InvocationMetadata): Promise<void>;

@@ -60,6 +60,14 @@
  *     `weft:default` is left for library plans no rule decided. A run that ends `handed_off`
  *     lists, in its reason, the model-authored world effects that stay applied (actuator, key,
  *     amount), in cancel's wording (machines/kept-effects.ts).
+ * 12 — warnings recorded: a rule pack's rule may state its verdict (`block`, `approval` or `warn`,
+ *     policy/verdict.ts); a rule that warns stops nothing, and each `admission.decided` records the
+ *     warnings beside its decision (`warnings: [{rule, reason}]`, whichever rule decided), from which
+ *     the runtime raises an advisory in the invocation's inbox (journal/store.ts `putAdvisory`).
+ *     No journal pinned before it can hold a warning — a pack pinned then has no `verdict` (the
+ *     schema refused one) and decides exactly as it did — so the flag changes no old journal; it
+ *     makes a journal with warnings one an older weft refuses by name ("flag 12 comes from a newer
+ *     weft") rather than as a malformed record, and keeps a pin without it recording none.
  */
 import type { Pin } from '../journal/records.js';
 
@@ -72,9 +80,10 @@ export const FLAG_PIVOTS = 8;
 export const FLAG_STEP_ADMISSIONS = 9;
 export const FLAG_LINEAGE_EFFECTS = 10;
 export const FLAG_RUN_ALLOWANCE = 11;
+export const FLAG_WARNINGS = 12;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_LINEAGE_EFFECTS, FLAG_RUN_ALLOWANCE];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_LINEAGE_EFFECTS, FLAG_RUN_ALLOWANCE, FLAG_WARNINGS];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

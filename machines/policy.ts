@@ -16,9 +16,19 @@ import type { ContractEnvelope } from './envelope.js';
  * id of the rule that decided; recorded on `admission.decided` under behaviour flag 7.
  */
 export type Admission =
-  | { decision: 'allow'; rule?: string }
-  | { decision: 'deny'; reason: string; rule?: string }
-  | { decision: 'require_approval'; reason: string; rule?: string };
+  | { decision: 'allow'; rule?: string; warnings?: readonly AdmissionWarning[] }
+  | { decision: 'deny'; reason: string; rule?: string; warnings?: readonly AdmissionWarning[] }
+  | { decision: 'require_approval'; reason: string; rule?: string; warnings?: readonly AdmissionWarning[] };
+
+/**
+ * A rule that applied with the verdict `warn` (a rule pack's, policy/verdict.ts): it stops nothing —
+ * the admission is decided by the other rules — and is recorded on `admission.decided` beside the
+ * decision, whichever rule decided it (behaviour flag 12).
+ */
+export interface AdmissionWarning {
+  rule: string;
+  reason: string;
+}
 
 /** Which part of the contract envelope each envelope rule of a pack set (envelope.ts `EnvelopePart` → rule id). */
 export type EnvelopeRuleIds = Partial<Record<'spend' | 'actuators' | 'recipients' | 'stepsPerFragment' | 'dispatchesPerEpoch' | 'authoredEffects', string>>;

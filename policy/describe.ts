@@ -3,6 +3,12 @@
  * words (`approve-above: a person approves an epoch spending more than 500 amount`). Pure.
  */
 import type { Rule } from './schema.js';
+import { verdictOf, type RuleVerdict } from './verdict.js';
+
+/** What happens to an epoch a rule applies to, by its verdict: "a person approves …", "… is refused", "… warns". */
+function epochUnder(verdict: RuleVerdict, epoch: string): string {
+  return verdict === 'approval' ? `a person approves ${epoch}` : verdict === 'block' ? `${epoch} is refused` : `${epoch} goes on with a warning`;
+}
 
 const list = (values: readonly string[]) => (values.length === 0 ? 'none' : values.join(', '));
 
@@ -27,14 +33,14 @@ export function describeRule(rule: Rule): string {
     case 'read-only-free':
       return 'read-only steps are admitted freely';
     case 'approve-mutations':
-      return 'a person approves any epoch with a world effect';
+      return epochUnder(verdictOf(rule), 'any epoch with a world effect');
     case 'approve-above':
-      return `a person approves an epoch spending more than ${rule.amount} ${rule.arg}`;
+      return epochUnder(verdictOf(rule), `an epoch spending more than ${rule.amount} ${rule.arg}`);
     case 'authoring':
       return `the model authoring a fragment${rule.tasks ? ` for ${list(rule.tasks)}` : ''}: ${rule.decision}`;
     case 'pivot-last':
-      return `an epoch with a pivot (a world effect nothing undoes) before another step is denied${rule.undoable?.length ? ` (undoing themselves: ${list(rule.undoable)})` : ''}`;
+      return `${epochUnder(verdictOf(rule), 'an epoch with a pivot (a world effect nothing undoes) before another step').replace(/ is refused$/, ' is denied')}${rule.undoable?.length ? ` (undoing themselves: ${list(rule.undoable)})` : ''}`;
     case 'predicate':
-      return `when ${rule.predicate} holds for the ${rule.on}: ${rule.decision} (${rule.reason})`;
+      return `when ${rule.predicate} holds for the ${rule.on}: ${rule.decision ?? rule.verdict} (${rule.reason})`;
   }
 }

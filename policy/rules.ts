@@ -1,9 +1,12 @@
 /**
  * How a rule pack decides — the three admissions (authoring call, epoch, step at dispatch), each
- * over the pack's rules in declared order. Every rule that applies gives a verdict; the strongest
- * wins (deny over require_approval over allow) and, among equals, the first in the pack — so the
- * order of rules never lets an approval hide a denial. The decision names the rule that decided:
- * `weft:default` when no rule objected.
+ * over the pack's rules in declared order. Every rule that applies gives a verdict (verdict.ts); the
+ * strongest decision wins (deny over require_approval over allow) and, among equals, the first in
+ * the pack — so the order of rules never lets an approval hide a denial. The decision names the rule
+ * that decided: `weft:default` when no rule objected. A rule whose verdict is `warn` decides nothing:
+ * it is collected beside the decision, in pack order, as `warnings` (rule and reason) — whichever
+ * rule decided, a denial and an approval included. With no warning the decision has no `warnings`
+ * field at all, so a pack without warn rules decides exactly as before verdicts existed.
  *
  * `read-only-free` takes read-only steps out of the approval and predicate rules: an epoch of read-only
  * steps only, and a read-only step at dispatch, are allowed by it (named) unless a contract rule
@@ -14,11 +17,12 @@
  * Pure: the verdicts depend only on the rules, the registered predicates and the request.
  */
 import type { EpochStep } from '../machines/context.js';
-import type { Admission, AuthoringAdmissionRequest, EpochAdmissionRequest, StepAdmissionRequest } from '../machines/policy.js';
+import type { Admission, AdmissionWarning, AuthoringAdmissionRequest, EpochAdmissionRequest, StepAdmissionRequest } from '../machines/policy.js';
 import { clip, QUOTE_CHARS } from '../machines/untrusted-text.js';
 import { pivotBeforeFallible } from './pivot.js';
 import type { PolicyPredicate } from './predicates.js';
 import type { Rule } from './schema.js';
+import { DECISION_OF, verdictOf, verdictWords } from './verdict.js';
 
 /** The rule id of an allow no rule objected to. */
 export const DEFAULT_RULE = 'weft:default';
@@ -26,15 +30,25 @@ export const DEFAULT_RULE = 'weft:default';
 type Verdict = Admission & { rule: string };
 const RANK = { deny: 2, require_approval: 1, allow: 0 } as const;
 
-/** The strongest verdict, the first among equals; `fallback` when there is none. */
-function strongest(verdicts: readonly Verdict[], fallback: Verdict): Verdict {
-  let best: Verdict | undefined;
-  for (const v of verdicts) if (best === undefined || RANK[v.decision] > RANK[best.decision]) best = v;
-  return best ?? fallback;
-}
+/** What the rules that applied said: decisions, and warnings apart (a warn decides nothing). */
+class Findings {
+  readonly verdicts: Verdict[] = [];
+  readonly warnings: AdmissionWarning[] = [];
 
-function verdict(rule: Rule, decision: 'deny' | 'require_approval', reason: string): Verdict {
-  return { decision, reason, rule: rule.id };
+  /** `rule` applies, for `reason`: its verdict (verdict.ts) makes it a decision or a warning. */
+  applies(rule: Rule, reason: string): void {
+    const v = verdictOf(rule);
+    if (v === 'warn') this.warnings.push({ rule: rule.id, reason });
+    else this.verdicts.push({ decision: DECISION_OF[v], reason, rule: rule.id });
+  }
+
+  /** The strongest decision, the first among equals (`fallback` when there is none), with the warnings beside it. */
+  strongest(fallback: Verdict): Verdict {
+    let best: Verdict | undefined;
+    for (const v of this.verdicts) if (best === undefined || RANK[v.decision] > RANK[best.decision]) best = v;
+    const decided = best ?? fallback;
+    return this.warnings.length === 0 ? decided : { ...decided, warnings: [...this.warnings] };
+  }
 }
 
 const list = (values: readonly string[]) => clip(values.join(', ') || 'none', 200);
@@ -79,14 +93,14 @@ export function admitEpochByRules(rules: readonly Rule[], predicates: ReadonlyMa
   const steps = request.plan.steps;
   const free = rules.find((r) => r.rule === 'read-only-free');
   const freed = free !== undefined && steps.every((s) => s.readOnly);
-  const verdicts: Verdict[] = [];
+  const found = new Findings();
   for (const rule of rules) {
     switch (rule.rule) {
       case 'tenant-actuators': {
         for (let i = 0; i < steps.length; i++) {
           const reason = tenantViolation(rule, request.tenant, steps[i]!, i, true);
           if (reason !== undefined) {
-            verdicts.push(verdict(rule, 'deny', reason));
+            found.applies(rule, reason);
             break;
           }
         }
@@ -94,60 +108,60 @@ export function admitEpochByRules(rules: readonly Rule[], predicates: ReadonlyMa
       }
       case 'pivot-last': {
         const reason = pivotBeforeFallible(steps, new Set(rule.undoable ?? []));
-        if (reason !== undefined) verdicts.push(verdict(rule, 'deny', reason));
+        if (reason !== undefined) found.applies(rule, reason);
         break;
       }
       case 'approve-mutations': {
         const first = steps.findIndex((s) => !s.readOnly);
         if (first >= 0) {
           const n = steps.filter((s) => !s.readOnly).length;
-          verdicts.push(verdict(rule, 'require_approval', `the epoch has ${n} world effect(s), the first ${stepName(steps[first]!, first)}; the pack asks a person to approve any epoch with a mutation`));
+          found.applies(rule, `the epoch has ${n} world effect(s), the first ${stepName(steps[first]!, first)}; the pack ${verdictWords(verdictOf(rule))} any epoch with a mutation`);
         }
         break;
       }
       case 'approve-above': {
         const total = spentBy(request, rule.arg);
-        if (total > rule.amount) verdicts.push(verdict(rule, 'require_approval', `the epoch spends ${total}, above the ${rule.amount} limit`));
+        if (total > rule.amount) found.applies(rule, `the epoch spends ${total}, above the ${rule.amount} limit`);
         break;
       }
       case 'predicate': {
         if (rule.on !== 'epoch' || freed) break;
-        if (predicates.get(rule.predicate)!.test({ subject: 'epoch', request })) verdicts.push(verdict(rule, rule.decision, rule.reason));
+        if (predicates.get(rule.predicate)!.test({ subject: 'epoch', request })) found.applies(rule, rule.reason);
         break;
       }
       default:
         break;
     }
   }
-  return strongest(verdicts, { decision: 'allow', rule: freed ? free!.id : DEFAULT_RULE });
+  return found.strongest({ decision: 'allow', rule: freed ? free!.id : DEFAULT_RULE });
 }
 
 export function admitStepByRules(rules: readonly Rule[], predicates: ReadonlyMap<string, PolicyPredicate>, request: StepAdmissionRequest): Verdict {
   const free = rules.find((r) => r.rule === 'read-only-free');
   const freed = free !== undefined && request.step.readOnly;
-  const verdicts: Verdict[] = [];
+  const found = new Findings();
   for (const rule of rules) {
     if (rule.rule === 'tenant-actuators') {
       const reason = tenantViolation(rule, request.tenant, request.step, undefined, false);
-      if (reason !== undefined) verdicts.push(verdict(rule, 'deny', reason));
+      if (reason !== undefined) found.applies(rule, reason);
     } else if (rule.rule === 'predicate' && rule.on === 'step' && !freed) {
-      if (predicates.get(rule.predicate)!.test({ subject: 'step', request })) verdicts.push(verdict(rule, rule.decision, rule.reason));
+      if (predicates.get(rule.predicate)!.test({ subject: 'step', request })) found.applies(rule, rule.reason);
     }
   }
-  return strongest(verdicts, { decision: 'allow', rule: freed ? free!.id : DEFAULT_RULE });
+  return found.strongest({ decision: 'allow', rule: freed ? free!.id : DEFAULT_RULE });
 }
 
 export function admitAuthoringByRules(rules: readonly Rule[], predicates: ReadonlyMap<string, PolicyPredicate>, request: AuthoringAdmissionRequest): Verdict {
-  const verdicts: Verdict[] = [];
+  const found = new Findings();
   const task = clip(request.goal.task, QUOTE_CHARS);
   for (const rule of rules) {
     if (rule.rule === 'authoring') {
       if (rule.tasks !== undefined && !rule.tasks.includes(request.goal.task)) continue;
-      if (rule.decision === 'allow') verdicts.push({ decision: 'allow', rule: rule.id });
-      else verdicts.push(verdict(rule, rule.decision, rule.reason ?? (rule.decision === 'deny' ? `the pack lets no model author a fragment for ${task}` : `the pack asks a person before the model authors a fragment for ${task}`)));
+      if (rule.decision === 'allow') found.verdicts.push({ decision: 'allow', rule: rule.id });
+      else found.verdicts.push({ decision: rule.decision, reason: rule.reason ?? (rule.decision === 'deny' ? `the pack lets no model author a fragment for ${task}` : `the pack asks a person before the model authors a fragment for ${task}`), rule: rule.id });
     } else if (rule.rule === 'predicate' && rule.on === 'authoring') {
-      if (predicates.get(rule.predicate)!.test({ subject: 'authoring', request })) verdicts.push(verdict(rule, rule.decision, rule.reason));
+      if (predicates.get(rule.predicate)!.test({ subject: 'authoring', request })) found.applies(rule, rule.reason);
     }
   }
-  return strongest(verdicts, { decision: 'allow', rule: DEFAULT_RULE });
+  return found.strongest({ decision: 'allow', rule: DEFAULT_RULE });
 }

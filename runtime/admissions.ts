@@ -18,6 +18,9 @@
  * of it this run — and each of its steps by the same rule "with its fragment" (or the person who
  * approved it); `weft:default` is then left for library plans and the authoring call no rule
  * decided. Pure: over the records and the pack given.
+ *
+ * Under behaviour flag 12 each admission also lists the rules that warned beside its decision
+ * (`warnings`), whichever rule decided.
  */
 import type { JournalRecord } from '../journal/records.js';
 import { FLAG_ADMISSION_RULE, FLAG_RUN_ALLOWANCE, FLAG_STEP_ADMISSIONS, hasFlag } from '../machines/flags.js';
@@ -49,6 +52,15 @@ export interface AdmissionExplained {
    * decided. Null for a deny or an approval asked, and when no rule is recorded.
    */
   admitted: string | null;
+  /** The rules that warned (flag 12), whatever decided: each rule, its kind and what it says (from the pinned pack), and why it warned. */
+  warnings: AdmissionWarningExplained[];
+}
+
+export interface AdmissionWarningExplained {
+  rule: string;
+  kind: string | null;
+  says: string | null;
+  reason: string;
 }
 
 /** A step allowed at dispatch with no `admission.decided` (pinned before flag 9): its dispatch implies it. */
@@ -153,6 +165,10 @@ export function explainAdmissions(records: readonly JournalRecord[], pack?: Rule
       says: known ? describeRule(known) : rule === null ? null : runtimeRule(rule, flag11),
       why: rule !== null ? null : !flag7 ? 'rule not recorded (pinned before flag 7)' : `rule not recorded (policy ${body.policy} names no rules: only rule packs do)`,
       approval,
+      warnings: (body.warnings ?? []).map((w) => {
+        const warned = rules.get(w.rule);
+        return { rule: w.rule, kind: warned ? warned.rule : null, says: warned ? describeRule(warned) : null, reason: w.reason };
+      }),
     };
     const modelRule = known?.rule === 'authored-effects' || rule === 'weft:authored-effects';
     const explained: AdmissionExplained = { ...entry, admitted: admittedBy(entry, flag11, fragments.get(r.epoch), modelRule) };

@@ -1,6 +1,6 @@
 /**
  * The epochs of a journal, described one by one for `weft show` and the viewer (describe.ts): each
- * epoch's goal, plan source and digest, admission and approval, outcome and truncation, and each
+ * epoch's goal, plan source and digest, admission, its rules' warnings and approval, outcome and truncation, and each
  * step with its actuator, args, outcome, attempts, result or failure, and its compensation.
  *
  * The journal keeps a plan's digest, not its steps: a step is known from its records (dispatched,
@@ -39,6 +39,8 @@ export interface EpochDescription {
   source: 'htn' | 'gap' | null;
   plan: string | null;
   admission: { decision: string; policy: string; reason: string | null } | null;
+  /** The rules that warned on this epoch's admissions (flag 12: authoring call, epoch, steps at dispatch), in journal order; they stopped nothing. */
+  warnings: Array<{ subject: 'authoring' | 'epoch' | 'step'; step: number | null; rule: string; reason: string }>;
   approval: { reason: string; decision: 'approved' | 'rejected' | null; by: string | null; note: string | null } | null;
   outcome: 'completed' | 'compensated' | 'denied' | 'failed' | 'handed_off' | 'cancelled' | 'open';
   truncated: { removed: number[]; reason: string } | null;
@@ -76,7 +78,7 @@ export function epochsOf(records: readonly JournalRecord[], held: SnapshotPlan |
 }
 
 function describeEpoch(epoch: number, records: readonly JournalRecord[], held: SnapshotPlan | undefined): EpochDescription {
-  const out: EpochDescription = { epoch, goal: null, source: null, plan: null, admission: null, approval: null, outcome: 'open', truncated: null, steps: [] };
+  const out: EpochDescription = { epoch, goal: null, source: null, plan: null, admission: null, warnings: [], approval: null, outcome: 'open', truncated: null, steps: [] };
   const steps = new Map<number, StepDescription>();
   const step = (i: number, actuator: string | null = null, args: Json = {}): StepDescription => {
     let draft = steps.get(i);
@@ -107,6 +109,7 @@ function describeEpoch(epoch: number, records: readonly JournalRecord[], held: S
       }
       case 'admission.decided': {
         const b = (record as JournalRecord<'admission.decided'>).body;
+        for (const w of b.warnings ?? []) out.warnings.push({ subject: b.subject, step: b.step ?? null, rule: w.rule, reason: w.reason });
         if (b.subject === 'epoch' || b.subject === 'authoring') {
           // The epoch's own decision wins over the authoring call's (which comes first).
           if (b.subject === 'epoch' || out.admission === null) out.admission = { decision: b.decision, policy: b.policy, reason: b.reason ?? null };

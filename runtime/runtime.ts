@@ -43,6 +43,7 @@ import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import type { InvocationInput, InvocationLimits } from '../machines/context.js';
 import { FLAG_DECLARED_SPEND, FLAG_LINEAGE_EFFECTS, hasFlag, IMPLEMENTED_FLAGS } from '../machines/flags.js';
+import { advisoryRaiser } from './advisories.js';
 import { shadowPin } from './shadow-pin.js';
 import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
@@ -1005,6 +1006,8 @@ export class Runtime {
     handle.on('record', (record: JournalRecord) => {
       if (record.kind === 'cancel.requested' || record.kind === 'invocation.sealed') void store.clearInbox(input.invocation).catch(() => undefined);
     });
+    // A rule's warning (flag 12) raises an advisory beside the inbox's command slot: never a command.
+    handle.on('record', advisoryRaiser(store, input.invocation, () => (this.options.now ? this.options.now().getTime() : Date.now())));
     let inboxLookedAt = Number.NEGATIVE_INFINITY;
     const services: EpochServices = {
       recorder: () => recorder,

@@ -77,6 +77,36 @@ export function storeConformance(h: StoreHarness): void {
   }
 
   describe(`store conformance: ${h.name}`, () => {
+    describe('inbox advisories (journal/advisory.ts)', () => {
+      const advisory = (seq: number, index: number, rule = 'warn-above') => ({ type: 'advisory' as const, seq, index, epoch: 2, subject: 'epoch' as const, rule, reason: `why ${seq}.${index}`, at: 1 });
+
+      it('kept once per seq and index, in journal order, apart from the command slot', async (store) => {
+        await seeded(store, 'inv-adv', 1);
+        expect(await store.advisories('inv-adv')).toEqual([]);
+        await store.putInbox('inv-adv', { type: 'cancel', by: 'ops', reason: 'stop', at: 5 });
+        await store.putAdvisory('inv-adv', advisory(9, 1));
+        await store.putAdvisory('inv-adv', advisory(4, 0));
+        await store.putAdvisory('inv-adv', advisory(9, 0));
+        await store.putAdvisory('inv-adv', { ...advisory(4, 0), reason: 'raised again by a resume' });
+        expect(await store.advisories('inv-adv')).toEqual([advisory(4, 0), advisory(9, 0), advisory(9, 1)]);
+        // The command slot is untouched by an advisory, and an advisory by the slot.
+        expect(await store.peekInbox('inv-adv')).toEqual({ type: 'cancel', by: 'ops', reason: 'stop', at: 5 });
+        await store.clearInbox('inv-adv');
+        expect(await store.peekInbox('inv-adv')).toBeUndefined();
+        expect((await store.advisories('inv-adv')).length).toBe(3);
+        expect(await store.advisories('inv-other')).toEqual([]);
+      });
+
+      it('refuses what is not an advisory, and an inbox command is not one', async (store) => {
+        await seeded(store, 'inv-adv2', 1);
+        await expect(store.putAdvisory('inv-adv2', { type: 'approval', decision: 'approved', by: 'me', at: 1 } as never)).rejects.toThrow(/not an advisory/);
+        await expect(store.putAdvisory('inv-adv2', { ...advisory(1, 0), rule: '' })).rejects.toThrow(/not an advisory/);
+        await expect(store.putInbox('inv-adv2', advisory(1, 0) as never)).rejects.toThrow(/not an inbox message/);
+        expect(await store.advisories('inv-adv2')).toEqual([]);
+        expect(await store.peekInbox('inv-adv2')).toBeUndefined();
+      });
+    });
+
     describe('journal', () => {
       it('an unknown invocation is empty', async (store) => {
         expect(await store.length('nobody')).toBe(0);

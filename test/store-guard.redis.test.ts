@@ -52,6 +52,8 @@ const argsFor = (lease: Lease): Record<string, unknown[]> => ({
   putInbox: [ID, { type: 'approval', decision: 'approved', by: 'me', at: 1 }],
   peekInbox: [ID],
   clearInbox: [ID],
+  putAdvisory: [ID, { type: 'advisory', seq: 3, index: 0, epoch: 1, subject: 'epoch', rule: 'r', reason: 'why', at: 1 }],
+  advisories: [ID],
   putMetadata: [ID, { domain: 'travel', library: 'a'.repeat(64) }],
   getMetadata: [ID],
   putBlob: [new Uint8Array([1, 2, 3])],

@@ -58,8 +58,8 @@ function replyText(reply: unknown): string {
 
 const summaries: Summaries = {
   'invocation.pinned': (b) => `${b.invocation} tenant=${b.tenant} ${j(b.intent)} library=${short(b.pin.library)} model=${b.pin.model.id} asOf=${b.pin.asOf} policy=${b.pin.policy}`,
-  // The rule that decided (flag 7) says more than the policy's long pinned id; without one, the policy.
-  'admission.decided': (b) => `${b.subject}${b.step === undefined ? '' : ` #${b.step}`} ${b.decision} (${b.rule === undefined ? b.policy : `rule ${b.rule}`})${b.reason ? `: ${b.reason}` : ''}`,
+  // The rule that decided (flag 7) says more than the policy's long pinned id; without one, the policy. Each rule that warned (flag 12) follows.
+  'admission.decided': (b) => `${b.subject}${b.step === undefined ? '' : ` #${b.step}`} ${b.decision} (${b.rule === undefined ? b.policy : `rule ${b.rule}`})${b.reason ? `: ${b.reason}` : ''}${(b.warnings ?? []).map((w) => ` [warning ${w.rule}: ${w.reason}]`).join('')}`,
   'model.requested': (b) => `${b.purpose} attempt=${b.attempt} ${j(b.request)}`,
   'model.completed': (b) => `${b.purpose} attempt=${b.attempt} → ${replyText(b.reply)}${b.refused ? ` (refused: ${b.refused.code}, ${b.refused.chars} chars, sha256 ${short(b.refused.digest)})` : ''}`,
   'model.failed': (b) => `${b.purpose} attempt=${b.attempt} ${b.class} ${b.code}: ${b.message}`,

@@ -8,9 +8,13 @@
  * Neither hides the others nor changes the exit code: 0 whenever the workspace could be listed.
  * `--json` prints the summaries array (with problem, reason and fix where there are any); when the
  * store cannot be listed, one object saying why instead (json-line.ts). Each `fix` names this
- * command's store (--dir or --redis), so it works as printed.
+ * command's store (--dir or --redis), so it works as printed. `--warnings` lists only the invocations
+ * whose rules warned (behaviour flag 12), each warning under its row — epoch, what it warned on,
+ * rule and reason — from the advisories in its inbox (runtime/list-warnings.ts).
  */
-import { listInvocations } from '../../runtime/list.js';
+import { listInvocations, type InvocationSummary } from '../../runtime/list.js';
+import { listWarnings, type WarnedInvocation } from '../../runtime/list-warnings.js';
+import { inert } from '../terminal-text.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
@@ -21,16 +25,17 @@ import { isWeftError } from '../../journal/errors.js';
 import { lineageText } from '../../journal/lineage.js';
 
 export const usage =
-  `ls [--dir D] ${storeUsage} [--tenant T] [--status S] [--rebuild-index] [--json]\n` +
+  `ls [--dir D] ${storeUsage} [--tenant T] [--status S] [--warnings] [--rebuild-index] [--json]\n` +
   '                                       list the invocations in a workspace or a Redis store (no domain needed); with Redis it reads\n' +
-  '                                       the status index, which --rebuild-index recomputes from the journals first';
+  '                                       the status index, which --rebuild-index recomputes from the journals first; --warnings: only\n' +
+  '                                       the invocations whose rules warned, each warning (epoch, rule, reason) from its inbox';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
     args = parseCommandArgs(
       argv,
-      { dir: { type: 'string' }, json: { type: 'boolean' }, tenant: { type: 'string' }, status: { type: 'string' }, 'rebuild-index': { type: 'boolean' }, ...storeOptions },
+      { dir: { type: 'string' }, json: { type: 'boolean' }, tenant: { type: 'string' }, status: { type: 'string' }, warnings: { type: 'boolean' }, 'rebuild-index': { type: 'boolean' }, ...storeOptions },
       { min: 0, max: 0 },
     );
   } catch (err) {
@@ -38,7 +43,7 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   const dir = workspaceDir(args.strings.dir);
-  let rows;
+  let rows: Array<InvocationSummary | WarnedInvocation>;
   let where = dir;
   let location: Location;
   try {
@@ -55,7 +60,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     const filter = { ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }), ...(args.strings.status === undefined ? {} : { status: args.strings.status }) };
     // Each row's command, written without a location by the listing, names this store (cli/hints.ts).
-    rows = (await listInvocations(store, filter)).map((row) => (row.fix === undefined ? row : { ...row, fix: locate(row.fix, row.id, location) }));
+    const listed = args.flags.warnings ? await listWarnings(store, filter) : await listInvocations(store, filter);
+    rows = listed.map((row) => (row.fix === undefined ? row : { ...row, fix: locate(row.fix, row.id, location) }));
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('ls', usage, err);
     // Only the workspace itself being unreadable gets here: each invocation's own trouble is a row.
@@ -69,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (rows.length === 0) {
-    process.stdout.write(`no invocations in ${where}\n`);
+    process.stdout.write(args.flags.warnings ? `no invocation in ${where} has warnings\n` : `no invocations in ${where}\n`);
     return 0;
   }
   for (const r of rows) {
@@ -79,6 +85,8 @@ export async function run(argv: string[]): Promise<number> {
     if (why) process.stdout.write(`    ${why}\n`);
     const lineage = lineageText(r);
     if (lineage) process.stdout.write(`    ${lineage}\n`);
+    // Each warning a rule raised (flag 12): advisory only, it stopped nothing.
+    for (const w of 'warnings' in r ? r.warnings : []) process.stdout.write(`    warning  epoch ${w.epoch} ${w.subject === 'step' ? `step #${w.step ?? '?'}` : w.subject}  ${inert(w.rule)}: ${inert(w.reason)}\n`);
     if (r.fix) process.stdout.write(`    → ${r.fix}\n`);
   }
   return 0;

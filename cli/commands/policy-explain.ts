@@ -5,7 +5,8 @@
  * and the person's decision on an approval it asked for (runtime/admissions.ts). Needs no domain;
  * reads only. Journals pinned before flag 7 say "rule not recorded (pinned before flag 7)"; before
  * flag 9, the steps allowed at dispatch left no admission record: each is listed as implied by its
- * dispatch ("allow (implied)"), in journal order, and in --json apart, as `implied`.
+ * dispatch ("allow (implied)"), in journal order, and in --json apart, as `implied`. A rule that
+ * warned (flag 12) is listed under the admission it warned on ("warning  <rule> (<kind>): <reason>").
  * Exit codes: 0 shown, 1 no such invocation or unreadable, 2 usage.
  */
 import { isWeftError } from '../../journal/errors.js';
@@ -92,6 +93,8 @@ export function renderExplanation(e: AdmissionsExplained): string[] {
     else out.push(`  rule      ${a.why}`);
     if (a.approval) out.push(`  approval  ${inert(a.approval.decision)} by ${inert(a.approval.by)}${a.approval.note ? `: ${inert(a.approval.note)}` : ''}`);
     if (a.admitted) out.push(`  admitted  ${inert(a.admitted)}`);
+    // A rule that warned (flag 12): it stopped nothing; the decision above stands.
+    for (const w of a.warnings) out.push(`  warning   ${inert(w.rule)}${w.kind ? ` (${inert(w.kind)})` : ''}: ${inert(w.reason)}${w.says ? ` — ${inert(w.says)}` : ''}`);
   }
   return out;
 }

@@ -76,6 +76,8 @@ function epochBlock(e: EpochView): HTMLElement {
     { class: `epoch epoch-${e.outcome}` },
     el('h3', {}, el('span', { class: 'epoch-no' }, `epoch ${e.epoch}`), el('span', { class: 'mono goal' }, goal), el('span', { class: 'plan' }, e.plan ? `${e.source ?? 'htn'} plan` : e.source === 'gap' ? 'gap path' : 'no plan'), el('span', { class: `outcome outcome-${e.outcome}` }, e.outcome)),
     ...notes.map((n) => el('p', { class: 'note' }, n)),
+    // A rule that warned (flag 12): the run went on. Rule and reason are recorded text: text nodes only.
+    ...(e.warnings ?? []).map((w) => el('p', { class: 'note warning' }, `warning: ${w.rule} on the ${w.subject === 'step' ? `step #${w.step ?? '?'}` : w.subject} — ${w.reason}`)),
     e.steps.length
       ? el('table', { class: 'steps' }, el('thead', {}, el('tr', {}, el('th', {}, 'step'), el('th', {}, 'operator → actuator'), el('th', {}, 'args'), el('th', {}, 'outcome'), el('th', { class: 'num' }, 'attempts'), el('th', {}, 'result'))), el('tbody', {}, ...e.steps.map(stepRow)))
       : null,

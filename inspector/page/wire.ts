@@ -43,6 +43,8 @@ export interface EpochView {
   source: string | null;
   plan: string | null;
   admission: { decision: string; policy: string; reason: string | null } | null;
+  /** The rules that warned on this epoch's admissions (flag 12); absent from a server before it. */
+  warnings?: Array<{ subject: string; step: number | null; rule: string; reason: string }>;
   approval: { reason: string | null; decision: string | null; by: string | null; note: string | null } | null;
   outcome: string;
   truncated: { removed: number[]; reason: string } | null;

@@ -59,6 +59,7 @@ import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
 import { splitJournalText } from '../reader.js';
 import type { JournalRecord } from '../records.js';
 import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, type AdvisoryMessage } from '../advisory.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';
@@ -96,6 +97,8 @@ const JOURNAL = 'journal.jsonl';
 const SNAPSHOT = 'snapshot.json';
 const STATUS = 'status.json';
 const INBOX = 'inbox.json';
+/** The inbox's advisories (journal/advisory.ts): apart from the command slot, one JSON array. */
+const ADVISORIES = 'advisories.json';
 const META = 'meta.json';
 const NEWLINE = 0x0a;
 
@@ -446,6 +449,31 @@ export class FileStore implements JournalStore {
       unlinkSync(join(this.invocationDir(invocation), INBOX));
     } catch (err) {
       if (errno(err) !== 'ENOENT') throw err;
+    }
+  }
+
+  async putAdvisory(invocation: string, message: AdvisoryMessage): Promise<void> {
+    assertInvocationId(invocation);
+    assertAdvisoryMessage(message);
+    const kept = this.readAdvisories(invocation);
+    if (kept.length >= MAX_ADVISORIES || kept.some((a) => advisoryKey(a) === advisoryKey(message))) return;
+    atomicWrite(join(this.invocationDir(invocation), ADVISORIES), new TextEncoder().encode(JSON.stringify(orderedAdvisories([...kept, message])) + '\n'), { durable: false });
+  }
+
+  async advisories(invocation: string): Promise<AdvisoryMessage[]> {
+    assertInvocationId(invocation);
+    return this.readAdvisories(invocation);
+  }
+
+  /** Synchronous, so a put reads and writes the shelf with no turn of the event loop between. */
+  private readAdvisories(invocation: string): AdvisoryMessage[] {
+    const bytes = readIfExists(join(this.invocationDir(invocation), ADVISORIES));
+    if (bytes === undefined) return [];
+    try {
+      const values: unknown = JSON.parse(new TextDecoder().decode(bytes));
+      return Array.isArray(values) ? orderedAdvisories(values) : [];
+    } catch {
+      return []; // a damaged shelf reads as empty: the journal holds every warning
     }
   }
 

@@ -21,6 +21,7 @@ import { recordLine } from '../encode.js';
 import { BlobError, LeaseHeldError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
 import { isStatusNote, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, type AdvisoryMessage } from '../advisory.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, parseInboxMessage, checkAppend, checkFence, checkSnapshotAnchor, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
 
 export interface MemoryStoreOptions {
@@ -41,6 +42,7 @@ export class MemoryStore implements JournalStore {
   private readonly blobs = new Map<string, Uint8Array>();
   private readonly statuses = new Map<string, string>();
   private readonly inboxes = new Map<string, string>();
+  private readonly advisoryShelves = new Map<string, Map<string, string>>();
   private readonly metadata = new Map<string, string>();
   private readonly now: () => number;
 
@@ -176,6 +178,19 @@ export class MemoryStore implements JournalStore {
   async clearInbox(invocation: string): Promise<void> {
     assertInvocationId(invocation);
     this.inboxes.delete(invocation);
+  }
+
+  async putAdvisory(invocation: string, message: AdvisoryMessage): Promise<void> {
+    assertInvocationId(invocation);
+    assertAdvisoryMessage(message);
+    let shelf = this.advisoryShelves.get(invocation);
+    if (!shelf) this.advisoryShelves.set(invocation, (shelf = new Map()));
+    if (!shelf.has(advisoryKey(message)) && shelf.size < MAX_ADVISORIES) shelf.set(advisoryKey(message), JSON.stringify(message));
+  }
+
+  async advisories(invocation: string): Promise<AdvisoryMessage[]> {
+    assertInvocationId(invocation);
+    return orderedAdvisories([...(this.advisoryShelves.get(invocation)?.values() ?? [])].map((text) => JSON.parse(text) as unknown));
   }
 
   async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {

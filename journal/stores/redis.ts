@@ -62,6 +62,7 @@ import { recordLine } from '../encode.js';
 import { AppendOutcomeUnknownError, BlobError, InvalidNameError, JournalIntegrityError, StoreUnreachableError } from '../errors.js';
 import type { JournalRecord } from '../records.js';
 import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, SEALED_STATUSES, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
+import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, parseAdvisory, type AdvisoryMessage } from '../advisory.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
@@ -111,7 +112,7 @@ const PIPELINE_CHUNK = 1000;
 /** The operations that talk to the server, each run under `guard` (append guards itself: a reply lost there means more). */
 const GUARDED = [
   'acquire', 'renew', 'release', 'read', 'length', 'tail', 'list', 'rebuildIndex', 'quarantineTornTail', 'putSnapshot', 'getSnapshot',
-  'putStatus', 'getStatus', 'clearStatus', 'putMetadata', 'getMetadata', 'putInbox', 'peekInbox', 'clearInbox', 'holder', 'putBlob', 'getBlob', 'indexed', 'openIndexed', 'reindex',
+  'putStatus', 'getStatus', 'clearStatus', 'putMetadata', 'getMetadata', 'putInbox', 'peekInbox', 'clearInbox', 'putAdvisory', 'advisories', 'holder', 'putBlob', 'getBlob', 'indexed', 'openIndexed', 'reindex',
 ] as const satisfies ReadonlyArray<keyof RedisStore>;
 
 /** Every asynchronous JournalStore operation but append (guards itself) and close: a new one left out of GUARDED fails to compile here. */
@@ -581,6 +582,20 @@ export class RedisStore implements JournalStore {
 
   async clearInbox(invocation: string): Promise<void> {
     await (await this.redis()).del(this.inboxKey(invocation));
+  }
+
+  /** The inbox's advisories (journal/advisory.ts), a hash apart from the command slot: field `seq.index`, value the advisory's JSON. */
+  async putAdvisory(invocation: string, message: AdvisoryMessage): Promise<void> {
+    const key = `${this.keyBase(invocation)}advisories`;
+    assertAdvisoryMessage(message);
+    const redis = await this.redis();
+    if ((await redis.hlen(key)) >= MAX_ADVISORIES) return;
+    await redis.hsetnx(key, advisoryKey(message), JSON.stringify(message));
+  }
+
+  async advisories(invocation: string): Promise<AdvisoryMessage[]> {
+    const values = await (await this.redis()).hvals(`${this.keyBase(invocation)}advisories`);
+    return orderedAdvisories(values.map((text) => parseAdvisory(text)));
   }
 
   async holder(invocation: string): Promise<{ writer: string; expiresAt: number; live: boolean } | undefined> {

@@ -29,6 +29,7 @@ import { FLAG_FAIL_CLOSED, FLAG_RUN_ALLOWANCE, hasFlag } from '../../machines/fl
 import type { Admission } from '../../machines/policy.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import { recordedRule } from './admission-rule.js';
+import { recordedWarnings } from './admission-warnings.js';
 import type { EpochServices } from './services.js';
 
 /** Certification before anything runs: every step names a known actuator with args that fit. */
@@ -78,10 +79,12 @@ function decide(s: EpochServices, ctx: InvocationContext, plan: EpochPlan): Deci
   const problem = authoredEffectsProblem(s.policy.envelope, plan.steps, spenders, before);
   if (problem === undefined) return hasFlag(ctx.pin, FLAG_RUN_ALLOWANCE) ? { ...admission, why: allowanceAdmitted(s.policy.envelope, plan, spenders, before) } : admission;
   const rule = modelPlanRule(s.policy.envelopeRules);
+  // The pack's warnings stand whichever rule decided (flag 12).
+  const warned = admission.warnings === undefined ? {} : { warnings: admission.warnings };
   // (The authored wording is the one recorded in journals since the gap path began: replay compares it.)
-  if (plan.source === 'authored') return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}`, rule };
+  if (plan.source === 'authored') return { decision: 'require_approval', reason: `the model authored this fragment (no method covers ${ctx.goal!.task}) and ${problem}`, rule, ...warned };
   const methods = `${plan.mined!.length === 1 ? 'a method' : 'methods'} mined from the model's fragments (${plan.mined!.join(', ')})`;
-  return { decision: 'require_approval', reason: `this plan uses ${methods}, held to the model's allowance until a person removes "origin": "mined", and ${problem}`, rule };
+  return { decision: 'require_approval', reason: `this plan uses ${methods}, held to the model's allowance until a person removes "origin": "mined", and ${problem}`, rule, ...warned };
 }
 
 export async function admit(s: EpochServices, ctx: InvocationContext) {
@@ -95,7 +98,7 @@ export async function admit(s: EpochServices, ctx: InvocationContext) {
   await rec.derive({
     kind: 'admission.decided',
     epoch: ctx.epoch,
-    body: { subject: 'epoch', decision: admission.decision, policy: s.policy.id, ...(why === undefined ? {} : { reason: why }), ...(rule === undefined ? {} : { rule }) },
+    body: { subject: 'epoch', decision: admission.decision, policy: s.policy.id, ...(why === undefined ? {} : { reason: why }), ...(rule === undefined ? {} : { rule }), ...recordedWarnings(ctx, admission) },
   });
   if (admission.decision === 'allow') await rec.derive({ kind: 'epoch.certified', epoch: ctx.epoch, body: { plan: plan.digest, policy: s.policy.id } });
   if (admission.decision === 'require_approval') await rec.derive({ kind: 'approval.requested', epoch: ctx.epoch, body: { plan: plan.digest, reason: admission.reason } });

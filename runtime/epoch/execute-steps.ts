@@ -45,6 +45,7 @@ import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import { pinnedSpendScope } from '../../machines/spenders.js';
 import type { EpochServices } from './services.js';
 import { recordedRule } from './admission-rule.js';
+import { recordedWarnings } from './admission-warnings.js';
 import { shadowStep } from './shadow-step.js';
 import { hasInverse, worldEffect, type EffectRef } from './world-effects.js';
 import { stopRequested } from './stop-check.js';
@@ -142,12 +143,12 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
       const admission = admitAttempt(i, attempt);
       if (admission.decision !== 'allow') {
         const rule = recordedRule(s, ctx, admission);
-        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: admission.decision, policy: s.policy.id, reason: admission.reason, ...(rule === undefined ? {} : { rule }) } });
+        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: admission.decision, policy: s.policy.id, reason: admission.reason, ...(rule === undefined ? {} : { rule }), ...recordedWarnings(ctx, admission) } });
         return { ...rec.at(), done, failure: { step: i, class: 'policy' as const, code: 'step.denied', message: admission.reason } };
       }
       if (recordsAllow && attempt === 1) {
         const rule = recordedRule(s, ctx, admission);
-        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id, ...(rule === undefined ? {} : { rule }) } });
+        await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'step', step: i, decision: 'allow', policy: s.policy.id, ...(rule === undefined ? {} : { rule }), ...recordedWarnings(ctx, admission) } });
       }
       dispatches++;
       if (ctx.pin.shadow !== undefined && !step.readOnly) {

@@ -32,6 +32,7 @@ import { keepable, refusalReason } from '../../machines/untrusted-text.js';
 import { explainNoMethod } from '../explain.js';
 import { planEpoch, toEpochPlan } from './plan-steps.js';
 import { recordedRule } from './admission-rule.js';
+import { recordedWarnings } from './admission-warnings.js';
 import { AUTHORED_TASK, type EpochServices } from './services.js';
 import { shadowEnding } from './shadow-step.js';
 
@@ -190,7 +191,7 @@ export async function author(s: EpochServices, ctx: InvocationContext) {
     const admission = s.policy.admitAuthoring?.({ tenant: ctx.tenant, epoch: ctx.epoch, goal }) ?? { decision: 'allow' as const };
     const reason = admission.decision === 'allow' ? undefined : admission.reason;
     const rule = recordedRule(s, ctx, admission);
-    await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'authoring', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }), ...(rule === undefined ? {} : { rule }) } });
+    await rec.derive({ kind: 'admission.decided', epoch: ctx.epoch, body: { subject: 'authoring', decision: admission.decision, policy: s.policy.id, ...(reason === undefined ? {} : { reason }), ...(rule === undefined ? {} : { rule }), ...recordedWarnings(ctx, admission) } });
     if (admission.decision === 'require_approval' && hasFlag(ctx.pin, FLAG_AUTHORING_APPROVAL)) {
       await rec.derive({ kind: 'approval.requested', epoch: ctx.epoch, body: { subject: 'authoring', reason: admission.reason } });
       return { ...rec.at(), kind: 'approval' as const };
