@@ -4,7 +4,9 @@
  * fragment through is named on every admission of it.
  *
  * A hostile model names `book_transfer` again in each of eleven epochs (a new day each time, so the
- * provider books each ride) and authors a 35 EUR taxi each time; travel's pack admits model-authored
+ * provider books each ride) and authors a 35 EUR taxi each time, on a travel library where booking
+ * again is lawful (test/support/per-fragment-taxi-travel.ts: the taxi counted per fragment), so the
+ * allowance alone limits the run; travel's pack admits model-authored
  * taxi bookings up to 80 EUR without a person — per run (`per: 'run'`). The first two fragments (35,
  * then 70 this run) are admitted by `model-taxi-allowance`, named on the epoch and on each step at
  * dispatch (the read-only quote too); the third (105 > 80) waits for a person, and so does every one
@@ -13,6 +15,9 @@
  * asserts the journal's records and the world's bookings; replay reproduces the fingerprint.
  * A journal pinned without flag 11 keeps the old rule: each fragment is held to the allowance alone,
  * and `weft:default` is recorded as before.
+ * On stock travel the two limits compose: the first ride is admitted by the allowance, and the
+ * second booking of the task is refused by the library's run-wide count (`weft:task-constraints`,
+ * flag 10's slice) before the pack is asked; nothing more is booked.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +37,11 @@ import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
 import { TRAVEL_POLICY_PACK, travelPackPolicy, travelPackPolicyV4 } from '../examples/travel/policy-pack.js';
 import { initialTravelState, readTravelState, seedTravelState } from '../examples/travel/index.js';
 import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
+import { libraryDigest } from '../htn/library/digest.js';
+import { TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST } from '../examples/travel/library-before-bindings.js';
+import { travelLibrary } from '../examples/travel/library.js';
 import { assertBuilt, weft } from './support/cli.js';
+import { travelLibraryTaxiPerFragment } from './support/per-fragment-taxi-travel.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weft-allowance-run-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -54,11 +63,18 @@ const hostile: Model = {
 };
 
 let n = 0;
-function travel(createRuntime: typeof todaysRuntime = todaysRuntime) {
+/**
+ * A travel runtime in a workspace of its own, the hostile model playing. Its library is travel's
+ * with the taxi counted per fragment (test/support/per-fragment-taxi-travel.ts), where booking
+ * again is lawful, so the allowance alone limits the run; `stock` runs travel's own library, whose
+ * run-wide count refuses a second booking of the task first.
+ */
+function travel(createRuntime: typeof todaysRuntime = todaysRuntime, { stock = false } = {}) {
   const dir = join(root, `ws${n++}`);
   const store = new FileStore(dir);
   const stateDir = join(dir, 'state');
-  const runtime = createRuntime({ store, domain: travelDomain, stateDir, model: hostile, signingKey: signingKeyFromSecret(new Uint8Array(32).fill(7)), sleep: async () => undefined });
+  const libraries = stock ? {} : { libraries: [travelLibraryTaxiPerFragment] };
+  const runtime = createRuntime({ store, domain: travelDomain, ...libraries, stateDir, model: hostile, signingKey: signingKeyFromSecret(new Uint8Array(32).fill(7)), sleep: async () => undefined });
   return { dir, store, stateDir, runtime };
 }
 
@@ -96,6 +112,7 @@ describe('eleven epochs of 35 EUR each', () => {
     // Epochs 1 and 2 ran without a person; the third asks for one.
     expect(started.result.status).toBe('awaiting_approval');
     records = await t.store.read(id);
+    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin.library).toBe(libraryDigest(travelLibraryTaxiPerFragment));
     expect(records.at(-1)!.kind).toBe('approval.requested');
     expect(records.at(-1)!.epoch).toBe(3);
     expect(liveRides(t.stateDir, id).map((r) => [r.day, r.amount])).toEqual([[1, 35], [2, 35]]);
@@ -201,6 +218,7 @@ describe("a fork counts its lineage's authored effects", () => {
     const head = await t.store.read(fork, 0, 2);
     const parentKeys = (await t.store.read(parent)).filter((r) => r.kind === 'step.completed' && (r.body as Body).step === 1).map((r) => (r.body as Body).key as string);
     expect(parentKeys).toHaveLength(2);
+    expect((head[0] as JournalRecord<'invocation.pinned'>).body.pin.library).toBe(libraryDigest(travelLibraryTaxiPerFragment));
     expect((head[1]!.body as Body).state.authored).toEqual(parentKeys.map((key, i) => ({ epoch: i + 1, step: 1, actuator: 'taxi.book', key, amount: 35 })));
     expect(done.status).toBe('awaiting_approval');
     let records = await t.store.read(fork);
@@ -254,7 +272,7 @@ describe('weft run travel <a taxi intent>: the library plans and the authored ri
 });
 
 describe('the pack syntax and the packs pinned before it', () => {
-  test("`per` is 'fragment' or 'run' (the schema stays strict); a journal pinned to travel@4 replays in a store that has no pack filed, the domain keeping it", async () => {
+  test("`per` is 'fragment' or 'run' (the schema stays strict); a journal pinned to travel@4 replays in a store that has no pack (nor library) filed, the domain keeping both", async () => {
     const allowance = (admit: unknown) => JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'a', rule: 'authored-effects', admit }] });
     expect(parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, per: 'run' }), 'run.json').rules[0]).toMatchObject({ admit: { per: 'run' } });
     expect(() => parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, per: 'week' }), 'week.json')).toThrow(/^week\.json is not a valid rule pack: .*rules\[0\]\.admit/);
@@ -263,6 +281,8 @@ describe('the pack syntax and the packs pinned before it', () => {
     const [invocation] = readdirSync(dir);
     const records = readFileSync(join(dir, invocation!, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalRecord);
     expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin.policy).toBe(travelPackPolicyV4.id);
+    // …and the travel library before book_transfer's bindings, which the domain keeps too (library-before-bindings.ts).
+    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin.library).toBe(TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST);
     const sealed = records.at(-1) as JournalRecord<'invocation.sealed'>;
     const empty = todaysRuntime({ store: new MemoryStore(), domain: travelDomain, stateDir: join(root, 'empty'), signingKey: signingKeyFromSecret(new Uint8Array(32).fill(7)) });
     expect(await empty.replay({ records })).toMatchObject({ status: 'completed', fingerprint: sealed.body.fingerprint });
@@ -279,7 +299,7 @@ describe('a journal pinned without flag 11', () => {
     const old = travel(older);
     const { id, result } = await start(old, 'older');
     const records = await old.store.read(id);
-    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin.flags).toEqual([1, 2, 4, 5, 7, 8, 9]);
+    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin).toMatchObject({ flags: [1, 2, 4, 5, 7, 8, 9], library: libraryDigest(travelLibraryTaxiPerFragment) });
     expect(epochAdmissions(records).map((a) => [a.epoch, a.decision, a.rule, a.reason])).toEqual([
       ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((e) => [e, 'allow', 'weft:default', undefined]),
     ]);
@@ -289,7 +309,38 @@ describe('a journal pinned without flag 11', () => {
     expect(result.status).toBe('handed_off');
     expect((ofKind(records, 'invocation.handed_off')[0]!.body as Body).reason).toBe('the intent was not done after 12 epochs');
     const today = travel();
+    // Today's travel domain, its library read from the blob the run filed in the store.
     const replayed = await todaysRuntime({ store: old.store, domain: travelDomain, stateDir: today.stateDir, model: hostile, signingKey: signingKeyFromSecret(new Uint8Array(32).fill(7)) }).replay(id);
     expect(replayed).toMatchObject({ status: 'handed_off', fingerprint: result.fingerprint });
+  });
+});
+
+describe('on stock travel, the allowance and the run-wide count of book_transfer compose', () => {
+  test("the second booking of a task asked once is refused by weft:task-constraints naming the count, before the pack is asked; nothing more is booked, the world holds one ride", async () => {
+    const t = travel(todaysRuntime, { stock: true });
+    const { id, result } = await start(t, 'stock');
+    const records = await t.store.read(id);
+    expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin.library).toBe(libraryDigest(travelLibrary));
+    // Epoch 1: the first ride, admitted by the allowance (35 of 80 this run) and booked.
+    const count = `book_transfer's constraint "count of taxi.book ≤ 1 per run" fails: 2 > 1 (1 in this fragment, 1 already done by epoch 1 of this run)`;
+    expect(epochAdmissions(records).map((a) => [a.epoch, a.decision, a.rule, a.reason])).toEqual([
+      [1, 'allow', 'model-taxi-allowance', 'the model authored 1 world effect (taxi.book) spending 35: 35 of the 80 amount the pack admits from the model without a person this run'],
+      // Each later fragment keeps to its goal and is certified, but books the task a second time: refused by the library's count, not by the allowance.
+      ...[2, 3, 4].map((e) => [e, 'deny', 'weft:task-constraints', count]),
+    ]);
+    expect(ofKind(records, 'epoch.derived').map((r) => [r.epoch, (r.body as Body).source, (r.body as Body).goal.args[3]])).toEqual([1, 2, 3, 4].map((e) => [e, 'authored', e]));
+    expect(ofKind(records, 'epoch.closed').map((r) => [r.epoch, (r.body as Body).outcome])).toEqual([[1, 'completed'], [2, 'denied'], [3, 'denied'], [4, 'denied']]);
+    // No person is asked, no step of a refused fragment is admitted or dispatched.
+    expect(ofKind(records, 'approval.requested')).toEqual([]);
+    expect(ofKind(records, 'admission.decided').filter((r) => (r.body as Body).subject === 'step').map((r) => r.epoch)).toEqual([1, 1]);
+    expect(ofKind(records, 'step.dispatched').map((r) => [r.epoch, (r.body as Body).actuator, (r.body as Body).args.day])).toEqual([[1, 'taxi.quote', 1], [1, 'taxi.book', 1]]);
+    // The refusal is fed back: the model reads it with the next goal it is asked for.
+    expect((ofKind(records, 'model.requested').find((r) => r.epoch === 3 && (r.body as Body).purpose === 'parse')!.body as Body).request.outcomes).toContainEqual(expect.objectContaining({ epoch: 2, outcome: 'denied', reason: count }));
+    // The run gives up re-planning; the world holds the one ride.
+    expect(result.status).toBe('failed');
+    expect(ofKind(records, 'invocation.failed')[0]!.body).toEqual({ class: 'permanent', code: 'invocation.replans_exhausted', reason: `gave up after 2 re-plans; last failure: ${count}` });
+    expect(liveRides(t.stateDir, id).map((r) => [r.from, r.to, r.day, r.amount])).toEqual([['lisbon-airport', 'h-alfama', 1, 35]]);
+    expect(readTravelState(join(t.stateDir, id, TRAVEL_STATE_FILE)).transfers).toHaveLength(1);
+    expect(await t.runtime.replay(id)).toMatchObject({ status: 'failed', fingerprint: result.fingerprint });
   });
 });

@@ -19,7 +19,9 @@
  *   the store at start) — travelPolicy v3's rules as data, the model's taxi allowance held per run,
  *   so each admission records the rule that decided it (flags 7 and 11). travel@4 (the allowance per
  *   fragment) and the coded `travelPolicy` (v3), `travelPolicyV2` and `travelPolicyV1` stay in
- *   `policies`, so journals pinned to them still resume and replay.
+ *   `policies`, so journals pinned to them still resume and replay. Likewise the library: new runs
+ *   pin today's, and the one before `book_transfer` bound its effects and counted its booking per
+ *   run (library-before-bindings.ts) stays in `libraries`.
  * - Besides the demo's intent, the taxi intents (transfer-script.ts) run offline too: their
  *   `book_transfer` goal has no method, so the model authors it — the gap path, from the CLI:
  *   `weft run travel "Take me to Porto for the summit on the 20th, under 1200 EUR, and book me a taxi from the airport"`.
@@ -30,6 +32,7 @@ import { TRAVEL_OBSERVE, travelActuators, travelPolicy, travelPolicyV1, travelPo
 import { travelPackPolicy, travelPackPolicyV4 } from './policy-pack.js';
 import { fileStateBackend, redisStateBackend } from './state.js';
 import { travelEvaluables, travelLibrary } from './library.js';
+import { travelLibraryBeforeBindings } from './library-before-bindings.js';
 import { TRAVEL_INTENT, travelTranscript } from './transcript.js';
 import { TravelScriptedModel } from './transfer-script.js';
 
@@ -39,7 +42,8 @@ export const TRAVEL_STATE_FILE = 'providers.json';
 export const travelDomain = defineDomain({
   name: 'travel',
   description: 'Book a conference trip to Lisbon under a budget: search, hold, pay, confirm, then send the itinerary and set a reminder.',
-  libraries: [travelLibrary],
+  // Today's library first (new runs pin it), then the one before book_transfer's bindings (issue 30), so journals pinned to it still resume and replay.
+  libraries: [travelLibrary, travelLibraryBeforeBindings],
   // Each invocation books in a world of its own, seeded from the same initial world: in the
   // runtime's Redis when it has one (read `redis` first: `stateDir` throws when the runtime has
   // none), else in the state folder.

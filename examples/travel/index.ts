@@ -11,6 +11,7 @@ export { TRAVEL_POLICY_PACK, TRAVEL_POLICY_PACK_V4, travelPackPolicy, travelPack
 export { taxiActuators, taxiFare } from './taxi.js';
 export { TRAVEL_TRANSFER_INTENTS, TravelScriptedModel, parseTransferIntent, airportOf, type TransferIntent } from './transfer-script.js';
 export { travelLibrary, travelEvaluables } from './library.js';
+export { travelLibraryBeforeBindings, TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST } from './library-before-bindings.js';
 export { observeTravel } from './observe.js';
 export { checkInReminderAt } from './notify.js';
 export { findFlights, findHotels, flightSearchResultOf, hotelSearchResultOf } from './search.js';
