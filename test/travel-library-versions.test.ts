@@ -81,7 +81,7 @@ describe('the travel library before the bindings', () => {
     expect((records[0] as JournalRecord<'invocation.pinned'>).body.pin.library).toBe(TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST);
     // Its per-fragment count let the second ride through; the run-wide allowance stops the third.
     expect(records.at(-1)).toMatchObject({ kind: 'approval.requested', epoch: 3 });
-    expect(world().transfers.map((r) => [r.day, r.status])).toEqual([[1, 'booked'], [2, 'booked']]);
+    expect((world().transfers ?? []).map((r) => [r.day, r.status])).toEqual([[1, 'booked'], [2, 'booked']]);
 
     // The process stops; the store is moved without the library's blob.
     rmSync(join(dir, 'blobs', TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST));
@@ -92,7 +92,7 @@ describe('the travel library before the bindings', () => {
     expect(ofKind(records, 'approval.decided').map((r) => [r.epoch, (r.body as Body).decision, (r.body as Body).by])).toEqual([[3, 'approved', 'ana']]);
     expect(ofKind(records, 'step.dispatched').filter((r) => (r.body as Body).actuator === 'taxi.book').map((r) => [r.epoch, (r.body as Body).args.day, (r.body as Body).attempt])).toEqual([[1, 1, 1], [2, 2, 1], [3, 3, 1]]);
     expect(ofKind(records, 'epoch.derived').every((r) => (r.body as Body).library === TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST)).toBe(true);
-    expect(world().transfers.map((r) => [r.day, r.amount, r.status])).toEqual([[1, 35, 'booked'], [2, 35, 'booked'], [3, 35, 'booked']]);
+    expect((world().transfers ?? []).map((r) => [r.day, r.amount, r.status])).toEqual([[1, 35, 'booked'], [2, 35, 'booked'], [3, 35, 'booked']]);
     // Replay with the domain alone: a store that has nothing filed.
     const bare = createRuntime({ store: new MemoryStore(), domain: travelDomain, stateDir: join(root, 'bare'), signingKey: key });
     expect(await bare.replay({ records })).toMatchObject({ status: 'completed', fingerprint: done.fingerprint });
