@@ -24,7 +24,7 @@ import { createRuntime, invocationDescription, Runtime, type RuntimeOptions } fr
 import { checkForkOf, forkOfBody } from '../runtime/fork.js';
 import { listInvocations } from '../runtime/list.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
-import { readTravelState, travelPolicy } from '../examples/travel/index.js';
+import { readTravelState, travelPolicy, TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST } from '../examples/travel/index.js';
 import { readPolicyFile } from '../cli/policy-choice.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
 import { ModelUnavailableError, type Model } from '../actors/model/model.js';
@@ -611,6 +611,24 @@ describe('weft fork', () => {
     expect(JSON.parse(replayed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ fingerprint: line.fingerprint });
     const ls = await weft(['ls', '--dir', dir]);
     expect(ls.stdout.split('\n').find((l) => l.includes(parent))).toMatch(/superseded/);
+  });
+});
+
+describe('weft fork --library <name>', () => {
+  beforeAll(() => assertBuilt());
+
+  test('a library named picks the domain\'s current version, though the domain keeps an older one for its journals', async () => {
+    const dir = join(root, 'cli-library-name');
+    const run = await weft(['run', 'travel', INTENT, '--seed', '7', '--as-of', travelDomain.asOf!, '--library', TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST, '--dir', dir, '--hibernate', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const parent = (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { id: string }).id;
+    const out = await weft(['fork', parent, '--at-epoch', '1', '--library', 'travel', '--dir', dir, '--json']);
+    expect(out.code, out.stderr).toBe(0);
+    const line = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { id: string; journal: string };
+    expect(line).toMatchObject({ status: 'completed', parent, repinned: ['library'] });
+    const pinned = JSON.parse(readFileSync(line.journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>;
+    expect(pinned.body.pin.library).toBe(libraryDigest(travelLibrary));
+    expect(pinned.body.pin.library).not.toBe(TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST);
   });
 });
 

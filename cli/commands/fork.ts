@@ -13,7 +13,6 @@
  * A refusal (an epoch not closed, uncompensated effects after it, a parent held by another process
  * or not at rest, another tenant's parent) writes nothing and says why.
  */
-import { libraryDigest } from '../../htn/library/digest.js';
 import type { Library } from '../../htn/library/schema.js';
 import type { JournalRecord } from '../../journal/records.js';
 import { endingOf, type JournalStore } from '../../journal/store.js';
@@ -52,12 +51,14 @@ export async function policyChoice(spec: string, domain: Domain): Promise<string
   return spec;
 }
 
-/** `--library <file | name | digest>`: a file or digest as `weft run --library` takes it, or one of the domain's libraries by name. */
+/**
+ * `--library <file | name | digest>`: a file or digest as `weft run --library` takes it, or one of
+ * the domain's libraries by name — the domain's current version of it (the first it lists, what a
+ * new run pins), even when it keeps older ones for their journals; a digest picks an older one.
+ */
 async function forkLibraryChoice(spec: string, domain: Domain, store: JournalStore): Promise<Library> {
-  const named = domain.libraries.filter((l) => l.name === spec);
-  if (named.length === 1) return named[0]!;
-  if (named.length > 1) throw new UsageError(`--library ${spec}: domain ${domain.name} has ${named.length} versions of it; give a digest (${named.map((l) => libraryDigest(l).slice(0, 12)).join(', ')}) or a file`);
-  return libraryChoice(spec, domain, store);
+  const current = domain.libraries.find((l) => l.name === spec);
+  return current ?? libraryChoice(spec, domain, store);
 }
 
 /**
