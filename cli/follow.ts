@@ -43,6 +43,7 @@ export async function followRun(handle: InvocationHandle, print: boolean): Promi
   });
   handle.on('durable', (record: JournalRecord, replayed: boolean) => {
     durableUpTo = Math.max(durableUpTo, record.seq);
+    while (passed.length > 0 && passed[0]!.seq <= durableUpTo) passed.shift(); // told now: only what is still waiting stays
     const line = progressLine(record, replayed);
     if (line) process.stdout.write(`${line}\n`);
   });
