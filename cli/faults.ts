@@ -12,6 +12,9 @@
  * - `WEFT_CRASH_AFTER=<kind>:N`: SIGKILL right AFTER the durable append that holds the N-th record
  *   of that kind (e.g. `step.dispatched:5`: written ahead, the job not yet dispatched).
  * - `WEFT_COUNT_APPENDS=1`: print `appends: N` to stderr at exit (how many kill points a run has).
+ * - `WEFT_INTERRUPT_AFTER=<kind>:N`: send this process SIGINT (not SIGKILL) right after the durable
+ *   append that holds the N-th record of that kind — a Ctrl-C that lands mid-run at a chosen point,
+ *   the same on every machine, for a run that never waits on anything (cli/interrupt.ts).
  *
  * SIGKILL is what a power cut or an OOM kill looks like to the process: no handlers, no flushing.
  */
@@ -34,6 +37,9 @@ export function crashHooks(): CrashHooks {
   const [afterKind, afterNth] = (process.env.WEFT_CRASH_AFTER ?? '').split(':');
   const afterCount = Number(afterNth ?? 0);
   let seenAfter = 0;
+  const [interruptKind, interruptNth] = (process.env.WEFT_INTERRUPT_AFTER ?? '').split(':');
+  const interruptCount = Number(interruptNth ?? 0);
+  let seenInterrupt = 0;
   let appends = 0;
   let effects = 0;
   const kill = () => process.kill(process.pid, 'SIGKILL');
@@ -65,7 +71,7 @@ export function crashHooks(): CrashHooks {
       });
     },
     wrapStore(store) {
-      if (afterAppend <= 0 && !count && !(beforeKind && beforeCount > 0) && !(afterKind && afterCount > 0)) return;
+      if (afterAppend <= 0 && !count && !(beforeKind && beforeCount > 0) && !(afterKind && afterCount > 0) && !(interruptKind && interruptCount > 0)) return;
       const append = store.append.bind(store);
       store.append = async (lease, expectedSeq, records) => {
         for (const record of records) if (record.kind === beforeKind && ++seenKind === beforeCount) kill();
@@ -73,6 +79,7 @@ export function crashHooks(): CrashHooks {
         appends++;
         for (const record of records) if (record.kind === afterKind && ++seenAfter === afterCount) kill();
         if (appends === afterAppend) kill();
+        for (const record of records) if (record.kind === interruptKind && ++seenInterrupt === interruptCount) process.kill(process.pid, 'SIGINT');
       };
     },
   };

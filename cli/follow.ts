@@ -1,5 +1,6 @@
 /**
- * Following a run from the CLI: print progress lines while it runs, then its outcome — as text
+ * Following a run from the CLI: print progress lines while it runs — each once its record is durable
+ * (followRun) — then its outcome — as text
  * for a person, or as one JSON object `{ id, status, reason, journal, fingerprint, publicKey }`
  * for a script — and refusals (a pin mismatch, a foreign journal, a domain that cannot be found)
  * the same way, with the invocation's unchanged status. Shared by run, resume and approve.
@@ -12,6 +13,7 @@ import { isWeftError } from '../journal/errors.js';
 import { FileStore } from '../journal/stores/file.js';
 import { bounded } from '../machines/untrusted-text.js';
 import { journalFileOf, type JournalStore } from '../journal/store.js';
+import type { JournalRecord } from '../journal/records.js';
 
 import type { InvocationHandle, InvocationResult } from '../runtime/handle.js';
 import { invocationStatus } from '../runtime/list.js';
@@ -23,14 +25,36 @@ import { command, flagsFor, locate, type Location } from './hints.js';
 import { printJsonLine } from './json-line.js';
 import type { Workspace } from './workspace.js';
 
+/**
+ * Print the run's progress while it runs: a line for each record once it is in the journal (read
+ * back, or its write acknowledged — the handle's 'durable' event), never for one only chained (a
+ * staged completion, observation or plan: runtime/recorder.ts), as the viewer shows only durable
+ * records. A record the run went on from but that never became durable (the store went away before
+ * the write that carried it) is still told once the run has stopped — the person saw it happen —
+ * marked `— not yet recorded` (`— may not be recorded` when the write's outcome is unknown): a
+ * resume asks for it again.
+ */
 export async function followRun(handle: InvocationHandle, print: boolean): Promise<InvocationResult> {
-  if (print) {
-    handle.on('record', (record, replayed) => {
-      const line = progressLine(record, replayed);
-      if (line) process.stdout.write(`${line}\n`);
-    });
+  if (!print) return handle.done;
+  const passed: JournalRecord[] = [];
+  let durableUpTo = -1;
+  handle.on('record', (record: JournalRecord, replayed: boolean) => {
+    if (!replayed) passed.push(record);
+  });
+  handle.on('durable', (record: JournalRecord, replayed: boolean) => {
+    durableUpTo = Math.max(durableUpTo, record.seq);
+    while (passed.length > 0 && passed[0]!.seq <= durableUpTo) passed.shift(); // told now: only what is still waiting stays
+    const line = progressLine(record, replayed);
+    if (line) process.stdout.write(`${line}\n`);
+  });
+  const result = await handle.done;
+  const mark = result.suspension?.code === 'journal.outcome_unknown' ? ' — may not be recorded (the write that carried it was cut off)' : ' — not yet recorded';
+  for (const record of passed) {
+    if (record.seq <= durableUpTo) continue;
+    const line = progressLine(record, false);
+    if (line) process.stdout.write(`${line}${mark}\n`);
   }
-  return handle.done;
+  return result;
 }
 
 /**

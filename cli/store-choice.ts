@@ -5,9 +5,12 @@
  * (`--redis-durability relaxed` accepts a weaker server, with one loud warning). The stores a
  * command opened are closed when it ends (`closeStores`), so the process can exit.
  *
- * A command gives up on a Redis that has been unreachable for `WEFT_REDIS_GIVE_UP_MS` (default
- * 10 s, journal/stores/redis-reconnect.ts) rather than reconnecting for ever; the long-lived
- * `serve` keeps reconnecting.
+ * A command gives up on a Redis that has been unreachable for `--redis-give-up-ms MS` (or
+ * `WEFT_REDIS_GIVE_UP_MS`; default 10 s, journal/stores/redis-reconnect.ts) rather than reconnecting
+ * for ever; the long-lived `serve`, `worker` and `inspect` keep reconnecting. The same budget bounds
+ * every command's first PING — serve's too — timed from when the client library is loaded, not from
+ * the start of the process. A server that refuses the URL's credentials or the user's ACL is
+ * `store.auth_refused`, never unreachable (journal/stores/access-refused.ts).
  */
 import type { JournalStore } from '../journal/store.js';
 import { FileStore } from '../journal/stores/file.js';
@@ -19,14 +22,18 @@ export const storeOptions: OptionSpec = {
   redis: { type: 'string' },
   'redis-prefix': { type: 'string' },
   'redis-durability': { type: 'string' },
+  'redis-give-up-ms': { type: 'string' },
 };
 
-export const storeUsage = '[--redis URL [--redis-prefix P] [--redis-durability strict|relaxed]]';
+export const storeUsage = '[--redis URL [--redis-prefix P] [--redis-durability strict|relaxed] [--redis-give-up-ms MS]]';
 
 export interface StoreChoice {
   dir: string;
-  /** `giveUpAfterMs`: how long an unreachable server is waited for; undefined: for ever (serve). */
-  redis?: { url: string; prefix: string; durability: 'strict' | 'relaxed'; giveUpAfterMs?: number };
+  /**
+   * `giveUpAfterMs`: how long an unreachable server is waited for; undefined: for ever (serve).
+   * `reachWithinMs`: how long the first PING may wait, for every command.
+   */
+  redis?: { url: string; prefix: string; durability: 'strict' | 'relaxed'; giveUpAfterMs?: number; reachWithinMs?: number };
 }
 
 /**
@@ -36,21 +43,22 @@ export interface StoreChoice {
 export function storeChoice(dir: string, strings: Record<string, string | undefined>, { longLived = false } = {}): StoreChoice {
   const url = strings.redis ?? process.env.WEFT_REDIS_URL;
   if (url === undefined || url === '') {
-    if (strings['redis-prefix'] !== undefined || strings['redis-durability'] !== undefined) throw new UsageError('--redis-prefix and --redis-durability go with --redis URL (or WEFT_REDIS_URL)');
+    if (strings['redis-prefix'] !== undefined || strings['redis-durability'] !== undefined || strings['redis-give-up-ms'] !== undefined) throw new UsageError('--redis-prefix, --redis-durability and --redis-give-up-ms go with --redis URL (or WEFT_REDIS_URL)');
     return { dir };
   }
   if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got ${holdsCredentials(url) ? 'another (not shown: it may hold a password)' : JSON.stringify(url)}`);
   const durability = strings['redis-durability'] ?? 'strict';
   if (durability !== 'strict' && durability !== 'relaxed') throw new UsageError(`--redis-durability is strict or relaxed, got ${JSON.stringify(durability)}`);
-  return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability, giveUpAfterMs: longLived ? undefined : redisGiveUpMs() } };
+  const budget = redisGiveUpMs(strings['redis-give-up-ms']);
+  return { dir, redis: { url, prefix: strings['redis-prefix'] ?? 'weft', durability, giveUpAfterMs: longLived ? undefined : budget, reachWithinMs: budget } };
 }
 
-/** WEFT_REDIS_GIVE_UP_MS, or the default: how long a command waits for an unreachable Redis. */
-function redisGiveUpMs(): number {
-  const text = process.env.WEFT_REDIS_GIVE_UP_MS;
+/** --redis-give-up-ms, else WEFT_REDIS_GIVE_UP_MS, else the default: how long a command waits for an unreachable Redis. */
+function redisGiveUpMs(flag: string | undefined): number {
+  const [name, text] = flag !== undefined ? ['--redis-give-up-ms', flag] : ['WEFT_REDIS_GIVE_UP_MS', process.env.WEFT_REDIS_GIVE_UP_MS];
   if (text === undefined || text === '') return DEFAULT_REDIS_GIVE_UP_MS;
   const ms = Number(text);
-  if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`WEFT_REDIS_GIVE_UP_MS is a positive whole number of milliseconds, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`${name} is a positive whole number of milliseconds, got ${JSON.stringify(text)}`);
   return ms;
 }
 
@@ -64,8 +72,8 @@ export function closeAtExit(closeable: { close(): Promise<void> }): void {
 /** Open the chosen store (a Redis one checked for durability first). */
 export async function openStore(choice: StoreChoice): Promise<JournalStore> {
   if (!choice.redis) return new FileStore(choice.dir);
-  const { url, prefix, durability, giveUpAfterMs } = choice.redis;
-  const store = await RedisStore.open({ redis: url, prefix, durability, giveUpAfterMs, warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
+  const { url, prefix, durability, giveUpAfterMs, reachWithinMs } = choice.redis;
+  const store = await RedisStore.open({ redis: url, prefix, durability, giveUpAfterMs, reachWithinMs, warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
   opened.push(store);
   return store;
 }

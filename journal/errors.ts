@@ -169,6 +169,36 @@ export class StoreUnreachableError extends WeftError {
 }
 
 /**
+ * The store's server answered, and refused this client: a wrong password or user (`WRONGPASS`), no
+ * credentials where they are required (`NOAUTH`), or an ACL user without a permission Weft needs at
+ * connect (`NOPERM` on PING, CONFIG GET, INFO). Not an outage: the server is up, and waiting or
+ * retrying changes nothing — the credentials or the user's ACL must be fixed.
+ */
+export class StoreAuthRefusedError extends WeftError {
+  constructor(
+    /** The server, e.g. `redis://127.0.0.1:6379/0` (no credentials). */
+    readonly store: string,
+    /** Redis's own first line, e.g. `WRONGPASS invalid username-password pair or user is disabled.` */
+    readonly detail: string,
+    /** What to do. */
+    next: string,
+  ) {
+    super('store.auth_refused', 'permanent', `Redis at ${store} refused this client (${detail}): ${next}`);
+  }
+}
+
+/**
+ * A store that refused access to keys, as opposed to a journal that is damaged: Redis answers
+ * `NOPERM` to a user whose ACL does not cover a key or command — a tenant's user pointed at another
+ * tenant's prefix. A refusal is not damage and says nothing about the invocation.
+ */
+export class StoreAccessRefusedError extends WeftError {
+  constructor(store: string, cause: Error) {
+    super('store.access_refused', 'permanent', `${store} refused access (${cause.message.split('\n')[0]}): this store user may not read or write there — use the Redis user and --redis-prefix of the tenant that owns it`);
+  }
+}
+
+/**
  * An append was handed to the connection and its reply never came: the connection died with it in
  * flight (a server killed, a network cut). The store's scripts are safe to resend, but once the
  * connection has given up nobody resends it — so the records are in the journal or they are not.

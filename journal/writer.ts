@@ -7,6 +7,9 @@
  * durable append (one fsync in the file store); `stage` chains a record now and writes it with the
  * next of those (or `flush`). `seal` writes `invocation.sealed` with the signature over the
  * fingerprint; nothing may follow it. Writes reach the store one at a time, in seq order.
+ *
+ * `onDurable(listener)`: told the records of each write once the store has acknowledged it, in seq
+ * order — what a person may be shown as done (cli/follow.ts), as opposed to what is only chained.
  */
 import { chainRecordForAppend, genesisHash } from './chain.js';
 import { forgetContentText } from './encode.js';
@@ -105,6 +108,16 @@ export class JournalWriter {
    * runtime's actors append while the handle may make the journal durable before a snapshot.
    */
   private writing: Promise<void> = Promise.resolve();
+  /** Who is told of each acknowledged write (onDurable). */
+  private readonly durableListeners: Array<(records: readonly JournalRecord[]) => void> = [];
+
+  /**
+   * Call `listener` with the records of each write once the store has acknowledged it (in seq
+   * order; a staged record with the write that carries it). A listener cannot fail the write.
+   */
+  onDurable(listener: (records: readonly JournalRecord[]) => void): void {
+    this.durableListeners.push(listener);
+  }
 
   get invocation(): string {
     return this.lease.invocation;
@@ -165,7 +178,18 @@ export class JournalWriter {
    * every later one too: the store refuses an append that does not continue its journal.
    */
   private write(from: number, records: readonly JournalRecord[]): Promise<void> {
-    const done = this.writing.then(() => this.store.append(this.lease, from, records)).finally(() => forgetContentText(records));
+    const done = this.writing
+      .then(() => this.store.append(this.lease, from, records))
+      .then(() => {
+        for (const listener of this.durableListeners) {
+          try {
+            listener(records);
+          } catch {
+            /* a listener's trouble is not the journal's */
+          }
+        }
+      })
+      .finally(() => forgetContentText(records));
     this.writing = done;
     return done;
   }

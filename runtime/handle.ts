@@ -136,15 +136,24 @@ export class InvocationHandle extends EventEmitter {
     await this.writer?.close().catch(() => undefined);
   }
 
+  /**
+   * 'record' (record, replayed): each record the run passes, as it is chained — a staged one is not
+   * durable yet (recorder.ts). 'durable' (record, replayed): each record once it is in the journal —
+   * read back, or its write acknowledged — which is what a person may be shown as done.
+   */
   emitRecord(record: JournalRecord, replayed: boolean): void {
     if (record.kind === 'approval.requested') this.approvalReason = (record as JournalRecord<'approval.requested'>).body.reason;
     this.emit('record', record, replayed);
+    if (replayed) this.emit('durable', record, true);
   }
 
   attach(actor: Actor<InvocationMachine>, store: JournalStore, writer: JournalWriter, leaseTtlMs = 30_000): void {
     this.actor = actor;
     this.store = store;
     this.writer = writer;
+    writer.onDurable((records) => {
+      for (const record of records) this.emit('durable', record, false);
+    });
     // Hold the lease while the run lives (a slow model or worker must not look like a dead runtime).
     // A failed renewal is not acted on here: if the lease was lost, the next append is fenced.
     this.renewal = setInterval(() => void writer.renew(leaseTtlMs).catch(() => undefined), Math.max(50, Math.floor(leaseTtlMs / 3)));

@@ -24,7 +24,15 @@
  * rest (the handle makes the journal durable before it snapshots or stops). A crash loses only
  * staged records, each of which the run re-derives or re-obtains: a lost completion is asked for
  * again under the request's attempt or the step's idempotency key.
+ *
+ * Turns of the event loop: after each durable append (live mode only) the recorder gives the event
+ * loop one turn (setImmediate) before the run goes on. A run on the file store with in-process
+ * actuators otherwise never leaves its promise chain — synchronous writes, synchronous effects — and
+ * nothing else in the process would run until it ended: not a Ctrl-C handler (cli/interrupt.ts), not
+ * a lease renewal, not another invocation `serve` runs. A signal lands between two durable appends,
+ * where a crash leaves the journal resumable. Replay and read-back never yield: nothing is written.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { recordHash } from '../journal/chain.js';
 import type { BodyOf, JournalRecord, RecordKind } from '../journal/records.js';
 import type { JournalWriter, RecordDraft } from '../journal/writer.js';
@@ -163,11 +171,13 @@ export class Recorder {
     if (writer.seq !== this.position) {
       throw new Error(`recorder at seq ${this.position} but the journal ends at seq ${writer.seq - 1}: resume must read back every record after its snapshot`);
     }
-    const record = APPENDED_AT_ONCE.has(draft.kind) ? await writer.append(draft) : writer.stage(draft);
+    const appended = APPENDED_AT_ONCE.has(draft.kind);
+    const record = appended ? await writer.append(draft) : writer.stage(draft);
     this.position = record.seq + 1;
     this.tailHash = record.hash;
     this.wroteLast = true;
     this.options.onRecord?.(record, false);
+    if (appended) await nextTurn(); // a durable boundary: let the event loop run (see the header)
     return record;
   }
 }

@@ -157,6 +157,6 @@ async function openForReading(choice: StoreChoice): Promise<JournalStore> {
   const { url, prefix, giveUpAfterMs } = choice.redis;
   const store = new RedisStore({ redis: url, prefix, ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }) });
   closeAtExit(store);
-  await store.reachable();
+  await store.reachable(choice.redis.reachWithinMs);
   return store;
 }

@@ -8,12 +8,15 @@
  * --quiet; a Redis outage is logged once when it starts and once when it ends, on stderr, while the
  * worker keeps reconnecting with a bounded backoff. SIGTERM or SIGINT: stop taking jobs, finish the running ones, exit 0; SIGKILL loses
  * nothing (the runtime records the stalled job as a transient failure and dispatches the next
- * attempt, which the actuator dedupes on its idempotency key).
+ * attempt, which the actuator dedupes on its idempotency key). A Redis that refuses the URL's
+ * credentials or the user's ACL at start (`store.auth_refused`) ends the worker at once, exit 1.
  *
  * `--lock-ms` is the job lock (default 30 000): a worker that dies holding a job is noticed within
  * 1.5 × that (queue/worker.ts), and its job's attempt is recorded as stalled. A shorter lock notices
  * sooner but needs every job to renew it in time. `WEFT_WORKER_LOCK_MS` sets it where no flag does.
  */
+import { isWeftError, type StoreAuthRefusedError } from '../../journal/errors.js';
+import { RedisStore } from '../../journal/stores/redis.js';
 import { startWorker } from '../../queue/worker.js';
 import { bullPrefix, queueForDomain } from '../../queue/bullmq.js';
 import { OutageLog } from '../../queue/outage.js';
@@ -28,6 +31,19 @@ export const usage =
   '                                       run a domain\'s actuators for the jobs on its queue (default weft-effects-<domain>) until SIGTERM;\n' +
   '                                       --lock-ms: the job lock (default 30000): a worker that dies is noticed within 1.5 × it;\n' +
   '                                       --quiet: no line per job';
+
+/** The server's refusal of this client (store.auth_refused), from one PING; unreachable is no refusal: the worker waits for it. */
+async function refusedAtConnect(url: string, withinMs: number | undefined): Promise<StoreAuthRefusedError | undefined> {
+  const probe = new RedisStore({ redis: url, ...(withinMs === undefined ? {} : { giveUpAfterMs: withinMs }) });
+  try {
+    await probe.reachable(withinMs);
+    return undefined;
+  } catch (err) {
+    return isWeftError(err) && err.code === 'store.auth_refused' ? (err as StoreAuthRefusedError) : undefined;
+  } finally {
+    await probe.close();
+  }
+}
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -46,6 +62,12 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('worker', usage, err);
     throw err;
+  }
+  // A server that refuses the URL's credentials or the user's ACL is not an outage to wait out.
+  const refusal = await refusedAtConnect(choice.redis!.url, choice.redis!.reachWithinMs);
+  if (refusal) {
+    process.stderr.write(`weft worker: ${refusal.message}\n`);
+    return 1;
   }
   const loaded = await loadDomain(args.strings.domain!);
   const domain = loaded.domain;

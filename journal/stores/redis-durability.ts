@@ -12,8 +12,10 @@
  */
 import type { Redis } from 'ioredis';
 import { WeftError } from '../errors.js';
+import { connectRefusal, isAccessRefused } from './access-refused.js';
 
-export type DurabilityVerdict = { ok: true } | { ok: false; problems: string[] };
+/** `refused`: the server refused this user CONFIG GET (NOPERM) — a permission to grant, not a setting to fix. */
+export type DurabilityVerdict = { ok: true } | { ok: false; problems: string[]; refused?: Error };
 
 /** The server would lose acknowledged journal records (see checkRedisDurability). */
 export class RedisDurabilityError extends WeftError {
@@ -28,6 +30,14 @@ export class RedisDurabilityError extends WeftError {
         `Fix the server's settings, or pass durability: 'relaxed' (--redis-durability relaxed) to accept the risk`,
     );
   }
+}
+
+/**
+ * What a strict open throws for a verdict that is not ok: StoreAuthRefusedError when this user may
+ * not read the settings (an ACL to fix, not the server's settings), else RedisDurabilityError.
+ */
+export function durabilityRefusal(store: string, verdict: Extract<DurabilityVerdict, { ok: false }>): WeftError {
+  return verdict.refused ? connectRefusal(store, verdict.refused, 'config|get') : new RedisDurabilityError(store, verdict.problems);
 }
 
 /** The warning `durability: 'relaxed'` gives instead of refusing. */
@@ -46,6 +56,7 @@ export async function checkRedisDurability(client: Redis): Promise<DurabilityVer
       for (let i = 0; i + 1 < reply.length; i += 2) settings.set(String(reply[i]).toLowerCase(), String(reply[i + 1]).toLowerCase());
     }
   } catch (err) {
+    if (isAccessRefused(err)) return { ok: false, problems: [`cannot read the server's settings: ${err.message.split('\n')[0]}`], refused: err };
     return { ok: false, problems: [`cannot read the server's settings (CONFIG is disabled?): ${(err as Error)?.message ?? String(err)}`] };
   }
   const problems: string[] = [];

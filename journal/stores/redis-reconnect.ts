@@ -10,6 +10,11 @@
  *
  * ioredis restarts the count after a successful connection, so each outage gets the whole budget.
  *
+ * The first PING (`RedisStore.reachable`) waits the same budget, on a clock started once the client
+ * library is loaded — under load, loading ioredis alone took longer than any sane budget — and
+ * `answerWithin` lets a reply already waiting on the socket win over a timer that fired in the same
+ * turn of a busy event loop.
+ *
  * How a lost connection is told is here too: `isConnectionLoss` recognises ioredis' errors for it,
  * and `redisServerName` names the server in the error a user reads instead (no credentials);
  * `holdsCredentials` says whether a URL may be printed at all (queue/shell-words.ts).
@@ -35,6 +40,24 @@ export function reconnectStrategy(giveUpAfterMs: number | undefined, now: () => 
     const left = giveUpAfterMs - (now() - downSince);
     return left <= 0 ? null : Math.min(backoff, left);
   };
+}
+
+/**
+ * `answer`, or `late()` once `ms` have passed without it. When the timer fires, the rejection waits
+ * one turn of the event loop (setImmediate: after its I/O phase), so a reply that reached the
+ * socket while the process was busy — the timer and the reply both due in one turn, timers first —
+ * is read and wins: only a server that really did not answer in time is called late.
+ */
+export function answerWithin<T>(answer: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let turn: NodeJS.Immediate | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => (turn = setImmediate(() => reject(late()))), ms);
+  });
+  return Promise.race([answer, deadline]).finally(() => {
+    clearTimeout(timer);
+    if (turn) clearImmediate(turn);
+  });
 }
 
 /** The socket errors of a server out of reach, by code (Node's) or in a message (BullMQ passes ioredis' on). */

@@ -65,8 +65,9 @@ import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadat
 import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, parseAdvisory, type AdvisoryMessage } from '../advisory.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, processAlive } from './file-io.js';
-import { checkRedisDurability, RedisDurabilityError, relaxedDurabilityWarning } from './redis-durability.js';
-import { isConnectionLoss, reconnectStrategy, redisServerName } from './redis-reconnect.js';
+import { checkRedisDurability, durabilityRefusal, relaxedDurabilityWarning } from './redis-durability.js';
+import { answerWithin, DEFAULT_REDIS_GIVE_UP_MS, isConnectionLoss, reconnectStrategy, redisServerName } from './redis-reconnect.js';
+import { connectRefusal, isConnectRefusal } from './access-refused.js';
 import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { encodeNudge, nudgeChannel } from './redis-nudge.js';
 import { forkOfFact, supersededByFact } from '../lineage.js';
@@ -96,6 +97,8 @@ export interface RedisOpenOptions extends RedisStoreOptions {
    */
   durability?: 'strict' | 'relaxed';
   warn?: (message: string) => void;
+  /** How long the first PING may wait (default: `giveUpAfterMs`, else DEFAULT_REDIS_GIVE_UP_MS): a long-lived process that reconnects for ever still bounds its start. */
+  reachWithinMs?: number;
 }
 
 export interface RedisKeys {
@@ -216,10 +219,10 @@ export class RedisStore implements JournalStore {
     if (durability !== 'strict' && durability !== 'relaxed') throw new TypeError(`durability must be 'strict' or 'relaxed', not ${JSON.stringify(durability)}`);
     const store = new RedisStore(options);
     try {
-      await store.reachable();
+      await store.reachable(options.reachWithinMs);
       const verdict = await checkRedisDurability(await store.client);
       if (!verdict.ok) {
-        if (durability === 'strict') throw new RedisDurabilityError(store.name, verdict.problems);
+        if (durability === 'strict') throw durabilityRefusal(store.name, verdict);
         options.warn?.(relaxedDurabilityWarning(store.name, verdict.problems));
       }
     } catch (err) {
@@ -231,25 +234,26 @@ export class RedisStore implements JournalStore {
 
   /**
    * Throws StoreUnreachableError (`store.unreachable`, transient) when the server does not answer a
-   * PING within `timeoutMs` (at most the give-up budget) — so a command against a Redis that is down
-   * fails in seconds, saying so, instead of waiting out the client's retries and being mistaken for
-   * a durability problem.
+   * PING within `timeoutMs` (default: the give-up budget, else DEFAULT_REDIS_GIVE_UP_MS) — so a
+   * command against a Redis that is down fails in that time, saying so, instead of waiting out the
+   * client's retries and being mistaken for a durability problem — and StoreAuthRefusedError
+   * (`store.auth_refused`) when the server answers that this client may not in (a wrong password or
+   * user, none given, an ACL without PING): never "unreachable". The clock starts once the client
+   * library is loaded and the client made (redis-reconnect.ts).
    */
-  async reachable(timeoutMs = 5_000): Promise<void> {
-    const waitMs = Math.min(timeoutMs, this.giveUpAfterMs ?? timeoutMs);
-    let timer: NodeJS.Timeout | undefined;
+  async reachable(timeoutMs?: number): Promise<void> {
+    const client = await this.client; // loading ioredis is not the server's time
+    const waitMs = timeoutMs ?? this.giveUpAfterMs ?? DEFAULT_REDIS_GIVE_UP_MS;
     try {
-      await Promise.race([
-        this.guard(async () => (await this.client).ping(), () => this.unreachable()),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new StoreUnreachableError(this.name, `no answer to PING within ${waitMs} ms`)), waitMs);
-        }),
-      ]);
+      await answerWithin(
+        this.guard(() => client.ping(), () => this.unreachable()),
+        waitMs,
+        () => new StoreUnreachableError(this.name, `no answer to PING within ${waitMs} ms`),
+      );
     } catch (err) {
       if (err instanceof StoreUnreachableError) throw err;
+      if (isConnectRefusal(err)) throw connectRefusal(this.name, err, 'ping');
       throw new StoreUnreachableError(this.name, (err as Error).message);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

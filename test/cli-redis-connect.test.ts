@@ -1,0 +1,203 @@
+/**
+ * Connecting to Redis tells the truth (issue 30, defect 5). Each case is the compiled `weft` as
+ * separate processes against a private redis-server:
+ *
+ * - the first PING's clock starts once ioredis is loaded: a run whose ioredis takes 6 s to load
+ *   (test/support/slow-ioredis.mjs: what twenty processes starting at once on two cores did to it)
+ *   completes — it was refused "no answer to PING within 5000 ms";
+ * - twenty `weft run travel --redis URL --json` started at once, beside two busy loops that keep
+ *   both cores full, all finish with a fingerprint; each journal is sealed with that fingerprint and
+ *   each world holds its one charge;
+ * - a wrong password, no password, and an ACL user missing a permission Weft needs at connect are
+ *   `store.auth_refused`, saying what to fix — never `store.unreachable` — and write nothing; the
+ *   `--json` line carries the code; a worker refused so exits instead of waiting for an "outage";
+ * - `--redis-give-up-ms` / `WEFT_REDIS_GIVE_UP_MS` bound the first PING: against a port with nothing
+ *   listening, and against a server that accepts and never answers (the old cap was 5 s whatever
+ *   the budget).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseTravelState } from '../examples/travel/state.js';
+import { spawnTracked } from './support/children.js';
+import { assertBuilt, repoRoot, runNode, weft, weftBin, type CliResult } from './support/cli.js';
+import { freePort, NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+
+const available = requireRedis();
+if (!available && process.env.CI === 'true') {
+  test('redis-server is installed (required under CI)', () => {
+    throw new Error(NO_REDIS_MESSAGE);
+  });
+}
+
+const root = mkdtempSync(path.join(tmpdir(), 'weft-redis-connect-'));
+let server: RedisServer;
+let admin: Redis;
+const PASSWORD = 'pw-connect';
+const ENV = { WEFT_REDIS_URL: '', WEFT_REDIS_GIVE_UP_MS: '', WEFT_DEBUG: '' };
+const show = (r: CliResult) => `exit ${r.code} signal ${r.signal}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+const lastLine = (r: CliResult) => JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+const url = (auth = `:${PASSWORD}@`) => `redis://${auth}127.0.0.1:${server.port}/0`;
+
+beforeAll(async () => {
+  assertBuilt();
+  if (!available) return;
+  server = await startRedis();
+  admin = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  await admin.config('SET', 'requirepass', PASSWORD);
+  // A user with everything but PING, and one with everything but CONFIG (Weft's durability check).
+  await admin.call('ACL', 'SETUSER', 'noping', 'on', '>pw-noping', '~*', '&*', '+@all', '-ping');
+  await admin.call('ACL', 'SETUSER', 'noconfig', 'on', '>pw-noconfig', '~*', '&*', '+@all', '-config');
+}, 120_000);
+afterAll(async () => {
+  admin?.disconnect();
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Every key in the server (the refused commands must have written none). */
+const allKeys = async () => (await admin.keys('*')).sort();
+
+/** The journal lines of `id` in Redis (default prefix), parsed. */
+async function journalOf(id: string): Promise<Array<{ seq: number; kind: string; hash: string; body: any }>> {
+  return (await admin.lrange(`weft:{${id}}:journal`, 0, -1)).map((line) => JSON.parse(line));
+}
+
+describe.skipIf(!available)('a healthy Redis is reached however long the client library takes to load', () => {
+  test('ioredis loading for 6 s: weft run completes, its journal sealed and its world charged once', async () => {
+    const cwd = mkdtempSync(path.join(root, 'slow-import-'));
+    const run = await runNode('--import', [path.join(repoRoot, 'test', 'support', 'slow-ioredis.mjs'), weftBin, 'run', 'travel', '--redis', url(), '--seed', 'slow', '--json'], { ...ENV, WEFT_TEST_SLOW_IMPORT_MS: '6000' }, cwd);
+    expect(run.code, show(run)).toBe(0);
+    const line = lastLine(run);
+    expect(line).toMatchObject({ status: 'completed' });
+    const journal = await journalOf(line.id);
+    expect(journal.at(-1)!.body.fingerprint).toBe(line.fingerprint);
+    const world = parseTravelState((await admin.get(`weft:travel:{${line.id}}:providers`))!);
+    expect(world.charges.map((c) => c.amount)).toEqual([780]);
+  }, 120_000);
+});
+
+describe.skipIf(!available)('twenty CLIs at once against one healthy Redis, under load', () => {
+  test('all twenty finish with a fingerprint; each journal is sealed with it and each world holds one charge', async () => {
+    const cwd = mkdtempSync(path.join(root, 'twenty-'));
+    // Two busy loops: both cores full for as long as the CLIs start and run.
+    const busy = [0, 1].map(() => spawnTracked(process.execPath, ['-e', 'for(;;){}'], { label: 'busy loop' }));
+    let results: CliResult[];
+    try {
+      results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => runNode(weftBin, ['run', 'travel', '--redis', url(), '--seed', `c${i + 1}`, '--json'], ENV, cwd)),
+      );
+    } finally {
+      for (const b of busy) b.kill('SIGKILL');
+    }
+    const lines = results.map((r) => {
+      try {
+        return lastLine(r);
+      } catch {
+        return { refused: 'no JSON line', reason: show(r) };
+      }
+    });
+    const refused = lines.filter((l) => !l.fingerprint).map((l) => `${l.refused}: ${String(l.reason).slice(0, 200)}`);
+    expect(refused).toEqual([]);
+    for (const line of lines) {
+      expect(line.status).toBe('completed');
+      const journal = await journalOf(line.id);
+      const seal = journal.at(-1)!;
+      expect(seal.kind).toBe('invocation.sealed');
+      expect(seal.body.fingerprint).toBe(line.fingerprint);
+      expect(journal.at(-2)!.hash).toBe(line.fingerprint);
+      const world = parseTravelState((await admin.get(`weft:travel:{${line.id}}:providers`))!);
+      expect(world.charges.map((c) => c.amount)).toEqual([780]);
+    }
+    expect(new Set(lines.map((l) => l.id)).size).toBe(20);
+  }, 600_000);
+});
+
+describe.skipIf(!available)('a server that refuses this client is not an outage', () => {
+  test('a wrong password: weft ls --json prints one line refused store.auth_refused, saying to check the password', async () => {
+    const ls = await weft(['ls', '--redis', url(':WRONG@'), '--json'], ENV, root);
+    expect(ls.code, show(ls)).toBe(1);
+    const lines = ls.stdout.trim().split('\n');
+    expect(lines, show(ls)).toHaveLength(1);
+    const line = JSON.parse(lines[0]!);
+    expect(line.refused).toBe('store.auth_refused');
+    expect(line.reason).toMatch(/refused this client \(WRONGPASS[^)]*\): check the password \(and the user, for an ACL user\) in the URL/);
+    expect(ls.stdout + ls.stderr).not.toMatch(/unreachable/);
+    expect(ls.stdout + ls.stderr).not.toContain('WRONG@');
+  });
+
+  test('a wrong password and no password: weft run refuses store.auth_refused and writes nothing', async () => {
+    const before = await allKeys();
+    const wrong = await weft(['run', 'travel', '--redis', url(':WRONG@'), '--json'], ENV, mkdtempSync(path.join(root, 'wrong-')));
+    expect(wrong.code, show(wrong)).toBe(1);
+    expect(lastLine(wrong)).toMatchObject({ refused: 'store.auth_refused', status: null, journal: null, fingerprint: null });
+    const none = await weft(['run', 'travel', '--redis', url(''), '--json'], ENV, mkdtempSync(path.join(root, 'none-')));
+    expect(none.code, show(none)).toBe(1);
+    expect(lastLine(none).refused).toBe('store.auth_refused');
+    expect(lastLine(none).reason).toMatch(/NOAUTH.*this server requires a password: put it in the URL/);
+    expect(wrong.stdout + wrong.stderr + none.stdout + none.stderr).not.toMatch(/unreachable/);
+    expect(await allKeys()).toEqual(before);
+  });
+
+  test('an ACL user without PING, or without CONFIG GET: store.auth_refused naming the permission to grant; nothing written', async () => {
+    const before = await allKeys();
+    const noping = await weft(['run', 'travel', '--redis', url('noping:pw-noping@'), '--json'], ENV, mkdtempSync(path.join(root, 'noping-')));
+    expect(noping.code, show(noping)).toBe(1);
+    expect(lastLine(noping).refused).toBe('store.auth_refused');
+    expect(lastLine(noping).reason).toMatch(/NOPERM.*this Redis ACL user may not run PING, which Weft needs at connect: grant it \(ACL SETUSER <user> \+ping/);
+    const noconfig = await weft(['run', 'travel', '--redis', url('noconfig:pw-noconfig@'), '--json'], ENV, mkdtempSync(path.join(root, 'noconfig-')));
+    expect(noconfig.code, show(noconfig)).toBe(1);
+    expect(lastLine(noconfig).refused).toBe('store.auth_refused');
+    expect(lastLine(noconfig).reason).toMatch(/may not run CONFIG GET, which Weft needs at connect: grant it \(ACL SETUSER <user> \+config\|get.*pass --redis-durability relaxed/);
+    expect(noping.stdout + noping.stderr + noconfig.stdout + noconfig.stderr).not.toMatch(/unreachable|may lose acknowledged/);
+    expect(await allKeys()).toEqual(before);
+  });
+
+  test('a worker given a wrong password exits 1 saying so, instead of waiting for an outage to end', async () => {
+    const worker = await weft(['worker', '--domain', 'travel', '--redis', url(':WRONG@'), '--dir', mkdtempSync(path.join(root, 'worker-'))], ENV, root);
+    expect(worker.code, show(worker)).toBe(1);
+    expect(worker.stderr).toMatch(/^weft worker: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 refused this client \(WRONGPASS/);
+    expect(worker.stderr).not.toMatch(/unreachable/);
+    expect(worker.stdout + worker.stderr).not.toContain('WRONG@');
+  });
+});
+
+describe('the give-up budget bounds the first PING', () => {
+  test('a port with nothing listening: store.unreachable within the budget the flag or the variable gives', async () => {
+    const port = await freePort();
+    const byFlag = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--redis-give-up-ms', '300', '--json'], ENV, root);
+    expect(byFlag.code, show(byFlag)).toBe(1);
+    expect(lastLine(byFlag)).toMatchObject({ refused: 'store.unreachable' });
+    expect(lastLine(byFlag).reason).toMatch(/is unreachable \((no connection for|no answer to PING within) 300 ms\)/);
+    const byEnv = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--json'], { ...ENV, WEFT_REDIS_GIVE_UP_MS: '400' }, root);
+    expect(lastLine(byEnv).reason).toMatch(/is unreachable \((no connection for|no answer to PING within) 400 ms\)/);
+  });
+
+  test('a server that accepts and never answers is waited for the whole budget, not a fixed 5 s', async () => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const ls = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--json'], { ...ENV, WEFT_REDIS_GIVE_UP_MS: '6000' }, root);
+      expect(ls.code, show(ls)).toBe(1);
+      expect(lastLine(ls)).toMatchObject({ refused: 'store.unreachable' });
+      expect(lastLine(ls).reason).toMatch(/is unreachable \(no answer to PING within 6000 ms\)/);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  }, 60_000);
+
+  test('a bad value is a usage error naming the flag', async () => {
+    const bad = await weft(['ls', '--redis', 'redis://127.0.0.1:1/0', '--redis-give-up-ms', 'soon', '--json'], ENV, root);
+    expect(bad.code, show(bad)).toBe(2);
+    expect(lastLine(bad).reason).toMatch(/--redis-give-up-ms is a positive whole number of milliseconds, got "soon"/);
+  });
+});
