@@ -42,6 +42,12 @@
  *     step is not admitted at all (it is no world effect and no policy is asked), so neither records
  *     one. Without it, a step allowed at dispatch left no record (only a refusal, and under flag 1
  *     an authored step's allow, were written); its admission is implied by its dispatch.
+ * 13 — a refusal is not an attempt: a worker that will not run a step's job (another domain's, a
+ *     library the store lacks, an actuator its build lacks, args its schema rejects) refuses it;
+ *     the runtime records `step.refused` {step, key, attempt, code, reason, worker} and puts the job
+ *     back on the queue under the same attempt (runtime/epoch/refusals.ts), and after a bounded wait
+ *     with no capable worker the invocation rests suspended, naming the refusing workers. Without
+ *     it, each refusal was recorded as a transient `step.failed` and spent one of the step's attempts.
  */
 import type { Pin } from '../journal/records.js';
 
@@ -52,9 +58,10 @@ export const FLAG_AUTHORING_APPROVAL = 5;
 export const FLAG_ADMISSION_RULE = 7;
 export const FLAG_PIVOTS = 8;
 export const FLAG_STEP_ADMISSIONS = 9;
+export const FLAG_REFUSALS = 13;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_REFUSALS];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);
