@@ -178,6 +178,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
           accepts: (r) => r.body.step === i && r.body.attempt === attempt && r.body.key === key,
         },
         fresh: rec.lastWritten,
+        stops: true,
         send: (again, isFirst) => {
           const sent = dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, ...(isFirst && first > 0 ? { delayMs: first } : {}), ...again }));
           return isFirst ? withinStepTimeout(ctx, i, attempt, sent) : sent;
@@ -189,6 +190,7 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
             : { kind: 'step.failed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, ...outcome.failure }, ...by };
         },
       });
+      if ('stop' in completion) return { ...rec.at(), done, failure: null, stop: completion.stop }; // seen between refusals: the step never ran
       if (completion.kind === 'step.completed') {
         done.push({ step: i, operator: step.operator, result: (completion.body as { result: Json }).result });
         break;

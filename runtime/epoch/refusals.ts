@@ -27,11 +27,12 @@
 import { WeftError } from '../../journal/errors.js';
 import type { JournalRecord, RecordKind } from '../../journal/records.js';
 import type { RecordDraft } from '../../journal/writer.js';
-import type { InvocationContext } from '../../machines/context.js';
+import type { InvocationContext, Stop } from '../../machines/context.js';
 import { FLAG_REFUSALS, hasFlag } from '../../machines/flags.js';
 import { bounded } from '../../machines/untrusted-text.js';
 import type { Job, JobOutcome } from '../../queue/dispatcher.js';
 import type { EpochServices } from './services.js';
+import { stopRequested } from './stop-check.js';
 
 /** How long a refused step waits for a capable worker before the run rests suspended, by default. */
 export const DEFAULT_REFUSAL_WAIT_MS = 5 * 60_000;
@@ -81,12 +82,15 @@ export class RefusalWait {
     return !outcome.ok && outcome.untaken ? this.noCapableWorker() : undefined;
   }
 
-  /** A refusal recorded (`written`: now, live) or read back; throws once a live wait is over. */
+  /** A refusal recorded (`written`: now, live) or read back. */
   noted(refused: Refused, written: boolean): void {
     this.seen.push(refused);
-    if (!written) return; // read back: the wait starts at this process's first re-dispatch
-    this.deadline ??= performance.now() + this.waitMs;
-    if (performance.now() >= this.deadline) throw this.noCapableWorker();
+    if (written) this.deadline ??= performance.now() + this.waitMs; // read back: the wait starts at this process's first re-dispatch
+  }
+
+  /** Throws once a live wait is over (after a refusal written now, before the job goes back on the queue). */
+  checkOver(): void {
+    if (this.deadline !== undefined && performance.now() >= this.deadline) throw this.noCapableWorker();
   }
 
   /**
@@ -121,6 +125,12 @@ export interface RefusableJob<K extends RecordKind> {
   send(again: Pick<Job, 'fresh' | 'delayMs' | 'refusals' | 'untakenAfterMs'>, first: boolean): Promise<JobOutcome>;
   /** The completion record of an outcome that is no refusal. */
   record(outcome: JobOutcome): RecordDraft<K>;
+  /**
+   * A step's attempt: after each refusal, before the job goes back on the queue, a cancel or a passed
+   * deadline stops the run there (stop-check.ts: recorded live, read back on replay). Nothing of the
+   * step is in flight then — the refused job never ran and the next is not added — so it needs no undoing.
+   */
+  stops?: boolean;
 }
 
 /**
@@ -128,7 +138,9 @@ export interface RefusableJob<K extends RecordKind> {
  * resume, dispatched again live until a worker runs it or the bounded wait ends (then it throws
  * `step.no_capable_worker`, and the run rests suspended).
  */
-export async function completeRefusable<K extends RecordKind>(s: EpochServices, ctx: InvocationContext, j: RefusableJob<K>): Promise<JournalRecord<K>> {
+export function completeRefusable<K extends RecordKind>(s: EpochServices, ctx: InvocationContext, j: RefusableJob<K> & { stops: true }): Promise<JournalRecord<K> | { stop: Stop }>;
+export function completeRefusable<K extends RecordKind>(s: EpochServices, ctx: InvocationContext, j: RefusableJob<K> & { stops?: false }): Promise<JournalRecord<K>>;
+export async function completeRefusable<K extends RecordKind>(s: EpochServices, ctx: InvocationContext, j: RefusableJob<K>): Promise<JournalRecord<K> | { stop: Stop }> {
   const rec = s.recorder();
   const wait = new RefusalWait(s, ctx, j.what);
   const kinds = (wait.counts ? [...j.expected.kinds, 'step.refused'] : j.expected.kinds) as readonly (K | 'step.refused')[];
@@ -146,6 +158,9 @@ export async function completeRefusable<K extends RecordKind>(s: EpochServices, 
     if (record.kind !== 'step.refused') return record as JournalRecord<K>;
     fresh = rec.lastWritten;
     wait.noted((record as JournalRecord<'step.refused'>).body, rec.lastWritten);
+    const stop = j.stops ? await stopRequested(s, ctx, 'step') : undefined;
+    if (stop) return { stop };
+    if (fresh) wait.checkOver();
   }
 }
 
