@@ -16,7 +16,9 @@
  *   step's job is refused (`worker.no_actuator`) after `step.dispatched`, attempt 1 stays attempt 1,
  *   the run rests suspended naming the worker. A resume killed in the middle of the refusal wait,
  *   then a resume once an upgraded worker runs: the step is neither lost nor dispatched twice — its
- *   refused jobs (`<key>.a1`, `<key>.a1.x<n>`) never ran, the last one completed, applied once.
+ *   refused jobs (`<key>.a1`, `<key>.a1.x<n>`) never ran, the last one completed, applied once;
+ *   replay reads the refusals back. A cancel of such a suspended run is seen right after the
+ *   refusals read back, before the job goes back on the queue: it ends cancelled, the step never ran.
  *
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the
  * build (`npm run build`).
@@ -224,6 +226,38 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     for (let n = 0; n < total; n++) expect(failedJobs.has(`${key}.a1${n === 0 ? '' : `.x${n}`}`), `job ${n} of ${key} refused`).toBe(true);
     expect(completedJobs.has(`${key}.a1.x${total}`), 'the job after the last refusal completed').toBe(true);
     expect([...completedJobs].filter((id) => id.startsWith(`${key}.a`))).toEqual([`${key}.a1.x${total}`]);
+    // Replay reads the refusals back (it asks no worker) and re-derives the rest byte for byte.
+    const replayed = await weft(['replay', reference.id, ...at('up', 'up-replay'), '--json']);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    await old.stop();
+  });
+
+  test('a cancel of an invocation suspended in a refusal wait ends it cancelled: the refused step never ran, nothing was dispatched again', async () => {
+    const old = await worker('cx', 'cx-old', OLD_TRAVEL);
+    const run = outOf(await weft(runArgs('cx', 'cx-a', 1_500)), 1);
+    expect(run).toMatchObject({ id: reference.id, status: 'suspended' });
+    const suspended = await journalOf('cx', reference.id);
+    const key = kinds(suspended, 'step.dispatched').find((r) => r.body.actuator === 'airline.hold')!.body.key!;
+
+    const cancelled = outOf(await weft(['cancel', reference.id, '--by', 'ops', '--reason', 'no worker can hold seats', ...at('cx', 'cx-b'), '--json']), 0);
+    expect(cancelled).toMatchObject({ id: reference.id, status: 'cancelled' });
+    const records = await journalOf('cx', reference.id);
+    expect(records.slice(0, suspended.length), 'what was recorded stays as it was').toEqual(suspended);
+    // Right after the refusals read back, before the job went back on the queue: the cancel, then the end.
+    expect(records[suspended.length]).toMatchObject({ kind: 'cancel.requested', body: { by: 'ops', reason: 'no worker can hold seats' } });
+    expect(records.at(-2)).toMatchObject({ kind: 'invocation.cancelled', body: { by: 'ops' } });
+    expect(kinds(records, 'step.dispatched').filter((r) => r.body.key === key)).toHaveLength(1);
+    expect(records.filter((r) => r.body.key === key && r.kind !== 'step.dispatched' && r.kind !== 'step.refused')).toEqual([]);
+    expect(kinds(records, 'step.failed')).toEqual([]);
+    expect((await ledgerOf('cx', reference.id))[key], 'the refused step never reached the world').toBeUndefined();
+    // Its jobs: one per recorded refusal, and at most the one the suspended run left queued (which the old
+    // worker refuses in turn) — the cancel added none, and none completed.
+    const refusedJobs = kinds(records, 'step.refused').filter((r) => r.body.key === key).length;
+    const ids = Array.from({ length: refusedJobs + 1 }, (_, n) => `${key}.a1${n === 0 ? '' : `.x${n}`}`);
+    const jobs = (await admin.keys(`cx:bull:${QUEUE}:${key}.a*`)).map((k) => k.slice(`cx:bull:${QUEUE}:`.length)).filter((id) => !id.includes(':'));
+    expect(ids.slice(0, refusedJobs).every((id) => jobs.includes(id))).toBe(true);
+    expect(jobs.every((id) => ids.includes(id)), jobs.join(', ')).toBe(true);
+    expect((await admin.zrange(`cx:bull:${QUEUE}:completed`, '0', '-1')).filter((id) => id.startsWith(`${key}.a`))).toEqual([]);
     await old.stop();
   });
 });
