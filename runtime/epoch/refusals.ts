@@ -149,7 +149,10 @@ export async function completeRefusable<K extends RecordKind>(s: EpochServices, 
     const record = await rec.complete<K | 'step.refused'>(
       { kinds, epoch: ctx.epoch, describe: j.expected.describe, accepts: j.expected.accepts as (r: JournalRecord<K | 'step.refused'>) => boolean },
       async () => {
-        const outcome = await j.send({ fresh, ...wait.job(refusals) }, refusals === 0);
+        const again = wait.job(refusals);
+        // A dispatcher that does not delay jobs itself (not BullMQ) gets the backoff slept here.
+        if (again.delayMs !== undefined && !s.dispatcher?.delaysJobs) await s.sleep(again.delayMs);
+        const outcome = await j.send({ fresh, ...again }, refusals === 0);
         const untaken = wait.untaken(outcome);
         if (untaken) throw untaken;
         return wait.draft(outcome, { step: j.what.step, key: j.what.key, attempt: j.what.attempt }) ?? j.record(outcome);
