@@ -1,6 +1,6 @@
 /**
- * One attempt of one step, from its write-ahead `step.dispatched` to its completion — and, under
- * flag 13, the refusals in between: a refusal is not an attempt.
+ * One job — an attempt of a step, of a compensation, or an observation — from its write-ahead record
+ * to its completion, and, under flag 13, the refusals in between: a refusal is not an attempt.
  *
  * A worker that will not run a job (another domain's, a library its store lacks, an actuator its
  * build lacks, args its schema rejects — queue/worker.ts) refuses it without running anything. Under
@@ -22,7 +22,11 @@
  * 30 s), so a refusing worker cannot fill the journal; they are not raced against the pinned step
  * timeout (the step has not started running), only the first dispatch of an attempt is.
  *
- * Without flag 13 a refusal is what it was: a transient `step.failed` of its code, one attempt spent.
+ * A cancel or a passed deadline is looked for after each refusal of a step (nothing of the step is in
+ * flight then), so a run suspended in a refusal wait can be cancelled at once.
+ *
+ * Without flag 13 a refusal is what it was: a transient `step.failed` of its code, one attempt spent
+ * (a failed observation or compensation, likewise).
  */
 import { WeftError } from '../../journal/errors.js';
 import type { JournalRecord, RecordKind } from '../../journal/records.js';
