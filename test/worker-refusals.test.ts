@@ -7,15 +7,15 @@
  *   every travel job (`worker.wrong_domain`). Each refusal is recorded (`step.refused`, naming the
  *   worker), no attempt is spent and nothing is observed or dispatched on it; after the bounded wait
  *   (`--refusal-wait-ms`, short here) the run rests `suspended` — never failed, never handed off —
- *   with a reason (run --json, ls, show) that names the worker and the command that fixes it. A
- *   travel worker started then, `weft resume` completes it (the wrong worker still on the queue):
- *   every effect applied once, every dispatch attempt 1, and the journal is the embedded run's with
- *   the refusals between. The queue is recorded as travel's, so a helpdesk worker asked to consume
+ *   with a reason (run --json, ls, show) that names the worker and the command that fixes it. The
+ *   wrong worker stopped and a travel worker started, `weft resume` completes it: every effect
+ *   applied once, every dispatch attempt 1, and the journal is the embedded run's with the refusals
+ *   between. The queue is recorded as travel's, so a helpdesk worker asked to consume
  *   it again refuses to start, naming the owner and the right command.
  * - An old worker left running during a rolling upgrade (its build lacks `airline.hold`): that
  *   step's job is refused (`worker.no_actuator`) after `step.dispatched`, attempt 1 stays attempt 1,
  *   the run rests suspended naming the worker. A resume killed in the middle of the refusal wait,
- *   then a resume once an upgraded worker runs: the step is neither lost nor dispatched twice — its
+ *   then a resume once the worker is upgraded: the step is neither lost nor dispatched twice — its
  *   refused jobs (`<key>.a1`, `<key>.a1.x<n>`) never ran, the last one completed, applied once;
  *   replay reads the refusals back. A cancel of such a suspended run is seen right after the
  *   refusals read back, before the job goes back on the queue: it ends cancelled, the step never ran.
@@ -165,7 +165,8 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(shown.stdout).toContain(idOf(wrong));
     expect(shown.stdout).toContain('weft worker --domain travel');
 
-    // A travel worker joins (the wrong one still consumes the queue): the resume completes the run.
+    // The fix the reason names: the wrong worker goes, a travel worker starts; the resume completes the run.
+    await wrong.stop();
     await worker('wq', 'wq-travel', 'travel');
     const resumed = outOf(await weft(resumeArgs('wq', 'wq-b', reference.id, 120_000)), 0);
     expect(resumed).toMatchObject({ id: reference.id, status: 'completed' });
@@ -180,7 +181,6 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(again.stderr).toContain('this worker runs domain helpdesk');
     expect(again.stderr).toContain(`weft worker --domain helpdesk --redis ${server.url} --redis-prefix wq`);
     expect(again.stderr).toContain(`weft worker --domain travel --redis ${server.url} --redis-prefix wq`);
-    await wrong.stop();
   });
 
   test('an old worker during an upgrade lacks an actuator: its refusals spend no attempt, the run rests suspended naming it; a resume killed mid-wait, then one with an upgraded worker, neither loses the step nor dispatches it twice', async () => {
@@ -210,7 +210,8 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect((await killed.done).signal).toBe('SIGKILL');
     const refusals = kinds(await journalOf('up', reference.id), 'step.refused').length;
 
-    // An upgraded worker joins: the step completes as attempt 1, applied once.
+    // The old worker is upgraded (stopped, a new build started): the step completes as attempt 1, applied once.
+    await old.stop();
     await worker('up', 'up-new', 'travel');
     const resumed = outOf(await weft(resumeArgs('up', 'up-c', reference.id, 120_000)), 0);
     expect(resumed).toMatchObject({ id: reference.id, status: 'completed' });
@@ -229,7 +230,6 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     // Replay reads the refusals back (it asks no worker) and re-derives the rest byte for byte.
     const replayed = await weft(['replay', reference.id, ...at('up', 'up-replay'), '--json']);
     expect(replayed.code, replayed.stderr).toBe(0);
-    await old.stop();
   });
 
   test('a cancel of an invocation suspended in a refusal wait ends it cancelled: the refused step never ran, nothing was dispatched again', async () => {
