@@ -14,8 +14,9 @@
  *   it again refuses to start, naming the owner and the right command.
  * - An old worker left running during a rolling upgrade (its build lacks `airline.hold`): that
  *   step's job is refused (`worker.no_actuator`) after `step.dispatched`, attempt 1 stays attempt 1,
- *   the run rests suspended naming the worker. A resume killed in the middle of the refusal wait,
- *   then a resume once the worker is upgraded: the step is neither lost nor dispatched twice — its
+ *   the run rests suspended naming the worker. A resume killed in the middle of the refusal wait
+ *   (right after a refusal is durable, before the job goes back on the queue), then a resume once
+ *   the worker is upgraded: the step is neither lost nor dispatched twice — its
  *   refused jobs (`<key>.a1`, `<key>.a1.x<n>`) never ran, the last one completed, applied once;
  *   replay reads the refusals back. A cancel of such a suspended run is seen right after the
  *   refusals read back, before the job goes back on the queue: it ends cancelled, the step never ran.
@@ -32,7 +33,7 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
-import { spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
+import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
 const OLD_TRAVEL = path.join(repoRoot, 'test', 'support', 'old-travel-domain.mjs');
@@ -172,6 +173,8 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(resumed).toMatchObject({ id: reference.id, status: 'completed' });
     const records = await expectCompletedOnce('wq', reference.id);
     expect(records.slice(0, suspended.length), 'the refusals were read back as they were, never re-derived').toEqual(suspended);
+    const replayed = await weft(['replay', reference.id, ...at('wq', 'wq-replay'), '--json']);
+    expect(replayed.code, replayed.stderr).toBe(0);
 
     // The first runtime recorded the queue as travel's: a helpdesk worker no longer starts on it.
     expect(await admin.hget('wq:bull:queue-domains', QUEUE)).toBe('travel');
@@ -203,12 +206,15 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(kinds(suspended, 'step.failed')).toEqual([]);
     expect((await ledgerOf('up', reference.id))[key], 'the refused step never reached the world').toBeUndefined();
 
-    // A resume (still only the old worker) is killed in the middle of its wait, after one more refusal is durable.
-    const killed = spawnWeft(resumeArgs('up', 'up-b', reference.id, 120_000), { WEFT_LEASE_TTL_MS: '1500' });
-    await waitFor('a refusal recorded by the resume', async () => (await journalOf('up', reference.id)).length > suspended.length, 60_000, 50);
-    killed.signal('SIGKILL');
-    expect((await killed.done).signal).toBe('SIGKILL');
-    const refusals = kinds(await journalOf('up', reference.id), 'step.refused').length;
+    // A resume (still only the old worker) is killed in the middle of its wait: right after the refusal
+    // it records is durable, before the attempt goes back on the queue as job `<key>.a1.x<refusals>`.
+    const killed = await weft(resumeArgs('up', 'up-b', reference.id, 120_000), { WEFT_CRASH_AFTER: 'step.refused:1', WEFT_LEASE_TTL_MS: '1500' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const crashed = await journalOf('up', reference.id);
+    expect(crashed.slice(0, suspended.length)).toEqual(suspended);
+    expect(crashed.slice(suspended.length).map((r) => r.kind)).toEqual(['step.refused']);
+    const refusals = kinds(crashed, 'step.refused').length;
+    expect(await admin.exists(`up:bull:${QUEUE}:${key}.a1.x${refusals}`), 'the crash came before the job went back on the queue').toBe(0);
 
     // The old worker is upgraded (stopped, a new build started): the step completes as attempt 1, applied once.
     await old.stop();
