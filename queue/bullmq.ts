@@ -394,12 +394,13 @@ function outcomeOf(value: unknown): JobOutcome {
  */
 export function failureOf(reason: string | undefined): JobOutcome {
   const text = reason ?? 'unknown';
-  if (/stalled/i.test(text)) return { ok: false, failure: { class: 'transient', code: 'worker.stalled', message: `the worker running this job stopped (${text.slice(0, 200)})` } };
+  // A refusal first: its reason (a worker's words) may say anything, "stalled" included.
   const coded = /^(worker\.[a-z_]+): (?:\[worker ([\x20-\x5c\x5e-\x7e]{1,200})\] )?/.exec(text);
   const code = coded?.[1] ?? 'worker.refused';
   const failure = { class: 'transient' as const, code, message: `a worker refused the job: ${text.slice(0, 400)}` };
-  if (!coded || !REFUSAL_CODES.has(code)) return { ok: false, failure };
-  return { ok: false, failure, refused: { reason: text.slice(coded[0].length, coded[0].length + 400) }, ...(coded[2] === undefined ? {} : { worker: coded[2] }) };
+  if (coded && REFUSAL_CODES.has(code)) return { ok: false, failure, refused: { reason: text.slice(coded[0].length, coded[0].length + 400) }, ...(coded[2] === undefined ? {} : { worker: coded[2] }) };
+  if (/stalled/i.test(text)) return { ok: false, failure: { class: 'transient', code: 'worker.stalled', message: `the worker running this job stopped (${text.slice(0, 200)})` } };
+  return { ok: false, failure };
 }
 
 function safeJson(text: string): unknown {
