@@ -11,13 +11,13 @@
  */
 import { isAccessRefused } from '../journal/stores/access-refused.js';
 import { bullPrefix, closeWithin, queueForDomain, withReconnect, workerCommand } from '../queue/bullmq.js';
-import { UsageError, type OptionSpec } from './args.js';
+import { positiveInt, UsageError, type OptionSpec } from './args.js';
 import { domainFlag, type LoadedDomain } from './domain-loader.js';
 import { redisUrlInHints } from './hints.js';
 import { storeChoice, type StoreChoice } from './store-choice.js';
 
-export const dispatchOptions: OptionSpec = { dispatch: { type: 'string' }, queue: { type: 'string' } };
-export const dispatchUsage = '[--dispatch auto|bullmq|in-process] [--queue NAME]';
+export const dispatchOptions: OptionSpec = { dispatch: { type: 'string' }, queue: { type: 'string' }, 'refusal-wait-ms': { type: 'string' } };
+export const dispatchUsage = '[--dispatch auto|bullmq|in-process] [--queue NAME] [--refusal-wait-ms MS]';
 
 export type DispatchFlag = 'auto' | 'bullmq' | 'in-process';
 
@@ -34,9 +34,22 @@ export function dispatchFlag(strings: Record<string, string | undefined>): Dispa
   return value;
 }
 
+/**
+ * `--refusal-wait-ms MS` (else WEFT_REFUSAL_WAIT_MS): how long a step that workers refuse waits for
+ * one that can run it before the run rests suspended (runtime/epoch/refusals.ts; default 5 min).
+ * Undefined: the runtime's default. Throws UsageError.
+ */
+export function refusalWaitFlag(strings: Record<string, string | undefined>): number | undefined {
+  const flag = strings['refusal-wait-ms'];
+  const text = flag ?? process.env.WEFT_REFUSAL_WAIT_MS;
+  if (text === undefined || text === '') return undefined;
+  return positiveInt(flag === undefined ? 'WEFT_REFUSAL_WAIT_MS' : '--refusal-wait-ms', text, 9);
+}
+
 /** The store and dispatch flags of a command that continues an invocation (resume, approve); throws UsageError. */
-export function continueFlags(dir: string, strings: Record<string, string | undefined>): { choice: StoreChoice; dispatch: DispatchFlag } {
-  return { choice: storeChoice(dir, strings), dispatch: dispatchFlag(strings) };
+export function continueFlags(dir: string, strings: Record<string, string | undefined>): { choice: StoreChoice; dispatch: DispatchFlag; refusalWaitMs?: number } {
+  const refusalWaitMs = refusalWaitFlag(strings);
+  return { choice: storeChoice(dir, strings), dispatch: dispatchFlag(strings), ...(refusalWaitMs === undefined ? {} : { refusalWaitMs }) };
 }
 
 /** The command that starts a worker for `domain`'s jobs in this store, as a user can run it. */

@@ -24,6 +24,8 @@ export interface InvocationOpenOptions {
   /** `--dispatch` / `--queue` (Redis mode). */
   dispatch?: DispatchFlag;
   queue?: string | undefined;
+  /** `--refusal-wait-ms` (dispatch-choice.ts refusalWaitFlag). */
+  refusalWaitMs?: number | undefined;
   /** `--signing-key FILE`. */
   signingKeyFile?: string | undefined;
   /** `--rekey`: the command may seal with its own key (made if the workspace has none). */
@@ -50,7 +52,7 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   // a key made here now could only be refused — unless re-keying. The runtime then refuses, naming the key.
   const recordedKey = (await store.getMetadata(options.id))?.sealKey;
   const generateKey = recordedKey === undefined || options.rekey === true;
-  const ws = await openWorkspace({ ...(options.stately ? { inspect: options.stately.inspect } : {}), dir, store, redis: options.store?.redis, dispatch, queue: options.queue, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, recordedKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
+  const ws = await openWorkspace({ ...(options.stately ? { inspect: options.stately.inspect } : {}), dir, store, redis: options.store?.redis, dispatch, queue: options.queue, refusalWaitMs: options.refusalWaitMs, domain: loaded, model, signingKeyFile: options.signingKeyFile, generateKey, recordedKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);
   return ws;
 }

@@ -44,6 +44,8 @@ export function progressLine(record: JournalRecord, replayed: boolean): string |
       return `${e}  step ${String(b.step).padEnd(6)} shadowed, not dispatched: ${b.actuator} ${brief(b.args, 50)}${b.failure ? ` — shadow failed (${b.failure.class}): ${brief(b.failure.message, 50)}` : b.source === 'actuator' ? ` → ${brief(b.result, 50)}` : ''}${tag}`;
     case 'step.failed':
       return `${e}  step ${String(b.step).padEnd(6)} ${b.class} failure (attempt ${b.attempt}): ${brief(b.message, 70)}`;
+    case 'step.refused':
+      return `${e}  step ${String(b.step).padEnd(6)} refused by worker ${brief(b.worker, 40)} (${b.code}), no attempt spent: waiting for a worker that can run it`;
     case 'compensation.completed':
       return `${e}  undo ${String(b.step).padEnd(6)} ${b.failure ? `failed: ${b.failure.message}` : `ok  ${brief(b.result, 70)}`}`;
     case 'compensation.halted':

@@ -153,6 +153,8 @@ export interface OpenOptions {
   inspect?: RuntimeOptions['inspect'];
   /** A library version to run with before the domain's own (`weft run --library`): new runs pin it. */
   library?: Library | undefined;
+  /** `--refusal-wait-ms` / WEFT_REFUSAL_WAIT_MS: how long a step workers refuse waits for a capable one (dispatch-choice.ts refusalWaitFlag). */
+  refusalWaitMs?: number | undefined;
   /** Scope the runtime to one tenant (`weft serve --tenant T`): it lists, resumes and seals only that tenant's invocations. */
   tenant?: string | undefined;
   /** A policy new runs pin instead of the domain's (`weft run --policy FILE`: a rule pack); the domain's stay for the others. */
@@ -192,6 +194,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     ...(key ? { signingKey: key } : {}),
     ...(options.inspect ? { inspect: options.inspect } : {}),
     ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
+    ...(options.refusalWaitMs === undefined ? {} : { refusalWaitMs: options.refusalWaitMs }),
   });
   closeAtExit(runtime);
   return { dir, store, domain, domainRef: ref, runtime, publicKeyFile, ...(options.domain.note ? { domainNote: options.domain.note } : {}) };

@@ -125,7 +125,7 @@ ul.pt-tree ul > li::before { content: ""; position: absolute; left: -18px; top: 
 .pt-node.pt-step { background: #fcfcfd; }
 .pt-method { font-size: 12px; color: #3538cd; } .pt-via { color: var(--muted); font-size: 12px; }
 .pt-state { font-size: 11.5px; font-weight: 600; padding: 0 7px; border-radius: 999px; } .pt-state.pt-done { background: var(--ok-bg); color: var(--ok); }
-.pt-state.pt-failed { background: var(--bad-bg); color: var(--bad); } .pt-state.pt-undone { background: var(--wait-bg); color: var(--wait); } .pt-state.pt-running { background: var(--run-bg); color: var(--run); }
+.pt-state.pt-failed { background: var(--bad-bg); color: var(--bad); } .pt-state.pt-undone { background: var(--wait-bg); color: var(--wait); } .pt-state.pt-running { background: var(--run-bg); color: var(--run); } .pt-state.pt-refused { background: var(--wait-bg); color: var(--wait); }
 .pt-index { color: var(--muted); font-size: 12px; } .pt-actuator { color: var(--ok); }
 .pt-nomethod { background: var(--wait-bg); border: 1px solid #fedf89; border-radius: 6px; padding: 8px 10px; margin: 6px 0 10px; }
 .pt-nomethod p { margin: 0 0 6px; } table.pt-methods { margin-top: 4px; }

@@ -140,6 +140,22 @@ export const bodySchemas = {
     message: z.string(),
   }),
   /**
+   * Under flag 13: a worker refused this attempt's job without running it — the job's domain is not
+   * its own (`worker.wrong_domain`), the store lacks its pinned library (`worker.library_unknown`),
+   * its build lacks the actuator (`worker.no_actuator`) or its schema rejects the args
+   * (`worker.bad_args`). No attempt is spent: the job goes back on the queue under the same attempt
+   * (runtime/epoch/refusals.ts). `worker`: who refused (`<host>:<pid>`; `unnamed` when an older
+   * worker did not say). Read back on replay and resume, never re-derived.
+   */
+  'step.refused': z.strictObject({
+    step: count,
+    key: z.string().min(1),
+    attempt: count,
+    code: z.string().min(1),
+    reason: z.string(),
+    worker: z.string().min(1),
+  }),
+  /**
    * A shadow run's world-effect step, admitted and NOT dispatched: what the run would have done
    * (actuator, args, the idempotency key it would have carried). `source`: where `result` came from —
    * the actuator's `shadow(args, ctx)` (`actuator`), or nowhere (`none`, result null). Present

@@ -107,6 +107,7 @@ export const bodyShapes: Record<RecordKind, Shape> = {
   'step.dispatched': dispatched,
   'step.completed': strict({ step: count, key: nonEmpty, attempt: count, result: json }),
   'step.failed': strict({ step: count, key: nonEmpty, attempt: count, class: failureClass, code: nonEmpty, message: str }),
+  'step.refused': strict({ step: count, key: nonEmpty, attempt: count, code: nonEmpty, reason: str, worker: nonEmpty }),
   'step.shadowed': strict({
     step: count,
     actuator: nonEmpty,

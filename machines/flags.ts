@@ -68,6 +68,12 @@
  *     schema refused one) and decides exactly as it did — so the flag changes no old journal; it
  *     makes a journal with warnings one an older weft refuses by name ("flag 12 comes from a newer
  *     weft") rather than as a malformed record, and keeps a pin without it recording none.
+ * 13 — a refusal is not an attempt: a worker that will not run a step's job (another domain's, a
+ *     library the store lacks, an actuator its build lacks, args its schema rejects) refuses it;
+ *     the runtime records `step.refused` {step, key, attempt, code, reason, worker} and puts the job
+ *     back on the queue under the same attempt (runtime/epoch/refusals.ts), and after a bounded wait
+ *     with no capable worker the invocation rests suspended, naming the refusing workers. Without
+ *     it, each refusal was recorded as a transient `step.failed` and spent one of the step's attempts.
  */
 import type { Pin } from '../journal/records.js';
 
@@ -81,9 +87,10 @@ export const FLAG_STEP_ADMISSIONS = 9;
 export const FLAG_LINEAGE_EFFECTS = 10;
 export const FLAG_RUN_ALLOWANCE = 11;
 export const FLAG_WARNINGS = 12;
+export const FLAG_REFUSALS = 13;
 
 /** Every flag this version implements (what a new invocation pins). */
-export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_LINEAGE_EFFECTS, FLAG_RUN_ALLOWANCE, FLAG_WARNINGS];
+export const IMPLEMENTED_FLAGS: readonly number[] = [FLAG_FAIL_CLOSED, FLAG_DECLARED_SPEND, FLAG_DENIED_STEP_COMPENSATED, FLAG_AUTHORING_APPROVAL, FLAG_ADMISSION_RULE, FLAG_PIVOTS, FLAG_STEP_ADMISSIONS, FLAG_LINEAGE_EFFECTS, FLAG_RUN_ALLOWANCE, FLAG_WARNINGS, FLAG_REFUSALS];
 
 export function hasFlag(pin: Pick<Pin, 'flags'>, flag: number): boolean {
   return pin.flags.includes(flag);

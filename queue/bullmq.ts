@@ -30,8 +30,12 @@
  *
  * Workers answer with the job outcome as their return value (queue/worker.ts): an actuator's own
  * failure is an outcome, never a BullMQ failure. A worker that refuses a job (another domain, an
- * actuator it lacks, a library not in the store) fails it with the refusal's code; that is answered
- * as a transient failure of that code (`worker.wrong_domain`, …).
+ * actuator it lacks, a library not in the store) fails it with the refusal's code and its name; that
+ * is answered as a transient failure of that code (`worker.wrong_domain`, …) marked `refused`. Under
+ * flag 13 the runtime records it as `step.refused` and dispatches the same attempt again as a job of
+ * its own (`<key>.a<attempt>.x<n>`, jobIdOf), with `untakenAfterMs` bounding how long it waits.
+ * - **Queue owners**: a dispatcher of a domain records, on its first use of a queue, that its domain
+ *   owns it (queue-owner.ts); a worker of another domain then refuses to start there.
  *
  * BullMQ itself (and ioredis under it) is imported when a dispatcher is made, not when this module
  * is: a runtime or command on the embedded default never pays for loading it.
@@ -43,7 +47,8 @@ import { WeftError } from '../journal/errors.js';
 import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
 import { CatalogueDispatcher } from './catalogue.js';
 import { redisUrlWord, shellWord } from './shell-words.js';
-import type { Job, JobOutcome } from './dispatcher.js';
+import { REFUSAL_CODES, type Job, type JobOutcome } from './dispatcher.js';
+import { claimQueue } from './queue-owner.js';
 
 /**
  * The queue a domain's jobs go on unless `--queue` says otherwise: `weft-effects-<domain name>`, so
@@ -123,9 +128,14 @@ export interface BullMqDispatcherOptions {
 
 type Waiter = (outcome: JobOutcome) => void;
 
-/** A job id for one attempt of one idempotency key. */
-export function jobIdOf(job: Pick<Job, 'key' | 'attempt'>): string {
-  return `${job.key}.a${job.attempt}`;
+/**
+ * A job id for one attempt of one idempotency key — and, after the journal recorded `n` refusals of
+ * that attempt (flag 13), for its n-th re-dispatch: `<key>.a<attempt>.x<n>` (a refused job's id stays
+ * taken by the failed job, so the attempt goes back on the queue as a job of its own). Derived from
+ * the journal alone, so a resume finds the job it dispatched before the crash.
+ */
+export function jobIdOf(job: Pick<Job, 'key' | 'attempt' | 'refusals'>): string {
+  return `${job.key}.a${job.attempt}${job.refusals ? `.x${job.refusals}` : ''}`;
 }
 
 export class BullMqDispatcher extends CatalogueDispatcher {
@@ -165,9 +175,23 @@ export class BullMqDispatcher extends CatalogueDispatcher {
       events.on('error', () => undefined);
       this.parts = { queue, events };
       await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+      if (options.domain !== undefined) await this.claim(options.domain);
       return { bull, queue, events };
     });
     this.ready.catch(() => undefined);
+  }
+
+  /**
+   * Record that this dispatcher's domain owns its queue (queue-owner.ts), so that a worker of another
+   * domain refuses to start on it; warn once when another domain owns it already (its workers refuse
+   * these jobs). Never fails the dispatcher: the record is a help, not a lock.
+   */
+  private async claim(domain: string): Promise<void> {
+    const owner = await claimQueue(this.connection, this.prefix, this.queueName, domain).catch(() => domain);
+    if (owner === domain) return;
+    (this.options.warn ?? ((m: string) => process.stderr.write(`weft: ${m}\n`)))(
+      `queue ${this.queueName} belongs to domain ${owner}: its workers refuse domain ${domain}'s jobs — give ${domain} its own queue (drop --queue)`,
+    );
   }
 
   async dispatch(job: Job): Promise<JobOutcome> {
@@ -186,6 +210,8 @@ export class BullMqDispatcher extends CatalogueDispatcher {
       await queue.add(job.actuator, data, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });
     }
     const noWorker = setTimeout(() => void this.warnIfNoWorker(id), this.options.noWorkerAfterMs ?? 5_000);
+    // A re-dispatch after a refusal (flag 13): answered `untaken` if no worker has taken it in time.
+    const untaken = job.untakenAfterMs === undefined ? undefined : setTimeout(() => void this.settleIfUntaken(id), Math.max(0, job.untakenAfterMs));
     // The event stream is the fast path; a completion it missed (its reader had not started yet, a
     // reconnect) is found by looking at the job itself now and then. With a giveUpAfterMs, a look
     // fails only once the connection has given up (see withReconnect): the wait fails then too,
@@ -199,6 +225,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
       return await outcome.promise;
     } finally {
       clearTimeout(noWorker);
+      clearTimeout(untaken);
       clearInterval(recheck);
       outcome.cancel();
     }
@@ -218,6 +245,19 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     if (state === 'completed') this.settle(id, outcomeOf(existing.returnvalue));
     else this.settle(id, failureOf(existing.failedReason));
     return true;
+  }
+
+  /** Settle the job's waiters with `untaken` when no worker has taken it (it waits, or is delayed); a taken job is awaited. */
+  private async settleIfUntaken(id: string): Promise<void> {
+    const { queue } = await this.ready;
+    const state = await queue.getJobState(id).catch(() => 'unknown');
+    if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized' && state !== 'wait') return;
+    this.settle(id, { ok: false, untaken: true, failure: { class: 'transient', code: 'dispatch.untaken', message: `job ${id} was not taken by any worker in time; it stays queued` } });
+  }
+
+  /** The command that starts a worker for this queue's jobs, as the warnings name it. */
+  get workerHint(): string {
+    return this.options.workerHint ?? `weft worker --domain ${this.options.domain ?? '<domain>'} --redis <url>`;
   }
 
   /** The queue of wake-ups for durable sleeps: `<queue>-timers`. */
@@ -303,7 +343,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
       this.warned = false; // not this time: a later wait may still need the warning
       return;
     }
-    const hint = this.options.workerHint ?? `weft worker --domain <domain> --redis <url>`;
+    const hint = this.workerHint;
     (this.options.warn ?? ((m: string) => process.stderr.write(`weft: ${m}\n`)))(
       `no worker is consuming queue ${this.queueName}: start one with \`${hint}\` (or run with --dispatch in-process); waiting`,
     );
@@ -348,14 +388,19 @@ function outcomeOf(value: unknown): JobOutcome {
 
 /**
  * A job BullMQ failed: stalled (its worker died) or refused by a worker (worker.ts: its reason
- * starts with the refusal's code, e.g. `worker.wrong_domain: …`) — transient, the next attempt is a
- * new job, which a worker that can run it may take.
+ * starts with the refusal's code and, from this version on, names the worker — `worker.wrong_domain:
+ * [worker <host>:<pid>] …`; an older worker's names none). Transient; a refusal of one of
+ * REFUSAL_CODES is marked `refused`, with the worker when it said (under flag 13 no attempt is spent).
  */
 export function failureOf(reason: string | undefined): JobOutcome {
   const text = reason ?? 'unknown';
+  // A refusal first: its reason (a worker's words) may say anything, "stalled" included.
+  const coded = /^(worker\.[a-z_]+): (?:\[worker ([\x20-\x5c\x5e-\x7e]{1,200})\] )?/.exec(text);
+  const code = coded?.[1] ?? 'worker.refused';
+  const failure = { class: 'transient' as const, code, message: `a worker refused the job: ${text.slice(0, 400)}` };
+  if (coded && REFUSAL_CODES.has(code)) return { ok: false, failure, refused: { reason: text.slice(coded[0].length, coded[0].length + 400) }, ...(coded[2] === undefined ? {} : { worker: coded[2] }) };
   if (/stalled/i.test(text)) return { ok: false, failure: { class: 'transient', code: 'worker.stalled', message: `the worker running this job stopped (${text.slice(0, 200)})` } };
-  const coded = /^(worker\.[a-z_]+): /.exec(text);
-  return { ok: false, failure: { class: 'transient', code: coded?.[1] ?? 'worker.refused', message: `a worker refused the job: ${text.slice(0, 400)}` } };
+  return { ok: false, failure };
 }
 
 function safeJson(text: string): unknown {

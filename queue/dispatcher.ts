@@ -31,7 +31,20 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
   fresh?: boolean;
   /** It only reads (an epoch's observation): run again on a resume, never awaited from an earlier process. */
   readOnly?: boolean;
+  /**
+   * How many refusals of this attempt the journal holds (flag 13, `step.refused`): a dispatcher
+   * that keeps jobs by id gives each re-dispatch after a refusal an id of its own (bullmq.ts jobIdOf).
+   */
+  refusals?: number;
+  /**
+   * A re-dispatch after a refusal: if no worker has taken the job within this many ms, the dispatch
+   * answers `untaken` (the job stays queued, to be awaited on a resume); once taken it is awaited.
+   */
+  untakenAfterMs?: number;
 }
+
+/** Refusal codes: a worker that would not run a job it cannot (worker.ts) — never an attempt of the step under flag 13. */
+export const REFUSAL_CODES: ReadonlySet<string> = new Set(['worker.wrong_domain', 'worker.library_unknown', 'worker.no_actuator', 'worker.bad_args']);
 
 /**
  * What one attempt came to. `worker`: who ran it — a `weft worker`'s `<host>:<pid>` (worker.ts), or
@@ -39,7 +52,15 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
  */
 export type JobOutcome =
   | { ok: true; result: unknown; worker?: string }
-  | { ok: false; failure: { class: FailureClass; code: string; message: string }; worker?: string };
+  | {
+      ok: false;
+      failure: { class: FailureClass; code: string; message: string };
+      worker?: string;
+      /** A worker refused the job without running it (its code one of REFUSAL_CODES; `worker`: who, when it said; `reason`: its words). Before flag 13, a transient failure. */
+      refused?: { reason: string };
+      /** No worker took the job within `Job.untakenAfterMs`: it stays queued. Never recorded. */
+      untaken?: true;
+    };
 
 export interface Dispatcher {
   readonly name: string;

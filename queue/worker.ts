@@ -6,13 +6,16 @@
  *   (`runJob`: args checked, actuator called with the seeded context, result checked, failures
  *   classified), and the outcome — success or the actuator's classified failure — is the job's
  *   return value. The worker never retries: the runtime owns attempts.
- * - Its queue is its domain's (`weft-effects-<domain>`, queueForDomain) unless given one.
+ * - Its queue is its domain's (`weft-effects-<domain>`, queueForDomain) unless given one. It does not
+ *   start on a queue recorded as another domain's (queue-owner.ts): QueueOwnedError names the owner
+ *   and the commands that are right.
  * - Which jobs it takes (`admit`): a job of ANY library version of its domain whose actuator it has.
  *   A job pinned to a library this worker's domain builds runs at once; one pinned to another
  *   version (a newer release, a mined library, a fork) runs once that library's blob is found in the
  *   store by its digest, and the step's actuator is one this worker has, with args that pass its
- *   schema. It refuses — failing the job with a coded reason, which the runtime records as a
- *   transient failure of that code, so the next attempt may reach a worker that can run it — a job
+ *   schema. It refuses — failing the job with a coded reason that names this worker, which the
+ *   runtime records as `step.refused` (flag 13: no attempt spent, the job goes back on the queue for
+ *   a worker that can run it; before flag 13, a transient failure of that code) — a job
  *   of another domain (`worker.wrong_domain`), of a library the store does not have
  *   (`worker.library_unknown`), naming an actuator it lacks (`worker.no_actuator`), or whose args
  *   its actuator's schema rejects (`worker.bad_args`).
@@ -39,6 +42,7 @@ import { bullPrefix, connectionOf, queueForDomain, workerCommand } from './bullm
 import type { Job, JobOutcome } from './dispatcher.js';
 import { InProcessDispatcher } from './in-process.js';
 import type { Outage } from './outage.js';
+import { QueueOwnedError, queueOwner } from './queue-owner.js';
 
 export interface WorkerOptions {
   domain: ActuatorDomain;
@@ -71,10 +75,24 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
-/** Why a worker will not run a job: its code (the transient failure the runtime records) and a one-line reason. */
+/**
+ * Why a worker will not run a job: its code (a refusal the runtime records: `step.refused` under
+ * flag 13, a transient failure before it), the worker's name when it is known, and a one-line reason.
+ * The message is what BullMQ keeps as the job's failed reason: `<code>: [worker <name>] <reason>`
+ * (bullmq.ts failureOf reads it back).
+ */
 export class JobRefusal extends Error {
-  constructor(readonly code: 'worker.wrong_domain' | 'worker.library_unknown' | 'worker.no_actuator' | 'worker.bad_args', reason: string) {
-    super(`${code}: ${reason}`);
+  constructor(
+    readonly code: 'worker.wrong_domain' | 'worker.library_unknown' | 'worker.no_actuator' | 'worker.bad_args',
+    readonly reason: string,
+    readonly worker?: string,
+  ) {
+    super(`${code}: ${worker === undefined ? '' : `[worker ${worker}] `}${reason}`);
+  }
+
+  /** The same refusal, naming the worker (printable ASCII without `]`, at most 200 characters). */
+  by(worker: string): JobRefusal {
+    return new JobRefusal(this.code, this.reason, worker.replace(/[^\x20-\x5c\x5e-\x7e]/g, '?').slice(0, 200) || '?');
   }
 }
 
@@ -111,12 +129,21 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await admit(job);
     } catch (err) {
       log?.(`${job.key} attempt ${job.attempt} refused (${err instanceof JobRefusal ? err.code : 'worker.refused'}) ${took()}`);
-      throw err;
+      throw err instanceof JobRefusal ? err.by(identity) : err;
     }
     const outcome = { ...(await local.dispatch(job)), worker: identity };
     log?.(`${job.key} attempt ${job.attempt} ${outcome.ok ? 'ok' : `${outcome.failure.class} (${outcome.failure.code})`} ${took()}`);
     return outcome;
   };
+  // A queue another domain owns (queue-owner.ts): refuse to start, rather than refuse every job there.
+  // (A Redis that cannot be asked now does not keep the worker from starting: it asks no owner then.)
+  const owner = await queueOwner(connection, options.prefix ?? bullPrefix(), queue).catch(() => undefined);
+  if (owner !== undefined && owner !== domain.name) {
+    await ownStore?.close();
+    const url = options.redis?.url ?? (typeof options.connection === 'string' ? options.connection : undefined);
+    const command = (d: string) => workerCommand({ domain: d, redisUrl: url, redisPrefix: options.redis?.prefix });
+    throw new QueueOwnedError(queue, owner, domain.name, { own: command(domain.name), owner: command(owner) });
+  }
   // The jobs running now, and who waits for none to be (close).
   let active = 0;
   const idle: Array<() => void> = [];

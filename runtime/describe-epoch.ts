@@ -31,6 +31,8 @@ export interface StepDescription {
   result: Json;
   failure: Failure | null;
   compensation: { actuator: string; attempts: number; outcome: 'ok' | 'failed' | 'dispatched'; result: Json; failure: Failure | null } | null;
+  /** Workers that refused the step's job without running it (flag 13: `step.refused`, no attempt spent), in order; absent when none did. */
+  refusals?: Array<{ attempt: number; worker: string; code: string; reason: string }>;
 }
 
 export interface EpochDescription {
@@ -161,6 +163,12 @@ function describeEpoch(epoch: number, records: readonly JournalRecord[], held: S
         const s = step(b.step);
         s.outcome = 'failed';
         s.failure = { class: b.class, code: b.code, message: b.message };
+        break;
+      }
+      case 'step.refused': {
+        const b = (record as JournalRecord<'step.refused'>).body;
+        const s = step(b.step);
+        (s.refusals ??= []).push({ attempt: b.attempt, worker: b.worker, code: b.code, reason: b.reason });
         break;
       }
       case 'timer.set': {

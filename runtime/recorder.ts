@@ -17,7 +17,7 @@
  * the next record, and from then on `sealKey` — the key id that must seal the journal — is its `to`.
  *
  * Durability (invariant 1, write-ahead): a record that announces a call out of the process — a
- * model request, a dispatch, a compensation, a timer — is appended at once, with whatever is staged
+ * model request, a dispatch, a refusal (the job goes back on the queue), a compensation, a timer — is appended at once, with whatever is staged
  * before it, and is durable before the call. So are a person's decision and a cancel (the inbox is
  * cleared once it is recorded), a passed deadline, and the seal (its fingerprint is handed to the caller). Every other record — a completion, an observation, a plan, an admission — is
  * staged: chained at once, written with the next of those, with the seal, or when the run comes to
@@ -39,7 +39,7 @@ import type { JournalWriter, RecordDraft } from '../journal/writer.js';
 import { ReplayDivergenceError, ReplayEndedError } from './errors.js';
 
 /** The records appended at once (see the header); every other kind is staged. */
-const APPENDED_AT_ONCE: ReadonlySet<RecordKind> = new Set<RecordKind>(['model.requested', 'step.dispatched', 'compensation.dispatched', 'timer.set', 'approval.decided', 'cancel.requested', 'deadline.passed', 'invocation.sealed']);
+const APPENDED_AT_ONCE: ReadonlySet<RecordKind> = new Set<RecordKind>(['model.requested', 'step.dispatched', 'step.refused', 'compensation.dispatched', 'timer.set', 'approval.decided', 'cancel.requested', 'deadline.passed', 'invocation.sealed']);
 
 export interface RecorderOptions {
   seq: number;

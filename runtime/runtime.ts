@@ -183,6 +183,13 @@ export interface RuntimeOptions {
   writer?: string;
   /** How long an invocation's lease lasts without renewal (default 30 s; renewed every third of it while the run lives). */
   leaseTtlMs?: number;
+  /**
+   * How long a step that workers refuse (another domain's queue, a library or actuator their build
+   * lacks) waits for a worker that can run it before the invocation rests suspended, naming them
+   * (default 5 min; a refusal spends no attempt — runtime/epoch/refusals.ts). `weft run|resume|serve
+   * --refusal-wait-ms`, WEFT_REFUSAL_WAIT_MS.
+   */
+  refusalWaitMs?: number;
   /** Wall clock for envelopes only (never hashed). */
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
@@ -1021,6 +1028,8 @@ export class Runtime {
       signingKey: this.options.signingKey,
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       onActorError: (err) => handle.noteActorError(err),
+      ...(this.options.refusalWaitMs === undefined ? {} : { refusalWaitMs: this.options.refusalWaitMs }),
+      ...(this.dispatcher instanceof BullMqDispatcher ? { workerHint: this.dispatcher.workerHint } : {}),
       // Looked at before each step (not again within INBOX_LOOK_MS: a run of quick steps costs no read each) and as each epoch closes.
       inbox: async (where) => {
         const now = Date.now();

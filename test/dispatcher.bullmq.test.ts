@@ -233,12 +233,18 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     }
   });
 
-  test('a re-dispatch of an attempt whose job BullMQ failed (refused by a worker) reads that failure and adds nothing', async () => {
+  test('a re-dispatch of an attempt whose job BullMQ failed (refused by a worker) reads that refusal and adds nothing', async () => {
     const rig = await openBull();
     try {
       const job = newJob(CONF.echo, { text: 'pinned', n: 1 }, { library: 'f'.repeat(64) });
       const first = await rig.dispatcher.dispatch(job);
-      expect(first).toEqual({ ok: false, failure: { class: 'transient', code: 'worker.library_unknown', message: expect.stringContaining('f'.repeat(64)) } });
+      // A refusal, naming the worker that refused (flag 13 records it as step.refused; before it, a transient failure).
+      expect(first).toEqual({
+        ok: false,
+        failure: { class: 'transient', code: 'worker.library_unknown', message: expect.stringContaining('f'.repeat(64)) },
+        refused: { reason: expect.stringMatching(/^job \S+ pinned library f{64}, which is not in this worker's store/) },
+        worker: `${hostname()}:${process.pid}`,
+      });
       expect(rig.calls, 'a refused job never reaches the actuator').toEqual([]);
       expect(await rig.another().dispatch(job)).toEqual(first);
       expect(await rig.inspect.getJobCounts('failed', 'waiting')).toEqual({ failed: 1, waiting: 0 });
@@ -246,6 +252,26 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       const pinned = newJob(CONF.echo, { text: 'pinned', n: 1 }, { library: libraryDigest(conformanceDomain().libraries[0]!) });
       expect(await rig.dispatcher.dispatch(pinned)).toMatchObject({ ok: true });
       expect(rig.calls).toEqual([expectedCall(pinned)]);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  test('after a refusal the same attempt goes back on the queue as a job of its own (`<key>.a<attempt>.x<n>`); one no worker takes in time is answered untaken and stays queued, to be awaited', async () => {
+    const rig = await openBull({ worker: false });
+    try {
+      const job = newJob(CONF.echo, { text: 'again', n: 5 });
+      expect(jobIdOf(job)).toBe(`${job.key}.a1`);
+      const again = { ...job, refusals: 2, untakenAfterMs: 200, fresh: true };
+      expect(jobIdOf(again)).toBe(`${job.key}.a1.x2`);
+      expect(await rig.dispatcher.dispatch(again)).toMatchObject({ ok: false, untaken: true, failure: { code: 'dispatch.untaken' } });
+      expect(await rig.inspect.getJobState(`${job.key}.a1.x2`)).toBe('waiting');
+      await rig.startWorker();
+      const resumed = rig.another();
+      await rig.settled();
+      expect(await resumed.dispatch({ ...job, refusals: 2, untakenAfterMs: 30_000 })).toEqual({ ok: true, result: { echoed: 'again', n: 5, key: job.key, attempt: 1 }, worker: expect.any(String) });
+      expect(rig.calls, 'awaited, not added again').toEqual([expectedCall(job)]);
+      expect(await rig.inspect.getJobCounts('completed', 'waiting')).toEqual({ completed: 1, waiting: 0 });
     } finally {
       await rig.close();
     }

@@ -59,6 +59,7 @@ export const valid: { [K in RecordKind]: fc.Arbitrary<unknown> } = {
   'step.dispatched': step,
   'step.completed': done,
   'step.failed': fc.record({ step: count, key: name, attempt: count, class: cls, code: name, message: str }),
+  'step.refused': fc.record({ step: count, key: name, attempt: count, code: name, reason: str, worker: name }),
   'step.shadowed': fc.record(
     { step: count, actuator: name, args: json, key: name, source: fc.constantFrom('actuator', 'none'), result: json, failure: fc.record({ class: cls, code: name, message: str }) },
     { requiredKeys: ['step', 'actuator', 'args', 'key', 'source', 'result'] },

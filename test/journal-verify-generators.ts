@@ -49,6 +49,7 @@ const bodies: { [K in Exclude<RecordKind, 'invocation.pinned' | 'invocation.reke
   'step.dispatched': step,
   'step.completed': done,
   'step.failed': fc.record({ step: count, key: name, attempt: count, class: failureClass, code: name, message: str }),
+  'step.refused': fc.record({ step: count, key: name, attempt: count, code: name, reason: str, worker: name }),
   'step.shadowed': fc.record({ step: count, actuator: name, args: json, key: name, source: fc.constantFrom('actuator' as const, 'none' as const), result: json }),
   'compensation.dispatched': step,
   'compensation.completed': done,

@@ -5,9 +5,12 @@
  * - Each domain's jobs go on its own queue (`weft-effects-<domain>`): a worker of another domain on
  *   the same Redis never sees them; a worker of the job's domain runs them.
  * - A worker runs a job of a library version its module does not build, once that library's blob is
- *   in the store (read by digest); it refuses — with a coded, transient failure — a job whose library
- *   the store lacks, that names an actuator it does not have, whose args fail its actuator's schema,
- *   or that belongs to another domain (two domains forced onto one queue with --queue).
+ *   in the store (read by digest); it refuses — a coded refusal naming the worker, which the runtime
+ *   records as `step.refused` without spending an attempt (flag 13) — a job whose library the store
+ *   lacks, that names an actuator it does not have, whose args fail its actuator's schema, or that
+ *   belongs to another domain (two domains forced onto one queue with --queue).
+ * - The first runtime of a domain to dispatch on a queue records it as that domain's: a worker of
+ *   another domain then refuses to start there (QueueOwnedError), naming the owner.
  * - One log line per job: its key, attempt, outcome and duration.
  *
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly).
@@ -20,6 +23,8 @@ import { canonicalBytes } from '../journal/canonical.js';
 import { RedisStore } from '../journal/stores/redis.js';
 import { BullMqDispatcher, queueForDomain } from '../queue/bullmq.js';
 import { startWorker, type RunningWorker } from '../queue/worker.js';
+import { QueueOwnedError, queueOwner } from '../queue/queue-owner.js';
+import { hostname } from 'node:os';
 import { defineDomain, type Domain } from '../runtime/domain.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { sleep, waitFor } from './support/weft-processes.js';
@@ -112,7 +117,7 @@ describe.skipIf(!redisOk)('workers and domains on one Redis', () => {
     }
   });
 
-  test('a job of a library version the worker does not build runs once that library is in the store; without it, a coded transient refusal', async () => {
+  test('a job of a library version the worker does not build runs once that library is in the store; without it, a coded refusal naming the worker', async () => {
     const r = rig();
     try {
       const calls: ConformanceCall[] = [];
@@ -126,7 +131,12 @@ describe.skipIf(!redisOk)('workers and domains on one Redis', () => {
       expect(conformanceDomain().libraries.map((l) => libraryDigest(l))).not.toContain(digest);
 
       const early = newJob(CONF.echo, { text: 'v2', n: 2 }, { library: digest });
-      expect(await dispatcher.dispatch(early)).toEqual({ ok: false, failure: { class: 'transient', code: 'worker.library_unknown', message: expect.stringContaining(digest) } });
+      expect(await dispatcher.dispatch(early)).toEqual({
+        ok: false,
+        failure: { class: 'transient', code: 'worker.library_unknown', message: expect.stringContaining(digest) },
+        refused: { reason: expect.stringContaining(digest) },
+        worker: `${hostname()}:${process.pid}`,
+      });
       expect(calls).toEqual([]);
 
       expect(await r.store.putBlob(canonicalBytes(v2))).toBe(digest);
@@ -136,9 +146,9 @@ describe.skipIf(!redisOk)('workers and domains on one Redis', () => {
 
       // It has the library now, but not this actuator, and these args fail its echo's schema.
       const newer = newJob('conf.newer', { text: 'x', n: 0 }, { library: digest });
-      expect((await dispatcher.dispatch(newer)) as unknown).toMatchObject({ ok: false, failure: { class: 'transient', code: 'worker.no_actuator', message: expect.stringContaining('conf.newer') } });
+      expect((await dispatcher.dispatch(newer)) as unknown).toMatchObject({ ok: false, failure: { class: 'transient', code: 'worker.no_actuator', message: expect.stringContaining('conf.newer') }, refused: { reason: expect.stringContaining('conf.newer') }, worker: `${hostname()}:${process.pid}` });
       const bad = newJob(CONF.echo, { text: 7 }, { library: digest });
-      expect((await dispatcher.dispatch(bad)) as unknown).toMatchObject({ ok: false, failure: { class: 'transient', code: 'worker.bad_args' } });
+      expect((await dispatcher.dispatch(bad)) as unknown).toMatchObject({ ok: false, failure: { class: 'transient', code: 'worker.bad_args' }, refused: { reason: expect.any(String) }, worker: `${hostname()}:${process.pid}` });
       expect(calls.map((c) => c.key)).toEqual([later.key]); // refused jobs never reach an actuator
 
       // One line per job: key, attempt, outcome, duration.
@@ -160,8 +170,22 @@ describe.skipIf(!redisOk)('workers and domains on one Redis', () => {
       await r.worker(domainNamed('conformance', (c) => calls.push(c)), { queue: 'shared' });
       const refunds = r.dispatcher('refunds', 'shared');
       const job = newJob(CONF.echo, { text: 'refund', n: 1 }, { library: libraryDigest(conformanceDomain().libraries[0]!) });
-      expect(await refunds.dispatch(job)).toEqual({ ok: false, failure: { class: 'transient', code: 'worker.wrong_domain', message: expect.stringContaining('weft worker --domain refunds') } });
+      expect(await refunds.dispatch(job)).toEqual({
+        ok: false,
+        failure: { class: 'transient', code: 'worker.wrong_domain', message: expect.stringContaining('weft worker --domain refunds') },
+        refused: { reason: expect.stringContaining('this worker runs domain conformance') },
+        worker: `${hostname()}:${process.pid}`,
+      });
       expect(calls).toEqual([]);
+      // The refunds runtime was first to dispatch on the queue: it is refunds' now, and a conformance worker no longer starts there.
+      expect(await queueOwner({ url: server.url }, `${r.prefix}:bull`, 'shared')).toBe('refunds');
+      const refused = await r.worker(domainNamed('conformance', () => undefined), { queue: 'shared' }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(QueueOwnedError);
+      expect((refused as Error).message).toContain('queue shared belongs to domain refunds');
+      expect((refused as Error).message).toContain('weft worker --domain refunds');
     } finally {
       await r.close();
     }

@@ -55,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
   const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey, tenant: args.strings.tenant });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, refusalWaitMs: flags.refusalWaitMs, signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey, tenant: args.strings.tenant });
     // Left to serve, this process seals nothing: a key it was given must still be the journal's (given-key.ts).
     if (args.flags['leave-to-serve'] === true) await refuseGivenOtherKey(ws.store, id, 'approve', args.strings['signing-key'], args.flags.rekey === true);
     const handle = await ws.runtime.approve(id, {

@@ -70,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
   const location = locationOf(choice, { queue: args.strings.queue });
   let ws: Workspace | undefined;
   try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
+    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, refusalWaitMs: flags.refusalWaitMs, signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
     // A key given must be the journal's, also when a live runtime will seal the cancel: refused before the inbox is written (given-key.ts).
     await refuseGivenOtherKey(ws.store, id, 'cancel', args.strings['signing-key']);
     const handle = await ws.runtime.cancel(id, {

@@ -120,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
   let ws: Workspace | undefined;
   try {
     // The parent's domain and (unless a new one is given) its pinned model, as resume finds them.
-    ws = await openWorkspaceFor({ dir, id: parent, domain: args.strings.domain, model: modelFlags, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
+    ws = await openWorkspaceFor({ dir, id: parent, domain: args.strings.domain, model: modelFlags, store: choice, dispatch, queue: args.strings.queue, refusalWaitMs: flags.refusalWaitMs, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
     let library: Library | undefined;
     let policy: string | AdmissionPolicy | undefined;
     try {

@@ -72,6 +72,7 @@ const summaries: Summaries = {
   'step.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
   'step.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,
   'step.failed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} ${b.class} ${b.code}: ${b.message}`,
+  'step.refused': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} refused by ${b.worker} (${b.code}; no attempt spent): ${b.reason}`,
   'step.shadowed': (b) => `#${b.step} ${b.actuator} shadowed, not dispatched: key=${b.key} args=${j(b.args)} → ${b.failure ? `${b.failure.class} failure ${b.failure.code}: ${b.failure.message}` : b.source === 'none' ? 'no shadow result' : j(b.result)}`,
   'compensation.dispatched': (b) => `#${b.step} ${b.actuator} key=${b.key} attempt=${b.attempt} args=${j(b.args)}`,
   'compensation.completed': (b) => `#${b.step} key=${b.key} attempt=${b.attempt} → ${j(b.result)}`,

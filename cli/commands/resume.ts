@@ -69,7 +69,7 @@ export async function run(argv: string[]): Promise<number> {
   let ws: Workspace | undefined;
   try {
     const tap = stately ? await startStately(stately, 'resume', { waitForClient: true }) : undefined;
-    ws = await openWorkspaceFor({ stately: tap, dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey, tenant: args.strings.tenant });
+    ws = await openWorkspaceFor({ stately: tap, dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, refusalWaitMs: flags.refusalWaitMs, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], rekey: args.flags.rekey, tenant: args.strings.tenant });
     const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true, ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }) });
     const result = await followRun(handle, !json);
     rested();

@@ -38,7 +38,7 @@ import { Runtime } from '../../runtime/runtime.js';
 import type { InvocationLimits } from '../../machines/context.js';
 import { openWorkspace, readInvocationMeta, workspaceDir, writeInvocationMeta } from '../workspace.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
-import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage, type DispatchFlag } from '../dispatch-choice.js';
+import { chooseDispatch, dispatchFlag, dispatchOptions, dispatchUsage, refusalWaitFlag, type DispatchFlag } from '../dispatch-choice.js';
 import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
 
@@ -108,6 +108,7 @@ export async function run(argv: string[]): Promise<number> {
   let limits: Partial<InvocationLimits> | undefined;
   let choice: StoreChoice;
   let dispatch: DispatchFlag;
+  let refusalWaitMs: number | undefined;
   let stately: StatelyChoice | undefined;
   let deadline: string | undefined;
   let stepTimeoutMs: number | undefined;
@@ -159,6 +160,7 @@ export async function run(argv: string[]): Promise<number> {
     stepTimeoutMs = args.strings['step-timeout-ms'] === undefined ? undefined : positiveInt('--step-timeout-ms', args.strings['step-timeout-ms']);
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings);
     dispatch = dispatchFlag(args.strings);
+    refusalWaitMs = refusalWaitFlag(args.strings);
     stately = statelyChoice(args.flags, args.strings);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
@@ -216,7 +218,7 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   if (tap) store = tap.tapStore(store);
-  const ws = await openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, domain: loaded, library, policy, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
+  const ws = await openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: dispatchTo, queue: args.strings.queue, refusalWaitMs, domain: loaded, library, policy, model, limits, signingKeyFile: args.strings['signing-key'], wrapActuators: (a) => faults.wrapActuators(a, domain.observe) });
   faults.wrapStore(ws.store);
   if (!ws.runtime.options.model) {
     return usageFailure('run', usage, new UsageError(`domain ${ws.domain.name} ships no model: pass --model-url URL --model NAME (an OpenAI-compatible endpoint)`));

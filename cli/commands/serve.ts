@@ -23,7 +23,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import { queueForDomain } from '../../queue/bullmq.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { loadDomain } from '../domain-loader.js';
-import { dispatchFlag, dispatchOptions, dispatchUsage, workerCounter } from '../dispatch-choice.js';
+import { dispatchFlag, dispatchOptions, dispatchUsage, refusalWaitFlag, workerCounter } from '../dispatch-choice.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { openWorkspace, workspaceDir } from '../workspace.js';
 import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
@@ -38,6 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   let args;
   let choice;
   let dispatch;
+  let refusalWaitMs: number | undefined;
   let pollMs = 1_000;
   let stately: StatelyChoice | undefined;
   try {
@@ -45,6 +46,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose invocations this process runs');
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
     dispatch = dispatchFlag(args.strings);
+    refusalWaitMs = refusalWaitFlag(args.strings);
     stately = statelyChoice(args.flags, args.strings);
     if (args.strings['poll-ms'] !== undefined) pollMs = positiveInt('--poll-ms', args.strings['poll-ms'], 7);
   } catch (err) {
@@ -65,7 +67,7 @@ export async function run(argv: string[]): Promise<number> {
   const queue = args.strings.queue;
   const tenant = args.strings.tenant;
   const open = (to: 'in-process' | 'bullmq' | undefined) =>
-    openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: to, queue, domain: loaded, tenant, signingKeyFile: args.strings['signing-key'] });
+    openWorkspace({ ...(tap ? { inspect: tap.inspect } : {}), dir: args.strings.dir, store, redis: choice.redis, dispatch: to, queue, refusalWaitMs, domain: loaded, tenant, signingKeyFile: args.strings['signing-key'] });
   // Without Redis, in this process; with it, BullMQ or in-process as asked, or — auto — per invocation.
   const fixed = !choice.redis ? undefined : dispatch === 'auto' ? 'bullmq' : dispatch;
   const ws = await open(fixed);

@@ -139,6 +139,7 @@ function renderStep(s: StepDescription): string[] {
   if ((s.outcome === 'ok' || s.outcome === 'compensated') && s.result !== null) out.push(`      result ${quoted(s.result, 160)}`);
   if (s.outcome === 'shadowed' && s.result !== null) out.push(`      shadow result ${quoted(s.result, 160)}`);
   if (s.failure) out.push(`      ${inert(s.failure.class)} ${inert(s.failure.code)}: ${inert(s.failure.message)}`);
+  if (s.refusals) out.push(`      refused ${plural(s.refusals.length, 'time')} (no attempt spent) by ${[...new Set(s.refusals.map((r) => `${inert(r.worker)} (${inert(r.code)})`))].join(', ')}`);
   if (s.compensation) {
     const c = s.compensation;
     out.push(`      undone by ${inert(c.actuator)}: ${c.outcome}, ${plural(c.attempts, 'attempt')}${c.failure ? ` — ${inert(c.failure.code)}: ${inert(c.failure.message)}` : ''}`);

@@ -18,6 +18,7 @@
 import { isWeftError, type StoreAuthRefusedError } from '../../journal/errors.js';
 import { RedisStore } from '../../journal/stores/redis.js';
 import { startWorker } from '../../queue/worker.js';
+import { QueueOwnedError } from '../../queue/queue-owner.js';
 import { bullPrefix, queueForDomain } from '../../queue/bullmq.js';
 import { OutageLog } from '../../queue/outage.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
@@ -77,18 +78,26 @@ export async function run(argv: string[]): Promise<number> {
   const actuators = faults.wrapActuators(domain.actuators({ stateDir, redis }), domain.observe);
   const queue = args.strings.queue ?? queueForDomain(domain.name);
   const quiet = args.flags.quiet === true;
-  const running = await startWorker({
-    domain,
-    actuators,
-    connection: redis.url,
-    redis,
-    queue,
-    prefix: bullPrefix(redis.prefix),
-    concurrency,
-    lockDurationMs: lockMs,
-    ...(quiet ? {} : { log: (line: string) => process.stdout.write(`${line}\n`) }),
-    outage: new OutageLog('weft worker', (line) => process.stderr.write(`${line}\n`)),
-  });
+  let running;
+  try {
+    running = await startWorker({
+      domain,
+      actuators,
+      connection: redis.url,
+      redis,
+      queue,
+      prefix: bullPrefix(redis.prefix),
+      concurrency,
+      lockDurationMs: lockMs,
+      ...(quiet ? {} : { log: (line: string) => process.stdout.write(`${line}\n`) }),
+      outage: new OutageLog('weft worker', (line) => process.stderr.write(`${line}\n`)),
+    });
+  } catch (err) {
+    // A queue another domain owns: say whose it is and what to run instead; nothing was taken.
+    if (!(err instanceof QueueOwnedError)) throw err;
+    process.stderr.write(`weft worker: ${err.message}\n`);
+    return 2;
+  }
   process.stderr.write(`weft worker: domain ${domain.name}, queue ${queue}, concurrency ${concurrency}, lock ${lockMs} ms, pid ${process.pid} — ready\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

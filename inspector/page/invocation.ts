@@ -61,7 +61,14 @@ function stepRow(s: StepView): HTMLTableRowElement {
     el('td', { class: 'mono args' }, cut(json(s.args), 120)),
     el('td', {}, el('span', { class: `outcome outcome-${s.outcome}` }, s.outcome)),
     el('td', { class: 'num' }, s.attempts),
-    el('td', { class: 'mono detail' }, cut(detail, 140), s.compensation ? el('div', {}, `undone by ${s.compensation.actuator}: ${s.compensation.outcome}`) : null),
+    el(
+      'td',
+      { class: 'mono detail' },
+      cut(detail, 140),
+      s.compensation ? el('div', {}, `undone by ${s.compensation.actuator}: ${s.compensation.outcome}`) : null,
+      // Workers that refused it (flag 13): no attempt spent.
+      s.refusals?.length ? el('div', { class: 'refusals' }, cut(`refused ${s.refusals.length}× (no attempt spent) by ${[...new Set(s.refusals.map((r) => `${r.worker} (${r.code})`))].join(', ')}`, 200)) : null,
+    ),
   );
 }
 

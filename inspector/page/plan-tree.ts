@@ -24,6 +24,7 @@ function stepStates(records: readonly LineRecord[], epoch: number): Map<number, 
     if (r.kind === 'step.dispatched') out.set(step, 'running');
     else if (r.kind === 'step.completed') out.set(step, 'done');
     else if (r.kind === 'step.failed') out.set(step, 'failed');
+    else if (r.kind === 'step.refused') out.set(step, 'refused'); // a worker would not run it: back on the queue, no attempt spent
     else if (r.kind === 'step.shadowed') out.set(step, 'shadowed'); // a shadow run's world effect: recorded, never dispatched
     else if (r.kind === 'compensation.completed' && !(r.body as { failure?: unknown }).failure) out.set(step, 'undone');
   }

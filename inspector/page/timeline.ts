@@ -193,6 +193,10 @@ export function timelineOf(records: readonly LineRecord[], description: Descript
           o.row.reason = o.seg.note;
           open.delete(key);
         }
+      } else if (r.kind === 'step.refused') {
+        // A worker would not run it (flag 13): the attempt stays open, back on the queue, no attempt spent.
+        const o = open.get(`${str(b.key).endsWith('.undo') ? 'undo' : 'step'}:${str(b.step)}`);
+        if (o) o.row.reason = o.seg.note = `refused by ${str(b.worker)} (${str(b.code)}), no attempt spent`;
       }
       if (r.at !== null) previousAt = r.at;
     }

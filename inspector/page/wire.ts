@@ -35,6 +35,8 @@ export interface StepView {
   result: unknown;
   failure: { class: string; code: string; message: string } | null;
   compensation: { actuator: string; attempts: number; outcome: string } | null;
+  /** Workers that refused the step's job without running it (flag 13); absent when none did. */
+  refusals?: Array<{ attempt: number; worker: string; code: string; reason: string }>;
 }
 
 export interface EpochView {

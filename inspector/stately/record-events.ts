@@ -43,6 +43,8 @@ export function recordEvent(record: Pick<JournalRecord, 'seq' | 'kind' | 'epoch'
       return { type: 'weft.step.shadowed', ...at, ...pick(body, 'step', 'actuator', 'source') };
     case 'step.failed':
       return { type: 'weft.step.failed', ...at, ...pick(body, 'step', 'attempt', 'class', 'code') };
+    case 'step.refused':
+      return { type: 'weft.step.refused', ...at, ...pick(body, 'step', 'attempt', 'code', 'worker') };
     case 'compensation.dispatched':
       return { type: 'weft.compensation.dispatched', ...at, ...pick(body, 'step', 'actuator', 'attempt') };
     case 'compensation.completed': {

@@ -28,6 +28,10 @@
  * step timeout (`limits.stepTimeoutMs`) races each attempt's dispatch but the last: one that takes
  * longer is a transient `step.timed_out` failure, retried under the same idempotency key (its late
  * result is ignored; the key covers an effect it applied anyway). The last attempt is awaited.
+ *
+ * Under flag 13 a worker's refusal of a step's job (another domain's, an unknown library, a missing
+ * actuator) is no attempt: it is recorded (`step.refused`) and the attempt dispatched again, up to a
+ * bounded wait for a capable worker, then the run rests suspended (refusals.ts).
  */
 import { idempotencyKey } from '../../actors/actuator.js';
 import { createRandom } from '../../actors/random.js';
@@ -49,13 +53,16 @@ import { recordedWarnings } from './admission-warnings.js';
 import { shadowStep } from './shadow-step.js';
 import { hasInverse, worldEffect, type EffectRef } from './world-effects.js';
 import { stopRequested } from './stop-check.js';
+import { completeRefusable } from './refusals.js';
 
-export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
+export function job(ctx: InvocationContext, j: Pick<Job, 'op' | 'actuator' | 'args' | 'key' | 'attempt' | 'step'> & Pick<Job, 'refusals' | 'untakenAfterMs'> & { result?: unknown; delayMs?: number; fresh?: boolean; readOnly?: boolean }): Job {
   const out: Job = { op: j.op, actuator: j.actuator, args: j.args, key: j.key, attempt: j.attempt, step: j.step, invocation: ctx.invocation, tenant: ctx.tenant, epoch: ctx.epoch, asOf: ctx.pin.asOf, seed: ctx.pin.seed, library: ctx.pin.library, ...(ctx.world === undefined ? {} : { world: ctx.world }) };
   if (j.result !== undefined) out.result = j.result;
   if (j.delayMs !== undefined) out.delayMs = j.delayMs;
   if (j.fresh !== undefined) out.fresh = j.fresh;
   if (j.readOnly !== undefined) out.readOnly = j.readOnly;
+  if (j.refusals !== undefined) out.refusals = j.refusals;
+  if (j.untakenAfterMs !== undefined) out.untakenAfterMs = j.untakenAfterMs;
   return out;
 }
 
@@ -160,23 +167,31 @@ export async function execute(s: EpochServices, ctx: InvocationContext) {
       // Per-step bodies are written with their keys in canonical (sorted) order: the canonicalizer
       // then serializes them in one native call instead of sorting a copy first.
       await rec.derive({ kind: 'step.dispatched', epoch: ctx.epoch, body: { actuator: step.actuator!, args, attempt, key, step: i } });
-      const fresh = rec.lastWritten;
-      const completion = await rec.complete(
-        {
+      // The completion (who ran it goes into its unhashed envelope, meta.worker); under flag 13 the
+      // refusals before it are recorded and spend no attempt (refusals.ts). Only an attempt's first
+      // dispatch races the step timeout: after a refusal the step has not started running.
+      const first = delayMs;
+      const completion = await completeRefusable(s, ctx, {
+        what: { step: i, key, attempt, actuator: step.actuator!, label: `step ${i}` },
+        expected: {
           kinds: ['step.completed', 'step.failed'] as const,
-          epoch: ctx.epoch,
           describe: `the completion of step ${i} attempt ${attempt}`,
           accepts: (r) => r.body.step === i && r.body.attempt === attempt && r.body.key === key,
         },
-        async () => {
-          const outcome = await withinStepTimeout(ctx, i, attempt, dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, fresh, ...(delayMs > 0 ? { delayMs } : {}) })));
-          // Who ran it goes into the record's unhashed envelope (meta.worker), never into its body.
+        fresh: rec.lastWritten,
+        stops: true,
+        send: (again, isFirst) => {
+          const sent = dispatch(s, job(ctx, { op: 'run', actuator: step.actuator!, args, key, attempt, step: i, ...(isFirst && first > 0 ? { delayMs: first } : {}), ...again }));
+          return isFirst ? withinStepTimeout(ctx, i, attempt, sent) : sent;
+        },
+        record: (outcome) => {
           const by = outcome.worker === undefined ? {} : { worker: outcome.worker };
           return outcome.ok
             ? { kind: 'step.completed' as const, epoch: ctx.epoch, body: { attempt, key, result: outcome.result as Json, step: i }, ...by }
             : { kind: 'step.failed' as const, epoch: ctx.epoch, body: { step: i, key, attempt, ...outcome.failure }, ...by };
         },
-      );
+      });
+      if ('stop' in completion) return { ...rec.at(), done, failure: null, stop: completion.stop }; // seen between refusals: the step never ran
       if (completion.kind === 'step.completed') {
         done.push({ step: i, operator: step.operator, result: (completion.body as { result: Json }).result });
         break;
@@ -272,24 +287,24 @@ export async function compensate(s: EpochServices, ctx: InvocationContext) {
     let delayMs = 0;
     for (let attempt = 1; ; attempt++) {
       await rec.derive({ kind: 'compensation.dispatched', epoch: ctx.epoch, body: { step: done.step, actuator, args, key, attempt } });
-      const fresh = rec.lastWritten;
-      const completion = await rec.complete(
-        {
+      // Under flag 13 a worker's refusal of the compensation is recorded and spends no attempt (refusals.ts).
+      const first = delayMs;
+      const completion = await completeRefusable(s, ctx, {
+        what: { step: done.step, key, attempt, actuator, label: `the compensation of step ${done.step}` },
+        expected: {
           kinds: ['compensation.completed'] as const,
-          epoch: ctx.epoch,
           describe: `the compensation of step ${done.step} attempt ${attempt}`,
           accepts: (r) => r.body.step === done.step && r.body.attempt === attempt && r.body.key === key,
         },
-        async () => {
-          const outcome = await dispatch(s, job(ctx, { op: declared ? 'run' : 'compensate', actuator, args, result: done.result, key, attempt, step: done.step, fresh, ...(delayMs > 0 ? { delayMs } : {}) }));
-          return {
-            kind: 'compensation.completed' as const,
-            epoch: ctx.epoch,
-            body: outcome.ok ? { step: done.step, key, attempt, result: outcome.result as Json } : { step: done.step, key, attempt, result: null, failure: outcome.failure },
-            ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
-          };
-        },
-      );
+        fresh: rec.lastWritten,
+        send: (again, isFirst) => dispatch(s, job(ctx, { op: declared ? 'run' : 'compensate', actuator, args, result: done.result, key, attempt, step: done.step, ...(isFirst && first > 0 ? { delayMs: first } : {}), ...again })),
+        record: (outcome) => ({
+          kind: 'compensation.completed' as const,
+          epoch: ctx.epoch,
+          body: outcome.ok ? { step: done.step, key, attempt, result: outcome.result as Json } : { step: done.step, key, attempt, result: null, failure: outcome.failure },
+          ...(outcome.worker === undefined ? {} : { worker: outcome.worker }),
+        }),
+      });
       const failure = completion.body.failure;
       if (!failure) {
         undone.push(effect);

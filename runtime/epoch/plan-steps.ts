@@ -12,23 +12,27 @@ import type { EpochPlan, EpochStep, Goal, InvocationContext, Json } from '../../
 import { explainNoMethod } from '../explain.js';
 import { dispatch, job } from './execute-steps.js';
 import type { EpochServices } from './services.js';
+import { completeRefusable } from './refusals.js';
 
 async function observe(s: EpochServices, ctx: InvocationContext, goal: Goal): Promise<JournalRecord<'state.observed'>> {
   const key = idempotencyKey(ctx.invocation, ctx.epoch, 0, 'observe');
-  return s.recorder().complete(
-    {
+  // Under flag 13 a worker's refusal of the observation is recorded (step.refused) and the
+  // observation asked again, up to the bounded wait for a capable worker (refusals.ts).
+  return completeRefusable(s, ctx, {
+    what: { step: 0, key, attempt: 1, actuator: s.observe, label: `the observation of epoch ${ctx.epoch}` },
+    expected: {
       kinds: ['state.observed'] as const,
-      epoch: ctx.epoch,
       describe: `the observation ${s.observe} for epoch ${ctx.epoch}`,
-      accepts: (r) => r.body.actuator === s.observe && r.body.key === key,
+      accepts: (r) => r.body.key === key && (r.kind === 'step.refused' || (r.body as { actuator?: string }).actuator === s.observe),
     },
-    async () => {
-      const outcome = await dispatch(s, job(ctx, { op: 'run', actuator: s.observe, args: { goal }, key, attempt: 1, step: 0, readOnly: true }));
+    fresh: false,
+    send: (again) => dispatch(s, job(ctx, { op: 'run', actuator: s.observe, args: { goal }, key, attempt: 1, step: 0, readOnly: true, ...again, fresh: undefined })),
+    record: (outcome) => {
       const by = outcome.worker === undefined ? {} : { worker: outcome.worker }; // the unhashed envelope's meta.worker
-      if (!outcome.ok) return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: null, failure: outcome.failure }, ...by };
-      return { kind: 'state.observed', epoch: ctx.epoch, body: { actuator: s.observe, key, state: outcome.result as Json }, ...by };
+      if (!outcome.ok) return { kind: 'state.observed' as const, epoch: ctx.epoch, body: { actuator: s.observe, key, state: null, failure: outcome.failure }, ...by };
+      return { kind: 'state.observed' as const, epoch: ctx.epoch, body: { actuator: s.observe, key, state: outcome.result as Json }, ...by };
     },
-  );
+  });
 }
 
 export function planEpoch(s: EpochServices, library: Library, state: unknown, goal: Goal, ctx: InvocationContext): PlanResult | { kind: 'error'; reason: string } {

@@ -34,6 +34,10 @@ export interface EpochServices {
    * closes (`boundary`: always looked at).
    */
   inbox?(where: 'step' | 'boundary'): Promise<InboxMessage | undefined>;
+  /** Live only: how long a step refused by workers waits for a capable one before the run rests suspended (refusals.ts; default 5 min). */
+  refusalWaitMs?: number;
+  /** The command that starts a worker of this runtime's domain, for the reason a refused step suspends with. */
+  workerHint?: string;
   /** Told of every error an actor throws (the machine then suspends with its message). */
   onActorError?(err: unknown): void;
 }
