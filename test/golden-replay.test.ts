@@ -21,6 +21,9 @@
  * `travel-v5`: flags 1, 2, 4, 5, 7, 8 under the travel@4 pack, before flag 9 — regenerated only
  * because a new run pins flag 9 and records each step's admission at dispatch, allow included; a
  * test holds it equal to travel-v5 but for the flags and one step admission before each dispatch).
+ * `travel-v6`: flags 1, 2, 4, 5, 7, 8, 9 under the travel@4 pack and the library before
+ * `book_transfer`'s bindings, before issue 30 — regenerated only because a new run pins flags 10–13,
+ * the library with the bindings and the travel@5 pack; a test holds every other byte equal.
  * (Flag 3 was withdrawn before it shipped; the committed journal pins every implemented flag with
  * its spending actuators, and nothing in it depends on the key that sealed it but the seal. Its
  * blobs are the pinned library, the pinned pack and the sealing key.)
@@ -278,9 +281,9 @@ describe('golden journals', () => {
     expect(pin).toMatchObject({ flags: [1, 2, 4, 5, 7, 8], policy: travelPackPolicyV4.id });
   });
 
-  test('flag 9 changed only the pin and added one step admission before each dispatch: the golden journal is travel-v5 record for record otherwise', () => {
+  test('flag 9 changed only the pin and added one step admission before each dispatch: the golden journal as it was then (travel-v6) is travel-v5 record for record otherwise', () => {
     const old = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v5'));
-    const now = readRecords(fixtureDir);
+    const now = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v6'));
     const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
     const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
     expect(newPin.flags).toEqual([...oldPin.flags, 9]);
@@ -295,12 +298,38 @@ describe('golden journals', () => {
       const next = now[now.indexOf(a) + 1]!;
       expect(next.kind).toBe('step.dispatched');
       expect(next.epoch).toBe(a.epoch);
-      expect(a.body).toEqual({ subject: 'step', step: (next.body as { step: number }).step, decision: 'allow', policy: travelPackPolicy.id, rule: 'weft:default' });
+      expect(a.body).toEqual({ subject: 'step', step: (next.body as { step: number }).step, decision: 'allow', policy: travelPackPolicyV4.id, rule: 'weft:default' });
       expect((next.body as { attempt: number }).attempt).toBe(1);
     }
     // Without them (and without seq, hash and the pin's flags, which they shift), every record is travel-v5's.
     const comparable = (r: JournalRecord, pin: typeof oldPin) => canonicalize({ kind: r.kind, epoch: r.epoch, body: r.kind === 'invocation.sealed' ? null : r.body }).replace(`"flags":${canonicalize(pin.flags)}`, '"flags":*');
     expect(now.filter((r) => !stepAdmission(r)).map((r) => comparable(r, newPin))).toEqual(old.map((r) => comparable(r, oldPin)));
+  });
+
+  test('a frozen journal pinned with flag 9 under the travel@4 pack and the library before the bindings (travel-v6: before issue 30) still replays to its committed fingerprint', async () => {
+    const pin = await expectFrozenReplays('travel-v6');
+    expect(pin).toMatchObject({ flags: [1, 2, 4, 5, 7, 8, 9], policy: travelPackPolicyV4.id, library: TAXI_LIBRARY_BEFORE_BINDINGS });
+  });
+
+  test('issue 30 changed only the pin: the golden journal is travel-v6 record for record, but for the flags (10–13), the library digest (book_transfer\'s bindings) and the policy id (travel@5) wherever they appear', () => {
+    const old = readRecords(path.join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v6'));
+    const now = readRecords(fixtureDir);
+    const oldPin = (old[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    const newPin = (now[0] as JournalRecord<'invocation.pinned'>).body.pin;
+    expect(newPin.flags).toEqual([...oldPin.flags, 10, 11, 12, 13]);
+    expect(newPin.library).toBe(libraryDigest(travelDomain.libraries[0]!));
+    expect(newPin.library).not.toBe(oldPin.library);
+    expect(newPin.policy).toBe(travelPackPolicy.id);
+    expect(newPin.policy).not.toBe(oldPin.policy);
+    // The demo's plans are the library's: no warning, no refusal, and every admission still weft:default.
+    expect(now.filter((r) => r.kind === 'admission.decided').every((r) => (r.body as { rule?: string; warnings?: unknown }).rule === 'weft:default' && (r.body as { warnings?: unknown }).warnings === undefined)).toBe(true);
+    expect(now.some((r) => r.kind === 'step.refused')).toBe(false);
+    const comparable = (r: JournalRecord, pin: typeof oldPin) =>
+      canonicalize({ seq: r.seq, kind: r.kind, epoch: r.epoch, body: r.kind === 'invocation.sealed' ? null : r.body })
+        .replace(`"flags":${canonicalize(pin.flags)}`, '"flags":*')
+        .replaceAll(pin.library, '*library*')
+        .replaceAll(`"${pin.policy}"`, '"*policy*"');
+    expect(now.map((r) => comparable(r, newPin))).toEqual(old.map((r) => comparable(r, oldPin)));
   });
 
   test("the fixture holds only the journal and its pinned blobs: the library, the domain's default pack and the sealing key", () => {
