@@ -94,8 +94,10 @@ export async function decideInPage(page: Page, button: '#approve' | '#reject', b
   await page.click(button);
   // The page follows the run and reloads at its end: the form is gone and the summary names the end.
   // (Locators, not a function evaluated in the page: its Content-Security-Policy allows no eval.)
+  // The run yields to the event loop between durable appends, so the page may show it running first:
+  // wait for the status it ends in, as a person watching would.
   await page.locator('#approve-form').waitFor({ state: 'detached', timeout: 90_000 });
+  await page.locator('.summary .status', { hasText: /^(completed|failed|handed off|cancelled|superseded)$/ }).waitFor({ timeout: 90_000 });
   await page.locator('#verdict').waitFor();
-  await page.locator('.summary .status').waitFor();
   return (await page.locator('.summary .status').textContent()) ?? '';
 }
