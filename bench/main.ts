@@ -16,6 +16,7 @@ const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> 
   'inspect-list': () => import('./inspect-list.js'),
   inspect: () => import('./inspect.js'),
   mining: () => import('./mining.js'),
+  startup: () => import('./startup.js'),
 };
 
 async function main(argv: string[]): Promise<void> {
