@@ -7,13 +7,16 @@
  * `usage: string`. `weft <command> --help` prints that usage and exits 0, for every command.
  * Errors a user can fix are printed as one line saying what to do; exit code 2 means the command
  * line itself was wrong. `weft --version` prints the package's version.
+ *
+ * Start-up is paid by every command (and by the test suite, which spawns hundreds), so this module
+ * imports nothing heavy: `weft --version` loads no schema, curve or store; the node:crypto fast paths
+ * for SHA-256 and ed25519 are installed just before a command's module is loaded
+ * (`npm run bench -- startup` measures it).
  */
 import { readFileSync } from 'node:fs';
-import { closeStores } from './store-choice.js';
+import { closeStores } from './closing.js';
 import { expectJsonLine, failureLine, printFailureLine, printJsonLine, wantsJson } from './json-line.js';
 import { guardStream } from './terminal-guard.js';
-import '../journal/sha256-node.js';
-import '../journal/ed25519-node.js';
 
 interface CommandModule {
   run(argv: string[]): Promise<number>;
@@ -49,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     const lines = ['usage: weft <command> [options]       weft --version', '', 'commands:'];
+    await installNodeCrypto();
     for (const key of Object.keys(commands)) {
       const mod = await commands[key]!();
       lines.push(`  ${mod.usage}`);
@@ -63,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`weft: ${message}\n`);
     return 2;
   }
+  await installNodeCrypto();
   const mod = await load();
   // `weft <command> --help` (or -h) anywhere among its options: the usage, exit 0 — for every command.
   if (rest.some((a) => a === '--help' || a === '-h') && !rest.includes('--')) {
@@ -71,6 +76,16 @@ async function main(argv: string[]): Promise<number> {
   }
   expectJsonLine(name, rest);
   return mod.run(rest);
+}
+
+/**
+ * The node:crypto SHA-256 and ed25519 (journal/sha256-node.ts, ed25519-node.ts), installed before
+ * any command module is loaded, so that nothing a
+ * command computes, at import or later, uses the slower reference implementations.
+ */
+async function installNodeCrypto(): Promise<void> {
+  await import('../journal/sha256-node.js');
+  await import('../journal/ed25519-node.js');
 }
 
 /** The installed package's version (package.json sits two folders above dist/cli/main.js). */

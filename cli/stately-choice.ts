@@ -5,10 +5,10 @@
  * (at most S seconds, 30 by default; 0: do not wait), so the run is seen from its first state.
  * The relay lives as long as the process and sends what it has queued before the process exits.
  */
-import { StatelyRelay } from '../inspector/stately/relay.js';
-import { statelyTap, type StatelyTap } from '../inspector/stately/runtime-tap.js';
+import type { StatelyRelay } from '../inspector/stately/relay.js';
+import type { StatelyTap } from '../inspector/stately/runtime-tap.js';
 import { UsageError } from './args.js';
-import { closeAtExit } from './store-choice.js';
+import { closeAtExit } from './closing.js';
 
 export const statelyOptions = {
   stately: { type: 'boolean' },
@@ -39,6 +39,8 @@ export function statelyChoice(flags: Record<string, boolean | undefined>, string
 
 /** Start the relay, say where it is (on stderr: stdout is the command's own), and wait for a client when asked. */
 export async function startStately(choice: StatelyChoice, command: string, options: { waitForClient: boolean }): Promise<StatelyTap> {
+  // Loaded only with --stately: the relay's server (node:http, WebSockets) is no part of a plain run's start.
+  const [{ StatelyRelay }, { statelyTap }] = await Promise.all([import('../inspector/stately/relay.js'), import('../inspector/stately/runtime-tap.js')]);
   let relay: StatelyRelay;
   try {
     relay = await StatelyRelay.start({ port: choice.port });

@@ -3,7 +3,7 @@
  * the distributed mode, Redis — `--redis URL` or `WEFT_REDIS_URL` (`--redis-prefix P`, default
  * `weft`). A Redis store is opened only after the server's durability settings are checked
  * (`--redis-durability relaxed` accepts a weaker server, with one loud warning). The stores a
- * command opened are closed when it ends (`closeStores`), so the process can exit.
+ * command opened are closed when it ends (`closeStores`, closing.ts), so the process can exit.
  *
  * A command gives up on a Redis that has been unreachable for `--redis-give-up-ms MS` (or
  * `WEFT_REDIS_GIVE_UP_MS`; default 10 s, journal/stores/redis-reconnect.ts) rather than reconnecting
@@ -14,9 +14,11 @@
  */
 import type { JournalStore } from '../journal/store.js';
 import { FileStore } from '../journal/stores/file.js';
-import { RedisStore } from '../journal/stores/redis.js';
 import { DEFAULT_REDIS_GIVE_UP_MS, holdsCredentials } from '../journal/stores/redis-reconnect.js';
 import { UsageError, type OptionSpec } from './args.js';
+import { closeAtExit } from './closing.js';
+
+export { closeAtExit, closeStores } from './closing.js';
 
 export const storeOptions: OptionSpec = {
   redis: { type: 'string' },
@@ -62,23 +64,13 @@ function redisGiveUpMs(flag: string | undefined): number {
   return ms;
 }
 
-const opened: Array<{ close(): Promise<void> }> = [];
-
-/** Close this too when the command ends (a runtime's BullMQ connections). */
-export function closeAtExit(closeable: { close(): Promise<void> }): void {
-  opened.push(closeable);
-}
-
 /** Open the chosen store (a Redis one checked for durability first). */
 export async function openStore(choice: StoreChoice): Promise<JournalStore> {
   if (!choice.redis) return new FileStore(choice.dir);
   const { url, prefix, durability, giveUpAfterMs, reachWithinMs } = choice.redis;
+  // Loaded here, not at the top: a command on the file store never loads the Redis store's modules.
+  const { RedisStore } = await import('../journal/stores/redis.js');
   const store = await RedisStore.open({ redis: url, prefix, durability, giveUpAfterMs, reachWithinMs, warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
-  opened.push(store);
+  closeAtExit(store);
   return store;
-}
-
-/** Close every store and runtime this command opened (Redis connections would keep the process alive); runtimes first. */
-export async function closeStores(): Promise<void> {
-  for (const closeable of opened.splice(0).reverse()) await closeable.close().catch(() => undefined);
 }

@@ -21,14 +21,15 @@ import { assertInvocationId } from '../journal/stores/checks.js';
 import { FileStore } from '../journal/stores/file.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
-import { closeAtExit, type StoreChoice } from './store-choice.js';
+import type { StoreChoice } from './store-choice.js';
+import { closeAtExit } from './closing.js';
 import { workerHint } from './dispatch-choice.js';
 import type { SigningKey } from '../journal/seal.js';
 import { builtinDomainForLibrary, loadBuiltinDomain } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
 import type { Library } from '../htn/library/schema.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
+import type { Runtime, RuntimeOptions } from '../runtime/runtime.js';
 import type { InvocationLimits } from '../machines/context.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type DomainRef, type LoadedDomain } from './domain-loader.js';
@@ -176,6 +177,9 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
   const stateDir = domainStateDir(dir, domain);
   const redis = options.redis ? { url: options.redis.url, prefix: options.redis.prefix, giveUpAfterMs: options.redis.giveUpAfterMs } : undefined;
   const actuators = domain.actuators({ stateDir, ...(redis ? { redis } : {}) });
+  // The runtime (machines, planner, policy, XState) is loaded by the commands that run one, not by
+  // those that only read a workspace (ls, show, export…), which import this module too.
+  const { createRuntime } = await import('../runtime/runtime.js');
   const runtime = createRuntime({
     store,
     ...(redis ? { redis: redis.url, redisPrefix: redis.prefix, redisGiveUpMs: redis.giveUpAfterMs } : {}),
