@@ -48,7 +48,6 @@ import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
 import { openableFor, rowsWithLineageLinks, withLineageLinks } from './lineage-links.js';
 import { listPage, listQueryOf } from './list-page.js';
-import { machineGraph } from './machine-graph.js';
 import { cachedTrailOf } from './replay-trail.js';
 import { attachLive } from './live.js';
 import { evaluablesFrom, loadPlanTrees } from './plan-trees.js';
@@ -150,7 +149,8 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     const key = await publicKeyFromStore(options.store, storeKey[1]!);
     return sendJson(res, 200, key ? { ...key, label: `from the store (${options.store.name}), not independent: it shows the journal is unchanged since this key sealed it, not whose key it is — pass --public-key, or drop your weft.pub on the page` } : null);
   }
-  if (p === '/api/machine') return sendJson(res, 200, machineGraph());
+  // The statechart's layout (dagre, the machine): loaded by the first page that asks, not at start.
+  if (p === '/api/machine') return sendJson(res, 200, (await import('./machine-graph.js')).machineGraph());
   if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
   const api = /^\/api\/invocations\/([^/]+)(\/journal|\/trail|\/plans|\/verdict)?$/.exec(p);
   if (api) {

@@ -17,7 +17,6 @@
  */
 import { isWeftError, type StoreAuthRefusedError } from '../../journal/errors.js';
 import { RedisStore } from '../../journal/stores/redis.js';
-import { startWorker } from '../../queue/worker.js';
 import { QueueOwnedError } from '../../queue/queue-owner.js';
 import { bullPrefix, queueForDomain } from '../../queue/bullmq.js';
 import { OutageLog } from '../../queue/outage.js';
@@ -78,6 +77,8 @@ export async function run(argv: string[]): Promise<number> {
   const actuators = faults.wrapActuators(domain.actuators({ stateDir, redis }), domain.observe);
   const queue = args.strings.queue ?? queueForDomain(domain.name);
   const quiet = args.flags.quiet === true;
+  // BullMQ is loaded by a worker that starts, not by `weft worker --help` or `weft --help`.
+  const { startWorker } = await import('../../queue/worker.js');
   let running;
   try {
     running = await startWorker({
