@@ -10,14 +10,18 @@
  * index being its place among the source's transitions for that event: replay-trail.ts names the
  * transitions a replay takes by the same ids, so the page can draw the path taken.
  *
- * The layout is dagre's (@dagrejs/dagre), computed once per process. Two fans are kept out of it:
+ * The layout is dagre's (@dagrejs/dagre), computed once per process (loaded by the first request);
+ * the edge names live in machine-edges.ts. Two fans are kept out of it:
  * every invoking state's `onError` into `suspended`, and `suspended`'s `resume` back to each of
  * them. Laid out with the rest they would cross the whole chart; they are edges all the same
  * (`fan: true`) with straight points, and the page draws one only when a run took it.
  */
 import dagre from '@dagrejs/dagre';
-import type { AnyStateNode, AnyTransitionDefinition } from 'xstate';
+import type { AnyTransitionDefinition } from 'xstate';
 import { finalStates, invocationMachine, restingStates } from '../machines/invocation-machine.js';
+import { edgeId, eventName, guardName } from './machine-edges.js';
+
+export { edgeId, eventName, guardName, transitionIndex } from './machine-edges.js';
 
 export interface Point {
   x: number;
@@ -60,36 +64,6 @@ export interface MachineGraph {
   height: number;
   nodes: MachineNode[];
   edges: MachineEdge[];
-}
-
-/** The id the page and the trail share for a transition: see the header. */
-export function edgeId(source: string, event: string, index: number): string {
-  return `${source}|${event}|${index}`;
-}
-
-/** How an event type is shown: the actor's done and error events by the names the machine's config uses. */
-export function eventName(eventType: string): string {
-  if (eventType === '') return 'always';
-  if (eventType.startsWith('xstate.done.actor.')) return 'onDone';
-  if (eventType.startsWith('xstate.error.actor.')) return 'onError';
-  return eventType;
-}
-
-/** A guard's name, with its parameter when the parameter is static text (`suspendedIn(execute)`). */
-export function guardName(guard: AnyTransitionDefinition['guard']): string | null {
-  if (guard === undefined || guard === null) return null;
-  if (typeof guard === 'string') return guard;
-  if (typeof guard === 'function') return guard.name || 'inline';
-  const g = guard as { type?: unknown; params?: unknown };
-  const type = typeof g.type === 'string' ? g.type : 'guard';
-  return typeof g.params === 'string' ? `${type}(${g.params})` : type;
-}
-
-/** A transition's place among its source's transitions for the same event (what `edgeId` numbers). */
-export function transitionIndex(t: AnyTransitionDefinition): number {
-  const source = t.source as AnyStateNode;
-  const list = t.eventType === '' ? source.always ?? [] : source.transitions.get(t.eventType) ?? [];
-  return list.indexOf(t);
 }
 
 const FONT_W = 7.2; // px per character of the 12.5px state name, a little generous

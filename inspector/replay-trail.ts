@@ -29,7 +29,7 @@ import { predicateRegistry } from '../policy/predicates.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
 import { replayJournal, type ReplayResult } from '../runtime/replay.js';
 import { builtinDomainForLibrary, builtinDomainNames, loadBuiltinDomain } from '../examples/registry.js';
-import { edgeId, eventName, guardName, transitionIndex } from './machine-graph.js';
+import { edgeId, eventName, guardName, transitionIndex } from './machine-edges.js';
 import { invocationMachine } from '../machines/invocation-machine.js';
 
 export interface TrailTransition {
