@@ -48,9 +48,7 @@ import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
 import { openableFor, rowsWithLineageLinks, withLineageLinks } from './lineage-links.js';
 import { listPage, listQueryOf } from './list-page.js';
-import { cachedTrailOf } from './replay-trail.js';
 import { attachLive } from './live.js';
-import { evaluablesFrom, loadPlanTrees } from './plan-trees.js';
 import { marksOf, REDACTED_HEADER, RedactionUnavailableError, redactedFor, redactedJournal, redactedRows, redactedVerdict, serverVerdict } from './redact.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
 import { STYLE } from './style.js';
@@ -160,7 +158,11 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
       const description = await describeInvocation(options.store, id);
       if (!api[2]) return sendJson(res, 200, await withLineageLinks(await redactedFor(options.store, id, description), openableFor(options.store, scope)));
       // The trail and the plans carry args and replies (and a divergence may quote a record): redacted like the rest.
-      if (api[2] === '/trail') return sendJson(res, 200, await redactedFor(options.store, id, await cachedTrailOf(options.store, id, { given: options.domain })));
+      if (api[2] === '/trail') {
+        // The replay (the machine, XState) and the planner below are loaded by the first page that asks, not at start.
+        const { cachedTrailOf } = await import('./replay-trail.js');
+        return sendJson(res, 200, await redactedFor(options.store, id, await cachedTrailOf(options.store, id, { given: options.domain })));
+      }
       if (api[2] === '/plans') return sendJson(res, 200, await redactedFor(options.store, id, await plansOf(options, id)));
       const bytes = await journalBytes(options.store, id);
       if (bytes === undefined) return sendJson(res, 404, { error: `invocation ${id} has no journal in ${options.store.name}` });
@@ -187,6 +189,7 @@ async function plansOf(options: InspectorOptions, id: string) {
   } catch (err) {
     return { version: 1, library: { digest: '', name: null }, problem: `the journal cannot be read: ${err instanceof Error ? err.message : String(err)}`, epochs: [] };
   }
+  const { evaluablesFrom, loadPlanTrees } = await import('./plan-trees.js');
   // The marks, for the trees' positional args (an operator's params): redactedFor cannot find them by name.
   return loadPlanTrees(options.store, records, evaluablesFrom(options.domain), await marksOf(options.store, id));
 }
