@@ -8,7 +8,9 @@
  * - `weft ls` on a folder loads no machine (xstate), no Redis client (ioredis, bullmq), no
  *   Redis store and no viewer;
  * - `weft run` without --stately loads no Stately relay, and on the file store no Redis client;
- * - `weft worker --help` loads no BullMQ.
+ * - `weft worker --help` loads no BullMQ;
+ * - `weft inspect` serves without the machine (xstate), the planner or the statechart's layout
+ *   (dagre): a page that asks for a replay trail, plan trees or the statechart loads them then.
  *
  * Each is a real child under test/support/module-trace.mjs, which lists every module the process
  * loads; the output and exit code are asserted too. What a start costs in time is a benchmark's
@@ -19,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { assertBuilt, repoRoot, runNode, weftBin, type CliResult } from './support/cli.js';
+import { spawnNode, waitFor } from './support/weft-processes.js';
 
 assertBuilt();
 const root = mkdtempSync(path.join(os.tmpdir(), 'weft-cli-startup-'));
@@ -80,5 +83,24 @@ describe('weft start-up loads what the command needs', () => {
     expect(result.code, show(result)).toBe(0);
     expect(result.stdout).toMatch(/^usage: weft worker --domain D --redis URL/);
     expect(packagesOf(modules)).not.toContain('bullmq');
+  });
+
+  test('weft inspect: serves the viewer, without the machine, the planner or the statechart layout', async () => {
+    const dir = mkdtempSync(path.join(root, 'viewer-'));
+    const file = path.join(root, `trace-${++traces}.txt`);
+    writeFileSync(file, '');
+    const viewer = spawnNode('--import', [TRACE, weftBin, 'inspect', '--dir', dir, '--port', '0', '--nice', '0'], { WEFT_MODULE_TRACE: file, WEFT_REDIS_URL: '' }, root);
+    const url = await waitFor('the URL weft inspect prints', () => /http:\/\/\S+/.exec(viewer.stdout())?.[0]);
+    // The list, as the page's first request asks for it (the printed URL's token, when it has one, as the page sends it).
+    const token = new URL(url).searchParams.get('token');
+    const list = await fetch(new URL('/api/invocations', url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toEqual([]);
+    viewer.signal('SIGTERM');
+    await viewer.done;
+    const modules = readFileSync(file, 'utf8').split('\n').filter((u) => u !== '');
+    const packages = packagesOf(modules);
+    for (const heavy of ['xstate', '@dagrejs/dagre', 'ioredis', 'bullmq']) expect(packages).not.toContain(heavy);
+    expect(modules.filter((u) => /\/dist\/(htn\/planner\/|inspector\/(machine-graph|replay-trail|plan-trees)\.js)/.test(u))).toEqual([]);
   });
 });
