@@ -80,8 +80,8 @@ async function main(argv: string[]): Promise<number> {
 
 /**
  * The node:crypto SHA-256 and ed25519 (journal/sha256-node.ts, ed25519-node.ts), installed before
- * any command module is loaded, so that nothing a
- * command computes, at import or later, uses the slower reference implementations.
+ * any command module is loaded, so that nothing a command computes, at import or later, uses the
+ * slower reference implementations. Not at the top: `weft --version` needs neither.
  */
 async function installNodeCrypto(): Promise<void> {
   await import('../journal/sha256-node.js');
