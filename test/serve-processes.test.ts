@@ -13,20 +13,17 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
-import { redisAvailable, startRedis } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
+import { startRedis } from './support/redis-server.js';
 import { runNodeWithin, sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
 
-const available = redisAvailable();
-if (!available && process.env.CI !== 'true') console.warn('\n*** redis-server is not installed: the weft serve process tests are SKIPPED ***\n');
-const suite = available || process.env.CI === 'true' ? describe : describe.skip;
+const redis = fileRedis();
 
-suite.concurrent('weft serve (processes)', () => {
-  let server: Awaited<ReturnType<typeof startRedis>>;
+describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'weft-serve-'));
   let n = 0;
   // Every workspace holds the one signing key: the store records the key an invocation starts with,
@@ -41,15 +38,13 @@ suite.concurrent('weft serve (processes)', () => {
   beforeAll(async () => {
     assertBuilt();
     await writeKeyPair(sharedKeys, signingKeyFromSecret(new Uint8Array(32).fill(78)));
-    server = await startRedis({ aof: true });
   });
   afterAll(async () => {
     for (const p of running) p.signal('SIGKILL');
-    await server?.stop();
     rmSync(root, { recursive: true, force: true });
   });
 
-  const store = (prefix: string) => ['--redis', server.url, '--redis-prefix', prefix];
+  const store = (prefix: string) => ['--redis', redis.url, '--redis-prefix', prefix];
   const onRedis = (prefix: string) => [...store(prefix), '--dispatch', 'in-process'];
   const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as { id: string; status: string; fingerprint: string | null };
 
@@ -109,7 +104,6 @@ suite.concurrent('weft serve (processes)', () => {
     const started = Date.now();
     const killed = await weft(['run', 'travel', '--seed', '11', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:4' });
     expect(killed.signal).toBe('SIGKILL');
-    const redis = new Redis(server.url);
     try {
       // Waits on serve's own line, not a poll of `weft ls` (a process each time). The lease lasts 30 s:
       // finishing within 35 s shows serve took over at once (the dead holder's pid is gone).
@@ -119,11 +113,10 @@ suite.concurrent('weft serve (processes)', () => {
       expect(await listed(prefix, reference.id)).toMatchObject({ status: 'completed' });
       const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
       expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
-      const world = JSON.parse((await redis.get(`${prefix}:travel:{${reference.id}}:providers`))!) as { ledger: Record<string, { applied: number }> };
+      const world = JSON.parse((await redis.admin.get(`${prefix}:travel:{${reference.id}}:providers`))!) as { ledger: Record<string, { applied: number }> };
       for (const [key, entry] of Object.entries(world.ledger)) expect(entry.applied, key).toBe(1);
       expect(serve.stdout()).toMatch(new RegExp(`resuming  ${reference.id} \\(interrupted`));
     } finally {
-      redis.disconnect();
       serve.signal('SIGTERM');
       await serve.done;
     }
