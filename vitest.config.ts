@@ -23,7 +23,7 @@ import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 const testDir = path.join(import.meta.dirname, 'test');
-const STARTS_PROCESSES = /from '(node:child_process|ioredis|bullmq|\.\/support\/(cli|weft-processes|redis-server|children)\.js)'/;
+const STARTS_PROCESSES = /from '(node:child_process|ioredis|bullmq|\.\/support\/(cli|weft-processes|redis-server|file-redis|children)\.js)'/;
 
 /** Whether a test file (or a helper in test/ that it imports) imports something that starts processes. */
 function startsProcesses(file: string, seen = new Set<string>()): boolean {

@@ -14,6 +14,10 @@
  * - `--redis-give-up-ms` / `WEFT_REDIS_GIVE_UP_MS` bound the first PING: against a port with nothing
  *   listening, and against a server that accepts and never answers (the old cap was 5 s whatever
  *   the budget).
+ *
+ * One private redis-server serves the file (a password and two ACL users set on it). The first two
+ * blocks run side by side: each mostly waits (a 6 s import, a 6 s budget) and neither writes to the
+ * server the refusal tests check is left untouched; the rest run one at a time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -66,8 +70,8 @@ async function journalOf(id: string): Promise<Array<{ seq: number; kind: string;
   return (await admin.lrange(`weft:{${id}}:journal`, 0, -1)).map((line) => JSON.parse(line));
 }
 
-describe.skipIf(!available)('a healthy Redis is reached however long the client library takes to load', () => {
-  test('ioredis loading for 6 s: weft run completes, its journal sealed and its world charged once', async () => {
+describe.skipIf(!available).concurrent('a healthy Redis is reached however long the client library takes to load', () => {
+  test('ioredis loading for 6 s: weft run completes, its journal sealed and its world charged once', async ({ expect }) => {
     const cwd = mkdtempSync(path.join(root, 'slow-import-'));
     const run = await runNode('--import', [path.join(repoRoot, 'test', 'support', 'slow-ioredis.mjs'), weftBin, 'run', 'travel', '--redis', url(), '--seed', 'slow', '--json'], { ...ENV, WEFT_TEST_SLOW_IMPORT_MS: '6000' }, cwd);
     expect(run.code, show(run)).toBe(0);
@@ -78,6 +82,43 @@ describe.skipIf(!available)('a healthy Redis is reached however long the client 
     const world = parseTravelState((await admin.get(`weft:travel:{${line.id}}:providers`))!);
     expect(world.charges.map((c) => c.amount)).toEqual([780]);
   }, 120_000);
+});
+
+describe.concurrent('the give-up budget bounds the first PING', () => {
+  test('a port with nothing listening: store.unreachable within the budget the flag or the variable gives', async ({ expect }) => {
+    const port = await freePort();
+    const byFlag = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--redis-give-up-ms', '300', '--json'], ENV, root);
+    expect(byFlag.code, show(byFlag)).toBe(1);
+    expect(lastLine(byFlag)).toMatchObject({ refused: 'store.unreachable' });
+    expect(lastLine(byFlag).reason).toMatch(/is unreachable \((no connection for|no answer to PING within) 300 ms\)/);
+    const byEnv = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--json'], { ...ENV, WEFT_REDIS_GIVE_UP_MS: '400' }, root);
+    expect(lastLine(byEnv).reason).toMatch(/is unreachable \((no connection for|no answer to PING within) 400 ms\)/);
+  });
+
+  test('a server that accepts and never answers is waited for the whole budget, not a fixed 5 s', async ({ expect }) => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const ls = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--json'], { ...ENV, WEFT_REDIS_GIVE_UP_MS: '6000' }, root);
+      expect(ls.code, show(ls)).toBe(1);
+      expect(lastLine(ls)).toMatchObject({ refused: 'store.unreachable' });
+      expect(lastLine(ls).reason).toMatch(/is unreachable \(no answer to PING within 6000 ms\)/);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  }, 60_000);
+
+  test('a bad value is a usage error naming the flag', async ({ expect }) => {
+    const bad = await weft(['ls', '--redis', 'redis://127.0.0.1:1/0', '--redis-give-up-ms', 'soon', '--json'], ENV, root);
+    expect(bad.code, show(bad)).toBe(2);
+    expect(lastLine(bad).reason).toMatch(/--redis-give-up-ms is a positive whole number of milliseconds, got "soon"/);
+  });
 });
 
 describe.skipIf(!available)('twenty CLIs at once against one healthy Redis, under load', () => {
@@ -162,42 +203,5 @@ describe.skipIf(!available)('a server that refuses this client is not an outage'
     expect(worker.stderr).toMatch(/^weft worker: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 refused this client \(WRONGPASS/);
     expect(worker.stderr).not.toMatch(/unreachable/);
     expect(worker.stdout + worker.stderr).not.toContain('WRONG@');
-  });
-});
-
-describe('the give-up budget bounds the first PING', () => {
-  test('a port with nothing listening: store.unreachable within the budget the flag or the variable gives', async () => {
-    const port = await freePort();
-    const byFlag = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--redis-give-up-ms', '300', '--json'], ENV, root);
-    expect(byFlag.code, show(byFlag)).toBe(1);
-    expect(lastLine(byFlag)).toMatchObject({ refused: 'store.unreachable' });
-    expect(lastLine(byFlag).reason).toMatch(/is unreachable \((no connection for|no answer to PING within) 300 ms\)/);
-    const byEnv = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--json'], { ...ENV, WEFT_REDIS_GIVE_UP_MS: '400' }, root);
-    expect(lastLine(byEnv).reason).toMatch(/is unreachable \((no connection for|no answer to PING within) 400 ms\)/);
-  });
-
-  test('a server that accepts and never answers is waited for the whole budget, not a fixed 5 s', async () => {
-    const sockets = new Set<Socket>();
-    const silent: Server = createServer((socket) => {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const port = (silent.address() as { port: number }).port;
-    try {
-      const ls = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--json'], { ...ENV, WEFT_REDIS_GIVE_UP_MS: '6000' }, root);
-      expect(ls.code, show(ls)).toBe(1);
-      expect(lastLine(ls)).toMatchObject({ refused: 'store.unreachable' });
-      expect(lastLine(ls).reason).toMatch(/is unreachable \(no answer to PING within 6000 ms\)/);
-    } finally {
-      for (const s of sockets) s.destroy();
-      silent.close();
-    }
-  }, 60_000);
-
-  test('a bad value is a usage error naming the flag', async () => {
-    const bad = await weft(['ls', '--redis', 'redis://127.0.0.1:1/0', '--redis-give-up-ms', 'soon', '--json'], ENV, root);
-    expect(bad.code, show(bad)).toBe(2);
-    expect(lastLine(bad).reason).toMatch(/--redis-give-up-ms is a positive whole number of milliseconds, got "soon"/);
   });
 });

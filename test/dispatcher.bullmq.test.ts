@@ -24,7 +24,8 @@ import type { Job, JobOutcome } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
 import { startWorker, type RunningWorker } from '../queue/worker.js';
 import { assertBuilt, repoRoot } from './support/cli.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
+import { startRedis } from './support/redis-server.js';
 import { runNodeWithin, sleep, startWeftWorker, waitFor } from './support/weft-processes.js';
 import {
   CONF,
@@ -41,28 +42,17 @@ const CLOSE_CHECK = path.join(repoRoot, 'test', 'support', 'dispatcher-close-che
 const CONF_DOMAIN = path.join(repoRoot, 'test', 'support', 'conformance-domain.mjs');
 const PREFIX = 'weft-test:bull';
 
-const redisOk = requireRedis();
-let server: RedisServer;
+/** The file's private Redis (no AOF: BullMQ's queues need no durability here); a queue of its own per test. */
+const redis = fileRedis({ aof: false });
+const redisOk = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-dispatcher-bullmq-'));
 
-beforeAll(async () => {
-  if (!redisOk) return;
-  assertBuilt();
-  server = await startRedis({ aof: false });
+beforeAll(() => {
+  if (redisOk) assertBuilt();
 });
-afterAll(async () => {
-  await server?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-if (!redisOk && process.env.CI === 'true') {
-  test('redis-server is installed (required under CI)', () => {
-    throw new Error(NO_REDIS_MESSAGE);
-  });
-}
-
-let queues = 0;
-const freshQueue = () => `conf-${process.pid}-${++queues}`;
+const freshQueue = () => redis.freshPrefix('conf');
 
 /** The dispatcher's copy of the actuators: names and schemas only — running one here is a bug. */
 const certOnly = () =>
@@ -92,7 +82,7 @@ interface BullRig {
  */
 async function eventReadersBlocked(queue: string, count: number, prefix = PREFIX): Promise<void> {
   const name = `name=${prefix}:${Buffer.from(queue).toString('base64')}:qe `;
-  const admin = new Redis(server.url);
+  const admin = new Redis(redis.url);
   try {
     await waitFor(`${count} event reader(s) of ${queue} to block in XREAD`, async () => {
       const list = (await admin.client('LIST')) as string;
@@ -109,11 +99,11 @@ async function openBull(options: Partial<BullMqDispatcherOptions> & { worker?: b
   const dispatchers: BullMqDispatcher[] = [];
   const workers: RunningWorker[] = [];
   const make = (more: Partial<BullMqDispatcherOptions> = {}) => {
-    const d = new BullMqDispatcher({ connection: server.url, queue, prefix: PREFIX, actuators: certOnly(), waitTimeoutMs: 15_000, noWorkerAfterMs: 60_000, warn: () => undefined, ...options, ...more });
+    const d = new BullMqDispatcher({ connection: redis.url, queue, prefix: PREFIX, actuators: certOnly(), waitTimeoutMs: 15_000, noWorkerAfterMs: 60_000, warn: () => undefined, ...options, ...more });
     dispatchers.push(d);
     return d;
   };
-  const inspect = new Queue(queue, { connection: { url: server.url }, prefix: PREFIX });
+  const inspect = new Queue(queue, { connection: { url: redis.url }, prefix: PREFIX });
   const dispatcher = make();
   await eventReadersBlocked(queue, 1);
   const rig: BullRig = {
@@ -125,7 +115,7 @@ async function openBull(options: Partial<BullMqDispatcherOptions> & { worker?: b
       const w = await startWorker({
         domain: conformanceDomain(),
         actuators: testActuators((c) => calls.push(c)),
-        connection: server.url,
+        connection: redis.url,
         queue,
         prefix: PREFIX,
         ...(options.lockDurationMs ? { lockDurationMs: options.lockDurationMs } : {}),
@@ -159,9 +149,9 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     async closeCheck() {
       // The worker runs here; the child process holds only the dispatcher, so its exit is the dispatcher's doing.
       const queue = freshQueue();
-      const worker = await startWorker({ domain: conformanceDomain(), actuators: testActuators(), connection: server.url, queue, prefix: PREFIX });
+      const worker = await startWorker({ domain: conformanceDomain(), actuators: testActuators(), connection: redis.url, queue, prefix: PREFIX });
       try {
-        return await runNodeWithin(20_000, CLOSE_CHECK, ['bullmq', server.url, queue, PREFIX]);
+        return await runNodeWithin(20_000, CLOSE_CHECK, ['bullmq', redis.url, queue, PREFIX]);
       } finally {
         await worker.close();
       }
@@ -171,11 +161,11 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
   });
 
   test('close() gives back every Redis connection the dispatcher opened', async () => {
-    const admin = new Redis(server.url);
+    const admin = new Redis(redis.url);
     const clients = async () => (await admin.client('LIST') as string).trim().split('\n').length;
     try {
       const before = await clients();
-      const dispatcher = new BullMqDispatcher({ connection: server.url, queue: freshQueue(), prefix: PREFIX, actuators: certOnly(), warn: () => undefined, waitTimeoutMs: 500 });
+      const dispatcher = new BullMqDispatcher({ connection: redis.url, queue: freshQueue(), prefix: PREFIX, actuators: certOnly(), warn: () => undefined, waitTimeoutMs: 500 });
       await rejection(dispatcher.dispatch(newJob(CONF.echo, { text: 'x', n: 0 })));
       expect(await clients()).toBeGreaterThan(before);
       await dispatcher.close();
@@ -395,13 +385,13 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     };
     const queue = freshQueue();
     const calls: ConformanceCall[] = [];
-    const worker = await startWorker({ domain: conformanceDomain(), actuators: testActuators((c) => calls.push(c)), connection: server.url, queue, prefix: PREFIX });
-    const dispatcher = new BullMqDispatcher({ connection: server.url, queue, prefix: PREFIX, actuators: certOnly(), waitTimeoutMs: 3_000, warn: () => undefined });
+    const worker = await startWorker({ domain: conformanceDomain(), actuators: testActuators((c) => calls.push(c)), connection: redis.url, queue, prefix: PREFIX });
+    const dispatcher = new BullMqDispatcher({ connection: redis.url, queue, prefix: PREFIX, actuators: certOnly(), waitTimeoutMs: 3_000, warn: () => undefined });
     try {
       const job = newJob(CONF.echo, { text: 'quick', n: 1 });
       const outcome = await dispatcher.dispatch(job).catch((err: unknown) => err);
       expect(calls, 'the worker ran the job').toEqual([expectedCall(job)]);
-      const inspect = new Queue(queue, { connection: { url: server.url }, prefix: PREFIX });
+      const inspect = new Queue(queue, { connection: { url: redis.url }, prefix: PREFIX });
       expect(await inspect.getJobState(jobIdOf(job))).toBe('completed');
       await inspect.close();
       expect(outcome, 'the completed job’s outcome (not a wait time-out)').toEqual({ ok: true, result: { echoed: 'quick', n: 1, key: job.key, attempt: 1 }, worker: expect.any(String) });
@@ -418,9 +408,9 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
     const bullPrefix = `${prefix}:bull`; // the CLI's BullMQ prefix is `<--redis-prefix>:bull`
     const callsFile = path.join(root, 'calls.jsonl');
     const readCalls = (): ConformanceCall[] => (existsSync(callsFile) ? readFileSync(callsFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ConformanceCall) : []);
-    const workerArgs = ['--domain', CONF_DOMAIN, '--redis', server.url, '--redis-prefix', prefix, '--queue', queue, '--dir', path.join(root, 'worker')];
+    const workerArgs = ['--domain', CONF_DOMAIN, '--redis', redis.url, '--redis-prefix', prefix, '--queue', queue, '--dir', path.join(root, 'worker')];
     const env = { WEFT_TEST_CALLS_FILE: callsFile, WEFT_WORKER_LOCK_MS: '1000' };
-    const dispatcher = new BullMqDispatcher({ connection: server.url, queue, prefix: bullPrefix, actuators: certOnly(), waitTimeoutMs: 20_000, warn: () => undefined });
+    const dispatcher = new BullMqDispatcher({ connection: redis.url, queue, prefix: bullPrefix, actuators: certOnly(), waitTimeoutMs: 20_000, warn: () => undefined });
     await eventReadersBlocked(queue, 1, bullPrefix);
     const referenceCalls: ConformanceCall[] = [];
     const reference = new InProcessDispatcher(testActuators((c) => referenceCalls.push(c)));
@@ -471,7 +461,7 @@ describe.skipIf(!redisOk)('BullMqDispatcher', () => {
       await waitFor('the long job to start in the second worker', () => readCalls().some((c) => c.key === hung.key && c.pid === child.pid), 60_000);
       await child.kill();
       const survivorCalls: ConformanceCall[] = [];
-      survivor = await startWorker({ domain: conformanceDomain(), actuators: testActuators((c) => survivorCalls.push(c)), connection: server.url, queue, prefix: bullPrefix, lockDurationMs: 1_000 });
+      survivor = await startWorker({ domain: conformanceDomain(), actuators: testActuators((c) => survivorCalls.push(c)), connection: redis.url, queue, prefix: bullPrefix, lockDurationMs: 1_000 });
       const stalled = await hungOutcome;
       expect(stalled).toEqual({ ok: false, failure: { class: 'transient', code: 'worker.stalled', message: expect.stringMatching(/stalled/) } });
       expect(survivorCalls, 'BullMQ never re-runs a stalled job by itself (maxStalledCount 0)').toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * `weft inspect --redis URL --public-key F` in the distributed mode, in a real headless Chromium:
- * a private Redis (AOF, fsync always), two `weft worker` processes and `weft serve`, every one a
- * separate process.
+ * one private Redis for the file (AOF, fsync always) and, per describe block under a prefix of its
+ * own, two `weft worker` processes and `weft serve`, every one a separate process.
  *
  * - A travel run whose booking (card.charge) the workers run slowly, started with
  *   `--dispatch bullmq` so its effects go to the workers: the list shows its row arrive, the
@@ -16,7 +16,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
@@ -25,12 +24,14 @@ import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
 import { awaitingApproval, followARun, lastLine, shownSeqs } from './support/inspect-flows.js';
 import { openPage, startViewer } from './support/inspect-viewer.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { spawnWeft, startWeftWorker, waitFor, type Spawned, type WorkerProcess } from './support/weft-processes.js';
 
 const hasChromium = requireChromium();
-const hasRedis = requireRedis();
+/** One private Redis (AOF, fsync always) for the file; each describe block under a prefix of its own. */
+const redis = fileRedis();
+const hasRedis = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-workers-'));
 const SLOW_EFFECT_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-effect-travel-domain.mjs');
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
@@ -54,17 +55,20 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-test.runIf(process.env.CI === 'true' && (!hasChromium || !hasRedis))('chromium and redis-server are installed', () => {
-  throw new Error(hasChromium ? NO_REDIS_MESSAGE : NO_CHROMIUM_MESSAGE);
+test.runIf(process.env.CI === 'true' && !hasChromium)('chromium is installed', () => {
+  throw new Error(NO_CHROMIUM_MESSAGE);
 });
 
-/** A private Redis, two workers of `domain` and serve, for one describe block; stopped after it. */
-function distributed(domain: () => string, env: Record<string, string> = {}) {
-  const ctx = { server: undefined as unknown as RedisServer, workers: [] as WorkerProcess[], serve: undefined as unknown as Spawned };
+/**
+ * Two workers of `domain` and serve on the file's Redis under a prefix of their own, for one describe
+ * block; stopped after it. `store` is the --redis and --redis-prefix arguments of every command of the block.
+ */
+function distributed(name: string, domain: () => string, env: Record<string, string> = {}) {
+  const prefix = redis.freshPrefix(name);
+  const ctx = { prefix, store: [] as string[], workers: [] as WorkerProcess[], serve: undefined as unknown as Spawned };
   beforeAll(async () => {
     if (!hasChromium || !hasRedis) return;
-    ctx.server = await startRedis();
-    const store = ['--redis', ctx.server.url];
+    const store = (ctx.store = ['--redis', redis.url, '--redis-prefix', prefix]);
     ctx.workers = await Promise.all([1, 2].map((n) => startWeftWorker(['--domain', domain(), ...store, '--dir', path.join(root, `worker-${n}`)], env)));
     ctx.serve = spawnWeft(['serve', '--domain', domain(), ...store, '--dispatch', 'bullmq', '--dir', path.join(root, 'serve'), '--poll-ms', '200'], { WEFT_SIGNING_KEY: keys.secret, ...env });
   });
@@ -72,7 +76,6 @@ function distributed(domain: () => string, env: Record<string, string> = {}) {
     ctx.serve?.signal('SIGTERM');
     await ctx.serve?.done;
     await Promise.all(ctx.workers.map((w) => w.stop()));
-    await ctx.server?.stop();
   });
   return ctx;
 }
@@ -82,17 +85,17 @@ const jobLines = (workers: readonly WorkerProcess[], id: string) => workers.map(
 
 describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and serve: a run followed live', () => {
   const releaseCharge = path.join(root, 'release-charge');
-  const ctx = distributed(() => SLOW_EFFECT_TRAVEL, { WEFT_TEST_SLOW_ACTUATOR: 'card.charge', WEFT_TEST_SLOW_MS: String(SLOW_MS), WEFT_TEST_SLOW_UNTIL: releaseCharge });
+  const ctx = distributed('live', () => SLOW_EFFECT_TRAVEL, { WEFT_TEST_SLOW_ACTUATOR: 'card.charge', WEFT_TEST_SLOW_MS: String(SLOW_MS), WEFT_TEST_SLOW_UNTIL: releaseCharge });
 
   test('the page shows the steps, the state and the journal move while the workers run it, and ends completed, verified against --public-key', async () => {
-    const viewer = await startViewer(['--redis', ctx.server.url, '--public-key', keys.pub]);
+    const viewer = await startViewer([...ctx.store, '--public-key', keys.pub]);
     try {
       let inFlight = '';
       const { run, shownWhileRunning, seqs } = await followARun(
         browser,
         'redis-workers',
         viewer.url,
-        async () => lastLine((await weft(['run', '--domain', SLOW_EFFECT_TRAVEL, LISBON, '--seed', '7', '--redis', ctx.server.url, '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime'), '--json'], { WEFT_SIGNING_KEY: keys.secret })).stdout),
+        async () => lastLine((await weft(['run', '--domain', SLOW_EFFECT_TRAVEL, LISBON, '--seed', '7', ...ctx.store, '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime'), '--json'], { WEFT_SIGNING_KEY: keys.secret })).stdout),
         async (page) => {
           try {
             // The booking in flight on a worker: its step shows dispatched, the others before it completed.
@@ -105,9 +108,7 @@ describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and 
           }
         },
       );
-      const reader = new Redis(ctx.server.url);
-      const length = await reader.llen(`weft:{${run.id}}:journal`);
-      reader.disconnect();
+      const length = await redis.admin.llen(`${ctx.prefix}:{${run.id}}:journal`);
       expect(shownWhileRunning).toBeGreaterThan(0);
       expect(shownWhileRunning).toBeLessThan(length);
       expect(seqs).toEqual([...Array(length).keys()]);
@@ -137,12 +138,12 @@ describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and 
   // each run writes its own copy of the same domain (awaitingApproval), so all share one pin.
   const VERSION = 'workers-page';
   const domain = hasChromium && hasRedis ? writeStrictTravelDomain(mkdtempSync(path.join(root, 'strict-')), { version: VERSION }) : '';
-  const ctx = distributed(() => domain);
+  const ctx = distributed('approvals', () => domain);
 
   /** An invocation awaiting approval on the workers' Redis, decided by a click in its page and followed to its sealed end. */
   async function decideAndFollow(button: '#approve' | '#reject', note: string): Promise<{ id: string; end: string; kinds: Array<{ kind: string; actuator?: unknown; key?: unknown }> }> {
-    const { run } = await awaitingApproval(root, path.join(root, `runtime-${button.slice(1)}`), VERSION, ['--redis', ctx.server.url, '--dispatch', 'bullmq'], { WEFT_SIGNING_KEY: keys.secret }, button === '#approve' ? '3' : '4');
-    const viewer = await startViewer(['--redis', ctx.server.url, '--public-key', keys.pub]);
+    const { run } = await awaitingApproval(root, path.join(root, `runtime-${button.slice(1)}`), VERSION, [...ctx.store, '--dispatch', 'bullmq'], { WEFT_SIGNING_KEY: keys.secret }, button === '#approve' ? '3' : '4');
+    const viewer = await startViewer([...ctx.store, '--public-key', keys.pub]);
     try {
       const { page, errors } = await openPage(browser);
       await page.goto(`${viewer.url}invocations/${run.id}`);
@@ -162,9 +163,7 @@ describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and 
       const end = (await page.locator('.summary .status').textContent()) ?? '';
       expect(errors).toEqual([]);
       await page.close();
-      const reader = new Redis(ctx.server.url);
-      const stored = await reader.lrange(`weft:{${run.id}}:journal`, 0, -1);
-      reader.disconnect();
+      const stored = await redis.admin.lrange(`${ctx.prefix}:{${run.id}}:journal`, 0, -1);
       const kinds = stored.map((l) => JSON.parse(l) as { kind: string; body: { actuator?: unknown; key?: unknown } }).map((r) => ({ kind: r.kind, actuator: r.body.actuator, key: r.body.key }));
       expect(kinds.at(-1)!.kind).toBe('invocation.sealed');
       return { id: run.id, end, kinds };

@@ -14,19 +14,18 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
-const redisOk = requireRedis();
+/** The file's private Redis (AOF, fsync always); each scenario under its own --redis-prefix. */
+const redis = fileRedis();
+const redisOk = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-mining-redis-'));
 const AS_OF = '2026-06-01T09:00:00Z';
 const PREFIX = 'mining';
-let server: RedisServer;
-let admin: Redis;
 let worker: WorkerProcess | undefined;
 
 interface Rec {
@@ -38,29 +37,19 @@ interface Rec {
 beforeAll(async () => {
   if (!redisOk) return;
   assertBuilt();
-  server = await startRedis();
-  admin = new Redis(server.url);
 }, 60_000);
 
 afterAll(async () => {
   await worker?.kill();
-  admin?.disconnect();
-  await server?.stop();
   rmSync(root, { recursive: true, force: true });
 });
 
-if (!redisOk && process.env.CI === 'true') {
-  test('redis-server is installed (required under CI)', () => {
-    throw new Error(NO_REDIS_MESSAGE);
-  });
-}
-
-const redisArgs = () => ['--redis', server.url, '--redis-prefix', PREFIX];
+const redisArgs = () => ['--redis', redis.url, '--redis-prefix', PREFIX];
 const lastJson = (r: CliResult) => {
   expect(r.code, `exit ${r.code}; stderr:\n${r.stderr}`).toBe(0);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
 };
-const journalOf = async (id: string) => (await admin.lrange(`${PREFIX}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
+const journalOf = async (id: string) => (await redis.admin.lrange(`${PREFIX}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
 
 describe.skipIf(!redisOk)('mining with Redis and workers', () => {
   test('mining the Redis store gives the file store\'s version; the mined version runs on the existing worker with no authoring', async () => {
@@ -79,7 +68,7 @@ describe.skipIf(!redisOk)('mining with Redis and workers', () => {
     expect(fromRedis.library).toBe(fromFiles.library);
     expect(fromRedis.candidates).toEqual(fromFiles.candidates);
     const digest = fromRedis.library as string;
-    expect(await admin.exists(`${PREFIX}:blob:${digest}`), 'the version is filed in Redis by digest').toBe(1);
+    expect(await redis.admin.exists(`${PREFIX}:blob:${digest}`), 'the version is filed in Redis by digest').toBe(1);
 
     const pid = worker.pid;
     const porto = lastJson(await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '12', '--as-of', AS_OF, ...redisArgs(), '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime'), '--library', digest, '--json']));
@@ -99,7 +88,7 @@ describe.skipIf(!redisOk)('mining with Redis and workers', () => {
   }, 300_000);
 
   test('a journal edited in Redis is refused: weft verify says the chain is broken and weft mine --redis mines nothing (exit 1, named by id)', async () => {
-    const args = ['--redis', server.url, '--redis-prefix', 'tampered'];
+    const args = ['--redis', redis.url, '--redis-prefix', 'tampered'];
     const run = lastJson(await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.lisbon, '--seed', '21', '--as-of', AS_OF, ...args, '--dir', path.join(root, 'tampered'), '--json']));
     expect(run.status).toBe('completed');
     const id = run.id as string;
@@ -107,21 +96,21 @@ describe.skipIf(!redisOk)('mining with Redis and workers', () => {
     expect(before).toMatchObject({ accepted: 1 });
     // The author reply quotes the taxi and no longer books it; the stored hashes are left as they were.
     const key = `tampered:{${id}}:journal`;
-    const lines = await admin.lrange(key, 0, -1);
+    const lines = await redis.admin.lrange(key, 0, -1);
     const at = lines.findIndex((l) => l.includes('"kind":"model.completed"') && l.includes('"purpose":"author"'));
     const record = JSON.parse(lines[at]!) as { body: { reply: string } };
     record.body.reply = JSON.stringify({ steps: (JSON.parse(record.body.reply) as { steps: unknown[] }).steps.slice(0, 1) });
-    await admin.lset(key, at, JSON.stringify(record));
+    await redis.admin.lset(key, at, JSON.stringify(record));
     const verify = await weft(['verify', id, ...args, '--no-signature']);
     expect(verify.code, verify.stdout).toBe(1);
     expect(verify.stdout).toContain(`chain broken at seq ${at}`);
     const out = path.join(root, 't1.json');
-    const blobs = (await admin.keys('tampered:blob:*')).sort();
+    const blobs = (await redis.admin.keys('tampered:blob:*')).sort();
     const mined = await weft(['mine', ...args, '--library', 'travel', '--out', out, '--apply', '--json']);
     expect(mined.code, mined.stderr).toBe(1);
     expect(mined.stderr).toMatch(new RegExp(`journal ${id} in .* does not verify \\(seq ${at}: `));
     expect(JSON.parse(mined.stdout.trim().split('\n').at(-1)!)).toMatchObject({ refused: 'journal.unreadable' });
     expect(existsSync(out)).toBe(false);
-    expect((await admin.keys('tampered:blob:*')).sort(), 'nothing filed').toEqual(blobs);
+    expect((await redis.admin.keys('tampered:blob:*')).sort(), 'nothing filed').toEqual(blobs);
   }, 180_000);
 });

@@ -10,23 +10,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseTravelState } from '../examples/travel/state.js';
 import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
 
-const available = requireRedis();
-if (!available && process.env.CI === 'true') {
-  test('redis-server is installed (required under CI)', () => {
-    throw new Error(NO_REDIS_MESSAGE);
-  });
-}
-
+/** The file's private Redis (AOF, fsync always); each scenario under its own --redis-prefix. */
+const redis = fileRedis();
+const available = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-policy-redis-'));
 let folders = 0;
 const fresh = (name: string) => mkdtempSync(path.join(root, `${name}-${++folders}-`));
-let server: RedisServer;
 let keyFile = '';
 const env = () => ({ WEFT_SIGNING_KEY: keyFile, WEFT_REDIS_URL: '', WEFT_DEBUG: '' });
 const show = (r: CliResult) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
@@ -37,20 +31,18 @@ const approvalFile = path.join(repoRoot, 'examples', 'travel', 'policy-approval.
 beforeAll(async () => {
   if (!available) return;
   assertBuilt();
-  server = await startRedis();
   const keys = fresh('key');
   const keygen = await weft(['keygen', '--out', keys]);
   if (keygen.code !== 0) throw new Error(`weft keygen: ${show(keygen)}`);
   keyFile = path.join(keys, 'weft.key');
 }, 120_000);
 afterAll(async () => {
-  await server?.stop();
   rmSync(root, { recursive: true, force: true });
 });
 
 describe.skipIf(!available)('rule packs on Redis', () => {
   test('run --policy in one folder, approve (no pack) in another, replay and explain in a third', async () => {
-    const on = ['--redis', server.url, '--redis-prefix', 'packs', '--dispatch', 'in-process'];
+    const on = ['--redis', redis.url, '--redis-prefix', 'packs', '--dispatch', 'in-process'];
     const a = fresh('run');
     const run = await weft(['run', 'travel', intent, '--as-of', '2026-06-01T09:00:00Z', '--policy', approvalFile, ...on, '--dir', a, '--json'], env(), a);
     expect(run.code, show(run)).toBe(0);
@@ -61,13 +53,8 @@ describe.skipIf(!available)('rule packs on Redis', () => {
     expect(approved.code, show(approved)).toBe(0);
     const done = last(approved);
     expect(done.status).toBe('completed');
-    const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-    try {
-      const world = parseTravelState((await redis.get(`packs:travel:{${rested.id}}:providers`))!);
-      expect(world.charges.map((c) => c.amount)).toEqual([780]);
-    } finally {
-      redis.disconnect();
-    }
+    const world = parseTravelState((await redis.admin.get(`packs:travel:{${rested.id}}:providers`))!);
+    expect(world.charges.map((c) => c.amount)).toEqual([780]);
     const c = fresh('replay');
     const replay = await weft(['replay', rested.id, ...on.slice(0, 4), '--dir', c, '--json'], env(), c);
     expect(replay.code, show(replay)).toBe(0);

@@ -29,15 +29,13 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { effectCounts, parseTravelState, type TravelState } from '../examples/travel/state.js';
 import { assertBuilt, pool, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
+import { startRedis, type RedisServer } from './support/redis-server.js';
 import { runNodeWithin, waitFor } from './support/weft-processes.js';
 
-const available = requireRedis();
-if (!available && process.env.CI === 'true') {
-  test('redis-server is installed (required under CI)', () => {
-    throw new Error(NO_REDIS_MESSAGE);
-  });
-}
+/** The file's private Redis (AOF, fsync always); the tests that kill or misconfigure one start their own. */
+const redis = fileRedis();
+const available = redis.available;
 
 const SEED = '7';
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
@@ -48,7 +46,6 @@ let folders = 0;
 /** A fresh, empty folder: each CLI process gets its own --dir (and cwd where it matters). */
 const fresh = (name: string) => mkdtempSync(path.join(root, `${name}-${++folders}-`));
 
-let server: RedisServer;
 let keyFile = '';
 /** The uninterrupted run of travel on Redis (prefix `ref`). */
 const ref = { id: '', fingerprint: '', hashes: [] as string[], applied: [] as string[], appends: 0 };
@@ -129,7 +126,7 @@ async function hibernated(s: RedisServer, prefix: string): Promise<string> {
 beforeAll(async () => {
   if (!available) return;
   assertBuilt();
-  server = await startRedis();
+  const server = redis.server;
   const keys = fresh('key');
   const keygen = await weft(['keygen', '--out', keys]);
   if (keygen.code !== 0) throw new Error(`weft keygen: ${show(keygen)}`);
@@ -146,10 +143,7 @@ beforeAll(async () => {
   ref.appends = Number(/appends: (\d+)/.exec(r.stderr)?.[1]);
 });
 
-afterAll(async () => {
-  await server?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe.skipIf(!available).concurrent('weft on Redis', () => {
   test('the reference run: fewer durable appends than records (records that announce no call travel with the next write-ahead record), nine world effects each applied once', ({ expect }) => {
@@ -173,7 +167,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
       .map((l) => (JSON.parse(l) as { hash: string }).hash);
     expect(fileHashes).toEqual(ref.hashes);
     // And the Redis journal replays (calling nothing) from a third process and folder.
-    const replay = await weft(['replay', ref.id, ...onRedis(server, 'ref'), '--dir', fresh('replay-ref'), '--json'], env());
+    const replay = await weft(['replay', ref.id, ...onRedis(redis.server, 'ref'), '--dir', fresh('replay-ref'), '--json'], env());
     expect(replay.code, show(replay)).toBe(0);
     expect(lastJson(replay)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
   });
@@ -182,7 +176,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     const a = fresh('helpdesk-redis');
     const b = fresh('helpdesk-file');
     const [onR, onF] = await Promise.all([
-      weft(['run', HELPDESK, '--seed', SEED, ...onRedis(server, 't1-helpdesk'), '--dir', a, '--json'], env(), a),
+      weft(['run', HELPDESK, '--seed', SEED, ...onRedis(redis.server, 't1-helpdesk'), '--dir', a, '--json'], env(), a),
       weft(['run', HELPDESK, '--seed', SEED, '--dir', b, '--json'], env(), b),
     ]);
     expect(onR.code, show(onR)).toBe(0);
@@ -199,37 +193,37 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
   // ── 2 ─────────────────────────────────────────────────────────────────────────────────────
   test('2. hibernated in one process, resumed in another (another cwd and --dir): the uninterrupted fingerprint; ls shows it completed', async ({ expect }) => {
     const prefix = 't2';
-    const id = await hibernated(server, prefix);
-    const before = JSON.parse((await weft(['ls', ...onRedis(server, prefix), '--json'], env())).stdout) as Array<{ id: string; status: string }>;
+    const id = await hibernated(redis.server, prefix);
+    const before = JSON.parse((await weft(['ls', ...onRedis(redis.server, prefix), '--json'], env())).stdout) as Array<{ id: string; status: string }>;
     expect(before).toEqual([expect.objectContaining({ id, status: 'hibernated' })]);
     const b = fresh('resume-b');
-    const resumed = await weft(['resume', id, ...onRedis(server, prefix), '--dir', b, '--json'], env(), b);
+    const resumed = await weft(['resume', id, ...onRedis(redis.server, prefix), '--dir', b, '--json'], env(), b);
     expect(resumed.code, show(resumed)).toBe(0);
     expect(lastJson(resumed)).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
-    expect(await hashesIn(server, prefix)).toEqual(ref.hashes);
-    const ls = await weft(['ls', ...onRedis(server, prefix), '--json'], env(), fresh('ls'));
+    expect(await hashesIn(redis.server, prefix)).toEqual(ref.hashes);
+    const ls = await weft(['ls', ...onRedis(redis.server, prefix), '--json'], env(), fresh('ls'));
     expect(ls.code, show(ls)).toBe(0);
     expect(JSON.parse(ls.stdout)).toEqual([expect.objectContaining({ id, status: 'completed', records: ref.hashes.length })]);
-    await expectEffectsOnce(server, prefix, expect);
+    await expectEffectsOnce(redis.server, prefix, expect);
   });
 
   // ── 3 ─────────────────────────────────────────────────────────────────────────────────────
   /** Kill a run under `prefix` with `crash` (env), then resume it at once from another process and folder. */
   async function killThenResume(prefix: string, crash: Record<string, string>, ex: typeof expect) {
     const a = fresh(`crash-${prefix}`);
-    const crashed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(server, prefix), '--dir', a, '--json'], env(crash), a);
+    const crashed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(redis.server, prefix), '--dir', a, '--json'], env(crash), a);
     ex(crashed.signal, `expected a SIGKILL with ${JSON.stringify(crash)}; ${show(crashed)}`).toBe('SIGKILL');
-    const before = await hashesIn(server, prefix);
+    const before = await hashesIn(redis.server, prefix);
     ex(before, 'what the killed run acknowledged is the start of the uninterrupted journal').toEqual(ref.hashes.slice(0, before.length));
     // Right after the kill the dead runtime's lease is still live (30 s TTL). Its holder id is
     // <host>:<pid> on this host and that pid is gone, so the store takes the lease over at once.
     const b = fresh(`resume-${prefix}`);
-    const resumed = await weft(['resume', ref.id, ...onRedis(server, prefix), '--dir', b, '--json'], env(), b);
+    const resumed = await weft(['resume', ref.id, ...onRedis(redis.server, prefix), '--dir', b, '--json'], env(), b);
     ex(resumed.code, `resume right after the kill (${JSON.stringify(crash)}): ${show(resumed)}`).toBe(0);
     ex(resumed.stderr).not.toMatch(STACK);
     ex(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
-    ex(await hashesIn(server, prefix)).toEqual(ref.hashes);
-    return expectEffectsOnce(server, prefix, ex);
+    ex(await hashesIn(redis.server, prefix)).toEqual(ref.hashes);
+    return expectEffectsOnce(redis.server, prefix, ex);
   }
 
   test('3. SIGKILLed after its N-th durable append (5 points over the run), resumed by another process at once: the uninterrupted journal, every effect once', async ({ expect }) => {
@@ -258,27 +252,27 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     const prefix = 't3-foreign';
     const a = fresh('crash-foreign');
     const k = Math.round(ref.appends / 2);
-    const crashed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(server, prefix), '--dir', a, '--json'], env({ WEFT_CRASH_AFTER_APPEND: String(k) }), a);
+    const crashed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(redis.server, prefix), '--dir', a, '--json'], env({ WEFT_CRASH_AFTER_APPEND: String(k) }), a);
     expect(crashed.signal, show(crashed)).toBe('SIGKILL');
-    const acknowledged = await hashesIn(server, prefix);
+    const acknowledged = await hashesIn(redis.server, prefix);
     expect(acknowledged).toEqual(ref.hashes.slice(0, acknowledged.length));
     // Make the dead holder look like a runtime on another machine (only its host name changes).
     const leaseKey = `${prefix}:{${ref.id}}:lease`;
-    await peek(server, (r) => r.hset(leaseKey, 'writer', 'another-host.example:4242'));
-    const refused = await weft(['resume', ref.id, ...onRedis(server, prefix), '--dir', fresh('resume-foreign'), '--json'], env());
+    await peek(redis.server, (r) => r.hset(leaseKey, 'writer', 'another-host.example:4242'));
+    const refused = await weft(['resume', ref.id, ...onRedis(redis.server, prefix), '--dir', fresh('resume-foreign'), '--json'], env());
     expect(refused.code, show(refused)).toBe(1);
     expect(refused.stderr).not.toMatch(STACK);
     expect(refused.stderr).toMatch(/being written by another-host\.example:4242 \(lease token \d+, expires in \d+(\.\d+)? s\)/);
     expect(lastJson(refused)).toMatchObject({ id: ref.id, refused: 'journal.lease_held', fingerprint: null });
-    expect(await hashesIn(server, prefix), 'a refused resume writes nothing').toEqual(acknowledged);
+    expect(await hashesIn(redis.server, prefix), 'a refused resume writes nothing').toEqual(acknowledged);
     // The TTL elapsing, without waiting 30 s: the lease's expiry moved into the past (the script
     // compares it with the caller's clock, exactly as it would once the time had passed).
-    await peek(server, (r) => r.hset(leaseKey, 'expiresAt', String(Date.now() - 1)));
-    const resumed = await weft(['resume', ref.id, ...onRedis(server, prefix), '--dir', fresh('resume-foreign-2'), '--json'], env());
+    await peek(redis.server, (r) => r.hset(leaseKey, 'expiresAt', String(Date.now() - 1)));
+    const resumed = await weft(['resume', ref.id, ...onRedis(redis.server, prefix), '--dir', fresh('resume-foreign-2'), '--json'], env());
     expect(resumed.code, show(resumed)).toBe(0);
     expect(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
-    expect(await hashesIn(server, prefix)).toEqual(ref.hashes);
-    await expectEffectsOnce(server, prefix, expect);
+    expect(await hashesIn(redis.server, prefix)).toEqual(ref.hashes);
+    await expectEffectsOnce(redis.server, prefix, expect);
   });
 
   // Waiting out the real lease TTL would take 30 s per kill: the runtime acquires with the
@@ -290,13 +284,13 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
   // ── 4 ─────────────────────────────────────────────────────────────────────────────────────
   test('4. two runtimes resume one hibernated invocation at once: one completes, the other is refused (lease held, no stack trace); the journal exports and verifies', async ({ expect }) => {
     const prefix = 't4';
-    const id = await hibernated(server, prefix);
+    const id = await hibernated(redis.server, prefix);
     // The slow-observer travel domain (same pin) holds the winner's lease for 3 s, so the two
     // resumes overlap whichever starts first.
     const both = await Promise.all(
       ['a', 'b'].map((name) => {
         const dir = fresh(`race-${name}`);
-        return weft(['resume', id, ...onRedis(server, prefix), '--domain', SLOW_TRAVEL, '--dir', dir, '--json'], env({ WEFT_TEST_OBSERVE_DELAY_MS: '3000' }), dir);
+        return weft(['resume', id, ...onRedis(redis.server, prefix), '--domain', SLOW_TRAVEL, '--dir', dir, '--json'], env({ WEFT_TEST_OBSERVE_DELAY_MS: '3000' }), dir);
       }),
     );
     const winners = both.filter((r) => r.code === 0);
@@ -311,19 +305,19 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     expect(loser.stderr).toMatch(/^weft resume: invocation \S+ is being written by \S+ \(lease token \d+, expires in [\d.]+ s\); only one writer per invocation/m);
     expect(lastJson(loser)).toMatchObject({ id, refused: 'journal.lease_held', fingerprint: null });
     // The journal is intact: the uninterrupted one, exported as a bundle that verifies offline.
-    expect(await hashesIn(server, prefix)).toEqual(ref.hashes);
+    expect(await hashesIn(redis.server, prefix)).toEqual(ref.hashes);
     const out = fresh('export');
-    const exported = await weft(['export', id, ...onRedis(server, prefix), '--dir', out], env());
+    const exported = await weft(['export', id, ...onRedis(redis.server, prefix), '--dir', out], env());
     expect(exported.code, show(exported)).toBe(0);
     const bundle = path.join(out, 'b.json');
     writeFileSync(bundle, exported.stdout);
     const verify = await weft(['verify', bundle, '--public-key', keyFile.replace(/\.key$/, '.pub')], env());
     expect(verify.code, show(verify)).toBe(0);
     expect(verify.stdout).toContain(ref.fingerprint);
-    const replay = await weft(['replay', id, ...onRedis(server, prefix), '--dir', fresh('replay-race'), '--json'], env());
+    const replay = await weft(['replay', id, ...onRedis(redis.server, prefix), '--dir', fresh('replay-race'), '--json'], env());
     expect(replay.code, show(replay)).toBe(0);
     expect(lastJson(replay)).toMatchObject({ status: 'completed', fingerprint: ref.fingerprint });
-    await expectEffectsOnce(server, prefix, expect);
+    await expectEffectsOnce(redis.server, prefix, expect);
   });
 
   // ── 5 ─────────────────────────────────────────────────────────────────────────────────────

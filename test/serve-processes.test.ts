@@ -4,24 +4,26 @@
  * uninterrupted fingerprint with every effect applied once; a decision left with
  * `weft approve --leave-to-serve` from another process is recorded by serve. (Durable sleep woken
  * by serve: test/sleep.test.ts; serve's rules: test/serve.test.ts.)
+ *
+ * One private Redis serves the file, each test under its own --redis-prefix; the outage test kills
+ * and restarts a server of its own. The tests run two at a time: the outage test spends most of its
+ * time waiting on ioredis' reconnects (serve hears of an outage only after ~18 s of them), so it goes
+ * first and the other three run beside it.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
-import { redisAvailable, startRedis } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
+import { startRedis } from './support/redis-server.js';
 import { runNodeWithin, sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
 
-const available = redisAvailable();
-if (!available && process.env.CI !== 'true') console.warn('\n*** redis-server is not installed: the weft serve process tests are SKIPPED ***\n');
-const suite = available || process.env.CI === 'true' ? describe : describe.skip;
+const redis = fileRedis();
 
-suite('weft serve (processes)', () => {
-  let server: Awaited<ReturnType<typeof startRedis>>;
+describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'weft-serve-'));
   let n = 0;
   // Every workspace holds the one signing key: the store records the key an invocation starts with,
@@ -36,15 +38,13 @@ suite('weft serve (processes)', () => {
   beforeAll(async () => {
     assertBuilt();
     await writeKeyPair(sharedKeys, signingKeyFromSecret(new Uint8Array(32).fill(78)));
-    server = await startRedis({ aof: true });
   });
   afterAll(async () => {
     for (const p of running) p.signal('SIGKILL');
-    await server?.stop();
     rmSync(root, { recursive: true, force: true });
   });
 
-  const store = (prefix: string) => ['--redis', server.url, '--redis-prefix', prefix];
+  const store = (prefix: string) => ['--redis', redis.url, '--redis-prefix', prefix];
   const onRedis = (prefix: string) => [...store(prefix), '--dispatch', 'in-process'];
   const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as { id: string; status: string; fingerprint: string | null };
 
@@ -56,109 +56,7 @@ suite('weft serve (processes)', () => {
     return rows.find((r) => r.id === id);
   }
 
-  test('a runtime SIGKILLed mid-run while serve runs: serve finishes it to the uninterrupted fingerprint, every effect once', async () => {
-    const reference = lastJson((await weft(['run', 'travel', '--seed', '11', '--dir', fresh(), '--json'])).stdout);
-    const prefix = 'k1';
-    const serve = spawnWeft(['serve', '--domain', 'travel', ...onRedis(prefix), '--dir', fresh(), '--poll-ms', '200']);
-    running.push(serve);
-    const started = Date.now();
-    const killed = await weft(['run', 'travel', '--seed', '11', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:4' });
-    expect(killed.signal).toBe('SIGKILL');
-    const redis = new Redis(server.url);
-    try {
-      // Waits on serve's own line, not a poll of `weft ls` (a process each time). The lease lasts 30 s:
-      // finishing within 35 s shows serve took over at once (the dead holder's pid is gone).
-      const ended = await waitFor('serve finishing the killed run', () => stoppedLine(serve, reference.id), 60_000);
-      expect(ended, serve.stdout()).toBe('completed');
-      expect(Date.now() - started).toBeLessThan(35_000);
-      expect(await listed(prefix, reference.id)).toMatchObject({ status: 'completed' });
-      const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
-      expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
-      const world = JSON.parse((await redis.get(`${prefix}:travel:{${reference.id}}:providers`))!) as { ledger: Record<string, { applied: number }> };
-      for (const [key, entry] of Object.entries(world.ledger)) expect(entry.applied, key).toBe(1);
-      expect(serve.stdout()).toMatch(new RegExp(`resuming  ${reference.id} \\(interrupted`));
-    } finally {
-      redis.disconnect();
-      serve.signal('SIGTERM');
-      await serve.done;
-    }
-  });
-
-  test('a decision written with approve --leave-to-serve from another process is recorded by serve, which goes on', async () => {
-    const prefix = 'a1';
-    // Travel whose policy needs a person for any spend over 100: the booking epoch awaits approval.
-    const strict = path.join(root, 'strict-travel.mjs');
-    const dist = (p: string) => JSON.stringify(path.join(repoRoot, 'dist', p));
-    writeFileSync(
-      strict,
-      [
-        `import travel from ${dist('examples/travel/index.js')};`,
-        `import { defineDomain, spendApprovalPolicy } from ${dist('index.js')};`,
-        `export default defineDomain({`,
-        `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
-        `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
-        `  policy: spendApprovalPolicy({ version: 'strict-serve', limit: 100, amountArg: 'amount' }),`,
-        `});`,
-      ].join('\n'),
-    );
-    const helpdesk = strict;
-    const started = lastJson((await weft(['run', strict, ...onRedis(prefix), '--dir', fresh(), '--json'])).stdout);
-    expect(started.status).toBe('awaiting_approval');
-    const approve = await weft(['approve', started.id, '--by', 'ana', '--leave-to-serve', '--domain', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--json']);
-    expect(lastJson(approve.stdout)).toMatchObject({ id: started.id, status: 'awaiting_approval' });
-    const serve = spawnWeft(['serve', '--domain', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--poll-ms', '200']);
-    running.push(serve);
-    try {
-      const ended = await waitFor('serve recording the approval and finishing', () => stoppedLine(serve, started.id), 60_000);
-      expect(ended, serve.stdout()).toBe('completed');
-      expect(await listed(prefix, started.id)).toMatchObject({ status: 'completed' });
-      expect(serve.stdout()).toMatch(new RegExp(`resuming  ${started.id} \\(approval`));
-    } finally {
-      serve.signal('SIGTERM');
-      await serve.done;
-    }
-  });
-
-  test('serve --domain travel --dispatch auto, started before any worker: another domain’s interrupted run is left alone, silently; travel’s runs on the worker that came later', async () => {
-    const prefix = 'dom';
-    const helpdesk = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
-    const serve = spawnWeft(['serve', '--domain', 'travel', ...store(prefix), '--dir', fresh(), '--poll-ms', '200']);
-    running.push(serve);
-    let worker: Spawned | undefined;
-    try {
-      await waitFor('serve to be ready', () => /— ready/.test(serve.stderr()), 60_000);
-      expect(serve.stderr()).toContain('dispatch auto (per invocation, on queue weft-effects-travel)');
-      // Another domain's run, killed mid-run on the same Redis: interrupted, and not travel's.
-      const theirs = await weft(['run', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:1' });
-      expect(theirs.signal).toBe('SIGKILL');
-      const theirId = (JSON.parse((await weft(['ls', ...store(prefix), '--json'])).stdout) as Array<{ id: string; status: string }>)[0]!;
-      expect(theirId.status).toBe('interrupted');
-      // A travel worker starts after serve did.
-      worker = spawnWeft(['worker', '--domain', 'travel', ...store(prefix), '--dir', fresh()]);
-      running.push(worker);
-      await waitFor('the worker to be ready', () => /— ready/.test(worker!.stderr()), 60_000);
-      const reference = lastJson((await weft(['run', 'travel', '--seed', '12', '--dir', fresh(), '--json'])).stdout);
-      const killed = await weft(['run', 'travel', '--seed', '12', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:4' });
-      expect(killed.signal).toBe('SIGKILL');
-      const ended = await waitFor('serve finishing the killed travel run', () => stoppedLine(serve, reference.id), 60_000);
-      expect(ended, serve.stdout()).toBe('completed');
-      // Decided when it was taken: a worker consumed travel's queue by then, so its effects ran there.
-      expect(serve.stdout()).toMatch(new RegExp(`resuming  ${reference.id} \\(interrupted[^\\n]*— effects on workers`));
-      expect(worker.stdout()).toMatch(new RegExp(`^${reference.id}\\.\\S+ attempt 1 ok \\d+ ms$`, 'm'));
-      const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
-      expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
-      // The helpdesk run: not one line of serve's about it, and still where it was.
-      expect(serve.stdout()).not.toContain(theirId.id);
-      expect(serve.stderr()).not.toContain(theirId.id);
-      expect(await listed(prefix, theirId.id)).toMatchObject({ status: 'interrupted' });
-    } finally {
-      serve.signal('SIGTERM');
-      worker?.signal('SIGTERM');
-      await Promise.all([serve.done, worker?.done]);
-    }
-  });
-
-  test('a Redis outage: serve and a worker each log one line when it starts and one when it ends, and carry on', async () => {
+  test('a Redis outage: serve and a worker each log one line when it starts and one when it ends, and carry on', async ({ expect }) => {
     const own = await startRedis({ aof: true });
     const args = ['--redis', own.url, '--redis-prefix', 'out'];
     const serve = spawnWeft(['serve', '--domain', 'travel', ...args, '--dir', fresh(), '--poll-ms', '100']);
@@ -197,4 +95,105 @@ suite('weft serve (processes)', () => {
       await own.stop();
     }
   });
+
+  test('a runtime SIGKILLed mid-run while serve runs: serve finishes it to the uninterrupted fingerprint, every effect once', async ({ expect }) => {
+    const reference = lastJson((await weft(['run', 'travel', '--seed', '11', '--dir', fresh(), '--json'])).stdout);
+    const prefix = 'k1';
+    const serve = spawnWeft(['serve', '--domain', 'travel', ...onRedis(prefix), '--dir', fresh(), '--poll-ms', '200']);
+    running.push(serve);
+    const started = Date.now();
+    const killed = await weft(['run', 'travel', '--seed', '11', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:4' });
+    expect(killed.signal).toBe('SIGKILL');
+    try {
+      // Waits on serve's own line, not a poll of `weft ls` (a process each time). The lease lasts 30 s:
+      // finishing within 35 s shows serve took over at once (the dead holder's pid is gone).
+      const ended = await waitFor('serve finishing the killed run', () => stoppedLine(serve, reference.id), 60_000);
+      expect(ended, serve.stdout()).toBe('completed');
+      expect(Date.now() - started).toBeLessThan(35_000);
+      expect(await listed(prefix, reference.id)).toMatchObject({ status: 'completed' });
+      const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
+      expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
+      const world = JSON.parse((await redis.admin.get(`${prefix}:travel:{${reference.id}}:providers`))!) as { ledger: Record<string, { applied: number }> };
+      for (const [key, entry] of Object.entries(world.ledger)) expect(entry.applied, key).toBe(1);
+      expect(serve.stdout()).toMatch(new RegExp(`resuming  ${reference.id} \\(interrupted`));
+    } finally {
+      serve.signal('SIGTERM');
+      await serve.done;
+    }
+  });
+
+  test('a decision written with approve --leave-to-serve from another process is recorded by serve, which goes on', async ({ expect }) => {
+    const prefix = 'a1';
+    // Travel whose policy needs a person for any spend over 100: the booking epoch awaits approval.
+    const strict = path.join(root, 'strict-travel.mjs');
+    const dist = (p: string) => JSON.stringify(path.join(repoRoot, 'dist', p));
+    writeFileSync(
+      strict,
+      [
+        `import travel from ${dist('examples/travel/index.js')};`,
+        `import { defineDomain, spendApprovalPolicy } from ${dist('index.js')};`,
+        `export default defineDomain({`,
+        `  name: 'strict-travel', libraries: travel.libraries, observe: travel.observe, evaluables: travel.evaluables,`,
+        `  actuators: (ctx) => travel.actuators(ctx), model: (ctx) => travel.model(ctx), intent: travel.intent, asOf: travel.asOf,`,
+        `  policy: spendApprovalPolicy({ version: 'strict-serve', limit: 100, amountArg: 'amount' }),`,
+        `});`,
+      ].join('\n'),
+    );
+    const helpdesk = strict;
+    const started = lastJson((await weft(['run', strict, ...onRedis(prefix), '--dir', fresh(), '--json'])).stdout);
+    expect(started.status).toBe('awaiting_approval');
+    const approve = await weft(['approve', started.id, '--by', 'ana', '--leave-to-serve', '--domain', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--json']);
+    expect(lastJson(approve.stdout)).toMatchObject({ id: started.id, status: 'awaiting_approval' });
+    const serve = spawnWeft(['serve', '--domain', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--poll-ms', '200']);
+    running.push(serve);
+    try {
+      const ended = await waitFor('serve recording the approval and finishing', () => stoppedLine(serve, started.id), 60_000);
+      expect(ended, serve.stdout()).toBe('completed');
+      expect(await listed(prefix, started.id)).toMatchObject({ status: 'completed' });
+      expect(serve.stdout()).toMatch(new RegExp(`resuming  ${started.id} \\(approval`));
+    } finally {
+      serve.signal('SIGTERM');
+      await serve.done;
+    }
+  });
+
+  test('serve --domain travel --dispatch auto, started before any worker: another domain’s interrupted run is left alone, silently; travel’s runs on the worker that came later', async ({ expect }) => {
+    const prefix = 'dom';
+    const helpdesk = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
+    const serve = spawnWeft(['serve', '--domain', 'travel', ...store(prefix), '--dir', fresh(), '--poll-ms', '200']);
+    running.push(serve);
+    let worker: Spawned | undefined;
+    try {
+      await waitFor('serve to be ready', () => /— ready/.test(serve.stderr()), 60_000);
+      expect(serve.stderr()).toContain('dispatch auto (per invocation, on queue weft-effects-travel)');
+      // Another domain's run, killed mid-run on the same Redis: interrupted, and not travel's.
+      const theirs = await weft(['run', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:1' });
+      expect(theirs.signal).toBe('SIGKILL');
+      const theirId = (JSON.parse((await weft(['ls', ...store(prefix), '--json'])).stdout) as Array<{ id: string; status: string }>)[0]!;
+      expect(theirId.status).toBe('interrupted');
+      // A travel worker starts after serve did.
+      worker = spawnWeft(['worker', '--domain', 'travel', ...store(prefix), '--dir', fresh()]);
+      running.push(worker);
+      await waitFor('the worker to be ready', () => /— ready/.test(worker!.stderr()), 60_000);
+      const reference = lastJson((await weft(['run', 'travel', '--seed', '12', '--dir', fresh(), '--json'])).stdout);
+      const killed = await weft(['run', 'travel', '--seed', '12', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:4' });
+      expect(killed.signal).toBe('SIGKILL');
+      const ended = await waitFor('serve finishing the killed travel run', () => stoppedLine(serve, reference.id), 60_000);
+      expect(ended, serve.stdout()).toBe('completed');
+      // Decided when it was taken: a worker consumed travel's queue by then, so its effects ran there.
+      expect(serve.stdout()).toMatch(new RegExp(`resuming  ${reference.id} \\(interrupted[^\\n]*— effects on workers`));
+      expect(worker.stdout()).toMatch(new RegExp(`^${reference.id}\\.\\S+ attempt 1 ok \\d+ ms$`, 'm'));
+      const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
+      expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
+      // The helpdesk run: not one line of serve's about it, and still where it was.
+      expect(serve.stdout()).not.toContain(theirId.id);
+      expect(serve.stderr()).not.toContain(theirId.id);
+      expect(await listed(prefix, theirId.id)).toMatchObject({ status: 'interrupted' });
+    } finally {
+      serve.signal('SIGTERM');
+      worker?.signal('SIGTERM');
+      await Promise.all([serve.done, worker?.done]);
+    }
+  });
+
 });

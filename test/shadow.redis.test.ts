@@ -16,12 +16,11 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
 const SHADOW_REFUNDS = path.join(repoRoot, 'test', 'support', 'shadow-refunds-domain.mjs');
@@ -40,10 +39,10 @@ interface Rec {
   body: Record<string, unknown> & { key?: string; actuator?: string; source?: string; result?: unknown };
 }
 
-const redisOk = requireRedis();
+/** The file's private Redis (AOF, fsync always); each scenario under its own --redis-prefix. */
+const redis = fileRedis();
+const redisOk = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-shadow-redis-'));
-let server: RedisServer;
-let admin: Redis;
 const workers: WorkerProcess[] = [];
 
 const sharedKeys = path.join(root, 'shared-keys');
@@ -57,25 +56,15 @@ function dir(name: string): string {
 beforeAll(async () => {
   if (!redisOk) return;
   assertBuilt();
-  server = await startRedis();
-  admin = new Redis(server.url);
 });
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill()));
-  admin?.disconnect();
-  await server?.stop();
   rmSync(root, { recursive: true, force: true });
 });
 
-if (!redisOk && process.env.CI === 'true') {
-  test('redis-server is installed (required under CI)', () => {
-    throw new Error(NO_REDIS_MESSAGE);
-  });
-}
-
 async function worker(prefix: string, name: string, domain: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const w = await startWeftWorker(['--domain', domain, '--redis', server.url, '--redis-prefix', prefix, '--dir', dir(name)], env);
+  const w = await startWeftWorker(['--domain', domain, '--redis', redis.url, '--redis-prefix', prefix, '--dir', dir(name)], env);
   workers.push(w);
   return w;
 }
@@ -85,9 +74,9 @@ function parsed(r: CliResult): RunJson {
   return JSON.parse(r.stdout) as RunJson;
 }
 
-const journalOf = async (prefix: string, id: string) => (await admin.lrange(`${prefix}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
+const journalOf = async (prefix: string, id: string) => (await redis.admin.lrange(`${prefix}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
 /** Every job id BullMQ has on the queue (completed, failed, waiting…): what was sent to workers. */
-const jobIds = async (prefix: string, queue: string) => (await admin.keys(`${prefix}:bull:${queue}:*`)).map((k) => k.slice(`${prefix}:bull:${queue}:`.length)).filter((id) => id.includes('.a') && !id.includes(':'));
+const jobIds = async (prefix: string, queue: string) => (await redis.admin.keys(`${prefix}:bull:${queue}:*`)).map((k) => k.slice(`${prefix}:bull:${queue}:`.length)).filter((id) => id.includes('.a') && !id.includes(':'));
 
 describe.skipIf(!redisOk)('shadow runs with a weft worker process', () => {
   test('travel --shadow --dispatch bullmq: no job is sent for a world effect, the world in Redis is untouched by them, the journal is the embedded shadow run’s', async () => {
@@ -96,7 +85,7 @@ describe.skipIf(!redisOk)('shadow runs with a weft worker process', () => {
     const reference = readFileSync(embedded.journal!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
 
     await worker('tshadow', 'travel-worker', 'travel');
-    const out = parsed(await weft(['run', 'travel', '--redis', server.url, '--redis-prefix', 'tshadow', '--dispatch', 'bullmq', '--dir', dir('travel-runtime'), '--seed', '5', '--shadow', '--json']));
+    const out = parsed(await weft(['run', 'travel', '--redis', redis.url, '--redis-prefix', 'tshadow', '--dispatch', 'bullmq', '--dir', dir('travel-runtime'), '--seed', '5', '--shadow', '--json']));
     expect(out).toMatchObject({ id: embedded.id, status: 'completed', fingerprint: embedded.fingerprint });
     const records = await journalOf('tshadow', out.id);
     expect(records.filter((r) => r.kind !== 'invocation.sealed').map((r) => r.hash)).toEqual(reference.filter((r) => r.kind !== 'invocation.sealed').map((r) => r.hash));
@@ -110,12 +99,12 @@ describe.skipIf(!redisOk)('shadow runs with a weft worker process', () => {
     for (const id of sent) expect(searched.has(id.replace(/\.a\d+(\.r[0-9a-f]+-\d+)?$/, '')), `job ${id} is an observation or a search`).toBe(true);
 
     // The world in Redis: no hold, charge, booking, message or reminder; the ledger holds the searches alone.
-    const world = JSON.parse((await admin.get(`tshadow:travel:{${out.id}}:providers`))!) as Record<string, unknown> & { ledger: Record<string, { actuator: string }> };
+    const world = JSON.parse((await redis.admin.get(`tshadow:travel:{${out.id}}:providers`))!) as Record<string, unknown> & { ledger: Record<string, { actuator: string }> };
     for (const part of ['holds', 'charges', 'bookings', 'messages', 'reminders']) expect(world[part], part).toEqual([]);
     expect(new Set(Object.values(world.ledger).map((e) => e.actuator))).toEqual(new Set(['flights.search', 'hotels.search']));
 
     // ls over Redis marks it.
-    const ls = await weft(['ls', '--redis', server.url, '--redis-prefix', 'tshadow']);
+    const ls = await weft(['ls', '--redis', redis.url, '--redis-prefix', 'tshadow']);
     expect(ls.code, ls.stderr).toBe(0);
     expect(ls.stdout).toMatch(new RegExp(`${out.id}\\s+completed \\(shadow\\)`));
   });
@@ -124,7 +113,7 @@ describe.skipIf(!redisOk)('shadow runs with a weft worker process', () => {
     const calls = path.join(root, 'refund-calls.jsonl');
     const env = { WEFT_TEST_CALLS_FILE: calls };
     const w = await worker('rshadow', 'refunds-worker', SHADOW_REFUNDS, env);
-    const out = parsed(await weft(['run', SHADOW_REFUNDS, '--redis', server.url, '--redis-prefix', 'rshadow', '--dispatch', 'bullmq', '--dir', dir('refunds-runtime'), '--shadow', '--json'], env));
+    const out = parsed(await weft(['run', SHADOW_REFUNDS, '--redis', redis.url, '--redis-prefix', 'rshadow', '--dispatch', 'bullmq', '--dir', dir('refunds-runtime'), '--shadow', '--json'], env));
     expect(out.status).toBe('completed');
     const records = await journalOf('rshadow', out.id);
     expect(records.find((r) => r.kind === 'invocation.completed')!.body.summary).toBe('refunded ana and bob, and told them');

@@ -9,7 +9,7 @@
  * skipped with a loud notice. Every server is a child process on a free port (never 6379).
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { recordLine } from '../journal/encode.js';
 import { canonicalize } from '../journal/canonical.js';
 import { FencedError, JournalIntegrityError, LeaseHeldError, SeqConflictError } from '../journal/errors.js';
@@ -19,47 +19,31 @@ import { chainRecord } from '../journal/chain.js';
 import { invocationSummary, listInvocations, listOpenInvocations } from '../runtime/list.js';
 import { fillEnded } from '../bench/list-fixture.js';
 import { chain, storeConformance } from './store-conformance.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
+import { startRedis } from './support/redis-server.js';
 
-const available = requireRedis();
-let server: RedisServer;
-let raw: Redis;
-let prefixes = 0;
-const freshPrefix = () => `t${++prefixes}`;
-
-beforeAll(async () => {
-  if (!available) return;
-  server = await startRedis();
-  raw = new Redis(server.url);
-});
-afterAll(async () => {
-  await raw?.quit();
-  await server?.stop();
-});
-
-if (!available && process.env.CI === 'true') {
-  test('redis-server is installed (required under CI)', () => {
-    throw new Error(NO_REDIS_MESSAGE);
-  });
-}
+/** The file's private Redis (AOF, fsync always, noeviction); each test's stores under a prefix of their own. */
+const redis = fileRedis();
+const available = redis.available;
+const freshPrefix = () => redis.freshPrefix('t');
 
 if (available) {
   storeConformance({
     name: 'redis',
     injectableClock: true,
-    create: async ({ now }) => new RedisStore({ redis: server.url, prefix: freshPrefix(), now }),
-    peer: async (store, { now }) => new RedisStore({ redis: server.url, prefix: (store as RedisStore).prefix, now }),
+    create: async ({ now }) => new RedisStore({ redis: redis.url, prefix: freshPrefix(), now }),
+    peer: async (store, { now }) => new RedisStore({ redis: redis.url, prefix: (store as RedisStore).prefix, now }),
     corruptBlob: async (store, digest) => {
-      await raw.set((store as RedisStore).blobKey(digest), 'not the original bytes');
+      await redis.admin.set((store as RedisStore).blobKey(digest), 'not the original bytes');
     },
     damageMetadata: async (store, invocation, text) => {
-      await raw.set(`${(store as RedisStore).prefix}:{${invocation}}:meta`, text);
+      await redis.admin.set(`${(store as RedisStore).prefix}:{${invocation}}:meta`, text);
     },
   });
 }
 
 describe.skipIf(!available)('RedisStore', () => {
-  const open = (over: { now?: () => number; prefix?: string } = {}) => new RedisStore({ redis: server.url, prefix: over.prefix ?? freshPrefix(), ...(over.now ? { now: over.now } : {}) });
+  const open = (over: { now?: () => number; prefix?: string } = {}) => new RedisStore({ redis: redis.url, prefix: over.prefix ?? freshPrefix(), ...(over.now ? { now: over.now } : {}) });
 
   test('stores each record as its canonical line (the file store\'s bytes), under the invocation\'s hash tag', async () => {
     const store = open();
@@ -75,12 +59,12 @@ describe.skipIf(!available)('RedisStore', () => {
       snapshot: `${store.prefix}:{layout}:snapshot`,
       status: `${store.prefix}:{layout}:status`,
     });
-    expect(await raw.lrange(keys.journal, 0, -1)).toEqual(records.map((r) => canonicalize(r)));
-    expect(await raw.hgetall(keys.lease)).toEqual({ writer: 'w', token: '1', expiresAt: String(lease.expiresAt), released: '0', attempt: expect.any(String), appended: expect.any(String) });
-    expect(JSON.parse((await raw.get(keys.snapshot))!)).toEqual({ seq: 3, hash: records[2]!.hash, data: { at: 3 } });
-    expect(await raw.type(keys.status)).toBe('string');
-    expect(await raw.zrange(store.registryKey, '0', '-1')).toEqual(['layout']);
-    expect(store.name).toBe(`redis://127.0.0.1:${server.port}/0`);
+    expect(await redis.admin.lrange(keys.journal, 0, -1)).toEqual(records.map((r) => canonicalize(r)));
+    expect(await redis.admin.hgetall(keys.lease)).toEqual({ writer: 'w', token: '1', expiresAt: String(lease.expiresAt), released: '0', attempt: expect.any(String), appended: expect.any(String) });
+    expect(JSON.parse((await redis.admin.get(keys.snapshot))!)).toEqual({ seq: 3, hash: records[2]!.hash, data: { at: 3 } });
+    expect(await redis.admin.type(keys.status)).toBe('string');
+    expect(await redis.admin.zrange(store.registryKey, '0', '-1')).toEqual(['layout']);
+    expect(store.name).toBe(`redis://127.0.0.1:${redis.server.port}/0`);
     await store.close();
   });
 
@@ -98,7 +82,7 @@ describe.skipIf(!available)('RedisStore', () => {
     expect(b).toEqual({ invocation: 'clock', writer: 'b', token: 2, expiresAt: 200 });
     await store.release(b);
     expect(await store.holder('clock')).toBeUndefined();
-    expect(await raw.hget(store.keys('clock').lease, 'token')).toBe('2'); // kept after release
+    expect(await redis.admin.hget(store.keys('clock').lease, 'token')).toBe('2'); // kept after release
     expect((await store.acquire('clock', { writer: 'c', ttlMs: 100 })).token).toBe(3);
     await store.close();
   });
@@ -118,7 +102,7 @@ describe.skipIf(!available)('RedisStore', () => {
     const lease = await store.acquire('garbled', { writer: 'a', ttlMs: 60_000 });
     const records = chain('garbled', 3);
     await store.append(lease, 0, records.slice(0, 2));
-    await raw.lset(store.keys('garbled').journal, 1, '{"seq":1,"kind":');
+    await redis.admin.lset(store.keys('garbled').journal, 1, '{"seq":1,"kind":');
     await expect(store.read('garbled')).rejects.toThrow(/^seq 1: the record at index 1 of .*:\{garbled\}:journal .*is not valid JSON/);
     await expect(store.tail('garbled')).rejects.toThrow(/^seq 1: /);
     const err = await store.append(lease, 2, records.slice(2)).catch((e: unknown) => e);
@@ -137,7 +121,7 @@ describe.skipIf(!available)('RedisStore', () => {
     expect(await store.readLines('lines')).toEqual(records.map((r) => recordLine(r)));
     expect(await store.readLines('lines', 2)).toEqual(records.slice(2).map((r) => recordLine(r)));
     expect(await store.readLines('lines', 4)).toEqual([]);
-    await raw.lset(store.keys('lines').journal, 3, '{"seq":3,"kind":');
+    await redis.admin.lset(store.keys('lines').journal, 3, '{"seq":3,"kind":');
     expect(await store.readLines('lines', 3)).toEqual(['{"seq":3,"kind":']);
     expect(await store.readLines('none')).toEqual([]);
     await store.close();
@@ -145,7 +129,7 @@ describe.skipIf(!available)('RedisStore', () => {
 
   test('two handles appending at once under one lease token: exactly one wins, the other gets SeqConflictError', async () => {
     const a = open();
-    const other = new RedisStore({ redis: server.url, prefix: a.prefix });
+    const other = new RedisStore({ redis: redis.url, prefix: a.prefix });
     const lease = await a.acquire('race', { writer: 'w', ttlMs: 60_000 });
     const all = chain('race', 1 + 3 * 20);
     await a.append(lease, 0, all.slice(0, 1));
@@ -171,9 +155,9 @@ describe.skipIf(!available)('RedisStore', () => {
   });
 
   test('close() leaves a client it was given open, and quits one it created', async () => {
-    const client = new Redis(server.url);
+    const client = new Redis(redis.url);
     const store = new RedisStore({ redis: client, prefix: freshPrefix() });
-    expect(store.name).toBe(`redis://127.0.0.1:${server.port}/0`);
+    expect(store.name).toBe(`redis://127.0.0.1:${redis.server.port}/0`);
     await store.putStatus('x', { status: 'running', at: 1 });
     await store.close();
     expect(await client.ping()).toBe('PONG');
@@ -186,7 +170,7 @@ describe.skipIf(!available)('RedisStore', () => {
       const store = open();
       const lease = await store.acquire('real', { writer: 'w', ttlMs: 60_000 });
       await store.append(lease, 0, chain('real', 1));
-      await raw.zadd(store.registryKey, '0', 'ghost'); // registered, then the write never happened
+      await redis.admin.zadd(store.registryKey, '0', 'ghost'); // registered, then the write never happened
       expect(await store.list()).toEqual(['real']);
       // A refused write may register its id; it is still not listed.
       const fenced = await store.acquire('refused', { writer: 'w', ttlMs: 60_000 });
@@ -211,13 +195,13 @@ describe.skipIf(!available)('RedisStore', () => {
       const n = await neighbour.acquire('neighbour', { writer: 'w', ttlMs: 60_000 });
       await neighbour.append(n, 0, chain('neighbour', 1));
 
-      await raw.zrem(writer.registryKey, 'inv-b', 'inv-s'); // the registry updates were lost
+      await redis.admin.zrem(writer.registryKey, 'inv-b', 'inv-s'); // the registry updates were lost
       const reader = open({ prefix });
       expect(await reader.list()).toEqual(['inv-a', 'inv-c']);
       expect((await reader.rebuildIndex()).added).toEqual(['inv-b', 'inv-s']);
       expect(await reader.list()).toEqual(['inv-a', 'inv-b', 'inv-c', 'inv-s']);
 
-      await raw.del(writer.registryKey); // the whole registry lost
+      await redis.admin.del(writer.registryKey); // the whole registry lost
       expect(await reader.list()).toEqual([]);
       expect((await reader.rebuildIndex()).added).toEqual(['inv-a', 'inv-b', 'inv-c', 'inv-s']);
       expect(await writer.list()).toEqual(['inv-a', 'inv-b', 'inv-c', 'inv-s']);
@@ -238,7 +222,7 @@ describe.skipIf(!available)('RedisStore', () => {
       expect(row.last).toEqual({ kind: last.kind, ...(last.meta?.at === undefined ? {} : { at: last.meta.at }) });
       expect(row.epoch).toBe(last.epoch);
     }
-    await raw.del(store.indexKey);
+    await redis.admin.del(store.indexKey);
     expect(await listInvocations(store)).toEqual(fromIndex); // rebuilt from the journals
     await store.close();
   });
@@ -263,31 +247,31 @@ describe.skipIf(!available)('RedisStore', () => {
       await invocation(store, 'open-a', false);
       await invocation(store, 'open-b', false);
       await settle(store);
-      expect((await raw.smembers(store.openKey)).sort()).toEqual(['open-a', 'open-b']);
+      expect((await redis.admin.smembers(store.openKey)).sort()).toEqual(['open-a', 'open-b']);
       expect((await store.openIndexed()).map((e) => e.id)).toEqual(['open-a', 'open-b']);
       expect((await listOpenInvocations(store)).map((r) => r.id)).toEqual(['open-a', 'open-b']);
 
       // The set lost (or never built, e.g. an index from before it existed): a repair rebuilds it from the index.
-      await raw.del(store.openKey);
+      await redis.admin.del(store.openKey);
       expect(await store.openIndexed()).toEqual([]);
       expect((await store.openIndexed({ repair: true })).map((e) => e.id)).toEqual(['open-a', 'open-b']);
-      expect((await raw.smembers(store.openKey)).sort()).toEqual(['open-a', 'open-b']);
+      expect((await redis.admin.smembers(store.openKey)).sort()).toEqual(['open-a', 'open-b']);
 
       // A member nothing accounts for any more (its journal deleted or moved aside) is dropped by a repair.
-      await raw.sadd(store.openKey, 'inv-deleted');
+      await redis.admin.sadd(store.openKey, 'inv-deleted');
       expect((await store.openIndexed({ repair: true })).map((e) => e.id)).toEqual(['open-a', 'open-b']);
-      expect(await raw.sismember(store.openKey, 'inv-deleted')).toBe(0);
+      expect(await redis.admin.sismember(store.openKey, 'inv-deleted')).toBe(0);
 
       // A stale member (its ending's index update was lost) is summarized, found ended, and dropped.
-      await raw.sadd(store.openKey, 'done-07');
-      await raw.hset(store.indexKey, 'done-07', JSON.stringify({ tenant: 'acme', intent: 'x', status: 'running', epoch: 1, records: 2, updated: 1 }));
+      await redis.admin.sadd(store.openKey, 'done-07');
+      await redis.admin.hset(store.indexKey, 'done-07', JSON.stringify({ tenant: 'acme', intent: 'x', status: 'running', epoch: 1, records: 2, updated: 1 }));
       expect((await listOpenInvocations(store)).map((r) => r.id)).toEqual(['open-a', 'open-b']);
-      expect(await raw.sismember(store.openKey, 'done-07')).toBe(0);
-      expect(JSON.parse((await raw.hget(store.indexKey, 'done-07'))!).status).toBe('completed');
+      expect(await redis.admin.sismember(store.openKey, 'done-07')).toBe(0);
+      expect(JSON.parse((await redis.admin.hget(store.indexKey, 'done-07'))!).status).toBe('completed');
 
       // A poll reads the open entries by id: no HGETALL of the index, no EXISTS per registered id.
       // monitor() opens a connection of its own (a duplicate() before it would be a client nobody closes).
-      const monitor = await raw.monitor();
+      const monitor = await redis.admin.monitor();
       const seen: string[] = [];
       monitor.on('monitor', (_time: unknown, args: string[]) => seen.push(String(args[0]).toLowerCase()));
       await listOpenInvocations(store);
@@ -303,8 +287,8 @@ describe.skipIf(!available)('RedisStore', () => {
 
   describe('durability', () => {
     test('the test server (AOF, fsync always, noeviction) passes; open() connects', async () => {
-      expect(await checkRedisDurability(raw)).toEqual({ ok: true });
-      const store = await RedisStore.open({ redis: server.url, prefix: freshPrefix() });
+      expect(await checkRedisDurability(redis.admin)).toEqual({ ok: true });
+      const store = await RedisStore.open({ redis: redis.url, prefix: freshPrefix() });
       expect(await store.length('nothing')).toBe(0);
       await store.close();
     });
@@ -413,7 +397,7 @@ describe.skipIf(!available)('RedisStore', () => {
   });
 
   test('a script the client resends after a lost reply takes effect once: acquire and append are acknowledged, not refused', async () => {
-    const client = new Redis(server.url);
+    const client = new Redis(redis.url);
     // Every script runs twice, as it would when ioredis resends a command whose reply was lost.
     const resending = new Proxy(client, {
       get(target, key) {
@@ -438,7 +422,7 @@ describe.skipIf(!available)('RedisStore', () => {
     expect((await store.renew(lease, 60_000)).token).toBe(1);
     await store.release(lease);
     // A different call is still refused.
-    const other = new RedisStore({ redis: server.url, prefix: store.prefix });
+    const other = new RedisStore({ redis: redis.url, prefix: store.prefix });
     const b = await other.acquire('twice', { writer: 'b', ttlMs: 60_000 });
     await expect(other.acquire('twice', { writer: 'c', ttlMs: 60_000 })).rejects.toThrow(LeaseHeldError);
     await expect(other.append(b, 4, chain(records[3]!, 1))).rejects.toThrow(SeqConflictError);

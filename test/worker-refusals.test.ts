@@ -27,12 +27,11 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
@@ -54,10 +53,10 @@ interface RunJson {
   reason?: string;
 }
 
-const redisOk = requireRedis();
+/** The file's private Redis (AOF, fsync always); each scenario under its own --redis-prefix. */
+const redis = fileRedis();
+const redisOk = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-refusals-'));
-let server: RedisServer;
-let admin: Redis;
 /** The embedded run of travel: its journal and the effects its world applied. */
 let reference: { id: string; records: Rec[]; applied: string[] };
 const workers: WorkerProcess[] = [];
@@ -75,8 +74,6 @@ const readJsonl = (file: string) => readFileSync(file, 'utf8').trim().split('\n'
 beforeAll(async () => {
   if (!redisOk) return;
   assertBuilt();
-  server = await startRedis();
-  admin = new Redis(server.url);
   const r = await weft(['run', 'travel', '--dir', path.join(root, 'reference'), '--json']);
   expect(r.code, r.stderr).toBe(0);
   const out = JSON.parse(r.stdout) as { id: string; journal: string };
@@ -86,25 +83,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill()));
-  admin?.disconnect();
-  await server?.stop();
   rmSync(root, { recursive: true, force: true });
 });
-
-if (!redisOk && process.env.CI === 'true') {
-  test('redis-server is installed (required under CI)', () => {
-    throw new Error(NO_REDIS_MESSAGE);
-  });
-}
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────
 
 async function worker(prefix: string, name: string, domain: string, args: string[] = []): Promise<WorkerProcess> {
-  const w = await startWeftWorker(['--domain', domain, '--redis', server.url, '--redis-prefix', prefix, '--dir', dir(name), ...args]);
+  const w = await startWeftWorker(['--domain', domain, '--redis', redis.url, '--redis-prefix', prefix, '--dir', dir(name), ...args]);
   workers.push(w);
   return w;
 }
-const at = (prefix: string, name: string) => ['--redis', server.url, '--redis-prefix', prefix, '--dir', dir(name)];
+const at = (prefix: string, name: string) => ['--redis', redis.url, '--redis-prefix', prefix, '--dir', dir(name)];
 const runArgs = (prefix: string, name: string, waitMs: number) => ['run', 'travel', ...at(prefix, name), '--dispatch', 'bullmq', '--refusal-wait-ms', String(waitMs), '--json'];
 const resumeArgs = (prefix: string, name: string, id: string, waitMs: number) => ['resume', id, ...at(prefix, name), '--dispatch', 'bullmq', '--refusal-wait-ms', String(waitMs), '--json'];
 
@@ -112,9 +101,9 @@ function outOf(r: CliResult, code: number): RunJson {
   expect(r.code, `exit ${r.code} / ${r.signal}; stderr:\n${r.stderr}`).toBe(code);
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as RunJson;
 }
-const journalOf = async (prefix: string, id: string) => (await admin.lrange(`${prefix}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
+const journalOf = async (prefix: string, id: string) => (await redis.admin.lrange(`${prefix}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
 async function ledgerOf(prefix: string, id: string): Promise<Ledger> {
-  const text = await admin.get(`${prefix}:travel:{${id}}:providers`);
+  const text = await redis.admin.get(`${prefix}:travel:{${id}}:providers`);
   return text === null ? {} : (JSON.parse(text) as { ledger: Ledger }).ledger;
 }
 const idOf = (w: WorkerProcess) => `${hostname()}:${w.pid}`;
@@ -145,7 +134,7 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     // The reason names the refusing worker, why, and the command that fixes it.
     expect(run.reason).toContain(idOf(wrong));
     expect(run.reason).toContain('worker.wrong_domain');
-    expect(run.reason).toContain(`start \`weft worker --domain travel --redis ${server.url} --redis-prefix wq\``);
+    expect(run.reason).toContain(`start \`weft worker --domain travel --redis ${redis.url} --redis-prefix wq\``);
     expect(run.reason).toContain(`weft resume ${reference.id}`);
 
     // Every job was refused: each refusal recorded, naming the worker; nothing observed, nothing failed.
@@ -177,13 +166,13 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(replayed.code, replayed.stderr).toBe(0);
 
     // The first runtime recorded the queue as travel's: a helpdesk worker no longer starts on it.
-    expect(await admin.hget('wq:bull:queue-domains', QUEUE)).toBe('travel');
+    expect(await redis.admin.hget('wq:bull:queue-domains', QUEUE)).toBe('travel');
     const again = await weft(['worker', '--domain', HELPDESK, '--queue', QUEUE, ...at('wq', 'wq-helpdesk-2')]);
     expect(again.code, again.stderr).toBe(2);
     expect(again.stderr).toContain(`queue ${QUEUE} belongs to domain travel`);
     expect(again.stderr).toContain('this worker runs domain helpdesk');
-    expect(again.stderr).toContain(`weft worker --domain helpdesk --redis ${server.url} --redis-prefix wq`);
-    expect(again.stderr).toContain(`weft worker --domain travel --redis ${server.url} --redis-prefix wq`);
+    expect(again.stderr).toContain(`weft worker --domain helpdesk --redis ${redis.url} --redis-prefix wq`);
+    expect(again.stderr).toContain(`weft worker --domain travel --redis ${redis.url} --redis-prefix wq`);
   });
 
   test('an old worker during an upgrade lacks an actuator: its refusals spend no attempt, the run rests suspended naming it; a resume killed mid-wait, then one with an upgraded worker, neither loses the step nor dispatches it twice', async () => {
@@ -214,7 +203,7 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(crashed.slice(0, suspended.length)).toEqual(suspended);
     expect(crashed.slice(suspended.length).map((r) => r.kind)).toEqual(['step.refused']);
     const refusals = kinds(crashed, 'step.refused').length;
-    expect(await admin.exists(`up:bull:${QUEUE}:${key}.a1.x${refusals}`), 'the crash came before the job went back on the queue').toBe(0);
+    expect(await redis.admin.exists(`up:bull:${QUEUE}:${key}.a1.x${refusals}`), 'the crash came before the job went back on the queue').toBe(0);
 
     // The old worker is upgraded (stopped, a new build started): the step completes as attempt 1, applied once.
     await old.stop();
@@ -228,8 +217,8 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(total).toBeGreaterThanOrEqual(refusals);
     expect((await ledgerOf('up', reference.id))[key]).toMatchObject({ actuator: 'airline.hold', attempts: 1, applied: 1 });
     // One job per recorded refusal, each failed (refused, never run), and the one after the last completed.
-    const failedJobs = new Set(await admin.zrange(`up:bull:${QUEUE}:failed`, '0', '-1'));
-    const completedJobs = new Set(await admin.zrange(`up:bull:${QUEUE}:completed`, '0', '-1'));
+    const failedJobs = new Set(await redis.admin.zrange(`up:bull:${QUEUE}:failed`, '0', '-1'));
+    const completedJobs = new Set(await redis.admin.zrange(`up:bull:${QUEUE}:completed`, '0', '-1'));
     for (let n = 0; n < total; n++) expect(failedJobs.has(`${key}.a1${n === 0 ? '' : `.x${n}`}`), `job ${n} of ${key} refused`).toBe(true);
     expect(completedJobs.has(`${key}.a1.x${total}`), 'the job after the last refusal completed').toBe(true);
     expect([...completedJobs].filter((id) => id.startsWith(`${key}.a`))).toEqual([`${key}.a1.x${total}`]);
@@ -260,10 +249,10 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     // worker refuses in turn) — the cancel added none, and none completed.
     const refusedJobs = kinds(records, 'step.refused').filter((r) => r.body.key === key).length;
     const ids = Array.from({ length: refusedJobs + 1 }, (_, n) => `${key}.a1${n === 0 ? '' : `.x${n}`}`);
-    const jobs = (await admin.keys(`cx:bull:${QUEUE}:${key}.a*`)).map((k) => k.slice(`cx:bull:${QUEUE}:`.length)).filter((id) => !id.includes(':'));
+    const jobs = (await redis.admin.keys(`cx:bull:${QUEUE}:${key}.a*`)).map((k) => k.slice(`cx:bull:${QUEUE}:`.length)).filter((id) => !id.includes(':'));
     expect(ids.slice(0, refusedJobs).every((id) => jobs.includes(id))).toBe(true);
     expect(jobs.every((id) => ids.includes(id)), jobs.join(', ')).toBe(true);
-    expect((await admin.zrange(`cx:bull:${QUEUE}:completed`, '0', '-1')).filter((id) => id.startsWith(`${key}.a`))).toEqual([]);
+    expect((await redis.admin.zrange(`cx:bull:${QUEUE}:completed`, '0', '-1')).filter((id) => id.startsWith(`${key}.a`))).toEqual([]);
     await old.stop();
   });
 });

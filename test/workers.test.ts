@@ -25,12 +25,11 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { fileRedis } from './support/file-redis.js';
 import { spawnNode, spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
 
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
@@ -61,10 +60,10 @@ interface Reference {
   appends: number;
 }
 
-const redisOk = requireRedis();
+/** The file's private Redis (AOF, fsync always); each scenario under its own --redis-prefix. */
+const redis = fileRedis();
+const redisOk = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-workers-'));
-let server: RedisServer;
-let admin: Redis;
 let travel: Reference;
 let helpdesk: Reference;
 let travelApplied: string[];
@@ -96,8 +95,6 @@ async function reference(domain: string, name: string): Promise<Reference> {
 beforeAll(async () => {
   if (!redisOk) return;
   assertBuilt();
-  server = await startRedis(); // AOF + fsync always: the strict durability the Redis store demands
-  admin = new Redis(server.url);
   // Both settle before either failure is reported, so no run still writes into `root` at afterAll.
   const refs = await Promise.allSettled([reference('travel', 'ref-travel'), reference(HELPDESK, 'ref-helpdesk')]);
   for (const r of refs) if (r.status === 'rejected') throw r.reason;
@@ -108,41 +105,33 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill()));
-  admin?.disconnect();
-  await server?.stop();
   rmSync(root, { recursive: true, force: true });
 });
-
-if (!redisOk && process.env.CI === 'true') {
-  test('redis-server is installed (required under CI)', () => {
-    throw new Error(NO_REDIS_MESSAGE);
-  });
-}
 
 // ── helpers ─────────────────────────────────────────────────────────────────────────────────
 
 async function worker(prefix: string, name: string, options: { domain?: string; env?: Record<string, string>; args?: string[] } = {}): Promise<WorkerProcess> {
-  const w = await startWeftWorker(['--domain', options.domain ?? 'travel', '--redis', server.url, '--redis-prefix', prefix, '--dir', dir(name), ...(options.args ?? [])], options.env ?? {});
+  const w = await startWeftWorker(['--domain', options.domain ?? 'travel', '--redis', redis.url, '--redis-prefix', prefix, '--dir', dir(name), ...(options.args ?? [])], options.env ?? {});
   workers.push(w);
   return w;
 }
 
-const runArgs = (prefix: string, name: string, domain = 'travel') => ['run', domain, '--redis', server.url, '--redis-prefix', prefix, '--dispatch', 'bullmq', '--dir', dir(name), '--json'];
+const runArgs = (prefix: string, name: string, domain = 'travel') => ['run', domain, '--redis', redis.url, '--redis-prefix', prefix, '--dispatch', 'bullmq', '--dir', dir(name), '--json'];
 
 function parsed(r: CliResult): RunJson {
   expect(r.code, `exit ${r.code} / ${r.signal}; stderr:\n${r.stderr}`).toBe(0);
   return JSON.parse(r.stdout) as RunJson;
 }
 
-const journalOf = async (prefix: string, id: string) => (await admin.lrange(`${prefix}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
+const journalOf = async (prefix: string, id: string) => (await redis.admin.lrange(`${prefix}:{${id}}:journal`, 0, -1)).map((l) => JSON.parse(l) as Rec);
 const ledgerOf = async (prefix: string, id: string): Promise<Ledger> => {
-  const text = await admin.get(`${prefix}:travel:{${id}}:providers`);
+  const text = await redis.admin.get(`${prefix}:travel:{${id}}:providers`);
   expect(text, `the providers' world at ${prefix}:travel:{${id}}:providers`).not.toBeNull();
   return (JSON.parse(text!) as { ledger: Ledger }).ledger;
 };
 /** The completed jobs' ids, an observation's per-dispatch suffix (`.r<dispatcher>-<n>`) cut off: one per recorded attempt. */
-const completedJobs = async (prefix: string, queue = QUEUE) => new Set((await admin.zrange(`${prefix}:bull:${queue}:completed`, '0', '-1')).map((id) => id.replace(/\.r[0-9a-f]+-\d+$/, '')));
-const failedJobs = async (prefix: string) => new Set(await admin.zrange(`${prefix}:bull:${QUEUE}:failed`, '0', '-1'));
+const completedJobs = async (prefix: string, queue = QUEUE) => new Set((await redis.admin.zrange(`${prefix}:bull:${queue}:completed`, '0', '-1')).map((id) => id.replace(/\.r[0-9a-f]+-\d+$/, '')));
+const failedJobs = async (prefix: string) => new Set(await redis.admin.zrange(`${prefix}:bull:${QUEUE}:failed`, '0', '-1'));
 
 /** The job ids a journal's dispatches and observations imply: `<key>.a<attempt>`. */
 function jobIdsOf(records: Rec[]): string[] {
@@ -162,7 +151,7 @@ const hashed = (records: Rec[]) => records.filter((r) => r.kind !== 'invocation.
 
 /** Whether the job for `id` is in `state` (via BullMQ itself). */
 async function jobState(prefix: string, id: string): Promise<string> {
-  const queue = new Queue(QUEUE, { connection: { url: server.url }, prefix: `${prefix}:bull` });
+  const queue = new Queue(QUEUE, { connection: { url: redis.url }, prefix: `${prefix}:bull` });
   try {
     return await queue.getJobState(id);
   } finally {
@@ -192,7 +181,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
 
   test('travel on TWO workers: the embedded fingerprint, every job completed, effects applied once', async () => {
     await Promise.all([worker('two', 'two-worker-a'), worker('two', 'two-worker-b')]);
-    const probe = new Queue(QUEUE, { connection: { url: server.url }, prefix: 'two:bull' });
+    const probe = new Queue(QUEUE, { connection: { url: redis.url }, prefix: 'two:bull' });
     try {
       expect(await probe.getWorkersCount()).toBe(2);
     } finally {
@@ -277,7 +266,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     expect(before.at(-1)).toMatchObject({ kind: 'step.dispatched', body: { key, attempt: 1 } });
     expect(await jobState('crash-dispatched', `${key}.a1`), 'the job was not added before the kill').toBe('unknown');
 
-    const resumed = parsed(await weft(['resume', travel.id, '--redis', server.url, '--redis-prefix', 'crash-dispatched', '--dispatch', 'bullmq', '--dir', dir('crash-dispatched-b'), '--json']));
+    const resumed = parsed(await weft(['resume', travel.id, '--redis', redis.url, '--redis-prefix', 'crash-dispatched', '--dispatch', 'bullmq', '--dir', dir('crash-dispatched-b'), '--json']));
     expect(resumed).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
     expect(hashed(await journalOf('crash-dispatched', travel.id))).toEqual(hashed(travel.records));
     const ledger = await ledgerOf('crash-dispatched', travel.id);
@@ -299,7 +288,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     run.signal('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
 
-    const resumed = parsed(await weft(['resume', travel.id, '--redis', server.url, '--redis-prefix', 'crash-completed', '--dispatch', 'bullmq', '--dir', dir('crash-completed-b'), '--json']));
+    const resumed = parsed(await weft(['resume', travel.id, '--redis', redis.url, '--redis-prefix', 'crash-completed', '--dispatch', 'bullmq', '--dir', dir('crash-completed-b'), '--json']));
     expect(resumed).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
     expect(hashed(await journalOf('crash-completed', travel.id))).toEqual(hashed(travel.records));
     const ledger = await ledgerOf('crash-completed', travel.id);
@@ -319,7 +308,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
 
   test('weft worker without --domain or without --redis exits 2 with the usage', async () => {
     const usage = /usage: weft worker --domain D --redis URL \[--concurrency N\] \[--queue NAME\] \[--lock-ms MS\] \[--quiet\] \[--redis-prefix P\] \[--dir D\]/;
-    const noDomain = await weft(['worker', '--redis', server.url]);
+    const noDomain = await weft(['worker', '--redis', redis.url]);
     expect(noDomain.code).toBe(2);
     expect(noDomain.stderr).toContain('--domain is required');
     expect(noDomain.stderr).toMatch(usage);
@@ -327,7 +316,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     expect(noRedis.code).toBe(2);
     expect(noRedis.stderr).toContain('--redis URL (or WEFT_REDIS_URL) is required');
     expect(noRedis.stderr).toMatch(usage);
-    const tooShort = await weft(['worker', '--domain', 'travel', '--redis', server.url, '--lock-ms', '100']);
+    const tooShort = await weft(['worker', '--domain', 'travel', '--redis', redis.url, '--lock-ms', '100']);
     expect(tooShort.code).toBe(2);
     expect(tooShort.stderr).toContain('--lock-ms is at least 500');
   });
@@ -357,15 +346,15 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
   });
 
   test('the notice of a run without a worker names a worker command that works as printed (--redis, --redis-prefix, --queue)', async () => {
-    const r = await weft(['run', 'travel', '--redis', server.url, '--redis-prefix', 'hint', '--queue', 'travel-q', '--dir', dir('hint-runtime'), '--json']);
+    const r = await weft(['run', 'travel', '--redis', redis.url, '--redis-prefix', 'hint', '--queue', 'travel-q', '--dir', dir('hint-runtime'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const hint = /start `(weft worker [^`]+)`/.exec(r.stderr)?.[1];
-    expect(hint, r.stderr).toBe(`weft worker --domain travel --redis ${server.url} --redis-prefix hint --queue travel-q`);
+    expect(hint, r.stderr).toBe(`weft worker --domain travel --redis ${redis.url} --redis-prefix hint --queue travel-q`);
     // Run it as printed (from a folder of its own): it consumes the very queue the run would use.
     const printed = spawnNode(weftBin, hint!.split(' ').slice(1), {}, mkdtempSync(path.join(root, 'hint-cwd-')));
     try {
       await waitFor('the printed worker to be ready', () => /— ready/.test(printed.stderr()), 60_000);
-      const queue = new Queue('travel-q', { connection: { url: server.url }, prefix: 'hint:bull' });
+      const queue = new Queue('travel-q', { connection: { url: redis.url }, prefix: 'hint:bull' });
       try {
         expect(await queue.getWorkersCount()).toBe(1);
       } finally {
@@ -376,7 +365,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
       await printed.done;
     }
     // Without --queue and --redis-prefix, the command has neither (the worker's defaults are the run's).
-    const plain = await weft(['run', 'travel', '--redis', server.url, '--dir', dir('hint-runtime-2'), '--json']);
-    expect(/start `(weft worker [^`]+)`/.exec(plain.stderr)?.[1], plain.stderr).toBe(`weft worker --domain travel --redis ${server.url}`);
+    const plain = await weft(['run', 'travel', '--redis', redis.url, '--dir', dir('hint-runtime-2'), '--json']);
+    expect(/start `(weft worker [^`]+)`/.exec(plain.stderr)?.[1], plain.stderr).toBe(`weft worker --domain travel --redis ${redis.url}`);
   });
 });
