@@ -18,6 +18,7 @@ import { loadDomain } from '../../dist/cli/domain-loader.js';
 import { openWorkspace, readInvocationMeta, writeInvocationMeta } from '../../dist/cli/workspace.js';
 import { journalFileOf } from '../../dist/journal/store.js';
 import { Runtime } from '../../dist/runtime/index.js';
+import type { Actuator, ActuatorContext } from '../../dist/actors/actuator.js';
 
 /** What `weft run --json` prints, as one object. */
 export interface RunLine {
@@ -40,6 +41,13 @@ export interface WorkspaceRunOptions {
   asOf?: string;
   /** `--hibernate`: rest at the first epoch boundary. */
   hibernate?: boolean;
+  /** `--signing-key FILE` (else WEFT_SIGNING_KEY, else the workspace's own key, as the command chooses). */
+  signingKey?: string;
+  /**
+   * Holds the run before its domain observes the world, until this settles: a run a test watches
+   * while it is in flight (the viewer's live pages), released when the test has seen what it needs.
+   */
+  observeGate?: Promise<void>;
 }
 
 /** `weft run <domain> [intent] --dir D --json …` in this process (see the header). */
@@ -51,7 +59,9 @@ export async function runInWorkspace(domainSpec: string, options: WorkspaceRunOp
   if (intent === undefined || asOf === undefined) throw new Error(`runInWorkspace: domain ${domain.name} needs an intent and an asOf`);
   const start = { tenant: options.tenant ?? 'default', seed: options.seed ?? '1', asOf };
   const id = Runtime.defaultId(intent, start);
-  const ws = await openWorkspace({ dir: options.dir, domain: loaded });
+  const gate = options.observeGate;
+  const wrapActuators = gate === undefined ? undefined : (actuators: Actuator[]) => actuators.map((a) => (a.name !== domain.observe ? a : { ...a, run: async (args: unknown, ctx: ActuatorContext) => (await gate, a.run.call(a, args as never, ctx)) }));
+  const ws = await openWorkspace({ dir: options.dir, domain: loaded, ...(options.signingKey ? { signingKeyFile: options.signingKey } : {}), ...(wrapActuators ? { wrapActuators } : {}) });
   try {
     if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef });
     const handle = await ws.runtime.start(intent, { ...start, id });
