@@ -26,7 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { MemoryStore } from '../journal/stores/memory.js';
 import { DATA, redactRecords, redactValue, REDACTED, STRUCTURAL, type RedactionMarks } from '../journal/redaction.js';
 import type { JournalRecord } from '../journal/records.js';
@@ -57,7 +57,7 @@ const GLOBEX = 'globex-tenant-token-0123456789';
 
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 
-/** `weft run … --dir D --json` as a child: the run watched live, and the runs into Redis. */
+/** `weft run … --dir D --json` as a child: a run from another process the list pages see arrive, and the runs into Redis. */
 async function run(args: string[], env: Record<string, string> = {}, where = dir): Promise<RunLine> {
   const result = await weft(['run', ...args, '--dir', where, '--json'], env);
   const line = last(result.stdout);
@@ -66,7 +66,7 @@ async function run(args: string[], env: Record<string, string> = {}, where = dir
 }
 
 /** The same run made in this process (test/support/workspace-run.ts): the fixtures the viewer shows. */
-async function made(domain: string, options: { tenant: string; seed?: string }, where = dir): Promise<RunLine> {
+async function made(domain: string, options: { tenant: string; seed?: string; observeGate?: Promise<void> }, where = dir): Promise<RunLine> {
   const line = await runInWorkspace(domain, { dir: where, ...options });
   expect(['completed', 'awaiting_approval'], line.reason ?? '').toContain(line.status);
   return line;
@@ -284,12 +284,17 @@ describe.runIf(hasChromium)('redaction', () => {
     const listSeen = capture(list);
     await list.goto(`${privateViewer.origin}/?token=${ALL}`);
     await list.locator('body[data-live="live"]').waitFor({ state: 'attached' });
-    const running = run([privateDomain, '--tenant', 'acme', '--seed', '21'], { WEFT_TEST_STEP_DELAY_MS: '400' }, privateDir);
+    // Held before it observes the world until its page is open (an event, not a delay): the rest of its records arrive live.
+    let release!: () => void;
+    const observeGate = new Promise<void>((resolve) => (release = resolve));
+    onTestFinished(() => release());
+    const running = made(privateDomain, { tenant: 'acme', seed: '21', observeGate }, privateDir);
     const fresh = list.locator('tr[data-status="running"]').first();
     await fresh.waitFor({ timeout: 60_000 });
     const liveId = (await fresh.getAttribute('data-id'))!;
     await page.goto(`${privateViewer.origin}/invocations/${liveId}`);
     await page.locator('#verdict').waitFor();
+    release();
     const done = await running;
     expect(done.id).toBe(liveId);
     await page.locator('#verdict h2', { hasText: '✓ verified by the server' }).waitFor({ timeout: 60_000 });

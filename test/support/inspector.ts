@@ -11,25 +11,13 @@
  * Viewer (without a child). A decision made in a page with `--domain` is carried on by a runtime in
  * this process, as the command's would be in its own.
  *
- * It runs the compiled modules the command runs (dist/): the viewer serves the page's scripts from
- * beside its own module, and a user domain (test/support/strict-travel.ts) imports dist/ — one copy
- * of the library in play, as in `weft inspect`.
+ * It runs the compiled modules the command runs (dist/, imported by Node: ./dist.ts): the viewer
+ * serves the page's scripts from beside its own module, and a user domain (./strict-travel.ts)
+ * imports dist/ — one copy of the library in play, as in `weft inspect`.
  */
 import type { AddressInfo } from 'node:net';
-// The compiled modules `weft inspect` runs (dist/, built before the process tests): the page's assets
-// are served from beside them, and a user domain given with --domain imports them too.
-import '../../dist/journal/sha256-node.js';
-import '../../dist/journal/ed25519-node.js';
-import { createInspectorServer } from '../../dist/inspector/server.js';
-import { RedisStore } from '../../dist/journal/stores/redis.js';
-import { FileStore } from '../../dist/journal/stores/file.js';
 import type { JournalStore } from '../../dist/journal/store.js';
-import { loadPublicKey } from '../../dist/runtime/keys.js';
-import { loadDomain } from '../../dist/cli/domain-loader.js';
-import { locationOf } from '../../dist/cli/hints.js';
-import { inspectApprover } from '../../dist/cli/inspect-approver.js';
-import { storeChoice } from '../../dist/cli/store-choice.js';
-import { workspaceDir } from '../../dist/cli/workspace.js';
+import { fromDist } from './dist.js';
 import type { Viewer } from './inspect-viewer.js';
 
 /** A viewer as a test uses it, served by a `weft inspect` child or in this process. */
@@ -37,6 +25,18 @@ export type ServedViewer = Omit<Viewer, 'child'>;
 
 /** A viewer served in this process (see the header); `stop()` closes its server and its store. */
 export async function serveInspector(args: string[]): Promise<ServedViewer> {
+  // The command's own modules (./dist.ts), loaded once.
+  await fromDist('journal/sha256-node.js');
+  await fromDist('journal/ed25519-node.js');
+  const { createInspectorServer } = await fromDist<typeof import('../../dist/inspector/server.js')>('inspector/server.js');
+  const { RedisStore } = await fromDist<typeof import('../../dist/journal/stores/redis.js')>('journal/stores/redis.js');
+  const { FileStore } = await fromDist<typeof import('../../dist/journal/stores/file.js')>('journal/stores/file.js');
+  const { loadPublicKey } = await fromDist<typeof import('../../dist/runtime/keys.js')>('runtime/keys.js');
+  const { loadDomain } = await fromDist<typeof import('../../dist/cli/domain-loader.js')>('cli/domain-loader.js');
+  const { locationOf } = await fromDist<typeof import('../../dist/cli/hints.js')>('cli/hints.js');
+  const { inspectApprover } = await fromDist<typeof import('../../dist/cli/inspect-approver.js')>('cli/inspect-approver.js');
+  const { storeChoice } = await fromDist<typeof import('../../dist/cli/store-choice.js')>('cli/store-choice.js');
+  const { workspaceDir } = await fromDist<typeof import('../../dist/cli/workspace.js')>('cli/workspace.js');
   const flags: Record<string, string | undefined> = {};
   const tenantTokens: Array<{ tenant: string; token: string }> = [];
   for (let i = 0; i < args.length; i += 2) {

@@ -9,16 +9,24 @@
  * seconds on a loaded machine) only where the run itself is what is tested. `weft run` keeps its own
  * end-to-end tests (cli.test.ts and the files that test its flags and output).
  *
- * It runs the compiled modules the command runs (dist/): a user domain (test/support/strict-travel.ts,
- * private-travel.ts) imports dist/, so the runtime that runs it must be that copy of the library.
+ * It runs the compiled modules the command runs (dist/, imported by Node: ./dist.ts): a user domain
+ * (test/support/strict-travel.ts, private-travel.ts) imports dist/, so the runtime that runs it must be
+ * that copy of the library.
  */
-import '../../dist/journal/sha256-node.js';
-import '../../dist/journal/ed25519-node.js';
-import { loadDomain } from '../../dist/cli/domain-loader.js';
-import { openWorkspace, readInvocationMeta, writeInvocationMeta } from '../../dist/cli/workspace.js';
-import { journalFileOf } from '../../dist/journal/store.js';
-import { Runtime } from '../../dist/runtime/index.js';
 import type { Actuator, ActuatorContext } from '../../dist/actors/actuator.js';
+import { fromDist } from './dist.js';
+
+/** The command's own modules, loaded once (./dist.ts). */
+const modules = async () => {
+  await fromDist('journal/sha256-node.js');
+  await fromDist('journal/ed25519-node.js');
+  return {
+    ...(await fromDist<typeof import('../../dist/cli/domain-loader.js')>('cli/domain-loader.js')),
+    ...(await fromDist<typeof import('../../dist/cli/workspace.js')>('cli/workspace.js')),
+    ...(await fromDist<typeof import('../../dist/journal/store.js')>('journal/store.js')),
+    ...(await fromDist<typeof import('../../dist/runtime/index.js')>('runtime/index.js')),
+  };
+};
 
 /** What `weft run --json` prints, as one object. */
 export interface RunLine {
@@ -52,6 +60,7 @@ export interface WorkspaceRunOptions {
 
 /** `weft run <domain> [intent] --dir D --json …` in this process (see the header). */
 export async function runInWorkspace(domainSpec: string, options: WorkspaceRunOptions): Promise<RunLine> {
+  const { loadDomain, openWorkspace, readInvocationMeta, writeInvocationMeta, journalFileOf, Runtime } = await modules();
   const loaded = await loadDomain(domainSpec);
   const { domain } = loaded;
   const intent = options.intent ?? domain.intent;
