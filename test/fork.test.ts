@@ -592,7 +592,9 @@ describe('weft fork', () => {
   test('forks a hibernated run onto a library file: one JSON line, the fork verifies, ls shows the parent superseded; an open epoch is refused', async () => {
     const dir = join(root, 'cli');
     // The parent is a fixture made in this process as `weft run --hibernate` makes it (test/support/workspace-run.ts).
-    const parent = (await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true })).id;
+    const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
+    expect(made.status, made.reason ?? '').toBe('hibernated');
+    const parent = made.id;
     const open = await weft(['fork', parent, '--at-epoch', '3', '--dir', dir]);
     expect(open.code).toBe(1);
     expect(open.stderr).toContain('not an epoch the parent closed (closed: 1)');
@@ -637,7 +639,9 @@ describe('weft fork: lineage in the CLI', () => {
 
   test('ls and show name a fork\'s parent and a superseded run\'s fork; export of a fork carries its lineage and replays and verifies on its own; a bundle without it says so', async () => {
     const dir = join(root, 'cli-lineage');
-    const parent = (await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true })).id;
+    const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
+    expect(made.status, made.reason ?? '').toBe('hibernated');
+    const parent = made.id;
     const out = await weft(['fork', parent, '--at-epoch', '1', '--dir', dir]);
     expect(out.code, out.stderr).toBe(0);
     const fork = /^forked (\S+) from/.exec(out.stdout)![1]!;
@@ -721,7 +725,9 @@ describe('weft fork: lineage in the CLI', () => {
 
   test('forking a run that had already ended says so, and leaves it as it was', async () => {
     const dir = join(root, 'cli-ended');
-    const parent = (await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true })).id;
+    const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
+    expect(made.status, made.reason ?? '').toBe('hibernated');
+    const parent = made.id;
     const cancelled = await weft(['cancel', parent, '--dir', dir]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     const out = await weft(['fork', parent, '--at-epoch', '1', '--dir', dir]);

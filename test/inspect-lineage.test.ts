@@ -55,7 +55,9 @@ beforeAll(async () => {
   expect(forked.code, forked.stderr).toBe(0);
   fork = lastJson(forked.stdout).id;
   expect(lastJson(forked.stdout)).toMatchObject({ status: 'completed', parent });
-  other = (await runInWorkspace('travel', { dir, intent: LISBON, ...TRAVEL_START, tenant: 'globex' })).id;
+  const elsewhere = await runInWorkspace('travel', { dir, intent: LISBON, ...TRAVEL_START, tenant: 'globex' });
+  expect(elsewhere.status, elsewhere.reason ?? '').toBe('completed');
+  other = elsewhere.id;
   const [pinned] = (await new FileStore(dir).read(fork, 0, 1)) as Array<JournalRecord<'invocation.pinned'>>;
   expect(pinned!.body.tenant).toBe('acme'); // a fork keeps its parent's tenant
   parentHash = pinned!.body.forkOf!.parentHash;
