@@ -14,6 +14,7 @@ import { TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import { spawnTracked } from './support/children.js';
 import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { runInWorkspace } from './support/workspace-run.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-domain-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,9 +33,10 @@ const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) a
 
 describe('domains and the pin from the command line', () => {
   test('resume with another model is refused naming the pin; resume with the pinned one finishes to the uninterrupted fingerprint', async () => {
-    const whole = last((await weft(['run', 'travel', '--seed', '8', '--dir', path.join(root, 'whole'), '--json'])).stdout);
+    // The runs are fixtures made in this process as weft run makes them (test/support/workspace-run.ts): resume is what is tested.
+    const whole = await runInWorkspace('travel', { seed: '8', dir: path.join(root, 'whole') });
     const dir = path.join(root, 'pinned');
-    const paused = last((await weft(['run', 'travel', '--seed', '8', '--dir', dir, '--json', '--hibernate'])).stdout);
+    const paused = await runInWorkspace('travel', { seed: '8', dir, hibernate: true });
     expect(paused.status).toBe('hibernated');
     const journalBefore = readFileSync(paused.journal, 'utf8');
     const refused = await weft(['resume', paused.id, '--dir', dir, '--model-url', 'http://127.0.0.1:9/v1', '--model', 'someone-else', '--json']);
@@ -79,15 +81,15 @@ describe('domains and the pin from the command line', () => {
     expect(found.code, found.stderr).toBe(0);
     expect(last(found.stdout).status).toBe('completed');
     // The built-in, by contrast, is found by the name of the library it pinned.
-    const travel = last((await weft(['run', 'travel', '--seed', '5', '--dir', dir, '--json', '--hibernate'])).stdout);
+    const travel = await runInWorkspace('travel', { seed: '5', dir, hibernate: true });
     rmSync(path.join(dir, 'meta'), { recursive: true });
     expect(last((await weft(['resume', travel.id, '--dir', dir, '--json'])).stdout).status).toBe('completed');
   });
 
   test('a journal copied from another invocation: resume and replay refuse it naming both ids; ls lists it as damaged', async () => {
     const dir = path.join(root, 'foreign');
-    const a = last((await weft(['run', 'travel', '--seed', '1', '--dir', dir, '--json'])).stdout);
-    const b = last((await weft(['run', 'travel', '--seed', '2', '--dir', dir, '--json', '--hibernate'])).stdout);
+    const a = await runInWorkspace('travel', { seed: '1', dir });
+    const b = await runInWorkspace('travel', { seed: '2', dir, hibernate: true });
     cpSync(a.journal, b.journal);
     const resumed = await weft(['resume', b.id, '--dir', dir]);
     expect(resumed.code).toBe(1);
@@ -106,7 +108,7 @@ describe('domains and the pin from the command line', () => {
 
   test('an exported bundle verifies and replays in an empty folder, to the run\'s fingerprint', async () => {
     const dir = path.join(root, 'export');
-    const run = last((await weft(['run', 'travel', '--dir', dir, '--json'])).stdout);
+    const run = await runInWorkspace('travel', { dir });
     const exported = await weft(['export', run.id, '--dir', dir]);
     expect(exported.code, exported.stderr).toBe(0);
     const empty = path.join(root, 'empty');

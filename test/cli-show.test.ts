@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft } from './support/cli.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { runInWorkspace } from './support/workspace-run.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-show-'));
@@ -35,7 +36,7 @@ function expectInert(text: string): void {
 describe('weft show, workspace on disk', () => {
   test('a completed travel run: a line with "completed", every epoch and step, and the next commands with --dir', async () => {
     const dir = path.join(root, 'done');
-    const run = last((await weft(['run', 'travel', '--dir', dir, '--json'])).stdout);
+    const run = await runInWorkspace('travel', { dir }); // made in this process as weft run makes it: show is what is tested
     expect(run.status).toBe('completed');
     const shown = await weft(['show', run.id, '--dir', dir]);
     expect(shown.code, shown.stderr).toBe(0);
@@ -103,7 +104,7 @@ describe('weft show, workspace on disk', () => {
 
   test('a journal with a torn tail: its good records are described, it says where it stops, and next names --dir', async () => {
     const dir = path.join(root, 'torn');
-    const run = last((await weft(['run', 'travel', '--dir', dir, '--json'])).stdout);
+    const run = await runInWorkspace('travel', { dir });
     const journal = path.join(dir, 'invocations', run.id, 'journal.jsonl');
     const good = readFileSync(journal, 'utf8').split('\n').length - 1;
     appendFileSync(journal, '{"seq":99,"kind":"to'); // a crash mid-append
@@ -120,7 +121,7 @@ describe('weft show, workspace on disk', () => {
   test('an intent with terminal escape sequences is shown inert, as text and as JSON', async () => {
     const dir = path.join(root, 'evil');
     const intent = 'Lisbon \u001b]0;pwned\u0007\u001b[2J \u009b31m red \u202e evil';
-    const run = last((await weft(['run', 'travel', intent, '--dir', dir, '--json'])).stdout);
+    const run = await runInWorkspace('travel', { dir, intent });
     const shown = await weft(['show', run.id, '--dir', dir]);
     expect(shown.code, shown.stderr).toBe(0);
     expectInert(shown.stdout);

@@ -34,6 +34,7 @@ import { travelLibrary } from '../examples/travel/library.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { assertBuilt, weft } from './support/cli.js';
+import { runInWorkspace } from './support/workspace-run.js';
 import { redisAvailable, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weft-fork-'));
@@ -590,9 +591,10 @@ describe('weft fork', () => {
 
   test('forks a hibernated run onto a library file: one JSON line, the fork verifies, ls shows the parent superseded; an open epoch is refused', async () => {
     const dir = join(root, 'cli');
-    const run = await weft(['run', 'travel', INTENT, '--seed', '6', '--as-of', travelDomain.asOf!, '--dir', dir, '--hibernate', '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    const parent = (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { id: string }).id;
+    // The parent is a fixture made in this process as `weft run --hibernate` makes it (test/support/workspace-run.ts).
+    const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
+    expect(made.status, made.reason ?? '').toBe('hibernated');
+    const parent = made.id;
     const open = await weft(['fork', parent, '--at-epoch', '3', '--dir', dir]);
     expect(open.code).toBe(1);
     expect(open.stderr).toContain('not an epoch the parent closed (closed: 1)');
@@ -634,13 +636,12 @@ describe('weft fork --library <name>', () => {
 
 describe('weft fork: lineage in the CLI', () => {
   beforeAll(() => assertBuilt());
-  const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
 
   test('ls and show name a fork\'s parent and a superseded run\'s fork; export of a fork carries its lineage and replays and verifies on its own; a bundle without it says so', async () => {
     const dir = join(root, 'cli-lineage');
-    const run = await weft(['run', 'travel', INTENT, '--seed', '6', '--as-of', travelDomain.asOf!, '--dir', dir, '--hibernate', '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    const parent = lastJson(run.stdout).id as string;
+    const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
+    expect(made.status, made.reason ?? '').toBe('hibernated');
+    const parent = made.id;
     const out = await weft(['fork', parent, '--at-epoch', '1', '--dir', dir]);
     expect(out.code, out.stderr).toBe(0);
     const fork = /^forked (\S+) from/.exec(out.stdout)![1]!;
@@ -724,9 +725,9 @@ describe('weft fork: lineage in the CLI', () => {
 
   test('forking a run that had already ended says so, and leaves it as it was', async () => {
     const dir = join(root, 'cli-ended');
-    const run = await weft(['run', 'travel', INTENT, '--seed', '6', '--as-of', travelDomain.asOf!, '--dir', dir, '--hibernate', '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    const parent = lastJson(run.stdout).id as string;
+    const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
+    expect(made.status, made.reason ?? '').toBe('hibernated');
+    const parent = made.id;
     const cancelled = await weft(['cancel', parent, '--dir', dir]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     const out = await weft(['fork', parent, '--at-epoch', '1', '--dir', dir]);

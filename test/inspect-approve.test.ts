@@ -17,6 +17,9 @@ import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, requireChromium } from './support/chromium.js';
 import { awaitingApproval as awaiting, decideInPage, lastLine as last } from './support/inspect-flows.js';
 import { openPage, startViewer } from './support/inspect-viewer.js';
+import { serveInspector } from './support/inspector.js';
+import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { runInWorkspace } from './support/workspace-run.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-approve-'));
@@ -25,6 +28,13 @@ let browser: Browser;
 
 const kinds = (journal: string) => readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; body: Record<string, unknown> });
 const awaitingApproval = (dir: string, version: string, extra: string[] = []) => awaiting(root, dir, version, extra);
+/** The same invocation made in this process as `weft run` makes it (test/support/workspace-run.ts): a fixture the page decides. */
+async function awaitingHere(dir: string, version: string) {
+  const domain = writeStrictTravelDomain(mkdtempSync(path.join(root, 'domain-')), { version });
+  const run = await runInWorkspace(domain, { dir, seed: '3' });
+  expect(run.status, run.reason ?? '').toBe('awaiting_approval');
+  return { run, domain };
+}
 
 beforeAll(async () => {
   assertBuilt();
@@ -69,8 +79,8 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
 
   test('rejected by a click: the run goes on to a sealed end (failed or handed off), nothing charged', async () => {
     const dir = path.join(root, 'reject');
-    const { run, domain } = await awaitingApproval(dir, 'page-reject');
-    const viewer = await startViewer(['--dir', dir, '--domain', domain, '--public-key', run.publicKey]);
+    const { run, domain } = await awaitingHere(dir, 'page-reject');
+    const viewer = await serveInspector(['--dir', dir, '--domain', domain, '--public-key', run.publicKey]);
     try {
       const { page, errors } = await openPage(browser);
       await page.goto(`${viewer.url}invocations/${run.id}`);
@@ -90,9 +100,9 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
 
   test('a decision needs the token and this viewer\'s Origin (401, 403), bad input is a 400, and none of them writes; a good one goes to the inbox for weft resume', async () => {
     const dir = path.join(root, 'posts');
-    const { run } = await awaitingApproval(dir, 'page-posts');
+    const { run } = await awaitingHere(dir, 'page-posts');
     const token = 'a-token-nobody-guesses-5678';
-    const viewer = await startViewer(['--dir', dir, '--token', token]); // no --domain: the inbox only, as --leave-to-serve
+    const viewer = await serveInspector(['--dir', dir, '--token', token]); // no --domain: the inbox only, as --leave-to-serve
     try {
       const decisionUrl = `${viewer.origin}/api/invocations/${run.id}/decision`;
       const body = JSON.stringify({ decision: 'approved', by: 'ops', note: 'ok' });

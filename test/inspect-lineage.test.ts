@@ -22,7 +22,9 @@ import { FileStore } from '../journal/stores/file.js';
 import { openableFor, rowsWithLineageLinks, withLineageLinks } from '../inspector/lineage-links.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
-import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
+import { openPage } from './support/inspect-viewer.js';
+import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
+import { runInWorkspace } from './support/workspace-run.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-lineage-'));
 const dir = path.join(root, 'w');
@@ -30,7 +32,7 @@ const hasChromium = requireChromium();
 let browser: Browser;
 
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
-const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
+const TRAVEL_START = { seed: '7', asOf: '2026-06-01T09:00:00Z' };
 const ALL = 'lineage-all-token-0123456789abcdef';
 const ACME = 'lineage-acme-token-0123456789abcdef';
 const GLOBEX = 'lineage-globex-token-0123456789abcd';
@@ -45,17 +47,17 @@ let parentHash: string;
 
 beforeAll(async () => {
   assertBuilt();
-  const ran = await weft(['run', 'travel', LISBON, ...TRAVEL, '--tenant', 'acme', '--hibernate', '--dir', dir, '--json']);
-  expect(ran.code, ran.stderr).toBe(0);
-  parent = lastJson(ran.stdout).id;
-  expect(lastJson(ran.stdout).status).toBe('hibernated');
+  // The runs are fixtures made in this process as `weft run` makes them (test/support/workspace-run.ts); the fork is weft fork's.
+  const ran = await runInWorkspace('travel', { dir, intent: LISBON, ...TRAVEL_START, tenant: 'acme', hibernate: true });
+  parent = ran.id;
+  expect(ran.status).toBe('hibernated');
   const forked = await weft(['fork', parent, '--at-epoch', '1', '--dir', dir, '--json']);
   expect(forked.code, forked.stderr).toBe(0);
   fork = lastJson(forked.stdout).id;
   expect(lastJson(forked.stdout)).toMatchObject({ status: 'completed', parent });
-  const elsewhere = await weft(['run', 'travel', LISBON, ...TRAVEL, '--tenant', 'globex', '--dir', dir, '--json']);
-  expect(elsewhere.code, elsewhere.stderr).toBe(0);
-  other = lastJson(elsewhere.stdout).id;
+  const elsewhere = await runInWorkspace('travel', { dir, intent: LISBON, ...TRAVEL_START, tenant: 'globex' });
+  expect(elsewhere.status, elsewhere.reason ?? '').toBe('completed');
+  other = elsewhere.id;
   const [pinned] = (await new FileStore(dir).read(fork, 0, 1)) as Array<JournalRecord<'invocation.pinned'>>;
   expect(pinned!.body.tenant).toBe('acme'); // a fork keeps its parent's tenant
   parentHash = pinned!.body.forkOf!.parentHash;
@@ -94,7 +96,7 @@ describe.runIf(hasChromium)('a fork and its parent in weft inspect', () => {
   let viewer: Viewer;
 
   beforeAll(async () => {
-    viewer = await startViewer(['--dir', dir, '--token', ALL, '--tenant-token', `acme=${ACME}`, '--tenant-token', `globex=${GLOBEX}`]);
+    viewer = await serveInspector(['--dir', dir, '--token', ALL, '--tenant-token', `acme=${ACME}`, '--tenant-token', `globex=${GLOBEX}`]);
   }, 90_000);
   afterAll(async () => viewer?.stop());
 

@@ -1,6 +1,7 @@
 /**
- * `weft inspect`'s live updates, in a real headless Chromium: pages opened before a run starts (the
- * travel domain with a slowed observer) show its row appear and change, and its records arrive over
+ * `weft inspect`'s live updates, in a real headless Chromium: pages opened before a run starts (on
+ * the file store, a run in this process held before it observes until the page has seen it in
+ * flight; on Redis, a `weft run` child with a slowed observer) show its row appear and change, and its records arrive over
  * the WebSocket — each seq once, in order — until it ends `completed`, verified against
  * --public-key; on the file store (the journal's tail followed) and on Redis (the store's nudges).
  * A nudge carries the invocation id and the new length, never record data. The WebSocket passes the
@@ -17,6 +18,8 @@ import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
 import { followARun as follow, lastLine as last, type RunLine } from './support/inspect-flows.js';
 import { startViewer } from './support/inspect-viewer.js';
+import { serveInspector } from './support/inspector.js';
+import { runInWorkspace } from './support/workspace-run.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-live-'));
@@ -26,6 +29,7 @@ let browser: Browser;
 const SLOW_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-travel-domain.mjs');
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
+const TRAVEL_START = { intent: LISBON, seed: '7', asOf: '2026-06-01T09:00:00Z' };
 /** Long enough for the page to be opened on the run while it is in flight. */
 const OBSERVE_DELAY_MS = 8_000;
 /** A key pair made by a run in a scratch workspace: the slowed runs sign with it, the viewer trusts its public half. */
@@ -38,7 +42,7 @@ beforeAll(async () => {
   if (!hasChromium) return;
   browser = await launchBrowser();
   const scratch = path.join(root, 'scratch');
-  const warm = last((await weft(['run', 'travel', LISBON, ...TRAVEL, '--dir', scratch, '--json'])).stdout);
+  const warm = await runInWorkspace('travel', { dir: scratch, ...TRAVEL_START }); // made in this process, as weft run makes it
   keys = { key: path.join(path.dirname(warm.publicKey), 'weft.key'), pub: warm.publicKey };
 });
 afterAll(async () => {
@@ -53,16 +57,24 @@ test.runIf(!hasChromium && process.env.CI === 'true')('chromium is installed', (
 describe.runIf(hasChromium)('weft inspect live, on the file store', () => {
   test('pages opened on an empty workspace follow a run started after them to completed, verified, each record shown once', async () => {
     const dir = path.join(root, 'files'); // not there yet: the viewer watches for it
-    const viewer = await startViewer(['--dir', dir, '--public-key', keys.pub]);
+    const viewer = await serveInspector(['--dir', dir, '--public-key', keys.pub]);
+    // The run waits before it observes until the page has shown it in flight (an event, not a delay).
+    let release!: () => void;
+    const observeGate = new Promise<void>((resolve) => (release = resolve));
     try {
-      const { run, shownWhileRunning, seqs } = await followARun('files', viewer.url, async () =>
-        last((await weft(['run', '--domain', SLOW_TRAVEL, LISBON, ...TRAVEL, '--dir', dir, '--json'], { WEFT_SIGNING_KEY: keys.key, WEFT_TEST_OBSERVE_DELAY_MS: String(OBSERVE_DELAY_MS) })).stdout),
+      const { run, shownWhileRunning, seqs } = await follow(
+        browser,
+        'files',
+        viewer.url,
+        async () => (await runInWorkspace('travel', { dir, ...TRAVEL_START, signingKey: keys.key, observeGate })) as RunLine,
+        async () => release(),
       );
       const lines = readFileSync(run.journal, 'utf8').trimEnd().split('\n').length;
       expect(shownWhileRunning).toBeGreaterThan(0);
       expect(shownWhileRunning).toBeLessThan(lines);
       expect(seqs).toEqual([...Array(lines).keys()]);
     } finally {
+      release();
       await viewer.stop();
     }
   });
@@ -90,7 +102,7 @@ describe.runIf(hasChromium)('weft inspect live, who may open the WebSocket', () 
 
   test('with a token, a WebSocket without it gets 401 (with it: 101)', async () => {
     const token = 'a-token-nobody-guesses-5678';
-    const viewer = await startViewer(['--dir', dir, '--token', token]);
+    const viewer = await serveInspector(['--dir', dir, '--token', token]);
     try {
       expect(await upgradeStatus(viewer.url, {})).toBe(401);
       expect(await upgradeStatus(viewer.url, { authorization: 'Bearer wrong-token-of-some-length' })).toBe(401);

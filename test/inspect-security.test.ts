@@ -26,7 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { MemoryStore } from '../journal/stores/memory.js';
 import { DATA, redactRecords, redactValue, REDACTED, STRUCTURAL, type RedactionMarks } from '../journal/redaction.js';
 import type { JournalRecord } from '../journal/records.js';
@@ -37,10 +37,12 @@ import { evaluablesFrom, loadPlanTrees, type PlanNodeView, type PlansView } from
 import { createInspectorServer } from '../inspector/server.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, requireChromium } from './support/chromium.js';
-import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
+import { openPage, startViewer } from './support/inspect-viewer.js';
+import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
 import { PRIVATE_CARD, PRIVATE_EMAIL, writePrivateTravelDomain } from './support/private-travel.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { runInWorkspace, type RunLine } from './support/workspace-run.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-security-'));
 /** Where the screenshots go (kept after the run, not committed): WEFT_TEST_ARTIFACTS, or the temporary folder. */
@@ -53,18 +55,20 @@ const ALL = 'all-seeing-token-0123456789';
 const ACME = 'acme-tenant-token-0123456789';
 const GLOBEX = 'globex-tenant-token-0123456789';
 
-interface RunLine {
-  id: string;
-  status: string;
-  publicKey: string;
-  journal: string;
-}
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 
+/** `weft run … --dir D --json` as a child: a run from another process the list pages see arrive, and the runs into Redis. */
 async function run(args: string[], env: Record<string, string> = {}, where = dir): Promise<RunLine> {
   const result = await weft(['run', ...args, '--dir', where, '--json'], env);
   const line = last(result.stdout);
   expect(['completed', 'awaiting_approval'], result.stderr).toContain(line.status);
+  return line;
+}
+
+/** The same run made in this process (test/support/workspace-run.ts): the fixtures the viewer shows. */
+async function made(domain: string, options: { tenant: string; seed?: string; observeGate?: Promise<void> }, where = dir): Promise<RunLine> {
+  const line = await runInWorkspace(domain, { dir: where, ...options });
+  expect(['completed', 'awaiting_approval'], line.reason ?? '').toContain(line.status);
   return line;
 }
 
@@ -98,15 +102,15 @@ beforeAll(async () => {
   privateDomain = writePrivateTravelDomain(mkdtempSync(path.join(root, 'domain-')));
   const privateStrict = writePrivateTravelDomain(mkdtempSync(path.join(root, 'domain-')), { limit: 100, version: 'private-strict' });
   const strict = writeStrictTravelDomain(mkdtempSync(path.join(root, 'domain-')), { version: 'security' });
-  acmeDone = await run([privateDomain, '--tenant', 'acme']);
-  acmeWaiting = await run([privateStrict, '--tenant', 'acme', '--seed', '2']);
-  globexDone = await run(['travel', '--tenant', 'globex']);
-  globexWaiting = await run([strict, '--tenant', 'globex', '--seed', '3']);
-  privateDone = await run([privateDomain, '--tenant', 'acme'], {}, privateDir);
-  privateWaiting = await run([privateStrict, '--tenant', 'acme', '--seed', '2'], {}, privateDir);
+  acmeDone = await made(privateDomain, { tenant: 'acme' });
+  acmeWaiting = await made(privateStrict, { tenant: 'acme', seed: '2' });
+  globexDone = await made('travel', { tenant: 'globex' });
+  globexWaiting = await made(strict, { tenant: 'globex', seed: '3' });
+  privateDone = await made(privateDomain, { tenant: 'acme' }, privateDir);
+  privateWaiting = await made(privateStrict, { tenant: 'acme', seed: '2' }, privateDir);
   expect([acmeWaiting.status, globexWaiting.status]).toEqual(['awaiting_approval', 'awaiting_approval']);
-  viewer = await startViewer(['--dir', dir, '--public-key', acmeDone.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`, '--tenant-token', `globex=${GLOBEX}`]);
-  privateViewer = await startViewer(['--dir', privateDir, '--public-key', privateDone.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`]);
+  viewer = await serveInspector(['--dir', dir, '--public-key', acmeDone.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`, '--tenant-token', `globex=${GLOBEX}`]);
+  privateViewer = await serveInspector(['--dir', privateDir, '--public-key', privateDone.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`]);
 }, 240_000);
 
 afterAll(async () => {
@@ -217,7 +221,7 @@ describe.runIf(hasChromium)('tenant tokens', () => {
       await page.locator('body[data-live="live"]').waitFor({ state: 'attached' });
     }
     // A new globex run and a new acme run while both list pages are open.
-    const globexNew = await run(['travel', '--tenant', 'globex', '--seed', '11']);
+    const globexNew = await made('travel', { tenant: 'globex', seed: '11' });
     const acmeNew = await run([privateDomain, '--tenant', 'acme', '--seed', '12']);
     // The all-seeing page gets both rows; the acme page gets its own (so rows were sent to both sockets).
     await allPage.locator(`tr[data-id="${globexNew.id}"][data-status="completed"]`).waitFor({ timeout: 30_000 });
@@ -280,12 +284,17 @@ describe.runIf(hasChromium)('redaction', () => {
     const listSeen = capture(list);
     await list.goto(`${privateViewer.origin}/?token=${ALL}`);
     await list.locator('body[data-live="live"]').waitFor({ state: 'attached' });
-    const running = run([privateDomain, '--tenant', 'acme', '--seed', '21'], { WEFT_TEST_STEP_DELAY_MS: '400' }, privateDir);
+    // Held before it observes the world until its page is open (an event, not a delay): the rest of its records arrive live.
+    let release!: () => void;
+    const observeGate = new Promise<void>((resolve) => (release = resolve));
+    onTestFinished(() => release());
+    const running = made(privateDomain, { tenant: 'acme', seed: '21', observeGate }, privateDir);
     const fresh = list.locator('tr[data-status="running"]').first();
     await fresh.waitFor({ timeout: 60_000 });
     const liveId = (await fresh.getAttribute('data-id'))!;
     await page.goto(`${privateViewer.origin}/invocations/${liveId}`);
     await page.locator('#verdict').waitFor();
+    release();
     const done = await running;
     expect(done.id).toBe(liveId);
     await page.locator('#verdict h2', { hasText: '✓ verified by the server' }).waitFor({ timeout: 60_000 });
@@ -336,7 +345,7 @@ describe.runIf(hasChromium && (redis || process.env.CI === 'true'))('over a Redi
     const onRedis = (args: string[]) => run([...args, '--redis', server.url], {}, keysDir);
     const mine = await onRedis([privateDomain, '--tenant', 'acme', '--seed', '31']);
     const theirs = await onRedis(['travel', '--tenant', 'globex', '--seed', '32']);
-    const r = await startViewer(['--redis', server.url, '--public-key', mine.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`]);
+    const r = await serveInspector(['--redis', server.url, '--public-key', mine.publicKey, '--token', ALL, '--tenant-token', `acme=${ACME}`]);
     try {
       const list = JSON.parse((await get('/api/invocations', ACME, r)).text) as Array<{ id: string }>;
       expect(list.map((row) => row.id)).toEqual([mine.id]);
@@ -531,9 +540,9 @@ describe("redaction: the reviewer's leaks, without a browser", () => {
     assertBuilt();
     const domain = writePrivateTravelDomain(mkdtempSync(path.join(root, 'domain-')));
     const strict = writePrivateTravelDomain(mkdtempSync(path.join(root, 'domain-')), { limit: 100, version: 'private-strict' });
-    done = await run([domain, '--tenant', 'acme', '--seed', '41'], {}, leakDir);
-    waiting = await run([strict, '--tenant', 'acme', '--seed', '42'], {}, leakDir);
-    damaged = await run([domain, '--tenant', 'acme', '--seed', '43'], {}, leakDir);
+    done = await made(domain, { tenant: 'acme', seed: '41' }, leakDir);
+    waiting = await made(strict, { tenant: 'acme', seed: '42' }, leakDir);
+    damaged = await made(domain, { tenant: 'acme', seed: '43' }, leakDir);
     expect([done.status, waiting.status]).toEqual(['completed', 'awaiting_approval']);
     store = new FileStore(leakDir);
     viewerOf = await serveStore(store);

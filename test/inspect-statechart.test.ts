@@ -28,9 +28,11 @@ import { trailOf, trailOfRecords } from '../inspector/replay-trail.js';
 import type { Domain } from '../runtime/domain.js';
 import { invocationMachine } from '../machines/invocation-machine.js';
 import { replayJournal } from '../runtime/replay.js';
-import { assertBuilt, weft } from './support/cli.js';
+import { assertBuilt } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium, screenshotOf } from './support/chromium.js';
-import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
+import { openPage } from './support/inspect-viewer.js';
+import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
+import { runInWorkspace, type RunLine } from './support/workspace-run.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-chart-'));
@@ -39,11 +41,6 @@ mkdirSync(ARTIFACTS, { recursive: true });
 const hasChromium = requireChromium();
 let browser: Browser;
 
-interface RunLine {
-  id: string;
-  status: string;
-}
-const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 
 /** The machine's own list of states, and the name of every guard on its transitions (from its definition). */
@@ -108,12 +105,11 @@ describe('the statechart and time travel in weft inspect', () => {
   let picks: number[];
 
   beforeAll(async () => {
-    const ran = await weft(['run', 'travel', LISBON, '--seed', '7', '--as-of', '2026-06-01T09:00:00Z', '--dir', dir, '--json']);
-    travel = last(ran.stdout);
-    expect(travel.status, ran.stderr).toBe('completed');
-    const strictRun = await weft(['run', writeStrictTravelDomain(root), '--dir', dir, '--json']);
-    strict = last(strictRun.stdout);
-    expect(strict.status, strictRun.stderr).toBe('awaiting_approval');
+    // Fixtures made in this process as `weft run` makes them (test/support/workspace-run.ts).
+    travel = await runInWorkspace('travel', { dir, intent: LISBON, seed: '7', asOf: '2026-06-01T09:00:00Z' });
+    expect(travel.status, travel.reason ?? '').toBe('completed');
+    strict = await runInWorkspace(writeStrictTravelDomain(root), { dir });
+    expect(strict.status, strict.reason ?? '').toBe('awaiting_approval');
     records = await new FileStore(dir).read(travel.id);
     const epoch2Steps = records.filter((r) => r.epoch === 2 && r.kind === 'step.completed');
     expect(epoch2Steps.length).toBeGreaterThan(2);
@@ -160,7 +156,7 @@ describe('the statechart and time travel in weft inspect', () => {
     let errors: string[];
 
     beforeAll(async () => {
-      viewer = await startViewer(['--dir', dir]);
+      viewer = await serveInspector(['--dir', dir]);
       ({ page, errors } = await openPage(browser));
       await page.setViewportSize({ width: 1360, height: 1000 });
     });
@@ -243,7 +239,7 @@ describe('the statechart and time travel in weft inspect', () => {
     });
 
     test('with --domain, the user domain\'s invocation is replayed', async () => {
-      const withDomain = await startViewer(['--dir', dir, '--domain', path.join(root, 'strict-travel.mjs')]);
+      const withDomain = await serveInspector(['--dir', dir, '--domain', path.join(root, 'strict-travel.mjs')]);
       try {
         const p = await browser.newPage();
         await p.goto(`${withDomain.url.replace(/\/$/, '')}/invocations/${strict.id}`);

@@ -15,23 +15,20 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft } from './support/cli.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
-import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
+import { openPage, startViewer } from './support/inspect-viewer.js';
+import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
+import { runInWorkspace, type RunLine } from './support/workspace-run.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-'));
 const hasChromium = requireChromium();
 let browser: Browser;
 
-interface RunLine {
-  id: string;
-  status: string;
-  fingerprint: string;
-  publicKey: string;
-  journal: string;
-}
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
+/** The same run made in this process (test/support/workspace-run.ts): a fixture the viewer shows. */
+const travelIn = (dir: string, intent = LISBON) => runInWorkspace('travel', { dir, intent, seed: '7', asOf: '2026-06-01T09:00:00Z' });
 
 
 
@@ -57,10 +54,10 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
   const evil = 'Lisbon <img src=x onerror="window.__pwned=1;alert(1)"><script>window.__pwned=2</script> trip';
 
   beforeAll(async () => {
-    run = last((await weft(['run', 'travel', LISBON, ...TRAVEL, '--dir', dir, '--json'])).stdout);
+    run = await travelIn(dir);
     expect(run.status).toBe('completed');
     // The scripted model has no reply for this intent: the run fails at once, with the intent recorded.
-    evilRun = last((await weft(['run', 'travel', evil, ...TRAVEL, '--dir', dir, '--json'])).stdout);
+    evilRun = await travelIn(dir, evil);
     viewer = await startViewer(['--dir', dir, '--public-key', run.publicKey]);
   });
   afterAll(async () => viewer?.stop());
@@ -132,7 +129,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
   test('a key the journal was not sealed by: the page names the seal as not the trusted key\'s', async () => {
     const other = path.join(root, 'other-key');
     expect((await weft(['keygen', '--out', other])).code).toBe(0);
-    const wrong = await startViewer(['--dir', dir, '--public-key', path.join(other, 'weft.pub')]);
+    const wrong = await serveInspector(['--dir', dir, '--public-key', path.join(other, 'weft.pub')]);
     try {
       const { page, errors } = await openPage(browser);
       await page.goto(`${wrong.url}invocations/${run.id}`);
@@ -148,7 +145,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
   });
 
   test('awaiting approval: the journal holds but is not sealed yet (not a failure), and the page shows what is asked and the command with --dir', async () => {
-    const waiting = last((await weft(['run', writeStrictTravelDomain(root), '--seed', '3', '--dir', dir, '--json'])).stdout);
+    const waiting = await runInWorkspace(writeStrictTravelDomain(root), { dir, seed: '3' });
     expect(waiting.status).toBe('awaiting_approval');
     const { page, errors } = await openPage(browser);
     await page.goto(`${viewer.url}invocations/${waiting.id}`);
@@ -164,7 +161,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
 
   test('a tampered journal: the page names its first bad seq, and does not say verified', async () => {
     const tampered = path.join(root, 'tampered');
-    const done = last((await weft(['run', 'travel', LISBON, ...TRAVEL, '--dir', tampered, '--json'])).stdout);
+    const done = await travelIn(tampered);
     const original = readFileSync(done.journal, 'utf8').split('\n');
     // The first step result with a price: made cheaper, its hash left as it was.
     const seq = original.findIndex((line) => line.includes('"kind":"step.completed"') && /"price":\d+/.test(line));
@@ -173,7 +170,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
     lines[seq] = lines[seq]!.replace(/"price":(\d+)/, (_, n: string) => `"price":${Number(n) - 1}`);
     expect(lines[seq]).not.toBe(original[seq]);
     writeFileSync(done.journal, lines.join('\n'));
-    const other = await startViewer(['--dir', tampered, '--public-key', done.publicKey]);
+    const other = await serveInspector(['--dir', tampered, '--public-key', done.publicKey]);
     try {
       const { page, errors } = await openPage(browser);
       await page.goto(`${other.url}invocations/${done.id}`);
@@ -228,7 +225,7 @@ describe.runIf(hasChromium)('weft inspect, who may connect', () => {
   });
 
   test('with a token, a request without it gets 401; the printed URL carries it, and the page works with it (and verifies a dropped bundle)', async () => {
-    const completed = last((await weft(['run', 'travel', LISBON, ...TRAVEL, '--dir', dir, '--json'])).stdout); // the same pin and seed: the invocation already there
+    const completed = await travelIn(dir); // the same pin and seed: the invocation already there
     expect(completed.status).toBe('completed');
     const token = 'a-token-nobody-guesses-1234';
     const viewer = await startViewer(['--dir', dir, '--token', token]);

@@ -23,7 +23,8 @@ import type { JournalRecord } from '../journal/records.js';
 import { FileStore } from '../journal/stores/file.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
-import { openPage, startViewer, type Viewer } from './support/inspect-viewer.js';
+import { openPage } from './support/inspect-viewer.js';
+import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-policy-warn-cli-'));
 const dir = path.join(root, 'w');
@@ -132,7 +133,7 @@ describe('a rule that warns, from the command line', () => {
 describe('weft inspect shows the warning', () => {
   let viewer: Viewer;
   beforeAll(async () => {
-    viewer = await startViewer(['--dir', dir]);
+    viewer = await serveInspector(['--dir', dir]); // the viewer in this process: what it shows, not how it starts
   }, 90_000);
   afterAll(async () => viewer?.stop());
 
