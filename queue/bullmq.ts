@@ -91,9 +91,19 @@ export function connectionOf(connection: string | ConnectionOptions): Connection
  * Connection options that stop reconnecting after `giveUpAfterMs` unreachable (a client instance is
  * left as it is). Commands wait for the reconnect meanwhile (no per-command retry limit): the budget
  * alone decides, so a command that fails means the connection has given up.
+ *
+ * With no budget (a long-lived `weft worker` or `serve`) the connection reconnects for ever, its
+ * backoff bounded at one second (reconnectStrategy) — not BullMQ's default, which backs off to 20 s
+ * between attempts: after an outage of a minute a worker then logged Redis reachable again within
+ * two seconds but took its next job some 18 s later, and a run waited that long. A retryStrategy the
+ * caller gave is kept.
  */
 export function withReconnect(connection: ConnectionOptions, giveUpAfterMs: number | undefined): ConnectionOptions {
-  if (giveUpAfterMs === undefined || typeof (connection as { connect?: unknown }).connect === 'function') return connection;
+  if (typeof (connection as { connect?: unknown }).connect === 'function') return connection;
+  if (giveUpAfterMs === undefined) {
+    if ((connection as { retryStrategy?: unknown }).retryStrategy !== undefined) return connection;
+    return { ...connection, retryStrategy: reconnectStrategy(undefined) } as ConnectionOptions;
+  }
   return { ...connection, retryStrategy: reconnectStrategy(giveUpAfterMs), maxRetriesPerRequest: null } as ConnectionOptions;
 }
 

@@ -38,7 +38,7 @@ import { RedisStore } from '../journal/stores/redis.js';
 import { isConnectionLoss } from '../journal/stores/redis-reconnect.js';
 import type { ActuatorDomain } from '../actors/domain-context.js';
 import { readLibraryBlob } from '../runtime/library-blob.js';
-import { bullPrefix, connectionOf, queueForDomain, workerCommand } from './bullmq.js';
+import { bullPrefix, connectionOf, queueForDomain, withReconnect, workerCommand } from './bullmq.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 import { InProcessDispatcher } from './in-process.js';
 import type { Outage } from './outage.js';
@@ -106,7 +106,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     ...(options.redis ? { redis: options.redis } : {}),
   });
   const local = new InProcessDispatcher(actuators);
-  const connection = connectionOf(options.connection);
+  // Reconnect for ever with a bounded backoff: jobs are taken again within a second of an outage's end.
+  const connection = withReconnect(connectionOf(options.connection), undefined);
   const queue = options.queue ?? queueForDomain(domain.name);
   let ownStore: RedisStore | undefined;
   const store = (): Pick<JournalStore, 'getBlob' | 'getMetadata'> => {

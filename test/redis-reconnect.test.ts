@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { isConnectionLoss, reconnectStrategy } from '../journal/stores/redis-reconnect.js';
+import { withReconnect } from '../queue/bullmq.js';
 
 describe('reconnectStrategy', () => {
   test('backs off from 100 ms to at most 1 s, and gives up once the server has been gone for the budget', () => {
@@ -53,6 +54,26 @@ describe('reconnectStrategy', () => {
     retry(1);
     now = 86_400_000;
     expect(retry(500)).toBe(1_000);
+  });
+});
+
+describe('withReconnect: the BullMQ connections of a worker, serve and a run', () => {
+  type Retry = (times: number) => number | null;
+  const retryOf = (c: unknown) => (c as { retryStrategy?: Retry }).retryStrategy;
+
+  test("without a budget (a worker, serve) it reconnects for ever at most a second apart — not BullMQ's default, which backs off to 20 s, so jobs are taken again within a second of an outage's end", () => {
+    const retry = retryOf(withReconnect({ url: 'redis://127.0.0.1:1' }, undefined))!;
+    expect(retry).toBeTypeOf('function');
+    expect([1, 2, 5, 10, 50, 1_000].map((times) => retry(times))).toEqual([100, 200, 1_000, 1_000, 1_000, 1_000]);
+  });
+
+  test("with a budget (a command) it gives up; a strategy the caller gave, and a client instance, are left as they are", () => {
+    const bounded = withReconnect({ url: 'redis://127.0.0.1:1' }, 5_000) as { maxRetriesPerRequest?: unknown };
+    expect(bounded.maxRetriesPerRequest).toBeNull();
+    const own: Retry = () => 42;
+    expect(retryOf(withReconnect({ url: 'redis://127.0.0.1:1', retryStrategy: own } as never, undefined))).toBe(own);
+    const instance = { connect: () => undefined } as never;
+    expect(withReconnect(instance, undefined)).toBe(instance);
   });
 });
 
