@@ -57,7 +57,7 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
       await page.locator('#approve-form[data-enabled="true"]').waitFor(); // once /api/approvals answered
       expect(await page.locator('#approve').isDisabled()).toBe(false);
       expect(await page.locator('#approve-status').textContent()).toBe('this viewer resumes it once decided');
-      expect(await decideInPage(page, '#approve', 'ops <b>lead</b>', 'within budget after all')).toBe('completed');
+      expect(await decideInPage(page, '#approve', 'ops <b>lead</b>', 'within budget after all', viewer.output)).toBe('completed');
       expect(await page.locator('#verdict h2').textContent()).toBe('✓ verified in this page');
       expect(await page.locator('#verdict').textContent()).toContain(`${run.publicKey} (given with --public-key)`);
       // The decision is recorded as the person made it, and what they typed is shown as text.

@@ -87,7 +87,7 @@ export async function awaitingApproval(root: string, dir: string, version: strin
 }
 
 /** Decide in the page: fill by and note, click the button, and wait for the page to show the end. */
-export async function decideInPage(page: Page, button: '#approve' | '#reject', by: string, note: string): Promise<string> {
+export async function decideInPage(page: Page, button: '#approve' | '#reject', by: string, note: string, viewerOutput?: () => string): Promise<string> {
   await page.locator('#approve-form[data-enabled="true"]').waitFor();
   await page.fill('#approve-by', by);
   await page.fill('#approve-note', note);
@@ -96,7 +96,14 @@ export async function decideInPage(page: Page, button: '#approve' | '#reject', b
   // (Locators, not a function evaluated in the page: its Content-Security-Policy allows no eval.)
   // The run yields to the event loop between durable appends, so the page may show it running first:
   // wait for the status it ends in, as a person watching would.
-  await page.locator('#approve-form').waitFor({ state: 'detached', timeout: 90_000 });
+  await page
+    .locator('#approve-form')
+    .waitFor({ state: 'detached', timeout: 90_000 })
+    .catch(async (err: unknown) => {
+      // Say what the page said of the decision (sent, refused, could not send) and what the viewer printed.
+      const said = await page.locator('#approve-status').textContent().catch(() => null);
+      throw new Error(`the approval form stayed: its status says ${JSON.stringify(said)}; the viewer printed: ${viewerOutput?.().slice(-2_000) ?? '(not given)'}; ${err instanceof Error ? err.message : String(err)}`);
+    });
   await page.locator('.summary .status', { hasText: /^(completed|failed|handed off|cancelled|superseded)$/ }).waitFor({ timeout: 90_000 });
   await page.locator('#verdict').waitFor();
   return (await page.locator('.summary .status').textContent()) ?? '';

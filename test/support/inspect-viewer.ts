@@ -14,6 +14,8 @@ export interface Viewer {
   /** `http://host:port`, what a page of it sends as its Origin. */
   origin: string;
   child: ChildProcess;
+  /** What it printed so far, stdout and stderr (for a failure's message). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startViewer(args: string[], options: { userPriority?: bool
     url,
     origin: `${u.protocol}//${u.host}`,
     child,
+    output: () => out,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

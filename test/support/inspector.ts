@@ -21,7 +21,7 @@ import { fromDist } from './dist.js';
 import type { Viewer } from './inspect-viewer.js';
 
 /** A viewer as a test uses it, served by a `weft inspect` child or in this process. */
-export type ServedViewer = Omit<Viewer, 'child'>;
+export type ServedViewer = Omit<Viewer, 'child' | 'output'>;
 
 /** A viewer served in this process (see the header); `stop()` closes its server and its store. */
 export async function serveInspector(args: string[]): Promise<ServedViewer> {
