@@ -25,7 +25,7 @@ import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';
 import { builtinDomainForLibrary } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
-import { readLibraryBlob } from '../runtime/library-blob.js';
+import { readLibraryBlob } from '../htn/library/stored.js';
 import { UsageError } from './args.js';
 import { loadDomain } from './domain-loader.js';
 

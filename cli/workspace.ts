@@ -28,7 +28,7 @@ import type { SigningKey } from '../journal/seal.js';
 import { builtinDomainForLibrary, loadBuiltinDomain } from '../examples/registry.js';
 import type { Domain } from '../runtime/domain.js';
 import type { Library } from '../htn/library/schema.js';
-import { readLibraryBlob } from '../runtime/library-blob.js';
+import { readLibraryBlob } from '../htn/library/stored.js';
 import type { Runtime, RuntimeOptions } from '../runtime/runtime.js';
 import type { InvocationLimits } from '../machines/context.js';
 import type { AdmissionPolicy } from '../machines/policy.js';

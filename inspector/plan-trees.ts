@@ -1,7 +1,7 @@
 /**
  * The plan tree of each epoch, re-derived on the server (`GET /api/invocations/<id>/plans`): the
  * HTN planner (htn/planner) run again over the pinned library — read from the store's blob area by
- * its digest (runtime/library-blob.ts) — and the epoch's recorded observation (`state.observed`),
+ * its digest (htn/library/stored.ts) — and the epoch's recorded observation (`state.observed`),
  * exactly as the decompose step did (runtime/epoch/plan-steps.ts), then checked against the plan
  * digest `epoch.derived` recorded. The page says "re-derived, digest matches" or names the mismatch.
  *
@@ -40,7 +40,7 @@ import { positionalMarks, redactPositions, scrubValue, type OperatorShape, type 
 import type { JournalStore } from '../journal/store.js';
 import { AUTHORED_TASK } from '../runtime/epoch/services.js';
 import { explainNoMethod } from '../runtime/explain.js';
-import { readLibraryBlob } from '../runtime/library-blob.js';
+import { readLibraryBlob } from '../htn/library/stored.js';
 import { inputFromPinned } from '../runtime/limits.js';
 
 /** One node of a plan tree: a compound task with the method chosen for it, or a step of the plan. */

@@ -26,7 +26,7 @@ import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Domain } from '../runtime/domain.js';
 import { readPinnedPack } from '../runtime/pack-blob.js';
 import { predicateRegistry } from '../policy/predicates.js';
-import { readLibraryBlob } from '../runtime/library-blob.js';
+import { readLibraryBlob } from '../htn/library/stored.js';
 import { replayJournal, type ReplayResult } from '../runtime/replay.js';
 import { builtinDomainForLibrary, builtinDomainNames, loadBuiltinDomain } from '../examples/registry.js';
 import { edgeId, eventName, guardName, transitionIndex } from './machine-edges.js';

@@ -16,8 +16,8 @@
  * Pure: takes text or parsed values, never touches the file system.
  */
 import { JournalIntegrityError } from './errors.js';
-import { checkRecordAt, sealKeyProblem } from './record-check.js';
-import type { JournalRecord, Pin } from './records.js';
+import { checkRecordAt, sealKeyProblem, type ChainState } from './record-check.js';
+import type { JournalRecord } from './records.js';
 import type { PublicKey } from './seal.js';
 
 type SealBody = JournalRecord<'invocation.sealed'>['body'];
@@ -28,19 +28,7 @@ export interface ReadOptions {
   publicKey?: PublicKey;
 }
 
-/** What the chain walk keeps besides the previous hash: a JournalReport's verdict fields. */
-export interface ChainState {
-  invocation?: string;
-  tenant?: string;
-  pin?: Pin;
-  sealed: boolean;
-  /** The hash of the last record before the seal (sealed), or of the last record (unsealed). */
-  fingerprint?: string;
-  /** The key id recorded in the seal. */
-  keyId?: string;
-  /** The key id of the last explicit re-key (`invocation.rekeyed`), when the journal has one. */
-  rekeyedTo?: string;
-}
+export type { ChainState } from './record-check.js';
 
 export interface JournalReport extends ChainState {
   ok: boolean;

@@ -8,10 +8,23 @@
  */
 import { genesisHash, hashedPrefixMatches, recordHash } from './chain.js';
 import { isDigest } from './digest.js';
-import { checkBody, isRecordKind, recordShapeSchema, type JournalRecord } from './records.js';
+import { checkBody, isRecordKind, recordShapeSchema, type JournalRecord, type Pin } from './records.js';
 import { keyIdOf, verifySeal, type PublicKey } from './seal.js';
 import { fastBodyOk, fastShapeOk } from './validate-fast.js';
-import type { ChainState } from './reader.js';
+
+/** What the chain walk keeps besides the previous hash: a JournalReport's verdict fields. */
+export interface ChainState {
+  invocation?: string;
+  tenant?: string;
+  pin?: Pin;
+  sealed: boolean;
+  /** The hash of the last record before the seal (sealed), or of the last record (unsealed). */
+  fingerprint?: string;
+  /** The key id recorded in the seal. */
+  keyId?: string;
+  /** The key id of the last explicit re-key (`invocation.rekeyed`), when the journal has one. */
+  rekeyedTo?: string;
+}
 
 type SealBody = JournalRecord<'invocation.sealed'>['body'];
 

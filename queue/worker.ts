@@ -37,7 +37,7 @@ import type { JournalStore } from '../journal/store.js';
 import { RedisStore } from '../journal/stores/redis.js';
 import { isConnectionLoss } from '../journal/stores/redis-reconnect.js';
 import type { ActuatorDomain } from '../actors/domain-context.js';
-import { readLibraryBlob } from '../runtime/library-blob.js';
+import { readLibraryBlob } from '../htn/library/stored.js';
 import { bullPrefix, connectionOf, queueForDomain, withReconnect, workerCommand } from './bullmq.js';
 import type { Job, JobOutcome } from './dispatcher.js';
 import { InProcessDispatcher } from './in-process.js';

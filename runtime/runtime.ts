@@ -56,7 +56,7 @@ import { durabilityRefusal, relaxedDurabilityWarning } from '../journal/stores/r
 import type { Redis as RedisClient } from 'ioredis';
 import { isDomain, type Domain, type DomainContext } from './domain.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
-import { readLibraryBlob } from './library-blob.js';
+import { readLibraryBlob } from '../htn/library/stored.js';
 import { readPinnedPack } from './pack-blob.js';
 import { isPackPolicy, type PackPolicy } from '../policy/compile.js';
 import { packBytes } from '../policy/digest.js';

@@ -13,7 +13,7 @@ import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
-import { readLibraryBlob } from './library-blob.js';
+import { readLibraryBlob } from '../htn/library/stored.js';
 
 export interface DomainFilter {
   /** Whether invocation `id` belongs to the domain; false, and asked again later, when the store cannot say now. */

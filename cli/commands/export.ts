@@ -28,7 +28,7 @@ import type { JournalRecord, Pin } from '../../journal/records.js';
 import { bundleLineage, parentOf, type LineageEntry } from '../../journal/bundle-lineage.js';
 import { readJournalBytes } from '../../journal/verify-bytes.js';
 import type { Library } from '../../htn/library/schema.js';
-import { readLibraryBlob } from '../../runtime/library-blob.js';
+import { readLibraryBlob } from '../../htn/library/stored.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey, PUBLIC_FILE, PUBLIC_FORMAT, publicKeyFromStore } from '../../runtime/keys.js';
 import { workspaceDir } from '../workspace.js';
