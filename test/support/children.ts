@@ -40,6 +40,8 @@ export const currentScope = new AsyncLocalStorage<ChildScope>();
 export const fileScope = new ChildScope('(file)');
 
 const live = new Set<ChildProcess>();
+/** How many children this worker has started (the per-file time report prints each file's share). */
+export let childrenStarted = 0;
 process.once('exit', () => {
   for (const child of live) signalGroup(child, 'SIGKILL');
 });
@@ -57,6 +59,7 @@ export function spawnTracked(command: string, args: readonly string[], options: 
   const { label, ...spawnOptions } = options;
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...spawnOptions, detached: true });
   if (child.pid === undefined) return child; // spawn failed: 'error' follows, nothing runs
+  childrenStarted += 1;
   const scope = currentScope.getStore() ?? fileScope;
   scope.children.add(child);
   live.add(child);

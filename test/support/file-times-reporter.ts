@@ -17,6 +17,10 @@ interface FileTime {
   file: string;
   project: string;
   ms: number;
+  /** CPU the file cost, its worker's and its children's (test/support/child-scope.ts), where measured. */
+  cpuMs?: number;
+  /** Processes the file started (test/support/children.ts). */
+  children?: number;
   tests: number;
 }
 
@@ -56,18 +60,26 @@ export default class FileTimesReporter implements Reporter {
         file: path.relative(process.cwd(), m.moduleId),
         project: m.project.name || 'default',
         ms: d.collectDuration + d.setupDuration + d.duration,
+        cpuMs: (m.meta() as { cpuMs?: number }).cpuMs,
+        children: (m.meta() as { children?: number }).children,
         tests: [...m.children.allTests()].length,
       };
     });
     times.sort((a, b) => b.ms - a.ms || a.file.localeCompare(b.file));
-    const lines = [``, ` Time per file — the ${Math.min(shown, times.length)} slowest of ${times.length} (import + setup + tests and hooks):`];
-    for (const t of times.slice(0, shown)) lines.push(`   ${seconds(t.ms).padStart(8)}  ${t.file} (${t.project}, ${t.tests} tests)`);
+    const lines = [``, ` Time per file — the ${Math.min(shown, times.length)} slowest of ${times.length} (import + setup + tests and hooks; CPU: the file's worker and the processes it started):`];
+    for (const t of times.slice(0, shown)) {
+      const cpu = t.cpuMs === undefined ? '' : `, CPU ${seconds(t.cpuMs)}`;
+      const children = t.children ? `, ${t.children} processes` : '';
+      lines.push(`   ${seconds(t.ms).padStart(8)}  ${t.file} (${t.project}, ${t.tests} tests${cpu}${children})`);
+    }
     const projects = [...new Set(times.map((t) => t.project))].sort();
     for (const project of projects) {
       const total = times.filter((t) => t.project === project).reduce((sum, t) => sum + t.ms, 0);
       const wall = (this.lastEnd.get(project) ?? 0) - (this.firstStart.get(project) ?? 0);
       const parallelism = wall > 0 ? ` — parallelism ${(total / wall).toFixed(1)}` : '';
-      lines.push(` ${project}: ${seconds(total)} of test time in ${seconds(Math.max(0, wall))} wall${parallelism}`);
+      const measured = times.filter((t) => t.project === project && t.cpuMs !== undefined);
+      const cpu = measured.length === 0 ? '' : `, ${seconds(measured.reduce((sum, t) => sum + t.cpuMs!, 0))} of CPU`;
+      lines.push(` ${project}: ${seconds(total)} of test time in ${seconds(Math.max(0, wall))} wall${parallelism}${cpu}`);
     }
     lines.push(` whole run: ${seconds(performance.now() - this.startedAt)} wall`, '');
     process.stdout.write(`${lines.join('\n')}\n`);
