@@ -23,6 +23,7 @@ const modules = async () => {
   return {
     ...(await fromDist<typeof import('../../dist/cli/domain-loader.js')>('cli/domain-loader.js')),
     ...(await fromDist<typeof import('../../dist/cli/workspace.js')>('cli/workspace.js')),
+    ...(await fromDist<typeof import('../../dist/cli/open-invocation.js')>('cli/open-invocation.js')),
     ...(await fromDist<typeof import('../../dist/journal/store.js')>('journal/store.js')),
     ...(await fromDist<typeof import('../../dist/runtime/index.js')>('runtime/index.js')),
   };
@@ -76,6 +77,21 @@ export async function runInWorkspace(domainSpec: string, options: WorkspaceRunOp
     const handle = await ws.runtime.start(intent, { ...start, id });
     if (options.hibernate) handle.hibernate();
     const result = await handle.done;
+    return { id: result.id, status: result.status, reason: result.reason ?? null, journal: journalFileOf(ws.store, result.id)!, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile };
+  } finally {
+    await ws.runtime.close();
+  }
+}
+
+/**
+ * `weft resume <id> --dir D --json` in this process: the invocation's workspace opened as the command
+ * opens it (its recorded domain, its pinned model, the workspace's key), then resumed to its end.
+ */
+export async function resumeInWorkspace(id: string, options: { dir: string }): Promise<RunLine> {
+  const { openWorkspaceFor, journalFileOf } = await modules();
+  const ws = await openWorkspaceFor({ dir: options.dir, id, domain: undefined, model: { url: undefined, name: undefined } });
+  try {
+    const result = await (await ws.runtime.resume(id)).done;
     return { id: result.id, status: result.status, reason: result.reason ?? null, journal: journalFileOf(ws.store, result.id)!, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile };
   } finally {
     await ws.runtime.close();
