@@ -10,10 +10,13 @@
  *   each world holds its one charge;
  * - a wrong password, no password, and an ACL user missing a permission Weft needs at connect are
  *   `store.auth_refused`, saying what to fix — never `store.unreachable` — and write nothing; the
- *   `--json` line carries the code; a worker refused so exits instead of waiting for an "outage";
+ *   `--json` line of `weft ls` and `weft run` carries the code (a wrong password); the other refusals
+ *   are the store `weft run` opens, opened in the test's process as the command opens it (the refusal's
+ *   code and message are what its --json line and stderr print); a worker refused so exits instead of
+ *   waiting for an "outage";
  * - `--redis-give-up-ms` / `WEFT_REDIS_GIVE_UP_MS` bound the first PING: against a port with nothing
- *   listening, and against a server that accepts and never answers (the old cap was 5 s whatever
- *   the budget).
+ *   listening (`weft ls`), and against a server that accepts and never answers (the store a command
+ *   opens, opened in the test's process: the old cap was 5 s whatever the budget).
  *
  * One private redis-server serves the file (a password and two ACL users set on it). The first two
  * blocks run side by side: each mostly waits (a 6 s import, a 6 s budget) and neither writes to the
@@ -26,6 +29,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseTravelState } from '../examples/travel/state.js';
+import { fromDist } from './support/dist.js';
 import { spawnTracked } from './support/children.js';
 import { assertBuilt, repoRoot, runNode, weft, weftBin, type CliResult } from './support/cli.js';
 import { freePort, NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
@@ -64,6 +68,23 @@ afterAll(async () => {
 
 /** Every key in the server (the refused commands must have written none). */
 const allKeys = async () => (await admin.keys('*')).sort();
+
+/**
+ * The Redis store `weft run --redis URL --json` opens (cli/store-choice.ts openStore: strict durability,
+ * the default budget), opened here; it must be refused: the refusal's code (the --json line's
+ * `refused`) and message (its `reason`, and the stderr line), and the warnings it would print.
+ */
+async function storeRefusal(redisUrl: string): Promise<{ code: string | undefined; message: string; warnings: string[] }> {
+  const { RedisStore } = await fromDist<typeof import('../dist/journal/stores/redis.js')>('journal/stores/redis.js');
+  const warnings: string[] = [];
+  try {
+    const store = await RedisStore.open({ redis: redisUrl, prefix: 'weft', durability: 'strict', giveUpAfterMs: 10_000, reachWithinMs: 10_000, warn: (m) => warnings.push(m) });
+    await store.close();
+  } catch (err) {
+    return { code: (err as { code?: string }).code, message: (err as Error).message, warnings };
+  }
+  throw new Error(`the store at ${redisUrl.replace(/\/\/[^@]*@/, '//…@')} was not refused`);
+}
 
 /** The journal lines of `id` in Redis (default prefix), parsed. */
 async function journalOf(id: string): Promise<Array<{ seq: number; kind: string; hash: string; body: any }>> {
@@ -104,10 +125,14 @@ describe.concurrent('the give-up budget bounds the first PING', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
     try {
-      const ls = await weft(['ls', '--redis', `redis://127.0.0.1:${port}/0`, '--json'], { ...ENV, WEFT_REDIS_GIVE_UP_MS: '6000' }, root);
-      expect(ls.code, show(ls)).toBe(1);
-      expect(lastLine(ls)).toMatchObject({ refused: 'store.unreachable' });
-      expect(lastLine(ls).reason).toMatch(/is unreachable \(no answer to PING within 6000 ms\)/);
+      // The store a command opens with a budget of 6 s (the flag's and the variable's way to it: the test above).
+      const { openStore, storeChoice } = await fromDist<typeof import('../dist/cli/store-choice.js')>('cli/store-choice.js');
+      const refused = await openStore(storeChoice(root, { redis: `redis://127.0.0.1:${port}/0`, 'redis-give-up-ms': '6000' })).then(
+        async (store) => (await store.close(), undefined),
+        (err: Error & { code?: string }) => err,
+      );
+      expect(refused?.code, 'the store was refused').toBe('store.unreachable');
+      expect(refused?.message).toMatch(/is unreachable \(no answer to PING within 6000 ms\)/);
     } finally {
       for (const s of sockets) s.destroy();
       silent.close();
@@ -175,25 +200,22 @@ describe.skipIf(!available)('a server that refuses this client is not an outage'
     const wrong = await weft(['run', 'travel', '--redis', url(':WRONG@'), '--json'], ENV, mkdtempSync(path.join(root, 'wrong-')));
     expect(wrong.code, show(wrong)).toBe(1);
     expect(lastLine(wrong)).toMatchObject({ refused: 'store.auth_refused', status: null, journal: null, fingerprint: null });
-    const none = await weft(['run', 'travel', '--redis', url(''), '--json'], ENV, mkdtempSync(path.join(root, 'none-')));
-    expect(none.code, show(none)).toBe(1);
-    expect(lastLine(none).refused).toBe('store.auth_refused');
-    expect(lastLine(none).reason).toMatch(/NOAUTH.*this server requires a password: put it in the URL/);
-    expect(wrong.stdout + wrong.stderr + none.stdout + none.stderr).not.toMatch(/unreachable/);
+    const none = await storeRefusal(url(''));
+    expect(none.code).toBe('store.auth_refused');
+    expect(none.message).toMatch(/NOAUTH.*this server requires a password: put it in the URL/);
+    expect(wrong.stdout + wrong.stderr + none.message + none.warnings.join('\n')).not.toMatch(/unreachable/);
     expect(await allKeys()).toEqual(before);
   });
 
   test('an ACL user without PING, or without CONFIG GET: store.auth_refused naming the permission to grant; nothing written', async () => {
     const before = await allKeys();
-    const noping = await weft(['run', 'travel', '--redis', url('noping:pw-noping@'), '--json'], ENV, mkdtempSync(path.join(root, 'noping-')));
-    expect(noping.code, show(noping)).toBe(1);
-    expect(lastLine(noping).refused).toBe('store.auth_refused');
-    expect(lastLine(noping).reason).toMatch(/NOPERM.*this Redis ACL user may not run PING, which Weft needs at connect: grant it \(ACL SETUSER <user> \+ping/);
-    const noconfig = await weft(['run', 'travel', '--redis', url('noconfig:pw-noconfig@'), '--json'], ENV, mkdtempSync(path.join(root, 'noconfig-')));
-    expect(noconfig.code, show(noconfig)).toBe(1);
-    expect(lastLine(noconfig).refused).toBe('store.auth_refused');
-    expect(lastLine(noconfig).reason).toMatch(/may not run CONFIG GET, which Weft needs at connect: grant it \(ACL SETUSER <user> \+config\|get.*pass --redis-durability relaxed/);
-    expect(noping.stdout + noping.stderr + noconfig.stdout + noconfig.stderr).not.toMatch(/unreachable|may lose acknowledged/);
+    const noping = await storeRefusal(url('noping:pw-noping@'));
+    expect(noping.code).toBe('store.auth_refused');
+    expect(noping.message).toMatch(/NOPERM.*this Redis ACL user may not run PING, which Weft needs at connect: grant it \(ACL SETUSER <user> \+ping/);
+    const noconfig = await storeRefusal(url('noconfig:pw-noconfig@'));
+    expect(noconfig.code).toBe('store.auth_refused');
+    expect(noconfig.message).toMatch(/may not run CONFIG GET, which Weft needs at connect: grant it \(ACL SETUSER <user> \+config\|get.*pass --redis-durability relaxed/);
+    expect([noping, noconfig].map((r) => [r.message, ...r.warnings].join('\n')).join('\n')).not.toMatch(/unreachable|may lose acknowledged/);
     expect(await allKeys()).toEqual(before);
   });
 

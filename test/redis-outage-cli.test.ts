@@ -4,11 +4,16 @@
  * itself within its give-up budget (WEFT_REDIS_GIVE_UP_MS, small here) and a margin for a loaded
  * machine, leaves no process behind, and says what happened in its own words: Redis at the URL is
  * unreachable, and the command to run once it is back — never ioredis' text ("Connection is
- * closed.", "max retries per request"), never a stack. Once Redis is back, `weft ls` lists the
+ * closed.", "max retries per request"), never a stack. Once Redis is back, the listing (`weft ls
+ * --redis --json` after the cut-off run; the library's listing after the cut-off resume) shows the
  * invocation as interrupted, and a resume goes on from the journal to the fingerprint of an
  * uninterrupted run, every effect applied once.
  *
- * Each test starts its own redis-server (it kills it); one more holds the reference run. Needs
+ * The commands cut off are real processes; what only sets the scene or checks the aftermath — the
+ * signing key, the uninterrupted reference run (on the file store: Redis gives the same fingerprint,
+ * redis-runtime.test.ts), the hibernation before a resume, the resumes once Redis is back — runs in
+ * the test's own process (test/support/s1-redis-run.ts, workspace-run.ts), as the commands make them.
+ * Each test that kills a server starts its own; "gone" is a port with nothing listening. Needs
  * `redis-server` on PATH: under CI (CI=true) its absence fails the file; elsewhere the file is skipped
  * with a loud notice.
  */
@@ -20,8 +25,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { effectCounts, parseTravelState } from '../examples/travel/state.js';
 import { alive } from './support/children.js';
 import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
-import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { freePort, NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
+import { keyPairIn, listOnRedis, resumeOnRedis, runOnRedis } from './support/s1-redis-run.js';
 import { spawnWeft, waitFor } from './support/weft-processes.js';
+import { runInWorkspace } from './support/workspace-run.js';
 
 const available = requireRedis();
 if (!available && process.env.CI === 'true') {
@@ -46,7 +53,6 @@ const root = mkdtempSync(path.join(tmpdir(), 'weft-redis-outage-'));
 let folders = 0;
 const fresh = (name: string) => mkdtempSync(path.join(root, `${name}-${++folders}-`));
 let keyFile = '';
-let referenceServer: RedisServer;
 const reference = { id: '', fingerprint: '' };
 
 const env = (extra: Record<string, string> = {}) => ({ WEFT_SIGNING_KEY: keyFile, WEFT_REDIS_URL: '', WEFT_DEBUG: '', WEFT_REDIS_GIVE_UP_MS: String(BUDGET_MS), ...extra });
@@ -99,41 +105,42 @@ async function killedUnder(server: RedisServer, args: string[], ready: () => Pro
  * What is said once Redis is back: ls lists the invocation as interrupted; a resume completes it.
  * `rested`: the journal length at which the invocation rested (hibernated) before the command that
  * was cut off woke it — if that command wrote nothing before Redis died, the durable state is still
- * that rest (a wake leaves no record of its own), and ls says `hibernated`, truthfully.
+ * that rest (a wake leaves no record of its own), and ls says `hibernated`, truthfully. `cli`: the
+ * listing is `weft ls --redis --json` (else the library's, as the command makes it); the resume runs here.
  */
-async function afterRestart(server: RedisServer, prefix: string, id: string, rested?: number) {
+async function afterRestart(server: RedisServer, prefix: string, id: string, { rested, cli = false }: { rested?: number; cli?: boolean } = {}) {
   await server.restart();
-  const ls = await weft(['ls', ...onRedis(server, prefix), '--dir', fresh('ls'), '--json'], env());
-  expect(ls.code, show(ls)).toBe(0);
-  const row = (JSON.parse(ls.stdout) as Array<{ id: string; status: string; reason?: string }>).find((r) => r.id === id);
+  const at = { url: server.url, prefix, signingKey: keyFile };
+  let rows: Array<{ id: string; status: string; reason?: string }>;
+  if (cli) {
+    const ls = await weft(['ls', ...onRedis(server, prefix), '--dir', fresh('ls'), '--json'], env());
+    expect(ls.code, show(ls)).toBe(0);
+    rows = JSON.parse(ls.stdout) as typeof rows;
+  } else {
+    rows = await listOnRedis({ ...at, dir: fresh('ls') });
+  }
+  const row = rows.find((r) => r.id === id);
   if (rested !== undefined && (await recordsIn(server, prefix, id)) === rested) {
     expect(row).toMatchObject({ id, status: 'hibernated' });
   } else {
     expect(row).toMatchObject({ id, status: 'interrupted' });
     expect(row!.reason).toMatch(/lost its store/);
   }
-  const resumed = await weft(['resume', id, ...onRedis(server, prefix), '--dir', fresh('resume-back'), '--json'], env());
-  expect(resumed.code, show(resumed)).toBe(0);
-  expect(lastJson(resumed)).toMatchObject({ id, status: 'completed', fingerprint: reference.fingerprint });
+  const resumed = await resumeOnRedis(id, { ...at, dir: fresh('resume-back') });
+  expect(resumed).toMatchObject({ id, status: 'completed', fingerprint: reference.fingerprint });
   await expectEffectsOnce(server, prefix, id);
 }
 
 beforeAll(async () => {
   if (!available) return;
   assertBuilt();
-  const keys = fresh('key');
-  const keygen = await weft(['keygen', '--out', keys]);
-  if (keygen.code !== 0) throw new Error(`weft keygen: ${show(keygen)}`);
-  keyFile = path.join(keys, 'weft.key');
-  referenceServer = await startRedis();
-  const r = await weft(['run', 'travel', '--seed', SEED, ...onRedis(referenceServer, 'ref'), '--dir', fresh('reference'), '--json'], env());
-  const out = lastJson(r);
-  if (r.code !== 0 || out.status !== 'completed' || !out.fingerprint) throw new Error(`the reference run: ${show(r)}`);
+  keyFile = await keyPairIn(fresh('key'));
+  const out = await runInWorkspace('travel', { dir: fresh('reference'), seed: SEED, signingKey: keyFile });
+  if (out.status !== 'completed' || !out.fingerprint) throw new Error(`the reference run: ${JSON.stringify(out)}`);
   Object.assign(reference, { id: out.id, fingerprint: out.fingerprint });
 });
 
-afterAll(async () => {
-  await referenceServer?.stop();
+afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -156,7 +163,7 @@ describe.skipIf(!available).concurrent('a Redis outage through the weft command'
       expect(result.stdout).not.toMatch(IOREDIS_TEXT);
       expect(result.stderr).not.toMatch(STACK);
       expect(result.stderr).not.toMatch(IOREDIS_TEXT);
-      await afterRestart(server, prefix, reference.id);
+      await afterRestart(server, prefix, reference.id, { cli: true });
     } finally {
       await server.stop();
     }
@@ -166,8 +173,8 @@ describe.skipIf(!available).concurrent('a Redis outage through the weft command'
     const server = await startRedis();
     try {
       const prefix = 'resume-gone';
-      const hibernated = await weft(['run', 'travel', '--seed', SEED, '--hibernate', ...onRedis(server, prefix), '--dir', fresh('hibernate'), '--json'], env());
-      expect(lastJson(hibernated), show(hibernated)).toMatchObject({ id: reference.id, status: 'hibernated' });
+      const hibernated = await runOnRedis('travel', { url: server.url, prefix, dir: fresh('hibernate'), signingKey: keyFile, seed: SEED, hibernate: true });
+      expect(hibernated).toMatchObject({ id: reference.id, status: 'hibernated' });
       const before = await recordsIn(server, prefix, reference.id);
       const lease = `${prefix}:{${reference.id}}:lease`;
       // In flight: the resume holds the lease again (a token above the hibernating run's).
@@ -192,7 +199,7 @@ describe.skipIf(!available).concurrent('a Redis outage through the weft command'
       expect(out.reason).not.toMatch(IOREDIS_TEXT);
       expect(result.stderr).not.toMatch(STACK);
       expect(await recordsIn(server, prefix, reference.id).catch(() => -1)).toBe(-1); // still down
-      await afterRestart(server, prefix, reference.id, before);
+      await afterRestart(server, prefix, reference.id, { rested: before });
       expect(await recordsIn(server, prefix, reference.id)).toBeGreaterThan(before);
     } finally {
       await server.stop();
@@ -200,9 +207,7 @@ describe.skipIf(!available).concurrent('a Redis outage through the weft command'
   });
 
   test('weft resume against a Redis that is gone: it says so within the budget, naming the URL and what to do, and leaves no process behind', async () => {
-    const server = await startRedis();
-    const url = server.url;
-    await server.stop();
+    const url = `redis://127.0.0.1:${await freePort()}/0`;
     const started = Date.now();
     const command = spawnWeft(['resume', reference.id, '--redis', url, '--dir', fresh('resume-none'), '--json'], env());
     const deadline = setTimeout(() => command.signal('SIGKILL'), BUDGET_MS + MARGIN_MS);

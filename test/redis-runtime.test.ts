@@ -1,26 +1,37 @@
 /**
- * The distributed mode through the `weft` command (issue 12, "Tests that must exist"): every call
- * is a separate process with its own --dir (a fresh temp folder), so nothing is shared but Redis —
- * and one signing key (WEFT_SIGNING_KEY, made by `weft keygen`), so seals compare across processes.
+ * The distributed mode (issue 12, "Tests that must exist"): runs that share nothing but Redis —
+ * each with its own --dir (a fresh temp folder) and its own store connection — and one signing key
+ * (made once, as `weft keygen` makes it), so seals compare across runtimes and processes.
  *
  * 1. The travel example and the README's user domain (examples/helpdesk) on Redis give the
- *    embedded (file store) fingerprint.
- * 2. Hibernated in one process and cwd, resumed in another: the uninterrupted fingerprint; ls shows it.
- * 3. A runtime SIGKILLed mid-epoch (after its N-th durable append, or inside a world effect) and
- *    resumed by ANOTHER process at once: the dead holder's lease is taken over (same host), the
- *    journal is the uninterrupted one and every effect is applied once (the ledger in Redis). A
- *    holder on another host cannot be seen dead: its lease is refused until it expires.
- * 4. Two runtimes resume one hibernated invocation at once: one completes, the other is refused
- *    (lease held, no stack trace), and the journal exports and verifies.
- * 5. Redis SIGKILLed: mid-run and restarted (the run goes on), and before a resume and left down
- *    (a clear error), then restarted: nothing acknowledged is lost and the resume completes.
+ *    embedded (file store) fingerprint; `weft replay --redis` replays the Redis journal.
+ * 2. Hibernated by one runtime, resumed by another (another --dir): the uninterrupted fingerprint;
+ *    the listing shows it.
+ * 3. A `weft run` SIGKILLed mid-epoch (after its N-th durable append, or inside a world effect) and
+ *    resumed at once by another runtime (`weft resume` for one kill point, the others in-process):
+ *    the dead holder's lease is taken over (same host), the journal is the uninterrupted one and
+ *    every effect is applied once (the ledger in Redis). A holder on another host cannot be seen
+ *    dead: its lease is refused until it expires.
+ * 4. A `weft resume` of an invocation another runtime is resuming is refused (lease held, no stack
+ *    trace, a --json line); the other completes, and the journal exports (`weft export --redis`)
+ *    and verifies (`weft verify`).
+ * 5. Redis SIGKILLed: mid-`weft run` and restarted (the run goes on), before a `weft resume` and left
+ *    down (a clear error), mid-`weft run` and left down (it gives up by itself); then restarted:
+ *    nothing acknowledged is lost and the resume completes.
  * 6. A server that may lose acknowledged appends (appendonly no; maxmemory-policy allkeys-lru) is
- *    refused, naming the setting; --redis-durability relaxed runs with one WARNING line.
+ *    refused by `weft run`, naming the setting; --redis-durability relaxed runs with one WARNING line.
+ *
+ * What is the runtime's (the reference run, runs that compare fingerprints, hibernations, resumes,
+ * listings, replays) runs in the test's own process (test/support/s1-redis-run.ts: as the commands
+ * make them, each call with its own store and runtime); real `weft` processes remain for what is the
+ * command's or a crash's: SIGKILLs, printed refusals and exit codes, the outage behaviour, and one
+ * end-to-end run of each command used here with --redis (run, resume, replay, export, verify).
  *
  * One private redis-server (AOF, appendfsync always) serves the file, each test under its own
- * --redis-prefix; the tests that kill a server (5) or need a misconfigured one (6) start their own,
- * so killing it cannot disturb the tests running alongside. Needs `redis-server` on PATH: under CI
- * (CI=true) its absence fails the file; elsewhere the file is skipped with a loud notice.
+ * --redis-prefix; the tests that kill a server (5) or need a misconfigured one (6) start their own
+ * (the two `appendonly no` tests share one, and its refused run), so killing it cannot disturb the
+ * tests running alongside. Needs `redis-server` on PATH: under CI (CI=true) its absence fails the
+ * file; elsewhere the file is skipped with a loud notice.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +42,9 @@ import { effectCounts, parseTravelState, type TravelState } from '../examples/tr
 import { assertBuilt, pool, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
 import { startRedis, type RedisServer } from './support/redis-server.js';
+import { keyPairIn, listOnRedis, replayOnRedis, resumeOnRedis, runOnRedis, type RedisRunLine } from './support/s1-redis-run.js';
 import { runNodeWithin, waitFor } from './support/weft-processes.js';
+import { runInWorkspace } from './support/workspace-run.js';
 
 /** The file's private Redis (AOF, fsync always); the tests that kill or misconfigure one start their own. */
 const redis = fileRedis();
@@ -43,7 +56,7 @@ const SLOW_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-travel-domain.m
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-redis-runtime-'));
 let folders = 0;
-/** A fresh, empty folder: each CLI process gets its own --dir (and cwd where it matters). */
+/** A fresh, empty folder: each CLI process and each in-process runtime gets its own --dir (and cwd where it matters). */
 const fresh = (name: string) => mkdtempSync(path.join(root, `${name}-${++folders}-`));
 
 let keyFile = '';
@@ -63,6 +76,8 @@ interface RunJson {
 /** Every process: the shared signing key, and no Redis unless the arguments name one. */
 const env = (extra: Record<string, string> = {}) => ({ WEFT_SIGNING_KEY: keyFile, WEFT_REDIS_URL: '', WEFT_DEBUG: '', ...extra });
 const onRedis = (s: RedisServer, prefix: string) => ['--redis', s.url, '--redis-prefix', prefix];
+/** The same place for an in-process run or resume (test/support/s1-redis-run.ts), in a fresh --dir. */
+const here = (s: RedisServer, prefix: string, name: string) => ({ url: s.url, prefix, dir: fresh(name), signingKey: keyFile });
 const lastJson = (r: CliResult): RunJson => {
   const line = r.stdout.trim().split('\n').at(-1) ?? '';
   try {
@@ -113,37 +128,57 @@ const weftWithin = (ms: number, args: string[], extra: Record<string, string>, c
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A hibernated travel invocation under `prefix` (run in its own folder); its id. */
+/** A hibernated travel invocation under `prefix` (run here, in its own folder); its id. */
 async function hibernated(s: RedisServer, prefix: string): Promise<string> {
-  const dir = fresh(`hibernate-${prefix}`);
-  const r = await weft(['run', 'travel', '--seed', SEED, '--hibernate', ...onRedis(s, prefix), '--dir', dir, '--json'], env(), dir);
-  if (r.code !== 0) throw new Error(`hibernating under ${prefix}: ${show(r)}`);
-  const out = lastJson(r);
-  if (out.status !== 'hibernated' || out.id !== ref.id) throw new Error(`hibernating under ${prefix}: ${show(r)}`);
+  const out = await runOnRedis('travel', { ...here(s, prefix, `hibernate-${prefix}`), seed: SEED, hibernate: true });
+  if (out.status !== 'hibernated' || out.id !== ref.id) throw new Error(`hibernating under ${prefix}: ${JSON.stringify(out)}`);
   return out.id;
 }
+
+/** A resume here (its own store, runtime and --dir), for the resumes whose subject is the runtime. */
+const resumeHere = (s: RedisServer, prefix: string, name: string, id = ref.id): Promise<RedisRunLine> => resumeOnRedis(id, here(s, prefix, name));
+
+/** What a refused in-process resume throws: the code the command's --json line names `refused`, and the message it prints. */
+async function refusal(p: Promise<unknown>): Promise<{ code: string | undefined; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return { code: (err as { code?: string }).code, message: (err as Error).message };
+  }
+  throw new Error('expected a refusal');
+}
+
+/**
+ * The `appendonly no` server of 6, and `weft run` refused on it: shared by the two tests that look at
+ * that refusal. Both are started in beforeAll, so they belong to the file (a child started in a test is
+ * killed when that test ends) and the refused run overlaps the reference run.
+ */
+let aofOff: RedisServer | undefined;
+let refusedOnAofOff: Promise<CliResult> | undefined;
 
 beforeAll(async () => {
   if (!available) return;
   assertBuilt();
   const server = redis.server;
-  const keys = fresh('key');
-  const keygen = await weft(['keygen', '--out', keys]);
-  if (keygen.code !== 0) throw new Error(`weft keygen: ${show(keygen)}`);
-  keyFile = path.join(keys, 'weft.key');
-  const dir = fresh('reference');
-  const r = await weft(['run', 'travel', '--seed', SEED, ...onRedis(server, 'ref'), '--dir', dir, '--json'], env({ WEFT_COUNT_APPENDS: '1' }), dir);
-  if (r.code !== 0) throw new Error(`the reference run on Redis: ${show(r)}`);
-  const out = lastJson(r);
-  if (out.status !== 'completed' || !out.fingerprint) throw new Error(`the reference run on Redis: ${show(r)}`);
+  keyFile = await keyPairIn(fresh('key'));
+  aofOff = await startRedis({ aof: false });
+  const weakDir = fresh('weak');
+  refusedOnAofOff = weft(['run', 'travel', '--seed', SEED, ...onRedis(aofOff, 't6'), '--dir', weakDir, '--json'], env(), weakDir);
+  refusedOnAofOff.catch(() => undefined);
+  // The reference run, counting its durable appends (what WEFT_COUNT_APPENDS prints): the kill points of 3.
+  const out = await runOnRedis('travel', { ...here(server, 'ref', 'reference'), seed: SEED });
+  if (out.status !== 'completed' || !out.fingerprint) throw new Error(`the reference run on Redis: ${JSON.stringify(out)}`);
   ref.id = out.id;
   ref.fingerprint = out.fingerprint;
   ref.hashes = await hashesIn(server, 'ref');
   ref.applied = appliedKeys(await worldIn(server, 'ref'));
-  ref.appends = Number(/appends: (\d+)/.exec(r.stderr)?.[1]);
+  ref.appends = out.appends;
 });
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(async () => {
+  await aofOff?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
 
 describe.skipIf(!available).concurrent('weft on Redis', () => {
   test('the reference run: fewer durable appends than records (records that announce no call travel with the next write-ahead record), nine world effects each applied once', ({ expect }) => {
@@ -155,34 +190,25 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
   });
 
   // ── 1 ─────────────────────────────────────────────────────────────────────────────────────
-  test('1. travel on Redis gives the embedded fingerprint and the same record hashes', async ({ expect }) => {
-    const dir = fresh('embedded-travel');
-    const embedded = await weft(['run', 'travel', '--seed', SEED, '--dir', dir, '--json'], env(), dir);
-    expect(embedded.code, show(embedded)).toBe(0);
-    const out = lastJson(embedded);
-    expect(out).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
-    const fileHashes = readFileSync(out.journal!, 'utf8')
+  test('1. travel on Redis gives the embedded fingerprint and the same record hashes; weft replay --redis replays the Redis journal', async ({ expect }) => {
+    const embedded = await runInWorkspace('travel', { dir: fresh('embedded-travel'), seed: SEED, signingKey: keyFile });
+    expect(embedded).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+    const fileHashes = readFileSync(embedded.journal, 'utf8')
       .trim()
       .split('\n')
       .map((l) => (JSON.parse(l) as { hash: string }).hash);
     expect(fileHashes).toEqual(ref.hashes);
-    // And the Redis journal replays (calling nothing) from a third process and folder.
+    // And the Redis journal replays (calling nothing) from a process and folder of its own.
     const replay = await weft(['replay', ref.id, ...onRedis(redis.server, 'ref'), '--dir', fresh('replay-ref'), '--json'], env());
     expect(replay.code, show(replay)).toBe(0);
     expect(lastJson(replay)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
   });
 
   test('1. the README user domain (examples/helpdesk) on Redis gives the embedded fingerprint', async ({ expect }) => {
-    const a = fresh('helpdesk-redis');
-    const b = fresh('helpdesk-file');
-    const [onR, onF] = await Promise.all([
-      weft(['run', HELPDESK, '--seed', SEED, ...onRedis(redis.server, 't1-helpdesk'), '--dir', a, '--json'], env(), a),
-      weft(['run', HELPDESK, '--seed', SEED, '--dir', b, '--json'], env(), b),
+    const [r, f] = await Promise.all([
+      runOnRedis(HELPDESK, { ...here(redis.server, 't1-helpdesk', 'helpdesk-redis'), seed: SEED }),
+      runInWorkspace(HELPDESK, { dir: fresh('helpdesk-file'), seed: SEED, signingKey: keyFile }),
     ]);
-    expect(onR.code, show(onR)).toBe(0);
-    expect(onF.code, show(onF)).toBe(0);
-    const r = lastJson(onR);
-    const f = lastJson(onF);
     expect(r.status).toBe('completed');
     expect(f.status).toBe('completed');
     expect(r.id).toBe(f.id);
@@ -191,25 +217,25 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
   });
 
   // ── 2 ─────────────────────────────────────────────────────────────────────────────────────
-  test('2. hibernated in one process, resumed in another (another cwd and --dir): the uninterrupted fingerprint; ls shows it completed', async ({ expect }) => {
+  test('2. hibernated by one runtime, resumed by another (another --dir, another store connection): the uninterrupted fingerprint; the listing shows it completed', async ({ expect }) => {
     const prefix = 't2';
     const id = await hibernated(redis.server, prefix);
-    const before = JSON.parse((await weft(['ls', ...onRedis(redis.server, prefix), '--json'], env())).stdout) as Array<{ id: string; status: string }>;
+    const before = await listOnRedis(here(redis.server, prefix, 'ls'));
     expect(before).toEqual([expect.objectContaining({ id, status: 'hibernated' })]);
-    const b = fresh('resume-b');
-    const resumed = await weft(['resume', id, ...onRedis(redis.server, prefix), '--dir', b, '--json'], env(), b);
-    expect(resumed.code, show(resumed)).toBe(0);
-    expect(lastJson(resumed)).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
+    const resumed = await resumeHere(redis.server, prefix, 'resume-b', id);
+    expect(resumed).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
     expect(await hashesIn(redis.server, prefix)).toEqual(ref.hashes);
-    const ls = await weft(['ls', ...onRedis(redis.server, prefix), '--json'], env(), fresh('ls'));
-    expect(ls.code, show(ls)).toBe(0);
-    expect(JSON.parse(ls.stdout)).toEqual([expect.objectContaining({ id, status: 'completed', records: ref.hashes.length })]);
+    const ls = await listOnRedis(here(redis.server, prefix, 'ls'));
+    expect(ls).toEqual([expect.objectContaining({ id, status: 'completed', records: ref.hashes.length })]);
     await expectEffectsOnce(redis.server, prefix, expect);
   });
 
   // ── 3 ─────────────────────────────────────────────────────────────────────────────────────
-  /** Kill a run under `prefix` with `crash` (env), then resume it at once from another process and folder. */
-  async function killThenResume(prefix: string, crash: Record<string, string>, ex: typeof expect) {
+  /**
+   * Kill a `weft run` under `prefix` with `crash` (env), then resume it at once in another folder:
+   * with `weft resume` (`cli`: its exit code and stderr are looked at too) or by a runtime here.
+   */
+  async function killThenResume(prefix: string, crash: Record<string, string>, ex: typeof expect, cli = false) {
     const a = fresh(`crash-${prefix}`);
     const crashed = await weft(['run', 'travel', '--seed', SEED, ...onRedis(redis.server, prefix), '--dir', a, '--json'], env(crash), a);
     ex(crashed.signal, `expected a SIGKILL with ${JSON.stringify(crash)}; ${show(crashed)}`).toBe('SIGKILL');
@@ -217,26 +243,30 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     ex(before, 'what the killed run acknowledged is the start of the uninterrupted journal').toEqual(ref.hashes.slice(0, before.length));
     // Right after the kill the dead runtime's lease is still live (30 s TTL). Its holder id is
     // <host>:<pid> on this host and that pid is gone, so the store takes the lease over at once.
-    const b = fresh(`resume-${prefix}`);
-    const resumed = await weft(['resume', ref.id, ...onRedis(redis.server, prefix), '--dir', b, '--json'], env(), b);
-    ex(resumed.code, `resume right after the kill (${JSON.stringify(crash)}): ${show(resumed)}`).toBe(0);
-    ex(resumed.stderr).not.toMatch(STACK);
-    ex(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+    if (cli) {
+      const b = fresh(`resume-${prefix}`);
+      const resumed = await weft(['resume', ref.id, ...onRedis(redis.server, prefix), '--dir', b, '--json'], env(), b);
+      ex(resumed.code, `resume right after the kill (${JSON.stringify(crash)}): ${show(resumed)}`).toBe(0);
+      ex(resumed.stderr).not.toMatch(STACK);
+      ex(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+    } else {
+      ex(await resumeHere(redis.server, prefix, `resume-${prefix}`), `resume right after the kill (${JSON.stringify(crash)})`).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+    }
     ex(await hashesIn(redis.server, prefix)).toEqual(ref.hashes);
     return expectEffectsOnce(redis.server, prefix, ex);
   }
 
-  test('3. SIGKILLed after its N-th durable append (5 points over the run), resumed by another process at once: the uninterrupted journal, every effect once', async ({ expect }) => {
+  test('3. SIGKILLed after its N-th durable append (5 points over the run), resumed by another runtime at once (weft resume at the middle point): the uninterrupted journal, every effect once', async ({ expect }) => {
     const n = ref.appends;
     const points = [...new Set([1, Math.round(n / 4), Math.round(n / 2), Math.round((3 * n) / 4), n - 1])];
     expect(points.length).toBe(5);
     await pool(
       2,
-      points.map((k) => () => killThenResume(`t3-append-${k}`, { WEFT_CRASH_AFTER_APPEND: String(k) }, expect)),
+      points.map((k, i) => () => killThenResume(`t3-append-${k}`, { WEFT_CRASH_AFTER_APPEND: String(k) }, expect, i === 2)),
     );
   });
 
-  test('3. SIGKILLed inside a world effect (applied, completion not recorded), resumed by another process: re-dispatched under its key, applied once', async ({ expect }) => {
+  test('3. SIGKILLed inside a world effect (applied, completion not recorded), resumed by another runtime: re-dispatched under its key, applied once', async ({ expect }) => {
     // Effect 3 is airline.hold (epoch 2), effect 5 is card.charge: the money.
     await pool(
       2,
@@ -248,7 +278,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     );
   });
 
-  test('3. a killed holder on another host cannot be seen dead: resume is refused, naming when the lease expires; after it expires another process takes over', async ({ expect }) => {
+  test('3. a killed holder on another host cannot be seen dead: resume is refused, naming when the lease expires; after it expires another runtime takes over', async ({ expect }) => {
     const prefix = 't3-foreign';
     const a = fresh('crash-foreign');
     const k = Math.round(ref.appends / 2);
@@ -259,18 +289,16 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     // Make the dead holder look like a runtime on another machine (only its host name changes).
     const leaseKey = `${prefix}:{${ref.id}}:lease`;
     await peek(redis.server, (r) => r.hset(leaseKey, 'writer', 'another-host.example:4242'));
-    const refused = await weft(['resume', ref.id, ...onRedis(redis.server, prefix), '--dir', fresh('resume-foreign'), '--json'], env());
-    expect(refused.code, show(refused)).toBe(1);
-    expect(refused.stderr).not.toMatch(STACK);
-    expect(refused.stderr).toMatch(/being written by another-host\.example:4242 \(lease token \d+, expires in \d+(\.\d+)? s\)/);
-    expect(lastJson(refused)).toMatchObject({ id: ref.id, refused: 'journal.lease_held', fingerprint: null });
+    // The refusal the command prints (its message, and its code as the --json line's `refused`; test 4 runs the command).
+    const refused = await refusal(resumeHere(redis.server, prefix, 'resume-foreign'));
+    expect(refused.message).toMatch(/being written by another-host\.example:4242 \(lease token \d+, expires in \d+(\.\d+)? s\)/);
+    expect(refused.code).toBe('journal.lease_held');
     expect(await hashesIn(redis.server, prefix), 'a refused resume writes nothing').toEqual(acknowledged);
     // The TTL elapsing, without waiting 30 s: the lease's expiry moved into the past (the script
     // compares it with the caller's clock, exactly as it would once the time had passed).
     await peek(redis.server, (r) => r.hset(leaseKey, 'expiresAt', String(Date.now() - 1)));
-    const resumed = await weft(['resume', ref.id, ...onRedis(redis.server, prefix), '--dir', fresh('resume-foreign-2'), '--json'], env());
-    expect(resumed.code, show(resumed)).toBe(0);
-    expect(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+    const resumed = await resumeHere(redis.server, prefix, 'resume-foreign-2');
+    expect(resumed).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
     expect(await hashesIn(redis.server, prefix)).toEqual(ref.hashes);
     await expectEffectsOnce(redis.server, prefix, expect);
   });
@@ -282,23 +310,22 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
   // into the past, which is what waiting out that time amounts to.
 
   // ── 4 ─────────────────────────────────────────────────────────────────────────────────────
-  test('4. two runtimes resume one hibernated invocation at once: one completes, the other is refused (lease held, no stack trace); the journal exports and verifies', async ({ expect }) => {
+  test('4. two runtimes resume one hibernated invocation at once: one completes, weft resume is refused (lease held, no stack trace); the journal exports and verifies', async ({ expect }) => {
     const prefix = 't4';
     const id = await hibernated(redis.server, prefix);
-    // The slow-observer travel domain (same pin) holds the winner's lease for 3 s, so the two
-    // resumes overlap whichever starts first.
-    const both = await Promise.all(
-      ['a', 'b'].map((name) => {
-        const dir = fresh(`race-${name}`);
-        return weft(['resume', id, ...onRedis(redis.server, prefix), '--domain', SLOW_TRAVEL, '--dir', dir, '--json'], env({ WEFT_TEST_OBSERVE_DELAY_MS: '3000' }), dir);
-      }),
-    );
-    const winners = both.filter((r) => r.code === 0);
-    const losers = both.filter((r) => r.code !== 0);
-    expect(winners.length, both.map(show).join('\n---\n')).toBe(1);
-    expect(losers.length).toBe(1);
-    expect(lastJson(winners[0]!)).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
-    const loser = losers[0]!;
+    // One runtime resumes here and is held at its first observation, holding the lease, until the
+    // command has been refused: the two resumes overlap whatever the machine's load.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const held = new Promise<void>((r) => (holding = r));
+    const winner = resumeOnRedis(id, { ...here(redis.server, prefix, 'race-a'), observeGate: gate, onObserve: holding });
+    winner.catch(() => undefined);
+    await Promise.race([held, winner]);
+    const b = fresh('race-b');
+    const loser = await weft(['resume', id, ...onRedis(redis.server, prefix), '--domain', SLOW_TRAVEL, '--dir', b, '--json'], env(), b);
+    release();
+    expect(await winner).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
     expect(loser.code, show(loser)).toBe(1);
     expect(loser.signal).toBeNull();
     expect(loser.stderr).not.toMatch(STACK);
@@ -314,9 +341,8 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     const verify = await weft(['verify', bundle, '--public-key', keyFile.replace(/\.key$/, '.pub')], env());
     expect(verify.code, show(verify)).toBe(0);
     expect(verify.stdout).toContain(ref.fingerprint);
-    const replay = await weft(['replay', id, ...onRedis(redis.server, prefix), '--dir', fresh('replay-race'), '--json'], env());
-    expect(replay.code, show(replay)).toBe(0);
-    expect(lastJson(replay)).toMatchObject({ status: 'completed', fingerprint: ref.fingerprint });
+    const replay = await replayOnRedis(id, here(redis.server, prefix, 'replay-race'));
+    expect(replay).toMatchObject({ status: 'completed', fingerprint: ref.fingerprint });
     await expectEffectsOnce(redis.server, prefix, expect);
   });
 
@@ -379,9 +405,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
       }
       await own.restart();
       expect(await hashesIn(own, prefix), 'every record acknowledged before the kill is still there').toEqual(acknowledged);
-      const resumed = await weft(['resume', id, ...onRedis(own, prefix), '--dir', fresh('resume-up'), '--json'], env());
-      expect(resumed.code, show(resumed)).toBe(0);
-      expect(lastJson(resumed)).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
+      expect(await resumeHere(own, prefix, 'resume-up', id)).toMatchObject({ id, status: 'completed', fingerprint: ref.fingerprint });
       const after = await hashesIn(own, prefix);
       expect(after.slice(0, acknowledged.length)).toEqual(acknowledged);
       expect(after).toEqual(ref.hashes);
@@ -415,9 +439,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
       await own.restart();
       const kept = await hashesIn(own, prefix);
       expect(kept.slice(0, acknowledged.length), 'every record acknowledged before the kill is still there').toEqual(acknowledged);
-      const resumed = await weft(['resume', ref.id, ...onRedis(own, prefix), '--dir', fresh('resume-gone'), '--json'], env());
-      expect(resumed.code, show(resumed)).toBe(0);
-      expect(lastJson(resumed)).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
+      expect(await resumeHere(own, prefix, 'resume-gone')).toMatchObject({ id: ref.id, status: 'completed', fingerprint: ref.fingerprint });
       expect(await hashesIn(own, prefix)).toEqual(ref.hashes);
       await expectEffectsOnce(own, prefix, expect);
     } finally {
@@ -431,10 +453,12 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     { name: 'maxmemory-policy allkeys-lru', options: { args: ['--maxmemory-policy', 'allkeys-lru'] }, setting: /maxmemory-policy is allkeys-lru\b.*set maxmemory-policy noeviction/ },
   ]) {
     test(`6. a server with ${name} is refused, naming the setting; --redis-durability relaxed runs with one WARNING line`, async ({ expect }) => {
-      const weak = await startRedis(options);
+      // appendonly no: the file's shared server and refused run (beforeAll); the other its own.
+      const own = options.aof === false ? undefined : await startRedis(options);
+      const weak = own ?? aofOff!;
       try {
         const dir = fresh('weak');
-        const strict = await weft(['run', 'travel', '--seed', SEED, ...onRedis(weak, 't6'), '--dir', dir, '--json'], env(), dir);
+        const strict = own ? await weft(['run', 'travel', '--seed', SEED, ...onRedis(weak, 't6'), '--dir', dir, '--json'], env(), dir) : await refusedOnAofOff!;
         expect(strict.code, show(strict)).not.toBe(0);
         expect(strict.signal).toBeNull();
         expect(strict.stderr).not.toMatch(STACK);
@@ -449,23 +473,17 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
         expect(warnings, relaxed.stderr).toHaveLength(1);
         expect(warnings[0]).toMatch(setting);
       } finally {
-        await weak.stop();
+        await own?.stop();
       }
     });
   }
 
   test('6. the --json line of a refused Redis run names the invocation and no journal file (a Redis invocation has none)', async ({ expect }) => {
-    const weak = await startRedis({ aof: false });
-    try {
-      const dir = fresh('weak-json');
-      const strict = await weft(['run', 'travel', '--seed', SEED, ...onRedis(weak, 't6-json'), '--dir', dir, '--json'], env(), dir);
-      expect(strict.code, show(strict)).toBe(1);
-      const out = lastJson(strict);
-      expect(out.refused).toBe('store.durability');
-      expect.soft(out.journal, 'not a file under --dir: the journal would have been in Redis').toBeNull();
-      expect.soft(out.id, 'the id the run would have had (derived from intent, tenant, seed, asOf), as a refused resume prints it').toBe(ref.id);
-    } finally {
-      await weak.stop();
-    }
+    const strict = await refusedOnAofOff!;
+    expect(strict.code, show(strict)).toBe(1);
+    const out = lastJson(strict);
+    expect(out.refused).toBe('store.durability');
+    expect.soft(out.journal, 'not a file under --dir: the journal would have been in Redis').toBeNull();
+    expect.soft(out.id, 'the id the run would have had (derived from intent, tenant, seed, asOf), as a refused resume prints it').toBe(ref.id);
   });
 });
