@@ -267,7 +267,8 @@ describe('verify and log take an invocation by id in either store, and log shows
     expect(inRedis.id).toBe(inFile.id);
     const records = (out: string) => out.split('\n').filter((l) => /^ +\d+ +e\d/.test(l)).map((l) => l.replace(/\s+\[unverified:.*$/, ''));
 
-    const fromFile = await weft(['log', inFile.id, '--dir', dir], ENV, cwd);
+    // The workspace by the command's module here (the same code), Redis and the bundle by real processes.
+    const fromFile = await weftHere(['log', inFile.id, '--dir', dir], ENV, cwd);
     const fromRedis = await weft(['log', inRedis.id, ...redis], ENV, cwd);
     expect(fromFile.code, show(fromFile)).toBe(0);
     expect(fromRedis.code, show(fromRedis)).toBe(0);
@@ -282,11 +283,12 @@ describe('verify and log take an invocation by id in either store, and log shows
     expect(fromBundle.stdout).not.toContain('✗');
     expect(records(fromBundle.stdout)).toEqual(records(fromFile.stdout));
 
-    for (const by of [['--dir', dir], redis]) {
-      const verified = await weft(['verify', inFile.id, ...by, '--no-signature', '--json'], ENV, cwd);
-      expect(verified.code, show(verified)).toBe(0);
-      expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, records: 56, invocation: inFile.id });
-    }
+    const verifiedHere = await weftHere(['verify', inFile.id, '--dir', dir, '--no-signature'], ENV, cwd);
+    expect(verifiedHere.code, show(verifiedHere)).toBe(0);
+    expect(verifiedHere.stdout).toMatch(new RegExp(`^chain intact: 56 records, invocation ${inFile.id}, sealed by key `, 'm'));
+    const verified = await weft(['verify', inFile.id, ...redis, '--no-signature', '--json'], ENV, cwd);
+    expect(verified.code, show(verified)).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, records: 56, invocation: inFile.id });
     const missing = await weft(['verify', 'inv-nothing', ...redis, '--json'], ENV, cwd);
     expect(missing.code).toBe(2);
     expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, exitCode: 2, refused: 'invocation.not_found' });
