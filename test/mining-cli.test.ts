@@ -23,21 +23,26 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import '../journal/sha256-node.js';
-import { chainRecord } from '../journal/chain.js';
-import { recordLine } from '../journal/encode.js';
 import type { JournalRecord } from '../journal/records.js';
-import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
-import { libraryDigest } from '../htn/library/digest.js';
-import { createRuntime } from '../runtime/index.js';
-import { travelDomain } from '../examples/travel/domain.js';
-import { validateLibrary } from '../htn/library/validate.js';
-import { travelLibrary } from '../examples/travel/library.js';
-import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { fromDist } from './support/dist.js';
 import { weftHere } from './support/s3-command.js';
 import { runInWorkspace } from './support/workspace-run.js';
+
+// The library as the command runs it (dist/, loaded once: test/support/dist.ts), which the in-process
+// commands load anyway — no second copy of the runtime to transform and load.
+await fromDist('journal/sha256-node.js');
+await fromDist('journal/ed25519-node.js');
+const { chainRecord } = await fromDist<typeof import('../dist/journal/chain.js')>('journal/chain.js');
+const { recordLine } = await fromDist<typeof import('../dist/journal/encode.js')>('journal/encode.js');
+const { signingKeyFromSecret } = await fromDist<typeof import('../dist/journal/seal.js')>('journal/seal.js');
+const { FileStore } = await fromDist<typeof import('../dist/journal/stores/file.js')>('journal/stores/file.js');
+const { libraryDigest } = await fromDist<typeof import('../dist/htn/library/digest.js')>('htn/library/digest.js');
+const { createRuntime } = await fromDist<typeof import('../dist/runtime/index.js')>('runtime/index.js');
+const { travelDomain } = await fromDist<typeof import('../dist/examples/travel/domain.js')>('examples/travel/domain.js');
+const { validateLibrary } = await fromDist<typeof import('../dist/htn/library/validate.js')>('htn/library/validate.js');
+const { travelLibrary } = await fromDist<typeof import('../dist/examples/travel/library.js')>('examples/travel/library.js');
+const { TRAVEL_TRANSFER_INTENTS } = await fromDist<typeof import('../dist/examples/travel/transfer-script.js')>('examples/travel/transfer-script.js');
 
 const root = mkdtempSync(join(tmpdir(), 'weft-mining-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
