@@ -7,6 +7,14 @@
  * journal line says how to get a file of it (`weft export … > bundle.json`), and verify, log and
  * replay take the id with `--redis` as they take a file. `weft log bundle.json` shows the bundle's
  * records like a journal file's.
+ *
+ * The hints are real `weft` processes; the texts that print them come from the command's own
+ * module where the command is a fixture (the runs, the listing: test/support/s3-command.ts, the code
+ * the process runs, in this process), and from the real processes the hints start (the resume's,
+ * the approval's). A hint the test reads the result of is run at once; every other one at the end of
+ * the walk, once per shape (the hint with its invocation id written <id>): a hint of a shape already
+ * run (an export of another id, the listing's resume that the suspension printed too) starts no
+ * process.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +22,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { spawnTracked } from './support/children.js';
 import { assertBuilt, weft, weftBin, type CliResult } from './support/cli.js';
+import { weftHere } from './support/s3-command.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { runInWorkspace } from './support/workspace-run.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const available = requireRedis();
@@ -95,19 +105,53 @@ function runHint(hint: string, cwd: string): Promise<CliResult> {
   });
 }
 
-/** Run every hint `result` printed; each must find its invocation. Returns the hints and their results. */
-async function followHints(result: CliResult, cwd: string): Promise<Array<{ hint: string; result: CliResult }>> {
-  const hints = hintsIn(`${result.stdout}\n${result.stderr}`);
-  const out = [];
-  for (const hint of hints) {
-    expect(hint, 'a hint never names null').not.toMatch(/\bnull\b/);
-    const ran = await runHint(hint, cwd);
+/**
+ * The hints of one walk. `follow` checks every hint a text printed and runs at once those the test
+ * reads the result of (`now`), or all of them; the others wait for `settle`, which runs one of each
+ * shape no hint of the walk has run yet (the shape: the hint with its invocation id written <id>).
+ * A hint run before, word for word, is not run again: its result stands.
+ */
+class Walk {
+  private readonly ran = new Map<string, CliResult>();
+  private readonly waiting: string[] = [];
+  constructor(private readonly cwd: string) {}
+
+  private static shape(hint: string): string {
+    return hint.replace(/inv-[0-9a-f]+/g, '<id>');
+  }
+
+  private async run(hint: string): Promise<CliResult> {
+    const before = this.ran.get(hint);
+    const ran = before ?? (await runHint(hint, this.cwd));
+    this.ran.set(hint, ran);
     expect(`${ran.stdout}${ran.stderr}`, `${hint}\n${show(ran)}`).not.toMatch(/no invocation|unknown option|usage: weft/i);
     expect(ran.code, `${hint}\n${show(ran)}`).not.toBe(2);
-    out.push({ hint, result: ran });
+    return ran;
   }
-  return out;
+
+  /** Every hint `result` printed: each must find its invocation. Returns the hints run now and their results. */
+  async follow(result: CliResult, now: (hint: string) => boolean = () => true): Promise<Array<{ hint: string; result: CliResult }>> {
+    const out = [];
+    for (const hint of hintsIn(`${result.stdout}\n${result.stderr}`)) {
+      expect(hint, 'a hint never names null').not.toMatch(/\bnull\b/);
+      if (now(hint) || this.ran.has(hint)) out.push({ hint, result: await this.run(hint) });
+      else this.waiting.push(hint);
+    }
+    return out;
+  }
+
+  /** The hints not run yet, one of each shape not run yet. */
+  async settle(): Promise<void> {
+    const shapes = new Set([...this.ran.keys()].map(Walk.shape));
+    for (const hint of this.waiting.splice(0)) {
+      if (shapes.has(Walk.shape(hint))) continue;
+      shapes.add(Walk.shape(hint));
+      await this.run(hint);
+    }
+  }
 }
+
+const startsWith = (prefix: string) => (hint: string) => hint.startsWith(prefix);
 
 interface Mode {
   name: string;
@@ -128,9 +172,10 @@ const redisMode = (prefix: string): Mode => ({
 });
 
 /** The whole walk in one mode: hibernate → resume → audit/replay/export; approval; a suspension; ls. */
-async function everyHintWorks(mode: Mode, cwd: string): Promise<void> {
+async function everyHintWorks(mode: Mode, cwd: string): Promise<Walk> {
   mkdirSync(cwd, { recursive: true });
   const where = mode.where();
+  const walk = new Walk(cwd);
   const expectNamed = (hints: string[]) => {
     for (const hint of hints.filter((h) => !/^weft (log|verify) \S+\.json$/.test(h))) {
       expect(hint).toMatch(mode.names);
@@ -139,19 +184,19 @@ async function everyHintWorks(mode: Mode, cwd: string): Promise<void> {
   };
 
   // A hibernated run: its resume hint, then the completed run's audit, replay (and export) hints.
-  const hibernated = await weft(['run', 'travel', '--hibernate', ...where], ENV, cwd);
+  const hibernated = await weftHere(['run', 'travel', '--hibernate', ...where], ENV, cwd);
   expect(hibernated.code, show(hibernated)).toBe(0);
   expect(hibernated.stdout).not.toMatch(/journal +null/);
   const resumeHints = hintsIn(hibernated.stdout);
   expect(resumeHints.some((h) => h.startsWith('weft resume '))).toBe(true);
   expectNamed(resumeHints);
-  const resumed = (await followHints(hibernated, cwd)).find((f) => f.hint.startsWith('weft resume '));
+  const resumed = (await walk.follow(hibernated, startsWith('weft resume '))).find((f) => f.hint.startsWith('weft resume '));
   expect(resumed!.result.code, show(resumed!.result)).toBe(0);
   expect(resumed!.result.stdout).toMatch(/status +completed/);
   const afterHints = hintsIn(resumed!.result.stdout);
   expect(afterHints.filter((h) => /^weft (verify|replay) /.test(h))).toHaveLength(2);
   expectNamed(afterHints);
-  const followed = await followHints(resumed!.result, cwd);
+  const followed = await walk.follow(resumed!.result);
   for (const { hint, result } of followed) expect(result.code, `${hint}\n${show(result)}`).toBe(0);
   if (mode.name === 'redis') expect(followed.map((f) => f.hint.split(' ')[1])).toEqual(['export', 'verify', 'replay']);
   const verified = followed.find((f) => f.hint.startsWith('weft verify '))!;
@@ -159,30 +204,32 @@ async function everyHintWorks(mode: Mode, cwd: string): Promise<void> {
   expect(followed.find((f) => f.hint.startsWith('weft replay '))!.result.stdout).toMatch(/identical to the journal/);
 
   // A run awaiting approval: the approve hint (with --by filled in) continues it.
-  const waiting = await weft(['run', writeStrictTravelDomain(root), '--seed', '2', ...where], ENV, cwd);
+  const waiting = await weftHere(['run', writeStrictTravelDomain(root), '--seed', '2', ...where], ENV, cwd);
   expect(waiting.code, show(waiting)).toBe(0);
   expect(waiting.stdout).toMatch(/status +awaiting_approval/);
   expectNamed(hintsIn(waiting.stdout));
-  const approved = (await followHints(waiting, cwd)).find((f) => f.hint.startsWith('weft approve '));
+  const approved = (await walk.follow(waiting, startsWith('weft approve '))).find((f) => f.hint.startsWith('weft approve '));
   expect(approved!.hint).toMatch(/^weft approve \S+ --by tester /);
   expect(approved!.result.code, show(approved!.result)).toBe(0);
   expect(approved!.result.stdout).toMatch(/status +completed/);
 
   // A suspension (the model endpoint refuses): its next step, and the row ls prints for it.
-  const suspended = await weft(['run', 'travel', 'Take me to Porto on the 3rd', '--model-url', 'http://127.0.0.1:9/v1', '--model', 'x', '--model-attempts', '1', ...where], ENV, cwd);
+  const suspended = await weftHere(['run', 'travel', 'Take me to Porto on the 3rd', '--model-url', 'http://127.0.0.1:9/v1', '--model', 'x', '--model-attempts', '1', ...where], ENV, cwd);
   expect(suspended.stdout, show(suspended)).toMatch(/status +suspended/);
   expectNamed(hintsIn(suspended.stdout));
-  const next = (await followHints(suspended, cwd)).find((f) => f.hint.startsWith('weft resume '));
+  const next = (await walk.follow(suspended, startsWith('weft resume '))).find((f) => f.hint.startsWith('weft resume '));
   expect(next!.result.stdout, show(next!.result)).toMatch(/status +suspended/); // the endpoint is still down: found, and suspended again
 
-  const listed = await weft(['ls', ...where], ENV, cwd);
+  const listed = await weftHere(['ls', ...where], ENV, cwd);
   expect(listed.code, show(listed)).toBe(0);
   const fixes = hintsIn(listed.stdout);
   expect(fixes.length, listed.stdout).toBeGreaterThan(0);
   expectNamed(fixes);
-  await followHints(listed, cwd);
+  await walk.follow(listed, () => false);
   const json = JSON.parse((await weft(['ls', '--json', ...where], ENV, cwd)).stdout) as Array<{ fix?: string }>;
   for (const row of json.filter((r) => r.fix !== undefined)) expect(row.fix).toMatch(mode.names);
+  await walk.settle();
+  return walk;
 }
 
 describe('every hint the CLI prints works as printed', () => {
@@ -193,10 +240,10 @@ describe('every hint the CLI prints works as printed', () => {
   test.skipIf(!available)('Redis mode (--redis URL --redis-prefix P): no folder, no null; the journal line names the export', async () => {
     const cwd = path.join(root, 'redis-cwd');
     await everyHintWorks(redisMode('hints'), cwd);
-    const run = await weft(['run', 'travel', 'Take me to Faro on the 5th', '--redis', server!.url, '--redis-prefix', 'hints'], ENV, cwd);
+    const run = await weftHere(['run', 'travel', 'Take me to Faro on the 5th', '--redis', server!.url, '--redis-prefix', 'hints'], ENV, cwd);
     const journalLine = run.stdout.split('\n').find((l) => l.startsWith('journal'))!;
     expect(journalLine).toMatch(/^journal +in redis:\/\/.* \(a file of it: weft export \S+ --redis \S+ --redis-prefix hints > bundle\.json\)$/);
-    const [exported] = await followHints({ ...run, stdout: journalLine }, cwd);
+    const [exported] = await new Walk(cwd).follow({ ...run, stdout: journalLine });
     expect(exported!.result.code, show(exported!.result)).toBe(0);
     const bundleVerified = await weft(['verify', 'bundle.json'], ENV, cwd);
     expect(bundleVerified.code, show(bundleVerified)).toBe(0);
@@ -209,32 +256,39 @@ describe('verify and log take an invocation by id in either store, and log shows
     mkdirSync(cwd, { recursive: true });
     const dir = path.join(root, 'log-ws');
     const redis = ['--redis', server!.url, '--redis-prefix', 'log'];
-    const inFile = JSON.parse((await weft(['run', 'travel', '--dir', dir, '--json'], ENV, cwd)).stdout.trim().split('\n').at(-1)!) as { id: string };
+    // The runs are fixtures, made in this process: by `weft run travel --dir D --json`'s own code
+    // (test/support/workspace-run.ts), and by the command's module (test/support/s3-command.ts).
+    const inFile = await runInWorkspace('travel', { dir });
     // The workspace's signing key with Redis too (Redis mode's own default is the user's key): the same seal.
     const key = ['--signing-key', path.join(dir, 'keys', 'weft.key')];
-    const inRedis = JSON.parse((await weft(['run', 'travel', ...redis, ...key, '--dir', dir, '--json'], ENV, cwd)).stdout.trim().split('\n').at(-1)!) as { id: string };
+    const ranInRedis = await weftHere(['run', 'travel', ...redis, ...key, '--dir', dir], ENV, cwd);
+    expect(ranInRedis.code, show(ranInRedis)).toBe(0);
+    const inRedis = { id: /^invocation +(\S+)$/m.exec(ranInRedis.stdout)![1]! };
     expect(inRedis.id).toBe(inFile.id);
     const records = (out: string) => out.split('\n').filter((l) => /^ +\d+ +e\d/.test(l)).map((l) => l.replace(/\s+\[unverified:.*$/, ''));
 
-    const fromFile = await weft(['log', inFile.id, '--dir', dir], ENV, cwd);
+    // The workspace by the command's module here (the same code), Redis and the bundle by real processes.
+    const fromFile = await weftHere(['log', inFile.id, '--dir', dir], ENV, cwd);
     const fromRedis = await weft(['log', inRedis.id, ...redis], ENV, cwd);
     expect(fromFile.code, show(fromFile)).toBe(0);
     expect(fromRedis.code, show(fromRedis)).toBe(0);
     expect(records(fromFile.stdout)).toHaveLength(56); // 47, and 9 step admissions (flag 9)
     expect(records(fromRedis.stdout)).toEqual(records(fromFile.stdout));
 
-    const exported = await weft(['export', inRedis.id, ...redis], ENV, cwd);
+    const exported = await weftHere(['export', inRedis.id, ...redis], ENV, cwd);
+    expect(exported.code, show(exported)).toBe(0);
     writeFileSync(path.join(cwd, 'bundle.json'), exported.stdout);
     const fromBundle = await weft(['log', 'bundle.json'], ENV, cwd);
     expect(fromBundle.code, show(fromBundle)).toBe(0);
     expect(fromBundle.stdout).not.toContain('✗');
     expect(records(fromBundle.stdout)).toEqual(records(fromFile.stdout));
 
-    for (const by of [['--dir', dir], redis]) {
-      const verified = await weft(['verify', inFile.id, ...by, '--no-signature', '--json'], ENV, cwd);
-      expect(verified.code, show(verified)).toBe(0);
-      expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, records: 56, invocation: inFile.id });
-    }
+    const verifiedHere = await weftHere(['verify', inFile.id, '--dir', dir, '--no-signature'], ENV, cwd);
+    expect(verifiedHere.code, show(verifiedHere)).toBe(0);
+    expect(verifiedHere.stdout).toMatch(new RegExp(`^chain intact: 56 records, invocation ${inFile.id}, sealed by key `, 'm'));
+    const verified = await weft(['verify', inFile.id, ...redis, '--no-signature', '--json'], ENV, cwd);
+    expect(verified.code, show(verified)).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, records: 56, invocation: inFile.id });
     const missing = await weft(['verify', 'inv-nothing', ...redis, '--json'], ENV, cwd);
     expect(missing.code).toBe(2);
     expect(JSON.parse(missing.stdout)).toMatchObject({ ok: false, exitCode: 2, refused: 'invocation.not_found' });

@@ -1,5 +1,9 @@
-// Process-level tests of `weft keygen`, `weft verify` and `weft log`: they spawn the COMPILED cli
-// (dist/cli/main.js; `npm test` builds it first). The committed fixtures in test/fixtures/journal/
+// Tests of `weft keygen`, `weft verify` and `weft log` on the COMPILED cli (dist/; `npm test` builds
+// it first). Each command's end-to-end cases spawn it (`weft`: the golden journal verified, its
+// --json line, exit 4 without a key and exit 2 for a bad command line as a process's exit codes, a
+// key pair written, the log drawn); the other cases — each kind of damage, each key, each usage
+// error — run the command's own module in this process (`here`: test/support/s3-command.ts, the code
+// the process runs, its printed text and exit code). The committed fixtures in test/fixtures/journal/
 // must be exactly what make.ts produces, and the golden journal's fingerprint is pinned here:
 // if it changes, the hashed format changed — that is a breaking change, not a fixture refresh.
 import { existsSync, promises as fs } from 'node:fs';
@@ -12,6 +16,7 @@ import type { JournalRecord } from '../journal/records.js';
 import { loadSigningKey } from '../runtime/keys.js';
 import { buildJournal, fixtureFiles, goldenDrafts, goldenGenesis, goldenKey, rechain, toJsonl } from './fixtures/journal/make.js';
 import { runNode } from './support/cli.js';
+import { weftHere } from './support/s3-command.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli/main.js');
@@ -27,6 +32,12 @@ interface Result {
 
 async function weft(...args: string[]): Promise<Result> {
   const { code, stdout, stderr } = await runNode(cli, args, { NO_COLOR: '1' }, root);
+  return { code: code ?? 1, stdout, stderr };
+}
+
+/** `weft …` by the command's module in this process (see the header). */
+async function here(...args: string[]): Promise<Result> {
+  const { code, stdout, stderr } = await weftHere(args, { NO_COLOR: '1' }, root);
   return { code: code ?? 1, stdout, stderr };
 }
 
@@ -83,26 +94,26 @@ describe('weft verify', () => {
     expect(sealed.stdout).toContain(`chain intact: 15 records, sealed by key ${GOLDEN_KEY_ID} (signature not checked: pass --public-key)`);
     expect(sealed.stdout).toContain(GOLDEN_FINGERPRINT);
     expect(sealed.stdout).toMatch(/^seal NOT checked: no key was given — pass --public-key FILE .* or --no-signature /m);
-    const unsealed = await weft('verify', fixture('unsealed.jsonl'));
+    const unsealed = await here('verify', fixture('unsealed.jsonl'));
     expect(unsealed.code).toBe(4);
     expect(unsealed.stdout).toContain('chain intact: 14 records, NOT sealed: truncated or still running');
     // a journal re-sealed by another key is an intact chain; only the key tells
-    expect((await weft('verify', fixture('resealed-other-key.jsonl'))).code).toBe(4);
-    expect((await weft('verify', fixture('resealed-other-key.jsonl'), '--no-signature')).code).toBe(0);
+    expect((await here('verify', fixture('resealed-other-key.jsonl'))).code).toBe(4);
+    expect((await here('verify', fixture('resealed-other-key.jsonl'), '--no-signature')).code).toBe(0);
   });
 
   test('unsealed with a key or edited: exit 1 naming the seq; sealed by another key: exit 3, a seal mismatch', async () => {
-    const unsealed = await weft('verify', fixture('unsealed.jsonl'), '--public-key', fixture('golden.pub'));
+    const unsealed = await here('verify', fixture('unsealed.jsonl'), '--public-key', fixture('golden.pub'));
     expect(unsealed.code).toBe(1);
     expect(unsealed.stdout).toMatch(/^seq 14: not sealed: truncated or still running$/m);
-    const other = await weft('verify', fixture('resealed-other-key.jsonl'), '--public-key', fixture('golden.pub'));
+    const other = await here('verify', fixture('resealed-other-key.jsonl'), '--public-key', fixture('golden.pub'));
     expect(other.code).toBe(3);
     expect(other.stdout).toMatch(/^seal mismatch: the seal at seq 14 was made by key 964e6364e3fd3302…, not by the key in .*golden\.pub \(e8c2ed4067488f98…\)$/m);
-    const wrongKey = await weft('verify', fixture('golden.jsonl'), '--public-key', fixture('other.pub'));
+    const wrongKey = await here('verify', fixture('golden.jsonl'), '--public-key', fixture('other.pub'));
     expect(wrongKey.code).toBe(3);
     expect(wrongKey.stdout).toMatch(/^seal mismatch: the seal at seq 14 was made by key e8c2ed4067488f98…/m);
     expect(wrongKey.stdout).not.toMatch(/chain broken/);
-    const tampered = await weft('verify', fixture('tampered.jsonl'), '--public-key', fixture('golden.pub'));
+    const tampered = await here('verify', fixture('tampered.jsonl'), '--public-key', fixture('golden.pub'));
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toMatch(/^seq 9: hash mismatch/m);
   });
@@ -128,7 +139,7 @@ describe('weft verify', () => {
     ];
     for (const [name, text, seq, problem] of cases) {
       const file = await writeTmp(`${name.replace(/\W+/g, '-')}.jsonl`, text);
-      const r = await weft('verify', file, '--public-key', fixture('golden.pub'));
+      const r = await here('verify', file, '--public-key', fixture('golden.pub'));
       expect(r.code, name).toBe(1);
       const first = r.stdout.split('\n')[0]!;
       expect(first, name).toMatch(new RegExp(`^seq ${seq}: `));
@@ -138,17 +149,17 @@ describe('weft verify', () => {
 
   test('usage errors and unreadable files exit 2', async () => {
     expect((await weft('verify')).code).toBe(2);
-    expect((await weft('verify', 'a.jsonl', 'b.jsonl')).code).toBe(2);
-    expect((await weft('verify', fixture('golden.jsonl'), '--bogus')).code).toBe(2);
-    const missing = await weft('verify', path.join(tmp, 'nope.jsonl'));
+    expect((await here('verify', 'a.jsonl', 'b.jsonl')).code).toBe(2);
+    expect((await here('verify', fixture('golden.jsonl'), '--bogus')).code).toBe(2);
+    const missing = await here('verify', path.join(tmp, 'nope.jsonl'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read journal .*nope\.jsonl \(ENOENT\)/);
     const badKey = await writeTmp('bad.pub', JSON.stringify({ format: 'weft.ed25519.public.v1', publicKey: 'ab'.repeat(32), keyId: 'cd'.repeat(32) }));
-    const r = await weft('verify', fixture('golden.jsonl'), '--public-key', badKey);
+    const r = await here('verify', fixture('golden.jsonl'), '--public-key', badKey);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/keyId" is not the SHA-256 of "publicKey"/);
     const empty = await writeTmp('empty.jsonl', '');
-    const e = await weft('verify', empty);
+    const e = await here('verify', empty);
     expect(e.code).toBe(1);
     expect(e.stdout).toMatch(/^seq 0: empty journal/);
   });
@@ -171,27 +182,27 @@ describe('weft keygen', () => {
     expect(secret.publicKey).toBe(pub.publicKey);
 
     const before = await fs.readFile(path.join(dir, 'weft.key'), 'utf8');
-    const again = await weft('keygen', '--out', dir);
+    const again = await here('keygen', '--out', dir);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already exists; refusing to overwrite/);
     expect(await fs.readFile(path.join(dir, 'weft.key'), 'utf8')).toBe(before);
 
     const key = await loadSigningKey(path.join(dir, 'weft.key'));
     const journal = await writeTmp('own-key.jsonl', toJsonl(buildJournal(goldenGenesis, goldenDrafts, { key })));
-    const ok = await weft('verify', journal, '--public-key', path.join(dir, 'weft.pub'));
+    const ok = await here('verify', journal, '--public-key', path.join(dir, 'weft.pub'));
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`sealed by key ${pub.keyId}`);
     // the secret file works as a key for verify too; the golden key does not verify it (a seal mismatch: exit 3)
-    expect((await weft('verify', journal, '--public-key', path.join(dir, 'weft.key'))).code).toBe(0);
-    expect((await weft('verify', journal, '--public-key', fixture('golden.pub'))).code).toBe(3);
+    expect((await here('verify', journal, '--public-key', path.join(dir, 'weft.key'))).code).toBe(0);
+    expect((await here('verify', journal, '--public-key', fixture('golden.pub'))).code).toBe(3);
   });
 
   test('a second key pair differs; --out is required', async () => {
-    const a = await weft('keygen', '--out', path.join(tmp, 'a'));
-    const b = await weft('keygen', '--out', path.join(tmp, 'b'));
+    const a = await here('keygen', '--out', path.join(tmp, 'a'));
+    const b = await here('keygen', '--out', path.join(tmp, 'b'));
     expect(a.code + b.code).toBe(0);
     expect(a.stdout).not.toBe(b.stdout.replaceAll(path.join(tmp, 'b'), path.join(tmp, 'a')));
-    expect((await weft('keygen')).code).toBe(2);
+    expect((await here('keygen')).code).toBe(2);
   });
 });
 
@@ -212,12 +223,12 @@ describe('weft log', () => {
   });
 
   test('lines fit the width', async () => {
-    const r = await weft('log', fixture('golden.jsonl'), '--width', '80');
+    const r = await here('log', fixture('golden.jsonl'), '--width', '80');
     for (const line of r.stdout.trimEnd().split('\n').slice(2, -2)) expect(Array.from(line).length).toBeLessThanOrEqual(80);
   });
 
   test('a broken journal: the records before the bad one, the bad line, then the error', async () => {
-    const r = await weft('log', fixture('tampered.jsonl'), '--width', '120');
+    const r = await here('log', fixture('tampered.jsonl'), '--width', '120');
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2 + 9 + 1 + 2);
@@ -225,6 +236,6 @@ describe('weft log', () => {
     expect(lines[11]).toMatch(/^\s+9\s+✗ \{"body":\{"attempt":2,"key":"inv-golden-0001\.1\.0","result":\{"booking":"FL-7731","currency":"EUR","price":31\.25/);
     expect(lines[12]).toMatch(/^seq 9: hash mismatch/);
     expect(lines[13]).toBe('chain broken at seq 9: the 9 records before it are intact');
-    expect((await weft('log')).code).toBe(2);
+    expect((await here('log')).code).toBe(2);
   });
 });

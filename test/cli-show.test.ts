@@ -1,17 +1,24 @@
 /**
- * `weft show <id>` as a separate process, over a workspace on disk and over a private Redis: a
+ * `weft show <id>` over a workspace on disk and over a private Redis: a
  * completed travel run is shown with its status, epochs, steps and the commands that act on it
  * (with the same location flags); an invocation awaiting approval shows the policy's reason and the
  * steps asked for, as `ls`, `ls --json` and `run --json` now do too; an intent holding terminal
  * escape sequences is shown inert, as text and as JSON; a bad id is a usage error, an unknown one
  * says where to look.
+ *
+ * A real `weft show` process for each output (text and --json, in each store), the inert intent and
+ * the refusals' exit codes; the other texts by the command's own module in this process (`here`:
+ * test/support/s3-command.ts, the code the process runs). The runs shown are fixtures made in this
+ * process — as `weft run --dir D --json` makes one (test/support/workspace-run.ts), or by the run
+ * command's module (with --deadline, or with Redis) — except the run whose --json line is asserted.
  */
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { assertBuilt, weft } from './support/cli.js';
+import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { weftHere as here } from './support/s3-command.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { runInWorkspace } from './support/workspace-run.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
@@ -26,6 +33,13 @@ interface Line {
   reason: string | null;
 }
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Line;
+/** The id and status a run printed as text (cli/follow.ts printOutcome). */
+const ranText = (r: CliResult): Line => {
+  expect(r.code, r.stderr).toBe(0);
+  const [, id] = /^invocation +(\S+)$/m.exec(r.stdout)!;
+  const [, status, reason] = /^status +(\S+)(?: — (.*))?$/m.exec(r.stdout)!;
+  return { id: id!, status: status!, reason: reason ?? null };
+};
 
 
 /** Nothing in `text` that a terminal would act on: no ESC, no C1 control, no bidi override. */
@@ -38,7 +52,7 @@ describe('weft show, workspace on disk', () => {
     const dir = path.join(root, 'done');
     const run = await runInWorkspace('travel', { dir }); // made in this process as weft run makes it: show is what is tested
     expect(run.status).toBe('completed');
-    const shown = await weft(['show', run.id, '--dir', dir]);
+    const shown = await here(['show', run.id, '--dir', dir]);
     expect(shown.code, shown.stderr).toBe(0);
     const lines = shown.stdout.split('\n');
     expect(lines).toContain(`invocation  ${run.id}`);
@@ -64,9 +78,9 @@ describe('weft show, workspace on disk', () => {
 
   test('a pinned deadline and step timeout are shown in the pin section (text and JSON)', async () => {
     const dir = path.join(root, 'bounded');
-    const run = last((await weft(['run', 'travel', '--deadline', '1h', '--step-timeout-ms', '500', '--dir', dir, '--json'])).stdout);
+    const run = ranText(await here(['run', 'travel', '--deadline', '1h', '--step-timeout-ms', '500', '--dir', dir]));
     expect(run.status).toBe('completed');
-    const shown = await weft(['show', run.id, '--dir', dir]);
+    const shown = await here(['show', run.id, '--dir', dir]);
     expect(shown.code, shown.stderr).toBe(0);
     const lines = shown.stdout.split('\n');
     const pin = lines.findIndex((l) => l.startsWith('pin '));
@@ -87,7 +101,7 @@ describe('weft show, workspace on disk', () => {
     const run = last((await weft(['run', writeStrictTravelDomain(root), '--dir', dir, '--json'])).stdout);
     expect(run).toMatchObject({ status: 'awaiting_approval', reason });
 
-    const shown = await weft(['show', run.id, '--dir', dir]);
+    const shown = await here(['show', run.id, '--dir', dir]);
     expect(shown.code, shown.stderr).toBe(0);
     const lines = shown.stdout.split('\n');
     expect(lines).toContain(`status      awaiting_approval — ${reason}`);
@@ -98,7 +112,7 @@ describe('weft show, workspace on disk', () => {
     const rows = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; reason?: string; approvalSteps?: Array<{ operator: string }> }>;
     expect(rows[0]).toMatchObject({ id: run.id, reason });
     expect(rows[0]!.approvalSteps!.map((s) => s.operator)).toEqual(['hold_flight', 'hold_hotel', 'charge_card', 'confirm_flight', 'confirm_hotel']);
-    const listed = (await weft(['ls', '--dir', dir])).stdout.split('\n');
+    const listed = (await here(['ls', '--dir', dir])).stdout.split('\n');
     expect(listed[listed.findIndex((l) => l.startsWith(run.id)) + 1]).toBe(`    ${reason}`);
   });
 
@@ -108,7 +122,7 @@ describe('weft show, workspace on disk', () => {
     const journal = path.join(dir, 'invocations', run.id, 'journal.jsonl');
     const good = readFileSync(journal, 'utf8').split('\n').length - 1;
     appendFileSync(journal, '{"seq":99,"kind":"to'); // a crash mid-append
-    const shown = await weft(['show', run.id, '--dir', dir]);
+    const shown = await here(['show', run.id, '--dir', dir]);
     expect(shown.code, shown.stderr).toBe(0);
     const lines = shown.stdout.split('\n');
     expect(lines.find((l) => l.startsWith('journal '))).toMatch(new RegExp(`^journal {5}${good} records, verified up to here; then: seq ${good}: torn final record`));
@@ -133,7 +147,7 @@ describe('weft show, workspace on disk', () => {
 
   test('a bad id is a usage error (exit 2); an unknown one says weft ls lists them (exit 1); nothing is written; --help', async () => {
     const dir = path.join(root, 'empty');
-    const bad = await weft(['show', '../x', '--dir', dir]);
+    const bad = await here(['show', '../x', '--dir', dir]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('is not an invocation id');
     const unknown = await weft(['show', 'nobody', '--dir', dir]);
@@ -144,7 +158,7 @@ describe('weft show, workspace on disk', () => {
     const refused = await weft(['show', 'nobody', '--dir', dir, '--json']);
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout)).toMatchObject({ id: 'nobody', status: null, refused: 'runtime.unknown_invocation' });
-    const help = await weft(['show', '--help']);
+    const help = await here(['show', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: weft show <id> \[--dir D\]/);
   });
@@ -162,7 +176,7 @@ describe.runIf(redis || process.env.CI === 'true')('weft show, Redis store', () 
 
   test('a completed travel run in Redis: shown with its status, and the next commands with --redis and --redis-prefix', async () => {
     const on = ['--redis', server.url, '--redis-prefix', 'showtest'];
-    const run = last((await weft(['run', 'travel', ...on, '--dispatch', 'in-process', '--dir', path.join(root, 'redis'), '--json'])).stdout);
+    const run = ranText(await here(['run', 'travel', ...on, '--dispatch', 'in-process', '--dir', path.join(root, 'redis')]));
     expect(run.status).toBe('completed');
     const shown = await weft(['show', run.id, ...on]);
     expect(shown.code, shown.stderr).toBe(0);
@@ -173,12 +187,12 @@ describe.runIf(redis || process.env.CI === 'true')('weft show, Redis store', () 
     const json = JSON.parse((await weft(['show', run.id, ...on, '--json'])).stdout) as { status: string; records: number; journal: { verified: boolean } };
     expect(json).toMatchObject({ status: 'completed', journal: { verified: true } });
     // Another prefix holds nothing of it.
-    expect((await weft(['show', run.id, '--redis', server.url, '--redis-prefix', 'other'])).code).toBe(1);
+    expect((await here(['show', run.id, '--redis', server.url, '--redis-prefix', 'other'])).code).toBe(1);
   });
 
   test('a journal with a stored line that is not JSON: the records before it are described, with where it stops', async () => {
     const on = ['--redis', server.url, '--redis-prefix', 'showbad'];
-    const run = last((await weft(['run', 'travel', ...on, '--dispatch', 'in-process', '--dir', path.join(root, 'redis-bad'), '--json'])).stdout);
+    const run = ranText(await here(['run', 'travel', ...on, '--dispatch', 'in-process', '--dir', path.join(root, 'redis-bad')]));
     const raw = new Redis(server.url);
     try {
       const [key] = await raw.keys(`showbad:*${run.id}*journal`);
@@ -186,7 +200,7 @@ describe.runIf(redis || process.env.CI === 'true')('weft show, Redis store', () 
     } finally {
       raw.disconnect();
     }
-    const shown = await weft(['show', run.id, ...on]);
+    const shown = await here(['show', run.id, ...on]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout.split('\n').find((l) => l.startsWith('journal '))).toMatch(/^journal {5}15 records, verified up to here; then: seq 15: /);
     expect(shown.stdout).toContain('epoch 1  find_options');

@@ -3,7 +3,12 @@
  * key's, 4 the seal was not checked), the readers' `sealMismatch` verdict behind exit 3, the
  * portable bundle (journal/bundle.ts) and `weft export`, which writes one: a bundle exported from
  * a real run verifies in an empty directory, and a damaged, foreign or differently-sealed journal
- * is refused. Process-level calls spawn the compiled cli (dist/); `weft export` runs in-process.
+ * is refused. Each exit code and each input kind has a real `weft verify` process here or in
+ * cli-journal.test.ts (the --json lines, exit 3 for another key, a bundle with its carried key, a
+ * bundle in an empty folder); the other cases run the command's own module in this process
+ * (`verifyHere`: test/support/s3-command.ts, the code the process runs, its text and exit code), and
+ * `weft export` runs in-process too, on a run made in this process as `weft run` makes it
+ * (test/support/workspace-run.ts).
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +25,8 @@ import { readJournalBytes, verifyJournalBytes } from '../journal/verify-bytes.js
 import { run as exportRun } from '../cli/commands/export.js';
 import { goldenGenesis, goldenKey, otherKey, toJsonl } from './fixtures/journal/make.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { weftHere } from './support/s3-command.js';
+import { runInWorkspace } from './support/workspace-run.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/journal');
 const fixture = (name: string) => path.join(fixtures, name);
@@ -42,6 +49,8 @@ function writeTmp(name: string, text: string): string {
 }
 
 const verify = (...args: string[]) => weft(['verify', ...args]);
+/** `weft verify …` by the command's module in this process (see the header). */
+const verifyHere = (...args: string[]) => weftHere(['verify', ...args]);
 
 /** The golden journal with its seal re-made: the golden key id, but the other key's signature (hash re-computed, so the chain is intact). */
 function badSignatureJournal(): string {
@@ -56,14 +65,14 @@ const afterSeal = () => golden + golden.split('\n')[13] + '\n';
 
 describe('weft verify: exit codes', () => {
   test('the right key: exit 0', async () => {
-    const r = await verify(fixture('golden.jsonl'), '--public-key', fixture('golden.pub'));
+    const r = await verifyHere(fixture('golden.jsonl'), '--public-key', fixture('golden.pub'));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('(signature valid)');
   });
 
   test('no key, no --no-signature: exit 4, saying the seal was not checked and what to pass', async () => {
     for (const name of ['golden.jsonl', 'unsealed.jsonl', 'resealed-other-key.jsonl']) {
-      const r = await verify(fixture(name));
+      const r = await verifyHere(fixture(name));
       expect(r.code, name).toBe(4);
       expect(r.stdout, name).toMatch(/^seal NOT checked: .*pass --public-key FILE .*or --no-signature to check only the chain$/m);
     }
@@ -72,15 +81,15 @@ describe('weft verify: exit codes', () => {
   });
 
   test('--no-signature: the chain alone, exit 0 sealed or not; a broken chain still exits 1', async () => {
-    const sealed = await verify(fixture('golden.jsonl'), '--no-signature');
+    const sealed = await verifyHere(fixture('golden.jsonl'), '--no-signature');
     expect(sealed.code).toBe(0);
     expect(sealed.stdout).toContain('signature not checked (--no-signature)');
-    const unsealed = await verify(fixture('unsealed.jsonl'), '--no-signature');
+    const unsealed = await verifyHere(fixture('unsealed.jsonl'), '--no-signature');
     expect(unsealed.code).toBe(0);
     expect(unsealed.stdout).toContain('NOT sealed');
     expect(unsealed.stdout).toContain('signature not checked (--no-signature)');
     expect(JSON.parse((await verify(fixture('golden.jsonl'), '--no-signature', '--json')).stdout)).toMatchObject({ ok: true, exitCode: 0, signatureChecked: false });
-    expect((await verify(fixture('tampered.jsonl'), '--no-signature')).code).toBe(1);
+    expect((await verifyHere(fixture('tampered.jsonl'), '--no-signature')).code).toBe(1);
   });
 
   test('a wrong key: exit 3, a seal mismatch naming both keys, never "chain broken"', async () => {
@@ -96,7 +105,7 @@ describe('weft verify: exit codes', () => {
   });
 
   test('a bad signature under the right key id: exit 3', async () => {
-    const r = await verify(writeTmp('bad-signature.jsonl', badSignatureJournal()), '--public-key', fixture('golden.pub'));
+    const r = await verifyHere(writeTmp('bad-signature.jsonl', badSignatureJournal()), '--public-key', fixture('golden.pub'));
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/^seal mismatch: the seal at seq 14 names the key in .*golden\.pub .* but its signature does not verify/m);
     expect(r.stdout).not.toMatch(/chain broken/);
@@ -104,18 +113,18 @@ describe('weft verify: exit codes', () => {
 
   test('a broken chain is exit 1 whatever the key: tampered, and a record after a foreign seal', async () => {
     for (const key of ['golden.pub', 'other.pub']) {
-      const r = await verify(fixture('tampered.jsonl'), '--public-key', fixture(key));
+      const r = await verifyHere(fixture('tampered.jsonl'), '--public-key', fixture(key));
       expect(r.code, key).toBe(1);
       expect(r.stdout, key).toMatch(/^seq 9: hash mismatch/);
     }
-    expect((await verify(fixture('tampered.jsonl'))).code).toBe(1);
+    expect((await verifyHere(fixture('tampered.jsonl'))).code).toBe(1);
     const extra = writeTmp('after-seal.jsonl', afterSeal());
-    expect((await verify(extra, '--public-key', fixture('other.pub'))).code).toBe(1);
-    expect((await verify(extra, '--no-signature')).code).toBe(1);
+    expect((await verifyHere(extra, '--public-key', fixture('other.pub'))).code).toBe(1);
+    expect((await verifyHere(extra, '--no-signature')).code).toBe(1);
   });
 
   test('--public-key with --no-signature is a usage error: exit 2', async () => {
-    const r = await verify(fixture('golden.jsonl'), '--public-key', fixture('golden.pub'), '--no-signature');
+    const r = await verifyHere(fixture('golden.jsonl'), '--public-key', fixture('golden.pub'), '--no-signature');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/pass one of them/);
   });
@@ -203,35 +212,35 @@ describe('the bundle', () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`sealed by key ${GOLDEN_KEY_ID} — the key carried in the bundle; compare it with the key you trust, or pass --public-key`);
     expect(JSON.parse((await verify(file, '--json')).stdout)).toMatchObject({ ok: true, exitCode: 0, input: 'bundle', keySource: 'bundle', signatureChecked: true });
-    expect((await verify(file, '--public-key', fixture('golden.pub'))).code).toBe(0);
-    const other = await verify(file, '--public-key', fixture('other.pub'));
+    expect((await verifyHere(file, '--public-key', fixture('golden.pub'))).code).toBe(0);
+    const other = await verifyHere(file, '--public-key', fixture('other.pub'));
     expect(other.code).toBe(3);
     expect(other.stdout).toMatch(/^seal mismatch: the seal at seq 14 was made by key /m);
-    expect((await verify(file, '--no-signature')).code).toBe(0);
+    expect((await verifyHere(file, '--no-signature')).code).toBe(0);
 
     const at = bundle.journal.indexOf('FL-7731');
     const edited = { ...bundle, journal: bundle.journal.slice(0, at) + 'FL-7730' + bundle.journal.slice(at + 7) };
-    const broken = await verify(writeTmp('edited.bundle.json', JSON.stringify(edited)));
+    const broken = await verifyHere(writeTmp('edited.bundle.json', JSON.stringify(edited)));
     expect(broken.code).toBe(1);
     expect(broken.stdout).toMatch(/^seq 9: hash mismatch/);
   });
 
   test('weft verify <bundle>: exit 4 without any key; exit 1 for a bundle that does not hold together', async () => {
     const bundle = goldenBundle();
-    const keyless = await verify(writeTmp('keyless.bundle.json', JSON.stringify({ ...bundle, publicKey: null })));
+    const keyless = await verifyHere(writeTmp('keyless.bundle.json', JSON.stringify({ ...bundle, publicKey: null })));
     expect(keyless.code).toBe(4);
     expect(keyless.stdout).toMatch(/^seal NOT checked: the bundle carries no key and none was given/m);
 
-    const foreign = await verify(writeTmp('foreign.bundle.json', JSON.stringify({ ...bundle, invocation: 'inv-other' })));
+    const foreign = await verifyHere(writeTmp('foreign.bundle.json', JSON.stringify({ ...bundle, invocation: 'inv-other' })));
     expect(foreign.code).toBe(1);
     expect(foreign.stdout).toMatch(/^bundle inconsistent: the bundle is for invocation inv-other, but its journal is the journal of inv-golden-0001/);
 
     const other = { a: 1 };
-    const noLibrary = await verify(writeTmp('no-library.bundle.json', JSON.stringify({ ...bundle, libraries: { [digestOf(other)]: other } })));
+    const noLibrary = await verifyHere(writeTmp('no-library.bundle.json', JSON.stringify({ ...bundle, libraries: { [digestOf(other)]: other } })));
     expect(noLibrary.code).toBe(1);
     expect(noLibrary.stdout).toContain(`the journal pins library ${goldenGenesis.pin.library}, which the bundle does not carry`);
 
-    const invalid = await verify(writeTmp('invalid.bundle.json', JSON.stringify({ ...bundle, extra: true })));
+    const invalid = await verifyHere(writeTmp('invalid.bundle.json', JSON.stringify({ ...bundle, extra: true })));
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toMatch(/^invalid bundle: /);
   });
@@ -260,9 +269,8 @@ describe('weft export', () => {
   let id: string;
   let journalFile: string;
   beforeAll(async () => {
-    const r = await weft(['run', 'travel', '--dir', ws, '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const run = JSON.parse(r.stdout) as { id: string; status: string; journal: string };
+    // A fixture: made in this process as `weft run travel --dir ws --json` makes it.
+    const run = await runInWorkspace('travel', { dir: ws });
     expect(run.status).toBe('completed');
     id = run.id;
     journalFile = run.journal;

@@ -11,25 +11,38 @@
  * the same version in either order, a re-chained fork of the id is refused; --public-key mines only
  * journals sealed by that key. Output: --out never replaces a file without --force; nothing
  * accepted writes and files nothing; a model's control characters reach the terminal inert.
+ *
+ * Real `weft` processes where the command line is the subject: `mine`'s JSON line (a version
+ * applied, nothing accepted, progress beside it, each usage error, each refusal code), its text on a
+ * terminal, `run --library FILE` and a `resume` with no --library. The other calls — the fixture runs
+ * on a mined version, the replays, the routes to the same version and the verdicts compared between
+ * them — run the commands' own modules in this process (`weftHere`: test/support/s3-command.ts, the
+ * code the process runs; text mode, read with `minedText`/`ranText`).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import '../journal/sha256-node.js';
-import { chainRecord } from '../journal/chain.js';
-import { recordLine } from '../journal/encode.js';
 import type { JournalRecord } from '../journal/records.js';
-import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
-import { libraryDigest } from '../htn/library/digest.js';
-import { createRuntime } from '../runtime/index.js';
-import { travelDomain } from '../examples/travel/domain.js';
-import { validateLibrary } from '../htn/library/validate.js';
-import { travelLibrary } from '../examples/travel/library.js';
-import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { fromDist } from './support/dist.js';
+import { weftHere } from './support/s3-command.js';
 import { runInWorkspace } from './support/workspace-run.js';
+
+// The library as the command runs it (dist/, loaded once: test/support/dist.ts), which the in-process
+// commands load anyway — no second copy of the runtime to transform and load.
+await fromDist('journal/sha256-node.js');
+await fromDist('journal/ed25519-node.js');
+const { chainRecord } = await fromDist<typeof import('../dist/journal/chain.js')>('journal/chain.js');
+const { recordLine } = await fromDist<typeof import('../dist/journal/encode.js')>('journal/encode.js');
+const { signingKeyFromSecret } = await fromDist<typeof import('../dist/journal/seal.js')>('journal/seal.js');
+const { FileStore } = await fromDist<typeof import('../dist/journal/stores/file.js')>('journal/stores/file.js');
+const { libraryDigest } = await fromDist<typeof import('../dist/htn/library/digest.js')>('htn/library/digest.js');
+const { createRuntime } = await fromDist<typeof import('../dist/runtime/index.js')>('runtime/index.js');
+const { travelDomain } = await fromDist<typeof import('../dist/examples/travel/domain.js')>('examples/travel/domain.js');
+const { validateLibrary } = await fromDist<typeof import('../dist/htn/library/validate.js')>('htn/library/validate.js');
+const { travelLibrary } = await fromDist<typeof import('../dist/examples/travel/library.js')>('examples/travel/library.js');
+const { TRAVEL_TRANSFER_INTENTS } = await fromDist<typeof import('../dist/examples/travel/transfer-script.js')>('examples/travel/transfer-script.js');
 
 const root = mkdtempSync(join(tmpdir(), 'weft-mining-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -38,6 +51,20 @@ const ws = join(root, 'ws');
 let lisbon: { id: string; journal: string; fingerprint: string; publicKey: string };
 
 const lastJson = (r: CliResult) => JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+/** What `weft mine` printed as text (mining/report.ts renderReport): the version, how many methods it added, the decompositions checked, each candidate's lines. */
+const minedText = (r: CliResult) => {
+  const head = /^mined \d+ gap-path epoch\(s\) into \d+ candidate\(s\); checked (\d+) recorded decomposition\(s\) for conflicts$/m.exec(r.stdout);
+  expect(head, `${r.stdout}\n${r.stderr}`).not.toBeNull();
+  const added = /^new library version ([0-9a-f]{64}) \((\d+) method\(s\) added to [0-9a-f]{64}\)$/m.exec(r.stdout);
+  const stays = /^no method accepted: the library stays ([0-9a-f]{64})$/m.exec(r.stdout);
+  return { library: added?.[1] ?? stays![1]!, accepted: added ? Number(added[2]) : 0, checked: Number(head![1]), candidates: r.stdout.split('\n').filter((l) => l.startsWith('  ')) };
+};
+/** What `weft run` / `weft resume` printed as text (cli/follow.ts printOutcome). */
+const ranText = (r: CliResult) => {
+  expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+  const field = (name: string) => new RegExp(`^${name} +(\\S+)`, 'm').exec(r.stdout)?.[1];
+  return { id: field('invocation')!, status: field('status')!, journal: field('journal')!, fingerprint: field('fingerprint') };
+};
 const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; epoch: number; body: Record<string, unknown> });
 
 beforeAll(async () => {
@@ -61,9 +88,7 @@ describe('weft mine', () => {
     expect(readFileSync(out, 'utf8')).toContain('\n  "methods": [');
     expect(existsSync(join(ws, 'blobs', line.library)), 'the version is filed in the store by digest').toBe(true);
 
-    const porto = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '12', '--as-of', AS_OF, '--dir', ws, '--library', line.library, '--json']);
-    expect(porto.code, porto.stderr).toBe(0);
-    const p = lastJson(porto) as { status: string; journal: string; fingerprint: string };
+    const p = ranText(await weftHere(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '12', '--as-of', AS_OF, '--dir', ws, '--library', line.library]));
     expect(p.status).toBe('completed');
     const records = lines(p.journal);
     expect((records[0]!.body.pin as { library: string }).library).toBe(line.library);
@@ -71,9 +96,10 @@ describe('weft mine', () => {
     expect(records.filter((x) => x.kind === 'epoch.derived').map((x) => x.body.source)).toEqual(['htn', 'htn', 'htn']);
 
     for (const [journal, fingerprint] of [[lisbon.journal, lisbon.fingerprint], [p.journal, p.fingerprint]] as const) {
-      const replay = await weft(['replay', journal, '--json']);
+      const replay = await weftHere(['replay', journal]);
       expect(replay.code, replay.stderr).toBe(0);
-      expect(lastJson(replay)).toMatchObject({ identical: true, fingerprint });
+      expect(replay.stdout).toContain('without calling anything: identical to the journal\n');
+      expect(replay.stdout).toContain(`\nfingerprint ${fingerprint}\n`);
     }
   }, 240_000);
 
@@ -83,23 +109,23 @@ describe('weft mine', () => {
     expect(madrid.status, madrid.reason ?? '').toBe('completed');
     const here = join(root, 'here');
     mkdirSync(here);
-    const fromFile = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--json'], {}, here);
+    const fromFile = await weftHere(['mine', '--from', lisbon.journal, '--library', 'travel'], {}, here);
     expect(fromFile.code, fromFile.stderr).toBe(0);
-    const digest = lastJson(fromFile).library as string;
-    const whole = await weft(['mine', '--dir', ws, '--library', 'travel', '--out', join(root, 'whole.json'), '--json']);
-    expect(lastJson(whole).checked).toBeGreaterThanOrEqual(6);
-    expect(lastJson(fromFile).checked, 'the journal file\'s whole workspace is the corpus').toBe(lastJson(whole).checked);
+    const digest = minedText(fromFile).library;
+    const whole = await weftHere(['mine', '--dir', ws, '--library', 'travel', '--out', join(root, 'whole.json')]);
+    expect(minedText(whole).checked).toBeGreaterThanOrEqual(6);
+    expect(minedText(fromFile).checked, 'the journal file\'s whole workspace is the corpus').toBe(minedText(whole).checked);
     expect(readdirSync(here)).toEqual([`travel-${digest.slice(0, 12)}.library.json`]);
     const bundle = join(root, 'lisbon.bundle.json');
-    const exported = await weft(['export', lisbon.id, '--dir', ws]);
+    const exported = await weftHere(['export', lisbon.id, '--dir', ws]);
     expect(exported.code, exported.stderr).toBe(0);
     writeFileSync(bundle, exported.stdout);
-    const fromBundle = await weft(['mine', '--from', bundle, '--library', 'travel', '--out', join(root, 'b.json'), '--json']);
+    const fromBundle = await weftHere(['mine', '--from', bundle, '--library', 'travel', '--out', join(root, 'b.json')]);
     expect(fromBundle.code, fromBundle.stderr).toBe(0);
-    expect(lastJson(fromBundle).library).toBe(digest);
-    expect(lastJson(fromBundle).checked, 'a bundle brings its own journal only').toBe(3);
-    // Without --json: the report on stdout.
-    const text = await weft(['mine', ws, '--library', 'travel', '--out', join(root, 'c.json')]);
+    expect(minedText(fromBundle).library).toBe(digest);
+    expect(minedText(fromBundle).checked, 'a bundle brings its own journal only').toBe(3);
+    // Without --json: the report on stdout (a folder as the positional).
+    const text = await weftHere(['mine', ws, '--library', 'travel', '--out', join(root, 'c.json')]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`new library version ${digest}`);
     expect(text.stdout).toContain(`wrote ${join(root, 'c.json')}`);
@@ -107,7 +133,7 @@ describe('weft mine', () => {
 
   test('weft run --library FILE runs the version in the file (filed in the store at start)', async () => {
     const file = join(root, 'for-run.json');
-    const mined = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', file]);
+    const mined = await weftHere(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', file]);
     expect(mined.code, mined.stderr).toBe(0);
     const digest = libraryDigest(validateLibrary(JSON.parse(readFileSync(file, 'utf8'))));
     const other = join(root, 'ws-file');
@@ -122,11 +148,9 @@ describe('weft mine', () => {
 
   test('a run on a mined version hibernated at its first boundary resumes without --library: the version is read from the store', async () => {
     const file = join(root, 'for-resume.json');
-    expect((await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', file])).code).toBe(0);
+    expect((await weftHere(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', file])).code).toBe(0);
     const other = join(root, 'ws-resume');
-    const started = await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '15', '--as-of', AS_OF, '--dir', other, '--library', file, '--hibernate', '--json']);
-    expect(started.code, started.stderr).toBe(0);
-    const rested = lastJson(started) as { id: string; status: string };
+    const rested = ranText(await weftHere(['run', 'travel', TRAVEL_TRANSFER_INTENTS.porto, '--seed', '15', '--as-of', AS_OF, '--dir', other, '--library', file, '--hibernate']));
     expect(rested.status).toBe('hibernated');
     rmSync(file);
     const resumed = await weft(['resume', rested.id, '--dir', other, '--json']);
@@ -199,20 +223,21 @@ describe('weft mine', () => {
 
   test('a journal edited in a workspace is refused from --dir and from a folder: weft verify and weft mine agree, nothing is written', async () => {
     const dir = tamperedCopy('ws-tampered');
-    const verify = await weft(['verify', lisbon.id, '--dir', dir, '--no-signature']);
+    const verify = await weftHere(['verify', lisbon.id, '--dir', dir, '--no-signature']);
     expect(verify.code).toBe(1);
     expect(verify.stdout).toMatch(/chain broken/);
-    for (const args of [['--dir', dir], ['--from', dir]]) {
+    // --dir by a real process (its JSON line), the folder by the command's module here.
+    for (const [args, mine] of [[['--dir', dir, '--json'], weft], [['--from', dir], weftHere]] as const) {
       const out = join(root, 'tampered.json');
-      const r = await weft(['mine', ...args, '--library', 'travel', '--out', out, '--json']);
+      const r = await mine(['mine', ...args, '--library', 'travel', '--out', out]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(new RegExp(`journal ${lisbon.id} in .* does not verify \\(seq \\d+: `));
-      expect(lastJson(r)).toMatchObject({ refused: 'journal.unreadable' });
+      if (args.includes('--json')) expect(lastJson(r)).toMatchObject({ refused: 'journal.unreadable' });
       expect(existsSync(out)).toBe(false);
     }
     // Only in the corpus (another journal is mined): still refused — the conflict check must see every journal.
     const other = readdirSync(join(dir, 'invocations')).find((id) => id !== lisbon.id)!;
-    const r = await weft(['mine', '--from', join(dir, 'invocations', other, 'journal.jsonl'), '--library', 'travel', '--out', join(root, 't2.json'), '--json']);
+    const r = await weftHere(['mine', '--from', join(dir, 'invocations', other, 'journal.jsonl'), '--library', 'travel', '--out', join(root, 't2.json')]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(`journal ${lisbon.id} in`);
   }, 120_000);
@@ -222,13 +247,13 @@ describe('weft mine', () => {
     const closed = records.findIndex((l) => l.includes('"kind":"epoch.closed"') && l.includes('"epoch":3'));
     const prefix = join(root, 'prefix.jsonl');
     writeFileSync(prefix, `${records.slice(0, closed).join('\n')}\n`);
-    const one = await weft(['mine', '--from', prefix, '--from', lisbon.journal, '--library', 'travel', '--out', join(root, 'p1.json'), '--json']);
-    const two = await weft(['mine', '--from', lisbon.journal, '--from', prefix, '--library', 'travel', '--out', join(root, 'p2.json'), '--json']);
+    const one = await weftHere(['mine', '--from', prefix, '--from', lisbon.journal, '--library', 'travel', '--out', join(root, 'p1.json')]);
+    const two = await weftHere(['mine', '--from', lisbon.journal, '--from', prefix, '--library', 'travel', '--out', join(root, 'p2.json')]);
     expect(one.code, one.stderr).toBe(0);
     expect(two.code, two.stderr).toBe(0);
-    expect(lastJson(one)).toMatchObject({ accepted: 1 });
-    expect(lastJson(one).library).toBe(lastJson(two).library);
-    expect(lastJson(one).candidates).toEqual(lastJson(two).candidates);
+    expect(minedText(one)).toMatchObject({ accepted: 1 });
+    expect(minedText(one).library).toBe(minedText(two).library);
+    expect(minedText(one).candidates).toEqual(minedText(two).candidates);
     // Re-chained after an edit of the author reply (so it verifies, unsealed): the same id, another history.
     const parsed = records.map((l) => JSON.parse(l) as JournalRecord);
     const rechained: JournalRecord[] = [parsed[0]!];
@@ -244,7 +269,7 @@ describe('weft mine', () => {
     expect(edited).toBeGreaterThan(0);
     const fork = join(root, 'fork.jsonl');
     writeFileSync(fork, rechained.map((r) => `${recordLine(r)}\n`).join(''));
-    const verified = await weft(['verify', fork, '--no-signature']);
+    const verified = await weftHere(['verify', fork, '--no-signature']);
     expect(verified.code, verified.stdout).toBe(0);
     const r = await weft(['mine', '--from', lisbon.journal, '--from', fork, '--library', 'travel', '--out', join(root, 'p3.json'), '--json']);
     expect(r.code, r.stderr).toBe(1);
@@ -257,13 +282,13 @@ describe('weft mine', () => {
   test('--out never replaces a file silently (--force does); nothing accepted writes no file and files nothing; the report is inert on a terminal', async () => {
     const out = join(root, 'taken.json');
     writeFileSync(out, 'mine\n');
-    const refused = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', out, '--json']);
+    const refused = await weftHere(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', out]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/exists: pass --force/);
     expect(readFileSync(out, 'utf8')).toBe('mine\n');
-    const forced = await weft(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', out, '--force', '--json']);
+    const forced = await weftHere(['mine', '--from', lisbon.journal, '--library', 'travel', '--out', out, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
-    expect(libraryDigest(validateLibrary(JSON.parse(readFileSync(out, 'utf8'))))).toBe(lastJson(forced).library);
+    expect(libraryDigest(validateLibrary(JSON.parse(readFileSync(out, 'utf8'))))).toBe(minedText(forced).library);
 
     // Mining again on the version just mined: the method is there already — no new version.
     const dir = join(root, 'ws-again');
@@ -272,7 +297,7 @@ describe('weft mine', () => {
     const none = join(root, 'none.json');
     const again = await weft(['mine', '--dir', dir, '--library', out, '--out', none, '--apply', '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(lastJson(again)).toMatchObject({ accepted: 0, applied: false, out: null, library: lastJson(forced).library });
+    expect(lastJson(again)).toMatchObject({ accepted: 0, applied: false, out: null, library: minedText(forced).library });
     expect(again.stderr).toContain('nothing accepted; no new version (nothing filed)');
     expect(existsSync(none)).toBe(false);
     expect(existsSync(join(dir, 'blobs')) ? readdirSync(join(dir, 'blobs')).sort() : []).toEqual(blobs);
@@ -299,21 +324,22 @@ describe('weft mine', () => {
 
   test('--public-key: journals sealed by that key are mined; an unsealed one is not mined but stays in the corpus; another key is refused', async () => {
     expect(existsSync(lisbon.publicKey), JSON.stringify(lisbon)).toBe(true);
-    const ok = await weft(['mine', '--from', lisbon.journal, '--public-key', lisbon.publicKey, '--library', 'travel', '--out', join(root, 'k1.json'), '--json']);
+    // Text mode: the report, and its notes, on stdout.
+    const ok = await weftHere(['mine', '--from', lisbon.journal, '--public-key', lisbon.publicKey, '--library', 'travel', '--out', join(root, 'k1.json')]);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(lastJson(ok)).toMatchObject({ accepted: 1 });
-    expect(ok.stderr).not.toContain('seal signatures not checked');
+    expect(minedText(ok)).toMatchObject({ accepted: 1 });
+    expect(ok.stdout + ok.stderr).not.toContain('seal signatures not checked');
     const records = readFileSync(lisbon.journal, 'utf8').trim().split('\n');
     const unsealed = join(root, 'unsealed.jsonl');
     writeFileSync(unsealed, `${records.slice(0, -1).join('\n')}\n`);
-    const skipped = await weft(['mine', '--from', unsealed, '--public-key', lisbon.publicKey, '--library', 'travel', '--out', join(root, 'k2.json'), '--json']);
+    const skipped = await weftHere(['mine', '--from', unsealed, '--public-key', lisbon.publicKey, '--library', 'travel', '--out', join(root, 'k2.json')]);
     expect(skipped.code, skipped.stderr).toBe(0);
-    expect(lastJson(skipped)).toMatchObject({ accepted: 0, candidates: [] });
-    expect(skipped.stderr).toContain(`not mined (not sealed, so --public-key vouches for nothing in it; still checked for conflicts): ${lisbon.id}`);
-    const keygen = await weft(['keygen', '--out', join(root, 'other-key')]);
+    expect(minedText(skipped)).toMatchObject({ accepted: 0, candidates: [] });
+    expect(skipped.stdout).toContain(`not mined (not sealed, so --public-key vouches for nothing in it; still checked for conflicts): ${lisbon.id}`);
+    const keygen = await weftHere(['keygen', '--out', join(root, 'other-key')]);
     expect(keygen.code, keygen.stderr).toBe(0);
     const otherPub = join(root, 'other-key', 'weft.pub');
-    const wrong = await weft(['mine', '--from', lisbon.journal, '--public-key', otherPub, '--library', 'travel', '--out', join(root, 'k3.json'), '--json']);
+    const wrong = await weftHere(['mine', '--from', lisbon.journal, '--public-key', otherPub, '--library', 'travel', '--out', join(root, 'k3.json')]);
     expect(wrong.code, wrong.stderr).toBe(1);
     expect(wrong.stderr).toMatch(/does not verify \(seq \d+: .*key/);
   }, 120_000);
