@@ -7,6 +7,8 @@
  *   same domain loader, workspace key, metadata and JSON line as the command;
  * - `inWorkspace`: a workspace opened as the commands open it, for the runtime's own `cancel`,
  *   `replay`, `verify` and `list` on a run the test made;
+ * - `exportAs`: what `weft export ID --dir D` prints (the bundle, by the command's own exportBundle,
+ *   one JSON line);
  * - `verifyExit`: the exit code `weft verify JOURNAL [--public-key FILE | --no-signature]` gives a
  *   journal file, computed by the command's own functions (cli/commands/verify.ts) without its
  *   process.
@@ -95,4 +97,11 @@ export async function verifyExit(journal: string, how: { publicKey: string } | {
     return verify.verifyExitCode(await verify.verifyJournalFile(journal, key), { signature: { by: 'file', file: how.publicKey, key }, input: 'journal' });
   }
   return verify.verifyExitCode(await verify.verifyJournalFile(journal, undefined), { signature: { by: 'none', skipped: true }, input: 'journal' });
+}
+
+/** What `weft export <id> --dir D` prints for a run in a workspace on disk: its bundle, by the command's own function, as one line (see the header). */
+export async function exportAs(dir: string, id: string): Promise<string> {
+  const { exportBundle } = await fromDist<typeof import('../../dist/cli/commands/export.js')>('cli/commands/export.js');
+  await fromDist('journal/sha256-node.js');
+  return JSON.stringify(await exportBundle(dir, id)) + '\n';
 }
