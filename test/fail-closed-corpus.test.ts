@@ -35,18 +35,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Actuator, ActuatorContext } from '../actors/actuator.js';
-import { OpenAiModel } from '../actors/model/openai.js';
 import type { JournalRecord } from '../journal/records.js';
-import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
-import { travelDomain } from '../examples/travel/domain.js';
-import { TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import type { InvocationResult } from '../runtime/handle.js';
-import { invocationStatus } from '../runtime/list.js';
-import { createRuntime } from '../runtime/runtime.js';
 import { always, BadModelServer, envelope, raw, reply, type Answer, type Handler } from './support/bad-model-server.js';
 import { assertBuilt, pool, weft } from './support/cli.js';
+import { fromDist } from './support/dist.js';
 import { verifyExit } from './support/s5-workspace.js';
+
+// The library as the `weft` command runs it (dist/, imported by Node: test/support/dist.ts) — the
+// same code as the sources, with no transform to pay for in this file's worker.
+await fromDist('journal/sha256-node.js');
+await fromDist('journal/ed25519-node.js');
+const { OpenAiModel } = await fromDist<typeof import('../actors/model/openai.js')>('actors/model/openai.js');
+const { publicKeyOf, signingKeyFromSecret } = await fromDist<typeof import('../journal/seal.js')>('journal/seal.js');
+const { FileStore } = await fromDist<typeof import('../journal/stores/file.js')>('journal/stores/file.js');
+const { travelDomain } = await fromDist<typeof import('../examples/travel/domain.js')>('examples/travel/domain.js');
+const { TRAVEL_INTENT } = await fromDist<typeof import('../examples/travel/transcript.js')>('examples/travel/transcript.js');
+const { invocationStatus } = await fromDist<typeof import('../runtime/list.js')>('runtime/list.js');
+const { createRuntime } = await fromDist<typeof import('../runtime/runtime.js')>('runtime/runtime.js');
 
 // ── the case table ─────────────────────────────────────────────────────────────────────────────
 
