@@ -5,8 +5,9 @@
  *   process given no pack: it reads the pinned pack from the store — completes it; the world holds
  *   one charge of 780; the journal replays identical (the runtime's replay) and verifies offline
  *   (`weft verify`'s own check, in this process: test/support/s5-workspace.ts; both commands run end
- *   to end in cli-runtime.test.ts, and on the exported bundle below);
- *   `weft export` carries the pinned pack in the bundle, which replays and verifies with no workspace;
+ *   to end in cli-runtime.test.ts, and on the exported bundle below); the bundle `weft export` prints
+ *   (made by the command's own function, in this process) carries the pinned pack, and `weft replay`
+ *   and `weft verify` replay and verify it with no workspace;
  * - `weft policy explain <id>` shows each admission and the rule that decided it (text and --json),
  *   each step's at dispatch included (flag 9), and says "rule not recorded (pinned before flag 7)"
  *   for a journal an older weft wrote, and — before flag 9 — that a step allowed at dispatch was
@@ -23,7 +24,7 @@ import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
 import { packDigest, parseRulePackText } from '../policy/index.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
-import { inWorkspace, verifyExit } from './support/s5-workspace.js';
+import { exportAs, inWorkspace, verifyExit } from './support/s5-workspace.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-policy-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -106,8 +107,9 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
   });
 
   test('weft export carries the pinned pack: the bundle replays and verifies with no workspace', async () => {
-    const exported = await weft(['export', id, '--dir', dir]);
-    expect(exported.code, exported.stderr).toBe(0);
+    // The bundle as `weft export` prints it, made by the command's own function in this process (the command runs end to end
+    // in cli-domain.test.ts, mining-cli.test.ts and others); its replay and verify below are processes, in a folder with no workspace.
+    const exported = { stdout: await exportAs(dir, id) };
     const bundle = JSON.parse(exported.stdout) as { packs?: Record<string, unknown> };
     expect(Object.keys(bundle.packs ?? {})).toEqual([approvalDigest]);
     const file = path.join(root, 'approval-bundle.json');
