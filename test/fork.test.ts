@@ -10,11 +10,11 @@
  *
  * The fork's semantics go through the runtime's API (`runtime.fork`), in this process. `weft fork`'s
  * own tests are processes: its JSON line and refusals, `--library` by file and by name, what it
- * prints for a superseded and an ended parent, and the lineage `ls`, `show`, `export`, `replay` and
- * `verify` print. What those tests start from or only read afterwards — the parent runs, the cancel
- * that ends one, the fork's offline check and replay, the bundle `weft export` prints, the listing
- * after a fork of an ended run — is
- * made or read in this process as the commands do it (test/support/workspace-run.ts, s5-workspace.ts).
+ * prints for a superseded and an ended parent, the lineage `ls` and `show` print, and `replay` and
+ * `verify` of a fork's exported bundle (and of bundles that lack or alter its lineage). What those
+ * tests start from or only read afterwards — the parent runs, the cancel that ends one, the fork's
+ * offline check and replay, the bundle `weft export` prints, the rows `ls --json` prints — is made or
+ * read in this process as the commands do it (test/support/workspace-run.ts, s5-workspace.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -660,7 +660,8 @@ describe('weft fork: lineage in the CLI', () => {
     expect(lines.find((l) => l.startsWith(parent))).toMatch(/superseded/);
     expect(lines[lines.findIndex((l) => l.startsWith(fork)) + 1]).toContain(`fork of ${parent} at epoch 1`);
     expect(lines[lines.findIndex((l) => l.startsWith(parent)) + 1]).toContain(`superseded by fork ${fork}`);
-    const rows = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; forkOf?: unknown; supersededBy?: string }>;
+    // The rows `weft ls --json` prints: the runtime's listing (in this process; `ls --json` runs end to end in cli-ls.test.ts).
+    const rows = await inWorkspace(dir, (ws) => ws.runtime.list());
     expect(rows.find((r) => r.id === fork)?.forkOf).toEqual({ parent, atEpoch: 1 });
     expect(rows.find((r) => r.id === parent)?.supersededBy).toBe(fork);
     expect((await weft(['show', fork, '--dir', dir])).stdout).toMatch(new RegExp(`fork of\\s+${parent} at the end of epoch 1`));
