@@ -1,10 +1,15 @@
 /**
- * Fail closed (behaviour flag 1) through the real `weft` command, every call its own process
- * (dist/, built by `npm test`): a model endpoint that answers HTTP 500 leaves the invocation
+ * Fail closed (behaviour flag 1) through the real `weft` command, each command under test its own
+ * process (dist/, built by `npm test`): a model endpoint that answers HTTP 500 leaves the invocation
  * suspended — one parseable --json line, a journal that ends with the recorded failure and verifies
  * unsealed, `weft ls` naming it with `weft resume` — and once the endpoint answers, `weft resume`
  * completes it sealed; a 404 before any reply and an empty intent fail sealed; rejecting an
- * approval ends the invocation terminal and sealed, never left running.
+ * approval (`weft approve --reject`) ends the invocation terminal and sealed, never left running.
+ *
+ * What only reads the outcome runs in this process (test/support/s5-workspace.ts): each journal's
+ * check is `weft verify`'s own (its exit code, without its process; `weft verify` runs end to end in
+ * cli-verify.test.ts), the listing after the end is the runtime's, and the run awaiting approval that
+ * `weft approve --reject` ends is made as `weft run --json` makes it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -15,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TRAVEL_GOALS, TRAVEL_SUMMARY } from '../examples/travel/transcript.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { inWorkspace, runAs, verifyExit } from './support/s5-workspace.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-fail-closed-'));
 const LINE_KEYS = ['fingerprint', 'id', 'journal', 'publicKey', 'reason', 'status'];
@@ -102,8 +108,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     expect(last.body).toMatchObject({ purpose: 'parse', class: 'transient' });
     expect(records.filter((r) => r.kind === 'model.failed')).toHaveLength(requests);
     expect(records.map((r) => r.kind)).not.toContain('invocation.sealed');
-    const unsealed = await weft(['verify', line.journal, '--no-signature']);
-    expect(unsealed.code, unsealed.stdout + unsealed.stderr).toBe(0);
+    expect(await verifyExit(line.journal, { noSignature: true })).toBe(0);
 
     const ls = await weft(['ls', '--dir', dir]);
     expect(ls.code, ls.stderr).toBe(0);
@@ -123,9 +128,8 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     const after = journalRecords(line.journal);
     expect(after.at(-1)!.kind).toBe('invocation.sealed');
     expect(after.at(-1)!.body.fingerprint).toBe(done.fingerprint);
-    const verified = await weft(['verify', line.journal, '--public-key', done.publicKey!]);
-    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-    const listed = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; status: string }>;
+    expect(await verifyExit(line.journal, { publicKey: done.publicKey! })).toBe(0);
+    const listed = await inWorkspace(dir, (ws) => ws.runtime.list());
     expect(listed.find((r) => r.id === line.id)).toMatchObject({ status: 'completed' });
   });
 
@@ -141,8 +145,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     const records = journalRecords(line.journal);
     expect(records.at(-1)!.kind).toBe('invocation.sealed');
     expect(records.filter((r) => r.kind === 'model.failed')).toEqual([expect.objectContaining({ body: expect.objectContaining({ class: 'permanent', code: 'model.not_found' }) })]);
-    const verified = await weft(['verify', line.journal, '--public-key', line.publicKey!]);
-    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(await verifyExit(line.journal, { publicKey: line.publicKey! })).toBe(0);
   });
 
   test('an empty intent: failed and sealed (intent.empty) before the model is asked', async () => {
@@ -157,7 +160,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     expect(requests).toBe(0);
     const records = journalRecords(line.journal);
     expect(records.find((r) => r.kind === 'invocation.failed')!.body).toMatchObject({ code: 'intent.empty' });
-    expect((await weft(['verify', line.journal, '--public-key', line.publicKey!])).code).toBe(0);
+    expect(await verifyExit(line.journal, { publicKey: line.publicKey! })).toBe(0);
   });
 });
 
@@ -165,10 +168,9 @@ describe('defect 1 (CLI): approve --reject ends the invocation terminal and seal
 
   test('a rejected booking: the run goes on to a terminal, sealed, verifiable end — never left running', async () => {
     const dir = path.join(root, 'reject');
-    const waiting = await weft(['run', writeStrictTravelDomain(root, { version: 'strict-fc' }), '--json', '--dir', dir]);
-    expect(waiting.code, waiting.stderr).toBe(0);
-    const line = oneLine(waiting.stdout);
-    expect(line.status).toBe('awaiting_approval');
+    const domain = writeStrictTravelDomain(root, { version: 'strict-fc' });
+    const line = await runAs(domain, { dir });
+    expect(line.status, line.reason ?? '').toBe('awaiting_approval');
 
     const rejected = await weft(['approve', line.id, '--by', 'ops', '--reject', '--note', 'too expensive', '--dir', dir, '--json']);
     expect(rejected.stderr).not.toMatch(/at .*\.js:\d+/);
@@ -183,9 +185,9 @@ describe('defect 1 (CLI): approve --reject ends the invocation terminal and seal
     expect(records.map((r) => r.kind)).toContain(end.status === 'failed' ? 'invocation.failed' : 'invocation.handed_off');
     // Nothing the person rejected was charged.
     expect(records.filter((r) => r.kind === 'step.dispatched' && r.body.actuator === 'card.charge')).toHaveLength(0);
-    expect((await weft(['verify', line.journal, '--public-key', end.publicKey!])).code).toBe(0);
+    expect(await verifyExit(line.journal, { publicKey: end.publicKey! })).toBe(0);
 
-    const listed = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; status: string }>;
+    const listed = await inWorkspace(dir, (ws) => ws.runtime.list(), domain);
     expect(listed.find((r) => r.id === line.id)).toMatchObject({ status: end.status });
   });
 });

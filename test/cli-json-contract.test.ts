@@ -4,13 +4,16 @@
  * --as-of), a domain that cannot be found or fails to load, an invocation that is not there —
  * with `status` null (or what the store shows), `reason` the message and `refused` a code. A
  * domain that cannot be found or loaded exits 2 (the command line names something that is not
- * there), and a syntax error in a domain module names the file and the line.
+ * there), and a syntax error in a domain module names the file and the line. Every command under
+ * test is a process; the one run a test resumes is a fixture made in this process as `weft run
+ * --hibernate --json` makes it (test/support/s5-workspace.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { runAs } from './support/s5-workspace.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-json-'));
 const dir = path.join(root, '.weft');
@@ -102,8 +105,8 @@ describe('a domain that cannot be found or loaded', () => {
     expect(notDomain.code, show(notDomain)).toBe(2);
     expect(oneLine(notDomain)).toMatchObject({ refused: 'domain.not_a_domain' });
 
-    const started = await weft(['run', 'travel', '--hibernate', '--dir', dir, '--json'], ENV, root);
-    const { id } = oneLine(started) as { id: string };
+    const { id, status } = await runAs('travel', { dir, hibernate: true });
+    expect(status).toBe('hibernated');
     const r = await weft(['resume', id, '--dir', dir, '--domain', './gone.mjs', '--json'], ENV, root);
     expect(r.code, show(r)).toBe(2);
     expect(oneLine(r)).toMatchObject({ id, status: 'hibernated', refused: 'domain.not_found' });

@@ -1,11 +1,14 @@
 /**
- * `weft ls` over a workspace holding every kind of invocation, each a real run of the compiled CLI
- * or a file laid down as a crash would leave it: a completed run; a run whose journal ends in a
+ * `weft ls` over a workspace holding every kind of invocation, each a run made in this process as
+ * `weft run --id ID [--hibernate] --json` makes it (test/support/s5-workspace.ts: the runs are
+ * fixtures here; `weft run` has its own end-to-end tests in cli-runtime.test.ts) or a file laid
+ * down as a crash would leave it: a completed run; a run whose journal ends in a
  * torn record; an empty journal beside a snapshot, and one alone; a journal whose first line is
  * not JSON; a run suspended by its snapshot (bad model key) and one suspended by the runtime's
  * status note (endpoint down); a folder holding only a status note, and a stray file. `ls` lists
  * every invocation, exits 0, and names for each damaged or suspended one what is wrong and the
- * command to run; `--json` carries the same as fields.
+ * command to run; `--json` carries the same as fields. The commands under test — `ls`, and the
+ * `resume` each fix names, and a run killed mid-epoch — are real processes.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,29 +17,27 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FileStore } from '../journal/stores/file.js';
 import type { InvocationSummary } from '../runtime/list.js';
 import { assertBuilt, weft } from './support/cli.js';
+import { runAs } from './support/s5-workspace.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-ls-'));
 const dir = path.join(root, 'ws');
 const inv = (id: string, file = '') => path.join(dir, 'invocations', id, file);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function run(args: string[]): Promise<{ id: string; status: string; journal: string }> {
-  const r = await weft(['run', 'travel', '--dir', dir, '--json', ...args]);
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as { id: string; status: string; journal: string };
-}
+/** `weft run travel --dir D --json --id ID [--hibernate]`, in this process. */
+const run = (id: string, hibernate = false) => runAs('travel', { dir, id, hibernate });
 
 let tornRecords = 0;
 
 beforeAll(async () => {
   assertBuilt();
   // Sequential: the runs share the workspace's keys, created by the first.
-  expect((await run(['--id', 'good'])).status).toBe('completed');
-  const torn = await run(['--id', 'torn', '--hibernate']);
+  expect((await run('good')).status).toBe('completed');
+  const torn = await run('torn', true);
   tornRecords = readFileSync(torn.journal, 'utf8').trim().split('\n').length;
   appendFileSync(torn.journal, '{"body":{"step":0,"key":"half-writ'); // a crash in the middle of a write
-  expect((await run(['--id', 'susp', '--hibernate'])).status).toBe('hibernated');
-  expect((await run(['--id', 'noted', '--hibernate'])).status).toBe('hibernated');
+  expect((await run('susp', true)).status).toBe('hibernated');
+  expect((await run('noted', true)).status).toBe('hibernated');
 
   // The model refused the key: the runtime suspended the invocation in its snapshot.
   const snapshotFile = inv('susp', 'snapshot.json');

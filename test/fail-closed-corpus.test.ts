@@ -10,7 +10,16 @@
  * running), no world effect is dispatched that the policy did not admit (none at all here), the
  * journal records why, verifies, replays to the same status (and fingerprint, when sealed), and
  * stays small however large the reply was. Transport failures end in the class the fail-closed
- * contract names. A few cases also go through the real CLI.
+ * contract names.
+ *
+ * The runtime's behaviour is the subject of every case, so every case runs in this process; a
+ * representative five — one per outcome the command reports (handed off, on prose and on a lone
+ * surrogate; suspended, on a 401 and on an HTML page; failed, on a 404) — also go through the real
+ * CLI, where the subject is the command's: `weft run --json` prints one line with all six keys and
+ * the status, and `weft ls` (one listing of the workspace the five share, each under its own --id)
+ * names each run and the resume command for a suspended one. Their journals are checked with
+ * `weft verify`'s own check, in this process (test/support/s5-workspace.ts; `weft verify` runs end
+ * to end in cli-verify.test.ts).
  *
  * Every case runs through the library API over a fresh file store, with `modelAttempts: 2`, an
  * injected no-op sleep, and every travel actuator wrapped to count its calls; a case whose subject
@@ -26,17 +35,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Actuator, ActuatorContext } from '../actors/actuator.js';
-import { OpenAiModel } from '../actors/model/openai.js';
 import type { JournalRecord } from '../journal/records.js';
-import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
-import { travelDomain } from '../examples/travel/domain.js';
-import { TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import type { InvocationResult } from '../runtime/handle.js';
-import { invocationStatus } from '../runtime/list.js';
-import { createRuntime } from '../runtime/runtime.js';
 import { always, BadModelServer, envelope, raw, reply, type Answer, type Handler } from './support/bad-model-server.js';
 import { assertBuilt, pool, weft } from './support/cli.js';
+import { fromDist } from './support/dist.js';
+import { verifyExit } from './support/s5-workspace.js';
+
+// The library as the `weft` command runs it (dist/, imported by Node: test/support/dist.ts) — the
+// same code as the sources, with no transform to pay for in this file's worker.
+await fromDist('journal/sha256-node.js');
+await fromDist('journal/ed25519-node.js');
+const { OpenAiModel } = await fromDist<typeof import('../actors/model/openai.js')>('actors/model/openai.js');
+const { publicKeyOf, signingKeyFromSecret } = await fromDist<typeof import('../journal/seal.js')>('journal/seal.js');
+const { FileStore } = await fromDist<typeof import('../journal/stores/file.js')>('journal/stores/file.js');
+const { travelDomain } = await fromDist<typeof import('../examples/travel/domain.js')>('examples/travel/domain.js');
+const { TRAVEL_INTENT } = await fromDist<typeof import('../examples/travel/transcript.js')>('examples/travel/transcript.js');
+const { invocationStatus } = await fromDist<typeof import('../runtime/list.js')>('runtime/list.js');
+const { createRuntime } = await fromDist<typeof import('../runtime/runtime.js')>('runtime/runtime.js');
 
 // ── the case table ─────────────────────────────────────────────────────────────────────────────
 
@@ -638,17 +654,17 @@ describe('through the CLI', () => {
 
   test('every run prints one JSON line with all six keys; ls names the command for a suspended one', async () => {
     assertBuilt();
-    const results = await pool(
-      4,
-      cli.map((c, i) => async () => {
-        const url = server.route(c.name, { parse: c.handler });
-        const dir = path.join(root, `cli-${i}`);
-        const run = await weft(['run', 'travel', TRAVEL_INTENT, '--model-url', url, '--model', 'corpus', '--json', '--dir', dir]);
-        const ls = await weft(['ls', '--dir', dir]);
-        return { c, run, ls, dir };
-      }),
-    );
-    for (const { c, run, ls, dir } of results) {
+    // One workspace for the five, each run under its own id: the first alone (it makes the workspace's key), then the others.
+    const dir = path.join(root, 'cli');
+    const runCli = async (c: (typeof cli)[number], i: number) => {
+      const url = server.route(c.name, { parse: c.handler });
+      return { c, run: await weft(['run', 'travel', TRAVEL_INTENT, '--model-url', url, '--model', 'corpus', '--json', '--dir', dir, '--id', `cli-${i}`]) };
+    };
+    const first = await runCli(cli[0]!, 0);
+    const results = [first, ...(await pool(4, cli.slice(1).map((c, i) => () => runCli(c, i + 1))))];
+    const ls = await weft(['ls', '--dir', dir]);
+    expect(ls.code, ls.stderr).toBe(0);
+    for (const { c, run } of results) {
       const lines = run.stdout.trim().split('\n');
       expect(lines, `${c.name}: ${run.stdout}\n${run.stderr}`).toHaveLength(1);
       const out = JSON.parse(lines[0]!) as Record<string, unknown>;
@@ -658,16 +674,13 @@ describe('through the CLI', () => {
       expect(typeof out.journal, c.name).toBe('string');
       expect(typeof out.reason, c.name).toBe('string');
       expect(out.fingerprint === null, c.name).toBe(!SEALED.includes(c.status));
-      expect(ls.code, ls.stderr).toBe(0);
       expect(ls.stdout, c.name).toContain(String(out.id));
       if (c.suspended) expect(ls.stdout, c.name).toContain(`weft resume ${String(out.id)}`);
-      // The journal verifies: with the workspace's key when sealed, the chain alone otherwise.
-      const verify = SEALED.includes(c.status)
-        ? await weft(['verify', String(out.journal), '--public-key', String(out.publicKey)])
-        : await weft(['verify', String(out.journal), '--no-signature']);
-      expect(verify.code, `${c.name}: ${verify.stdout}${verify.stderr}`).toBe(0);
+      // The journal verifies: with the workspace's key when sealed, the chain alone otherwise (`weft verify`'s check).
+      const verified = SEALED.includes(c.status) ? await verifyExit(String(out.journal), { publicKey: String(out.publicKey) }) : await verifyExit(String(out.journal), { noSignature: true });
+      expect(verified, c.name).toBe(0);
       expect(sizeOf(String(out.journal)), c.name).toBeLessThan(MB);
-      expect(existsSync(dir)).toBe(true);
     }
+    expect(existsSync(dir)).toBe(true);
   });
 });

@@ -7,6 +7,14 @@
  * each effect once. And the refusals, each writing nothing: effects after the boundary not
  * compensated (named), an epoch the parent did not close, a parent held live by another process,
  * another tenant's parent. A tampered parent fails the fork's replay clearly.
+ *
+ * The fork's semantics go through the runtime's API (`runtime.fork`), in this process. `weft fork`'s
+ * own tests are processes: its JSON line and refusals, `--library` by file and by name, what it
+ * prints for a superseded and an ended parent, the lineage `ls` and `show` print, and `replay` and
+ * `verify` of a fork's exported bundle (and of bundles that lack or alter its lineage). What those
+ * tests start from or only read afterwards — the parent runs, the cancel that ends one, the fork's
+ * offline check and replay, the bundle `weft export` prints, the rows `ls --json` prints — is made or
+ * read in this process as the commands do it (test/support/workspace-run.ts, s5-workspace.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -35,6 +43,7 @@ import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { runInWorkspace } from './support/workspace-run.js';
+import { exportAs, inWorkspace, runAs, verifyExit } from './support/s5-workspace.js';
 import { redisAvailable, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weft-fork-'));
@@ -589,7 +598,7 @@ if (!redisHere && process.env.CI !== 'true') console.warn('\n*** redis-server is
 describe('weft fork', () => {
   beforeAll(() => assertBuilt());
 
-  test('forks a hibernated run onto a library file: one JSON line, the fork verifies, ls shows the parent superseded; an open epoch is refused', async () => {
+  test('forks a hibernated run onto a library file: one JSON line, the fork verifies and replays; an open epoch is refused', async () => {
     const dir = join(root, 'cli');
     // The parent is a fixture made in this process as `weft run --hibernate` makes it (test/support/workspace-run.ts).
     const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
@@ -606,13 +615,10 @@ describe('weft fork', () => {
     const line = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { id: string; status: string; journal: string; publicKey: string; fingerprint: string; parent: string; repinned: string[] };
     expect(line).toMatchObject({ status: 'completed', parent, atEpoch: 1, repinned: ['library'] });
     expect(line.id).not.toBe(parent);
-    const verified = await weft(['verify', line.journal, '--public-key', line.publicKey]);
-    expect(verified.code, verified.stderr).toBe(0);
-    const replayed = await weft(['replay', line.id, '--dir', dir, '--json']);
-    expect(replayed.code, replayed.stderr).toBe(0);
-    expect(JSON.parse(replayed.stdout.trim().split('\n').at(-1)!)).toMatchObject({ fingerprint: line.fingerprint });
-    const ls = await weft(['ls', '--dir', dir]);
-    expect(ls.stdout.split('\n').find((l) => l.includes(parent))).toMatch(/superseded/);
+    // The fork's journal, checked as `weft verify` checks it and replayed as `weft replay` replays it (in this process;
+    // both commands on a fork run end to end below, on its exported bundle). ls showing the parent superseded: below too.
+    expect(await verifyExit(line.journal, { publicKey: line.publicKey })).toBe(0);
+    expect(await inWorkspace(dir, (ws) => ws.runtime.replay(line.id))).toMatchObject({ status: 'completed', fingerprint: line.fingerprint });
   });
 });
 
@@ -621,9 +627,11 @@ describe('weft fork --library <name>', () => {
 
   test('a library named picks the domain\'s current version, though the domain keeps an older one for its journals', async () => {
     const dir = join(root, 'cli-library-name');
-    const run = await weft(['run', 'travel', INTENT, '--seed', '7', '--as-of', travelDomain.asOf!, '--library', TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST, '--dir', dir, '--hibernate', '--json']);
-    expect(run.code, run.stderr).toBe(0);
-    const parent = (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { id: string }).id;
+    // The parent, pinned to the older library by its digest: made in this process as `weft run --library DIGEST --hibernate` makes it.
+    const run = await runAs('travel', { dir, intent: INTENT, seed: '7', asOf: travelDomain.asOf!, library: TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST, hibernate: true });
+    expect(run.status, run.reason ?? '').toBe('hibernated');
+    const parent = run.id;
+    expect((JSON.parse(readFileSync(run.journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>).body.pin.library).toBe(TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST);
     const out = await weft(['fork', parent, '--at-epoch', '1', '--library', 'travel', '--dir', dir, '--json']);
     expect(out.code, out.stderr).toBe(0);
     const line = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { id: string; journal: string };
@@ -649,9 +657,11 @@ describe('weft fork: lineage in the CLI', () => {
 
     const ls = await weft(['ls', '--dir', dir]);
     const lines = ls.stdout.split('\n');
+    expect(lines.find((l) => l.startsWith(parent))).toMatch(/superseded/);
     expect(lines[lines.findIndex((l) => l.startsWith(fork)) + 1]).toContain(`fork of ${parent} at epoch 1`);
     expect(lines[lines.findIndex((l) => l.startsWith(parent)) + 1]).toContain(`superseded by fork ${fork}`);
-    const rows = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; forkOf?: unknown; supersededBy?: string }>;
+    // The rows `weft ls --json` prints: the runtime's listing (in this process; `ls --json` runs end to end in cli-ls.test.ts).
+    const rows = await inWorkspace(dir, (ws) => ws.runtime.list());
     expect(rows.find((r) => r.id === fork)?.forkOf).toEqual({ parent, atEpoch: 1 });
     expect(rows.find((r) => r.id === parent)?.supersededBy).toBe(fork);
     expect((await weft(['show', fork, '--dir', dir])).stdout).toMatch(new RegExp(`fork of\\s+${parent} at the end of epoch 1`));
@@ -665,8 +675,9 @@ describe('weft fork: lineage in the CLI', () => {
     expect(second.stderr).toContain(`fork ${fork} instead`);
 
     // Exported, the fork replays and verifies in an empty folder: its bundle carries its parent's journal up to the boundary.
-    const exported = await weft(['export', fork, '--dir', dir]);
-    expect(exported.code, exported.stderr).toBe(0);
+    // (The bundle is made in this process by `weft export`'s own function, printed as the command prints it; the command
+    // runs end to end in policy-pack-cli.test.ts, cli-domain.test.ts and others.)
+    const exported = { stdout: await exportAs(dir, fork) };
     const bundle = JSON.parse(exported.stdout) as { lineage?: Array<{ invocation: string; journal: string }>; libraries: Record<string, unknown> };
     expect(bundle.lineage?.map((e) => e.invocation)).toEqual([parent]);
     const parentLines = readFileSync(join(dir, 'invocations', parent, 'journal.jsonl'), 'utf8').split('\n');
@@ -728,14 +739,15 @@ describe('weft fork: lineage in the CLI', () => {
     const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
     expect(made.status, made.reason ?? '').toBe('hibernated');
     const parent = made.id;
-    const cancelled = await weft(['cancel', parent, '--dir', dir]);
-    expect(cancelled.code, cancelled.stderr).toBe(0);
+    // Cancelled in this process, as `weft cancel` cancels it (the command runs end to end in cancel-cli.test.ts).
+    const cancelled = await inWorkspace(dir, async (ws) => (await ws.runtime.cancel(parent, { by: 'test' })).done);
+    expect(cancelled.status, cancelled.reason).toBe('cancelled');
     const out = await weft(['fork', parent, '--at-epoch', '1', '--dir', dir]);
     expect(out.code, out.stderr).toBe(0);
     const first = out.stdout.split('\n')[0]!;
     expect(first).toContain(`${parent} had already ended cancelled; it stays as it is`);
     expect(first).not.toContain('is superseded');
-    const ls = await weft(['ls', '--dir', dir]);
-    expect(ls.stdout.split('\n').find((l) => l.startsWith(parent))).toMatch(/cancelled/);
+    // Left as it was: listed cancelled (the runtime's listing, which `weft ls` prints).
+    expect((await inWorkspace(dir, (ws) => ws.runtime.list())).find((r) => r.id === parent)?.status).toBe('cancelled');
   });
 });

@@ -3,8 +3,11 @@
  * - `weft run travel <the standard intent> --policy examples/travel/policy-approval.json` rests
  *   awaiting approval (the 780 EUR booking is above the pack's 500); `weft approve` — a new
  *   process given no pack: it reads the pinned pack from the store — completes it; the world holds
- *   one charge of 780; `weft replay` is identical and `weft verify` checks the journal offline;
- *   `weft export` carries the pinned pack in the bundle, which replays and verifies with no workspace;
+ *   one charge of 780; the journal replays identical (the runtime's replay) and verifies offline
+ *   (`weft verify`'s own check, in this process: test/support/s5-workspace.ts; both commands run end
+ *   to end in cli-runtime.test.ts, and on the exported bundle below); the bundle `weft export` prints
+ *   (made by the command's own function, in this process) carries the pinned pack, and `weft replay`
+ *   and `weft verify` replay and verify it with no workspace;
  * - `weft policy explain <id>` shows each admission and the rule that decided it (text and --json),
  *   each step's at dispatch included (flag 9), and says "rule not recorded (pinned before flag 7)"
  *   for a journal an older weft wrote, and — before flag 9 — that a step allowed at dispatch was
@@ -21,6 +24,7 @@ import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
 import { packDigest, parseRulePackText } from '../policy/index.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { exportAs, inWorkspace, verifyExit } from './support/s5-workspace.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-policy-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -64,11 +68,9 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
     expect(world.charges.map((c) => c.amount)).toEqual([780]);
     expect(world.bookings.length).toBe(2);
 
-    const replay = await weft(['replay', id, '--dir', dir, '--json']);
-    expect(replay.code, replay.stderr).toBe(0);
-    expect(last(replay.stdout)).toMatchObject({ identical: true, fingerprint: done.fingerprint });
-    const verify = await weft(['verify', done.journal, '--public-key', done.publicKey]);
-    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    // Replayed without calling anything, identical, to the same fingerprint: the pinned pack is read from the store.
+    expect(await inWorkspace(dir, (ws) => ws.runtime.replay(id))).toMatchObject({ status: 'completed', fingerprint: done.fingerprint });
+    expect(await verifyExit(done.journal, { publicKey: done.publicKey })).toBe(0);
     // weft log names the rule that decided each admission, not only the pinned policy.
     const log = await weft(['log', id, '--dir', dir]);
     expect(log.stdout).toMatch(/admission\.decided\s+epoch require_approval \(rule approve-above-500\): the epoch spends 780/);
@@ -105,8 +107,9 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
   });
 
   test('weft export carries the pinned pack: the bundle replays and verifies with no workspace', async () => {
-    const exported = await weft(['export', id, '--dir', dir]);
-    expect(exported.code, exported.stderr).toBe(0);
+    // The bundle as `weft export` prints it, made by the command's own function in this process (the command runs end to end
+    // in cli-domain.test.ts, mining-cli.test.ts and others); its replay and verify below are processes, in a folder with no workspace.
+    const exported = { stdout: await exportAs(dir, id) };
     const bundle = JSON.parse(exported.stdout) as { packs?: Record<string, unknown> };
     expect(Object.keys(bundle.packs ?? {})).toEqual([approvalDigest]);
     const file = path.join(root, 'approval-bundle.json');

@@ -1,8 +1,10 @@
 /**
  * A rule that warns, from the command line — each command a separate process (dist/cli/main.js):
- * `weft run travel … --policy <pack>` under travel-approval@1 with its approve-above-500 rule stating
+ * a run of travel … `--policy <pack>` under travel-approval@1 with its approve-above-500 rule stating
  * `verdict: "warn"` completes without a person (the world holds the bookings and the 780 EUR charge),
- * and the warning is shown everywhere an auditor looks:
+ * and the warning is shown everywhere an auditor looks. The runs are fixtures, made in this process
+ * as `weft run --policy FILE --json` makes them (test/support/s5-workspace.ts); `weft run --policy`
+ * itself runs end to end in policy-pack-cli.test.ts. The commands an auditor reads with are processes:
  * - `weft policy explain` lists it under epoch 2's admission (text and --json);
  * - `weft show` under epoch 2; `weft log` on the admission's line;
  * - `weft ls --warnings` lists the invocation with the warning (epoch, rule, reason) from its inbox's
@@ -10,7 +12,8 @@
  * - `weft inspect`: the server's description carries the epoch's warnings (checked without a
  *   browser), and the invocation page shows them as text (a real headless Chromium; skipped, loudly,
  *   when it is not installed);
- * - `weft replay` is identical.
+ * - the journal replays, identical, to its fingerprint (the runtime's replay, in this process:
+ *   `weft replay --json` runs end to end in cli-runtime.test.ts).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +25,7 @@ import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
 import { FileStore } from '../journal/stores/file.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { inWorkspace, runAs } from './support/s5-workspace.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
 import { openPage } from './support/inspect-viewer.js';
 import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
@@ -45,14 +49,12 @@ beforeAll(async () => {
   const warnPack = { ...pack, name: 'travel-warn', rules: pack.rules.map((r) => (r.id === 'approve-above-500' ? { ...r, id: 'warn-above-500', verdict: 'warn' } : r)) };
   const file = path.join(root, 'travel-warn.json');
   writeFileSync(file, JSON.stringify(warnPack, null, 2));
-  const run = await weft(['run', 'travel', intent, '--as-of', asOf, '--dir', dir, '--policy', file, '--json']);
-  expect(run.code, run.stderr).toBe(0);
-  const done = last(run.stdout);
-  expect(done.status).toBe('completed');
+  const done = await runAs('travel', { intent, asOf, dir, policy: file });
+  expect(done.status, done.reason ?? '').toBe('completed');
   id = done.id;
-  fingerprint = done.fingerprint;
-  const quietRun = await weft(['run', 'travel', intent, '--as-of', asOf, '--dir', quiet, '--json']);
-  expect(quietRun.code, quietRun.stderr).toBe(0);
+  fingerprint = done.fingerprint!;
+  const quietRun = await runAs('travel', { intent, asOf, dir: quiet });
+  expect(quietRun.status, quietRun.reason ?? '').toBe('completed');
   if (hasChromium) browser = await launchBrowser();
 }, 240_000);
 
@@ -74,9 +76,9 @@ describe('a rule that warns, from the command line', () => {
     const world = readTravelState(path.join(dir, 'state', 'travel', id, 'providers.json'));
     expect(world.charges.map((c) => c.amount)).toEqual([780]);
     expect(world.bookings.length).toBe(2);
-    const replay = await weft(['replay', id, '--dir', dir, '--json']);
-    expect(replay.code, replay.stderr).toBe(0);
-    expect(last(replay.stdout)).toMatchObject({ identical: true, fingerprint });
+    // Replayed without calling anything (the runtime's replay, as `weft replay` runs it): identical, the same fingerprint.
+    const replay = await inWorkspace(dir, (ws) => ws.runtime.replay(id));
+    expect(replay).toMatchObject({ status: 'completed', fingerprint });
   });
 
   test('weft policy explain lists the warning under the admission it was raised on', async () => {
