@@ -1,0 +1,91 @@
+/**
+ * What a `weft` command does before and after it prints, in the test's own process: the compiled
+ * modules the command itself calls (dist/, as ./workspace-run.ts runs them), for tests whose subject
+ * is behaviour reachable through them — which key seals and verifies, which tenant may act on an
+ * invocation, which domain and model an invocation is opened with — rather than the command's
+ * arguments, printed output or exit code (those keep their `weft` child processes, ./cli.ts).
+ *
+ * - `keyPair(dir)`: the key pair `weft keygen --out DIR` writes (DIR/weft.key, DIR/weft.pub).
+ * - `openInvocation(options, act)`: what `weft resume|approve|cancel|fork` open first
+ *   (cli/open-invocation.ts `openWorkspaceFor`: the tenant's pin, the domain, the model, the key in
+ *   force), then `act` on its runtime as the command does; the runtime is closed after.
+ * - `verifyWith(journal, publicKeyFile)`: the verdict and exit code `weft verify JOURNAL --public-key F`
+ *   gives (cli/commands/verify.ts); `journal` is a journal file, or a stored journal's bytes.
+ *
+ * A command's own output is not made here: where a test needs what is printed, it runs the command.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fromDist } from './dist.js';
+
+type OpenInvocation = typeof import('../../dist/cli/open-invocation.js');
+type WorkspaceModule = typeof import('../../dist/cli/workspace.js');
+type Keys = typeof import('../../dist/runtime/keys.js');
+type Seal = typeof import('../../dist/journal/seal.js');
+type Verify = typeof import('../../dist/cli/commands/verify.js');
+type JournalSource = typeof import('../../dist/cli/journal-source.js');
+type TenantScope = typeof import('../../dist/cli/tenant-scope.js');
+type FileStoreModule = typeof import('../../dist/journal/stores/file.js');
+type GivenKey = typeof import('../../dist/cli/given-key.js');
+type ListModule = typeof import('../../dist/runtime/list.js');
+
+/** The command's own modules, loaded once (./dist.ts). */
+export async function cliModules() {
+  await fromDist('journal/sha256-node.js');
+  await fromDist('journal/ed25519-node.js');
+  return {
+    ...(await fromDist<OpenInvocation>('cli/open-invocation.js')),
+    ...(await fromDist<WorkspaceModule>('cli/workspace.js')),
+    ...(await fromDist<Keys>('runtime/keys.js')),
+    ...(await fromDist<Seal>('journal/seal.js')),
+    ...(await fromDist<Verify>('cli/commands/verify.js')),
+    ...(await fromDist<JournalSource>('cli/journal-source.js')),
+    ...(await fromDist<TenantScope>('cli/tenant-scope.js')),
+    ...(await fromDist<FileStoreModule>('journal/stores/file.js')),
+    ...(await fromDist<GivenKey>('cli/given-key.js')),
+    ...(await fromDist<ListModule>('runtime/list.js')),
+  };
+}
+
+export interface KeyFiles {
+  /** DIR/weft.key */
+  key: string;
+  /** DIR/weft.pub */
+  pub: string;
+  keyId: string;
+}
+
+/** The pair `weft keygen --out DIR` writes: a fresh key from the OS CSPRNG, never over another. */
+export async function keyPair(dir: string): Promise<KeyFiles> {
+  const { writeKeyPair, signingKeyFromSecret } = await cliModules();
+  const key = signingKeyFromSecret(new Uint8Array(randomBytes(32)));
+  const { secretFile, publicFile } = await writeKeyPair(dir, key);
+  return { key: secretFile, pub: publicFile, keyId: key.keyId };
+}
+
+type OpenOptions = Parameters<OpenInvocation['openWorkspaceFor']>[0];
+type Workspace = Awaited<ReturnType<OpenInvocation['openWorkspaceFor']>>;
+
+/**
+ * Open invocation `id` of workspace `dir` as `weft resume|approve|cancel|fork ID --dir DIR` opens
+ * it (`domain`: `--domain`; `signingKeyFile`: `--signing-key`; `tenant`: `--tenant`; `model`: the
+ * model flags), then `act` on it; the runtime is closed after, whatever `act` did.
+ */
+export async function openInvocation<T>(options: Omit<OpenOptions, 'model'> & { model?: OpenOptions['model'] }, act: (ws: Workspace) => Promise<T>): Promise<T> {
+  const { openWorkspaceFor } = await cliModules();
+  const ws = await openWorkspaceFor({ model: { url: undefined, name: undefined }, ...options, dir: path.resolve(options.dir ?? '.weft') });
+  try {
+    return await act(ws);
+  } finally {
+    await ws.runtime.close();
+  }
+}
+
+/** What `weft verify JOURNAL --public-key FILE` decides: its exit code (0 verified, 1 not intact, 3 sealed by another key) and the lines it prints. */
+export async function verifyWith(journal: string | Uint8Array, publicKeyFile: string): Promise<{ code: number; lines: string[] }> {
+  const { loadPublicKey, verifyJournalFile, verifyJournalInMemory, verifyExitCode, verifyLines } = await cliModules();
+  const key = await loadPublicKey(publicKeyFile);
+  const report = typeof journal === 'string' ? await verifyJournalFile(journal, key) : verifyJournalInMemory(journal, key);
+  const context = { signature: { by: 'file' as const, file: publicKeyFile, key }, input: 'journal' as const };
+  return { code: verifyExitCode(report, context), lines: verifyLines(report, context) };
+}
