@@ -89,3 +89,15 @@ export async function verifyWith(journal: string | Uint8Array, publicKeyFile: st
   const context = { signature: { by: 'file' as const, file: publicKeyFile, key }, input: 'journal' as const };
   return { code: verifyExitCode(report, context), lines: verifyLines(report, context) };
 }
+
+/** Invocation `id`'s journal in the Redis store at `url` under `prefix`, written out as `weft export` and `weft verify <id> --redis` read it (undefined when there is none). */
+export async function storedJournal(url: string, prefix: string, id: string): Promise<Uint8Array | undefined> {
+  const { RedisStore } = await fromDist<typeof import('../../dist/journal/stores/redis.js')>('journal/stores/redis.js');
+  const { storedJournalLines } = await fromDist<typeof import('../../dist/journal/stored-lines.js')>('journal/stored-lines.js');
+  const store = await RedisStore.open({ redis: url, prefix });
+  try {
+    return await storedJournalLines(store, id);
+  } finally {
+    await store.close();
+  }
+}
