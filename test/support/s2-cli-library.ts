@@ -101,3 +101,29 @@ export async function storedJournal(url: string, prefix: string, id: string): Pr
     await store.close();
   }
 }
+
+/**
+ * `weft replay ID --dir DIR [--domain D] [--redis URL --redis-prefix P]` in this process, as the
+ * command's replayById does it (cli/commands/replay.ts): the pin names where to find the domain
+ * (`domain`, else the workspace's record of it, else the store's metadata, a built-in or a
+ * domains.json mapping: cli/workspace.ts domainForInvocation), then the runtime replays the journal
+ * (it checks the genesis and the pin). Rejects with what the command prints as its refusal.
+ */
+export async function replayById(options: { dir: string; id: string; domain?: string; redis?: { url: string; prefix: string } }) {
+  const { pinnedRecord, openWorkspace, domainForInvocation, readInvocationMeta } = await cliModules();
+  const { storeChoice, openStore } = await fromDist<typeof import('../../dist/cli/store-choice.js')>('cli/store-choice.js');
+  const dir = path.resolve(options.dir);
+  const choice = storeChoice(dir, options.redis ? { redis: options.redis.url, 'redis-prefix': options.redis.prefix } : {});
+  const store = await openStore(choice);
+  try {
+    const { pin } = (await pinnedRecord(store, options.id)).body;
+    const ws = await openWorkspace({ dir, store, redis: choice.redis, domain: await domainForInvocation(store, options.id, pin, options.domain, { meta: readInvocationMeta(dir, options.id), dir }) });
+    try {
+      return await ws.runtime.replay(options.id);
+    } finally {
+      await ws.runtime.close();
+    }
+  } finally {
+    if (choice.redis) await (store as { close(): Promise<void> }).close().catch(() => undefined);
+  }
+}
