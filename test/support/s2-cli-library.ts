@@ -107,7 +107,8 @@ export async function storedJournal(url: string, prefix: string, id: string): Pr
  * command's replayById does it (cli/commands/replay.ts): the pin names where to find the domain
  * (`domain`, else the workspace's record of it, else the store's metadata, a built-in or a
  * domains.json mapping: cli/workspace.ts domainForInvocation), then the runtime replays the journal
- * (it checks the genesis and the pin). Rejects with what the command prints as its refusal.
+ * (it checks the genesis and the pin). Rejects with what the command prints as its refusal. Unlike
+ * the command it makes no signing key where there is none (a replay seals nothing).
  */
 export async function replayById(options: { dir: string; id: string; domain?: string; redis?: { url: string; prefix: string } }) {
   const { pinnedRecord, openWorkspace, domainForInvocation, readInvocationMeta } = await cliModules();
@@ -117,7 +118,8 @@ export async function replayById(options: { dir: string; id: string; domain?: st
   const store = await openStore(choice);
   try {
     const { pin } = (await pinnedRecord(store, options.id)).body;
-    const ws = await openWorkspace({ dir, store, redis: choice.redis, domain: await domainForInvocation(store, options.id, pin, options.domain, { meta: readInvocationMeta(dir, options.id), dir }) });
+    // generateKey: false — a replay seals nothing; the command would make the user's key on Redis (and say so on stderr), this makes none.
+    const ws = await openWorkspace({ dir, store, redis: choice.redis, generateKey: false, domain: await domainForInvocation(store, options.id, pin, options.domain, { meta: readInvocationMeta(dir, options.id), dir }) });
     try {
       return await ws.runtime.replay(options.id);
     } finally {
@@ -125,5 +127,40 @@ export async function replayById(options: { dir: string; id: string; domain?: st
     }
   } finally {
     if (choice.redis) await (store as { close(): Promise<void> }).close().catch(() => undefined);
+  }
+}
+
+/**
+ * `weft run DOMAIN --redis URL --redis-prefix P --dispatch in-process --dir D --signing-key K --json`
+ * in this process, as the command makes it (cli/commands/run.ts): the same domain loader, the
+ * workspace's record of the domain beside nothing else (the journal is in Redis), the same defaults
+ * (tenant `default`, seed `1`, the domain's intent and asOf). `signingKey` is required: with none,
+ * the command makes the user's own key in their home (cli/workspace.ts userKeysDir), which a test
+ * must not touch.
+ */
+export async function runOnRedis(domainSpec: string, options: { dir: string; url: string; prefix: string; signingKey: string; seed?: string }) {
+  const { openWorkspace, readInvocationMeta, writeInvocationMeta } = await cliModules();
+  const { loadDomain } = await fromDist<typeof import('../../dist/cli/domain-loader.js')>('cli/domain-loader.js');
+  const { Runtime } = await fromDist<typeof import('../../dist/runtime/index.js')>('runtime/index.js');
+  const { storeChoice, openStore } = await fromDist<typeof import('../../dist/cli/store-choice.js')>('cli/store-choice.js');
+  const loaded = await loadDomain(domainSpec);
+  const { intent, asOf } = loaded.domain;
+  if (intent === undefined || asOf === undefined) throw new Error(`runOnRedis: domain ${loaded.domain.name} needs an intent and an asOf`);
+  const dir = path.resolve(options.dir);
+  const choice = storeChoice(dir, { redis: options.url, 'redis-prefix': options.prefix });
+  const store = await openStore(choice);
+  const start = { tenant: 'default', seed: options.seed ?? '1', asOf };
+  const id = Runtime.defaultId(intent, start);
+  try {
+    const ws = await openWorkspace({ dir, store, redis: choice.redis, dispatch: 'in-process', domain: loaded, signingKeyFile: options.signingKey });
+    try {
+      if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef });
+      const result = await (await ws.runtime.start(intent, { ...start, id })).done;
+      return { id: result.id, status: result.status, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile };
+    } finally {
+      await ws.runtime.close();
+    }
+  } finally {
+    await (store as { close(): Promise<void> }).close().catch(() => undefined);
   }
 }
