@@ -16,10 +16,11 @@
  *
  * The commands whose flags, output and exit codes are tested here run as processes (the built CLI:
  * run on Redis, resume and approve with another key, --signing-key, --rekey, keygen, log, a bad key
- * file). The runs they act on are made in-process as `weft run --dir D --json` makes them
- * (test/support/workspace-run.ts), and which key seals and verifies is checked in-process on the
- * modules `weft verify` and `weft approve` run (test/support/s2-cli-library.ts). One private Redis
- * for the file (test/support/file-redis.ts), a key prefix per test.
+ * file). The other runs they act on are made in-process as `weft run` makes them, in a workspace
+ * or on Redis (test/support/workspace-run.ts, s2-cli-library.ts runOnRedis), and which key seals
+ * and verifies is checked in-process on the modules `weft verify` and `weft approve` run
+ * (s2-cli-library.ts). One private Redis for the file (test/support/file-redis.ts), a key prefix
+ * per test.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
-import { keyPair, openInvocation, storedJournal, verifyWith } from './support/s2-cli-library.js';
+import { keyPair, openInvocation, runOnRedis, storedJournal, verifyWith } from './support/s2-cli-library.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { runInWorkspace } from './support/workspace-run.js';
 
@@ -222,13 +223,14 @@ describe.skipIf(!redis.available)('weft on Redis and the sealing key', () => {
   });
 
   test('an invocation started with a key in the folder it ran from (before keys moved to the user\'s folder) resumes there with it', async () => {
-    const flags = ['--redis', redis.url, '--redis-prefix', redis.freshPrefix('sk-legacy')];
+    const prefix = redis.freshPrefix('sk-legacy');
+    const flags = ['--redis', redis.url, '--redis-prefix', prefix];
     const x = fresh('legacy');
     const keys = path.join(x, '.weft', 'keys');
     await keyPair(keys);
-    const run = await weft(['run', 'travel', '--seed', '36', '--hibernate', ...flags, '--signing-key', path.join(keys, 'weft.key'), '--json'], env({ WEFT_HOME: fresh('home-l') }), x);
-    const started = lastJson(run);
-    expect(started.status, show(run)).toBe('hibernated');
+    // `weft run travel --seed 36 --hibernate --redis … --signing-key ./.weft/keys/weft.key` from folder x, made in-process.
+    const started = await runOnRedis('travel', { dir: path.join(x, '.weft'), url: redis.url, prefix, signingKey: path.join(keys, 'weft.key'), seed: '36', hibernate: true });
+    expect(started.status).toBe('hibernated');
     // No flag now: the key the store records is found in ./.weft/keys, though the user's key is another.
     const resumed = await weft(['resume', started.id, ...flags, '--json'], env({ WEFT_HOME: fresh('home-l2') }), x);
     expect(lastJson(resumed).status, show(resumed)).toBe('completed');

@@ -131,14 +131,14 @@ export async function replayById(options: { dir: string; id: string; domain?: st
 }
 
 /**
- * `weft run DOMAIN --redis URL --redis-prefix P --dispatch in-process --dir D --signing-key K --json`
+ * `weft run DOMAIN --redis URL --redis-prefix P --dispatch in-process --dir D --signing-key K [--seed N] [--hibernate] --json`
  * in this process, as the command makes it (cli/commands/run.ts): the same domain loader, the
  * workspace's record of the domain beside nothing else (the journal is in Redis), the same defaults
  * (tenant `default`, seed `1`, the domain's intent and asOf). `signingKey` is required: with none,
  * the command makes the user's own key in their home (cli/workspace.ts userKeysDir), which a test
  * must not touch.
  */
-export async function runOnRedis(domainSpec: string, options: { dir: string; url: string; prefix: string; signingKey: string; seed?: string }) {
+export async function runOnRedis(domainSpec: string, options: { dir: string; url: string; prefix: string; signingKey: string; seed?: string; hibernate?: boolean }) {
   const { openWorkspace, readInvocationMeta, writeInvocationMeta } = await cliModules();
   const { loadDomain } = await fromDist<typeof import('../../dist/cli/domain-loader.js')>('cli/domain-loader.js');
   const { Runtime } = await fromDist<typeof import('../../dist/runtime/index.js')>('runtime/index.js');
@@ -155,7 +155,9 @@ export async function runOnRedis(domainSpec: string, options: { dir: string; url
     const ws = await openWorkspace({ dir, store, redis: choice.redis, dispatch: 'in-process', domain: loaded, signingKeyFile: options.signingKey });
     try {
       if (!readInvocationMeta(ws.dir, id)) writeInvocationMeta(ws.dir, id, { domain: ws.domainRef });
-      const result = await (await ws.runtime.start(intent, { ...start, id })).done;
+      const handle = await ws.runtime.start(intent, { ...start, id });
+      if (options.hibernate) handle.hibernate();
+      const result = await handle.done;
       return { id: result.id, status: result.status, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile };
     } finally {
       await ws.runtime.close();
