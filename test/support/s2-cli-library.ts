@@ -11,6 +11,10 @@
  *   force), then `act` on its runtime as the command does; the runtime is closed after.
  * - `verifyWith(journal, publicKeyFile)`: the verdict and exit code `weft verify JOURNAL --public-key F`
  *   gives (cli/commands/verify.ts); `journal` is a journal file, or a stored journal's bytes.
+ * - `storedJournal(url, prefix, id)`: a Redis journal written out as `weft export` writes it.
+ * - `replayById(…)`: `weft replay ID` (the domain found as the command finds it), in a workspace or on Redis.
+ * - `runOnRedis(…)`: `weft run DOMAIN --redis … --dispatch in-process`, as ./workspace-run.ts does
+ *   `weft run DOMAIN --dir D`.
  *
  * A command's own output is not made here: where a test needs what is printed, it runs the command.
  */
