@@ -1,10 +1,16 @@
 /**
- * Domains and the pin through the `weft` command, every call its own process: a domain given by
- * path runs like the built-in and is found again by resume/approve/replay from the workspace's
- * record of it (or named with --domain); resume and approve with another model than the pinned one
- * are refused, naming the pin, and the invocation stays resumable; a journal copied from another
- * invocation is refused and listed as damaged; an exported bundle replays in an empty folder;
- * every command answers --help.
+ * Domains and the pin through the `weft` command: a domain given by path runs like the built-in and
+ * is found again by resume/approve/replay from the workspace's record of it (or named with
+ * --domain); resume and approve with another model than the pinned one are refused, naming the pin,
+ * and the invocation stays resumable; a journal copied from another invocation is refused and
+ * listed as damaged; an exported bundle replays in an empty folder; every command answers --help.
+ *
+ * What the commands print and exit with runs as processes: run by path, the refusals (another
+ * model, a domain not found, a copied journal), approve found by the record, replay and verify of a
+ * bundle in an empty folder, --intent-file, --help, --version. The fixture runs, and the acts whose
+ * subject is which domain and pin an invocation is opened with (resume and approve once found,
+ * replay by id, the listing, the bundle), are made in-process on the modules the commands run
+ * (test/support/workspace-run.ts, test/support/s2-cli-library.ts).
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +20,8 @@ import { TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import { spawnTracked } from './support/children.js';
 import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { fromDist } from './support/dist.js';
+import { cliModules, openInvocation, replayById } from './support/s2-cli-library.js';
 import { runInWorkspace } from './support/workspace-run.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-domain-'));
@@ -44,9 +52,9 @@ describe('domains and the pin from the command line', () => {
     expect(refused.stderr).toContain('model.id: pinned scripted:travel-demo, offered openai-compatible:someone-else');
     expect(last(refused.stdout)).toMatchObject({ id: paused.id, status: 'hibernated', fingerprint: null });
     expect(readFileSync(paused.journal, 'utf8')).toBe(journalBefore);
-    const resumed = await weft(['resume', paused.id, '--dir', dir, '--json']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(last(resumed.stdout)).toMatchObject({ status: 'completed', fingerprint: whole.fingerprint });
+    // With the pinned model (no model flags), resumed as `weft resume ID --dir D` opens it, in-process: the whole run's fingerprint.
+    const resumed = await openInvocation({ dir, id: paused.id, domain: undefined }, async (ws) => (await ws.runtime.resume(paused.id)).done);
+    expect(resumed).toMatchObject({ status: 'completed', fingerprint: whole.fingerprint });
   });
 
   test('a domain by path: recorded at start, found by approve; approve with another model is refused first', async () => {
@@ -62,28 +70,28 @@ describe('domains and the pin from the command line', () => {
     const approved = await weft(['approve', line.id, '--by', 'ana', '--dir', dir, '--json']);
     expect(approved.code, approved.stderr).toBe(0);
     expect(last(approved.stdout).status).toBe('completed');
-    const replayed = await weft(['replay', line.id, '--dir', dir, '--json']);
-    expect(replayed.code, replayed.stderr).toBe(0);
-    expect(last(replayed.stdout).fingerprint).toBe(last(approved.stdout).fingerprint);
+    // replay finds it by the same record (in-process, as `weft replay ID --dir D` does).
+    expect((await replayById({ dir, id: line.id })).fingerprint).toBe(last(approved.stdout).fingerprint);
   });
 
   test('without the workspace record, a user domain is named with --domain; the error says so', async () => {
     const file = writeStrictTravelDomain(root);
     const dir = path.join(root, 'no-meta');
-    const line = last((await weft(['run', file, '--dir', dir, '--json'])).stdout);
+    const line = await runInWorkspace(file, { dir });
+    expect(line.status).toBe('awaiting_approval');
     rmSync(path.join(dir, 'meta'), { recursive: true });
     const lost = await weft(['approve', line.id, '--by', 'ana', '--dir', dir]);
     // The store's metadata names the domain (strict-travel), which is neither a built-in nor mapped: a domain that is not there exits 2.
     expect(lost.code).toBe(2);
     expect(lost.stderr).toContain('belongs to domain strict-travel');
     expect(lost.stderr).toContain('pass --domain <path | package>');
-    const found = await weft(['approve', line.id, '--by', 'ana', '--dir', dir, '--domain', file, '--json']);
-    expect(found.code, found.stderr).toBe(0);
-    expect(last(found.stdout).status).toBe('completed');
-    // The built-in, by contrast, is found by the name of the library it pinned.
+    // Named with --domain, it is found (opened in-process as `weft approve ID --domain FILE --dir D` opens it).
+    const found = await openInvocation({ dir, id: line.id, domain: file }, async (ws) => (await ws.runtime.approve(line.id, { decision: 'approved', by: 'ana' })).done);
+    expect(found.status).toBe('completed');
+    // The built-in, by contrast, is found by the name of the library it pinned (`weft resume ID --dir D`, in-process).
     const travel = await runInWorkspace('travel', { seed: '5', dir, hibernate: true });
     rmSync(path.join(dir, 'meta'), { recursive: true });
-    expect(last((await weft(['resume', travel.id, '--dir', dir, '--json'])).stdout).status).toBe('completed');
+    expect((await openInvocation({ dir, id: travel.id, domain: undefined }, async (ws) => (await ws.runtime.resume(travel.id)).done)).status).toBe('completed');
   });
 
   test('a journal copied from another invocation: resume and replay refuse it naming both ids; ls lists it as damaged', async () => {
@@ -94,14 +102,14 @@ describe('domains and the pin from the command line', () => {
     const resumed = await weft(['resume', b.id, '--dir', dir]);
     expect(resumed.code).toBe(1);
     expect(resumed.stderr).toContain(`the journal filed as invocation ${b.id} belongs to invocation ${a.id}`);
-    const replayed = await weft(['replay', b.id, '--dir', dir]);
-    expect(replayed.code).toBe(1);
-    expect(replayed.stderr).toContain(`belongs to invocation ${a.id}`);
+    // replay by id refuses it in the runtime (in-process, as `weft replay ID --dir D` does); by its file, the command.
+    await expect(replayById({ dir, id: b.id })).rejects.toThrow(`belongs to invocation ${a.id}`);
     const byFile = await weft(['replay', b.journal]);
     expect(byFile.code).toBe(1);
-    const ls = await weft(['ls', '--dir', dir, '--json']);
-    expect(ls.code, ls.stderr).toBe(0);
-    const rows = JSON.parse(ls.stdout) as Array<{ id: string; status: string; problem?: string }>;
+    expect(byFile.stderr).toContain(`belongs to invocation ${a.id}`);
+    // What `weft ls --json` lists (runtime/list.ts, in-process).
+    const { listInvocations, FileStore } = await cliModules();
+    const rows = await listInvocations(new FileStore(dir));
     expect(rows.find((r) => r.id === b.id)).toMatchObject({ status: 'damaged', problem: expect.stringContaining(a.id) });
     expect(rows.find((r) => r.id === a.id)).toMatchObject({ status: 'completed' });
   });
@@ -109,11 +117,11 @@ describe('domains and the pin from the command line', () => {
   test('an exported bundle verifies and replays in an empty folder, to the run\'s fingerprint', async () => {
     const dir = path.join(root, 'export');
     const run = await runInWorkspace('travel', { dir });
-    const exported = await weft(['export', run.id, '--dir', dir]);
-    expect(exported.code, exported.stderr).toBe(0);
+    // The bundle `weft export ID --dir D` prints (cli/commands/export.ts exportBundle, in-process); replay and verify read it as processes.
+    const { exportBundle } = await fromDist<typeof import('../dist/cli/commands/export.js')>('cli/commands/export.js');
     const empty = path.join(root, 'empty');
     mkdirSync(empty);
-    writeFileSync(path.join(empty, 'bundle.json'), exported.stdout);
+    writeFileSync(path.join(empty, 'bundle.json'), JSON.stringify(await exportBundle(dir, run.id)) + '\n');
     const replayed = await weft(['replay', 'bundle.json', '--json'], {}, empty);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(last(replayed.stdout)).toMatchObject({ id: run.id, status: 'completed', fingerprint: run.fingerprint });
@@ -132,7 +140,8 @@ describe('domains and the pin from the command line', () => {
 
   test('--intent-file F and --intent-file - (stdin) give what the positional gives; a 1 MB intent, too long for a command line, reaches the runtime and is refused there, sealed', async () => {
     const dir = (name: string) => path.join(root, `intent-file-${name}`);
-    const positional = JSON.parse((await weft(['run', 'travel', TRAVEL_INTENT, '--dir', dir('positional'), '--json'])).stdout) as { id: string; fingerprint: string };
+    // The positional's run is made in-process as `weft run travel "<intent>" --dir D --json` makes it.
+    const positional = await runInWorkspace('travel', { intent: TRAVEL_INTENT, dir: dir('positional') });
     const file = path.join(root, 'intent.txt');
     writeFileSync(file, `${TRAVEL_INTENT}\n`); // as `echo "…" > intent.txt` writes it: the line break is not part of the intent
     const fromFile = await weft(['run', 'travel', '--intent-file', file, '--dir', dir('file'), '--json']);

@@ -7,6 +7,14 @@
  * is refused before anything is written. The owner's approval then books, its journal replays to
  * the run's fingerprint and verifies offline with the owner's public key (and not another's).
  * (The viewer's scoping by `--tenant-token` is tested in inspect-security.)
+ *
+ * The CLI's part works on one run of acme's made in-process (test/support/workspace-run.ts). What
+ * each command asks before acting — the pin resume/approve/cancel/fork/replay open with --tenant,
+ * show's and export's check, the source log and verify read, the key it was given — is compared
+ * with a missing id in-process, on the compiled modules the command runs
+ * (test/support/s2-cli-library.ts); each command then runs once as a process with another
+ * tenant's --tenant (approve, show and log beside a missing id, output for output), for what it
+ * prints and its exit code, and the owner's approve, export and replay run end to end.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +28,9 @@ import { createRuntime, type RuntimeOptions } from '../runtime/index.js';
 import { travelDomain } from '../examples/travel/domain.js';
 import { readTravelState } from '../examples/travel/state.js';
 import { assertBuilt, weft } from './support/cli.js';
+import { cliModules, keyPair, openInvocation, verifyWith } from './support/s2-cli-library.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
+import { runInWorkspace } from './support/workspace-run.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-tenants-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -162,118 +172,189 @@ describe('through the library', () => {
   });
 });
 
+
 describe('through the CLI (--tenant)', () => {
-  beforeAll(() => assertBuilt());
+  // One run of acme's, awaiting approval, made once for the file in this process as
+  // `weft run DOMAIN --tenant acme --signing-key K --dir D --json` makes it (support/workspace-run.ts);
+  // the tenants' keys as `weft keygen --out` writes them (support/s2-cli-library.ts). What each command
+  // asks before it acts is checked in-process on the modules it runs; each command then runs once with
+  // another tenant's --tenant, for what it prints and its exit code.
+  const dir = path.join(root, 'cli');
+  const keys = path.join(root, 'keys');
+  const keyOf = (tenant: string) => path.join(keys, tenant, 'weft.key');
+  const pubOf = (tenant: string) => path.join(keys, tenant, 'weft.pub');
+  const stateDir = path.join(dir, 'state', 'strict-travel');
+  const store = new FileStore(dir);
+  const lastLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+  const same = (a: { code: number | null; stdout: string; stderr: string }, aId: string, b: { code: number | null; stdout: string; stderr: string }, bId: string) => {
+    const as = (r: typeof a, x: string) => ({ code: r.code, out: r.stdout.replaceAll(x, '<id>'), err: r.stderr.replaceAll(x, '<id>') });
+    return [as(a, aId), as(b, bId)] as const;
+  };
+  let domain: string;
+  let id: string;
+  let before: Awaited<ReturnType<typeof footprint>>;
+  /** What a missing id gets from the source log and verify read (cli/journal-source.ts). */
+  let missingSource: string;
 
-  test("another tenant's --tenant, or its key, is refused writing nothing (journal bytes, inbox, world); acme's own approval books, replays and verifies", async () => {
-    const dir = path.join(root, 'cli');
-    const keys = path.join(root, 'keys');
-    for (const tenant of ['acme', 'globex']) expect((await weft(['keygen', '--out', path.join(keys, tenant)])).code).toBe(0);
-    const keyOf = (tenant: string) => path.join(keys, tenant, 'weft.key');
-    const pubOf = (tenant: string) => path.join(keys, tenant, 'weft.pub');
-    const domain = writeStrictTravelDomain(mkdtempSync(path.join(root, 'domain-')), { version: 'tenants-cli' });
-    const stateDir = path.join(dir, 'state', 'strict-travel');
-    const started = await weft(['run', domain, '--tenant', 'acme', '--signing-key', keyOf('acme'), '--dir', dir, '--json']);
-    const run = JSON.parse(started.stdout.trim().split('\n').at(-1)!) as { id: string; status: string };
+  beforeAll(async () => {
+    assertBuilt();
+    for (const tenant of ['acme', 'globex']) await keyPair(path.join(keys, tenant));
+    domain = writeStrictTravelDomain(mkdtempSync(path.join(root, 'domain-')), { version: 'tenants-cli' });
+    const run = await runInWorkspace(domain, { dir, tenant: 'acme', signingKey: keyOf('acme') });
     expect(run.status).toBe('awaiting_approval');
-    const store = new FileStore(dir);
-    const before = await footprint(store, stateDir, run.id);
-    const lastLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    id = run.id;
+    before = await footprint(store, stateDir, id);
+    const m = await cliModules();
+    missingSource = (await refusal(() => m.journalSource(missing, { dir, tenant: 'globex' }))).message!;
+  });
 
-    // Acting as globex: refused exactly as a missing id (same JSON line and words), naming nothing of acme's.
-    for (const args of [
-      ['approve', '--by', 'mallory'],
-      ['approve', '--by', 'mallory', '--leave-to-serve'],
-      ['resume'],
-      ['cancel', '--by', 'mallory', '--wait', '0'],
-      ['fork', '--at-epoch', '1', '--wait', '0'],
-    ]) {
+  test("what each command asks first (in-process): another tenant's id is refused exactly as a missing one — the pin resume, approve, cancel, fork and replay open, show's and export's check, log's and verify's source; acme's own scope with globex's key is refused (pin.seal_key); nothing is written", async () => {
+    const m = await cliModules();
+    const dstore = new m.FileStore(dir);
+    const asMissing = async (run: (target: string) => Promise<unknown>) => {
+      const foreign = await refusal(() => run(id));
+      const none = await refusal(() => run(missing));
+      expect(foreign.message!.replaceAll(id, '<id>')).toBe(none.message!.replaceAll(missing, '<id>'));
+      expect(foreign.message).not.toContain('acme');
+      return { foreign, none };
+    };
+    // resume, approve, cancel and fork open the invocation with --tenant first (cli/open-invocation.ts).
+    const opened = await asMissing((target) => openInvocation({ dir, id: target, domain, signingKeyFile: keyOf('globex'), tenant: 'globex' }, async () => undefined));
+    expect(opened.foreign.code).toBe('invocation.not_found');
+    expect(opened.foreign.message).toMatch(new RegExp(`no invocation ${id} of tenant "globex"`));
+    // replay by id reads the same pin (cli/workspace.ts pinnedRecord).
+    expect((await asMissing((target) => m.pinnedRecord(dstore, target, 'globex'))).foreign.code).toBe('invocation.not_found');
+    // show and export: another tenant's invocation is not there, as a missing one is not; the owner's is.
+    expect(await m.isTenants(dstore, id, 'globex')).toBe(false);
+    expect(await m.isTenants(dstore, missing, 'globex')).toBe(false);
+    expect(await m.isTenants(dstore, id, 'acme')).toBe(true);
+    // log and verify by id (cli/journal-source.ts): the missing id's words; the owner's journal is read.
+    expect((await asMissing((target) => m.journalSource(target, { dir, tenant: 'globex' }))).none.message).toBe(missingSource);
+    expect(await m.journalSource(id, { dir, tenant: 'acme' })).toMatchObject({ file: store.journalPath(id) });
+    // ls --tenant: only the tenant's own.
+    expect((await m.listInvocations(dstore, { tenant: 'globex' })).map((row) => row.id)).not.toContain(id);
+    expect((await m.listInvocations(dstore, { tenant: 'acme' })).map((row) => row.id)).toContain(id);
+    expect(await footprint(store, stateDir, id)).toEqual(before);
+
+    // As acme, with globex's key: approve, resume and cancel refused by the runtime, and the key a command
+    // was given checked where this process would not seal (approve --leave-to-serve, cancel of a held run).
+    type Ws = Parameters<Parameters<typeof openInvocation>[1]>[0];
+    for (const [what, act] of [
+      ['approve', (ws: Ws) => ws.runtime.approve(id, { decision: 'approved', by: 'ana' }, { tenant: 'acme' })],
+      ['resume', (ws: Ws) => ws.runtime.resume(id, { tenant: 'acme' })],
+      ['cancel', (ws: Ws) => ws.runtime.cancel(id, { by: 'ana', tenant: 'acme', waitMs: 0 })],
+      ['approve --leave-to-serve', (ws: Ws) => m.refuseGivenOtherKey(ws.store, id, 'approve', keyOf('globex'))],
+      ['cancel (a held run)', (ws: Ws) => m.refuseGivenOtherKey(ws.store, id, 'cancel', keyOf('globex'))],
+    ] as const) {
+      const err = await refusal(() => openInvocation({ dir, id, domain, signingKeyFile: keyOf('globex'), tenant: 'acme' }, act as (ws: Ws) => Promise<unknown>));
+      expect(err.code, what).toBe('pin.seal_key');
+      expect(await footprint(store, stateDir, id), what).toEqual(before);
+    }
+  });
+
+  test("another tenant's --tenant, or its key, is refused by each command writing nothing (journal bytes, inbox, world), in the words of a missing id", async () => {
+    // approve as globex: exactly what a missing id gets (the same JSON line and words), naming nothing of acme's.
+    const common = (rest: string[]) => [...rest, '--tenant', 'globex', '--signing-key', keyOf('globex'), '--domain', domain, '--dir', dir, '--json'];
+    const foreign = await weft(['approve', id, ...common(['--by', 'mallory'])]);
+    const none = await weft(['approve', missing, ...common(['--by', 'mallory'])]);
+    expect(foreign.code).toBe(2);
+    expect(lastLine(foreign.stdout).refused).toBe('invocation.not_found');
+    expect(lastLine(foreign.stdout).reason).toMatch(new RegExp(`no invocation ${id} of tenant "globex"`));
+    const [f, n] = same(foreign, id, none, missing);
+    expect(f).toEqual(n);
+    expect(await footprint(store, stateDir, id)).toEqual(before);
+    const missingReason = String(lastLine(none.stdout).reason);
+
+    // resume, cancel, fork and replay as globex: refused as not found, in the words approve printed for a missing id (what they open is compared with a missing id in-process above).
+    for (const args of [['resume'], ['cancel', '--by', 'mallory', '--wait', '0'], ['fork', '--at-epoch', '1', '--wait', '0'], ['replay']]) {
       const [name, ...rest] = args;
-      const common = [...rest, '--tenant', 'globex', '--signing-key', keyOf('globex'), '--domain', domain, '--dir', dir, '--json'];
-      const foreign = await weft([name!, run.id, ...common]);
-      const none = await weft([name!, missing, ...common]);
-      expect(foreign.code, args.join(' ')).toBe(2);
-      const line = lastLine(foreign.stdout);
+      const out = await weft(name === 'replay' ? ['replay', id, '--tenant', 'globex', '--dir', dir, '--json'] : [name!, id, ...common(rest)]);
+      expect(out.code, args.join(' ')).toBe(2);
+      const line = lastLine(out.stdout);
       expect(line.refused, args.join(' ')).toBe('invocation.not_found');
-      expect(line.reason).toMatch(new RegExp(`no invocation ${run.id} of tenant "globex"`));
-      expect({ code: foreign.code, out: foreign.stdout.replaceAll(run.id, '<id>'), err: foreign.stderr.replaceAll(run.id, '<id>') }, args.join(' ')).toEqual({
-        code: none.code,
-        out: none.stdout.replaceAll(missing, '<id>'),
-        err: none.stderr.replaceAll(missing, '<id>'),
-      });
-      expect(await footprint(store, stateDir, run.id), args.join(' ')).toEqual(before);
+      expect(String(line.reason).replaceAll(id, '<id>'), args.join(' ')).toContain(missingReason.replaceAll(missing, '<id>'));
+      expect(out.stdout + out.stderr, args.join(' ')).not.toContain('acme');
+      expect(await footprint(store, stateDir, id), args.join(' ')).toEqual(before);
     }
 
-    // As acme, with globex's key: refused (pin.seal_key) before anything is written — also where this process would not seal.
-    for (const args of [
-      ['approve', '--by', 'ana'],
-      ['approve', '--by', 'ana', '--leave-to-serve'],
-      ['cancel', '--by', 'ana', '--wait', '0'],
-      ['resume'],
-    ]) {
-      const [name, ...rest] = args;
-      const out = await weft([name!, run.id, ...rest, '--tenant', 'acme', '--signing-key', keyOf('globex'), '--domain', domain, '--dir', dir, '--json']);
-      expect(out.code, args.join(' ')).not.toBe(0);
-      expect(lastLine(out.stdout).refused, `${args.join(' ')}: ${out.stdout}`).toBe('pin.seal_key');
-      expect(await footprint(store, stateDir, run.id), args.join(' ')).toEqual(before);
-    }
+    // As acme, with globex's key, leaving the decision to serve (this process would not seal): refused before anything is written.
+    const leave = await weft(['approve', id, '--by', 'ana', '--leave-to-serve', '--tenant', 'acme', '--signing-key', keyOf('globex'), '--domain', domain, '--dir', dir, '--json']);
+    expect(leave.code).not.toBe(0);
+    expect(lastLine(leave.stdout).refused, leave.stdout).toBe('pin.seal_key');
+    expect(await footprint(store, stateDir, id)).toEqual(before);
 
-    // Listing: globex's ls does not show acme's; acme's does.
-    const ls = async (tenant: string) => (JSON.parse((await weft(['ls', '--tenant', tenant, '--dir', dir, '--json'])).stdout) as { id: string }[]).map((row) => row.id);
-    expect(await ls('globex')).not.toContain(run.id);
-    expect(await ls('acme')).toContain(run.id);
+    // Listing: globex's ls does not show acme's (acme's own does: in-process above).
+    const ls = await weft(['ls', '--tenant', 'globex', '--dir', dir, '--json']);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect((JSON.parse(ls.stdout) as { id: string }[]).map((row) => row.id)).not.toContain(id);
+  });
 
+  test("acme's own approval books, replays and verifies with acme's key alone; show, export, log and verify by id, and log, verify and replay of a file, with globex's --tenant answer what they answer for an id or a file that is not there", async () => {
     // The owner approves with its key: it completes and books.
-    const approved = await weft(['approve', run.id, '--by', 'ana', '--tenant', 'acme', '--signing-key', keyOf('acme'), '--domain', domain, '--dir', dir, '--json']);
+    const approved = await weft(['approve', id, '--by', 'ana', '--tenant', 'acme', '--signing-key', keyOf('acme'), '--domain', domain, '--dir', dir, '--json']);
     const done = lastLine(approved.stdout) as { id: string; status: string; fingerprint: string; journal: string };
-    expect(done).toMatchObject({ id: run.id, status: 'completed' });
-    const records = await store.read(run.id);
+    expect(done).toMatchObject({ id, status: 'completed' });
+    const records = await store.read(id);
     expect(records.slice(0, before.records.length)).toEqual(before.records);
-    const after = records.slice(before.records.length).map((r) => r.kind);
-    expect(after).toEqual(APPROVED_TAIL);
-    expect(readTravelState(path.join(stateDir, run.id, 'providers.json')).charges.length).toBeGreaterThan(0);
-    const replayed = await weft(['replay', run.id, '--tenant', 'acme', '--domain', domain, '--dir', dir, '--json']);
-    expect(lastLine(replayed.stdout).fingerprint).toBe(done.fingerprint);
-    expect((await weft(['verify', done.journal, '--public-key', pubOf('acme')])).code).toBe(0);
-    expect((await weft(['verify', done.journal, '--public-key', pubOf('globex')])).code).not.toBe(0);
+    expect(records.slice(before.records.length).map((r) => r.kind)).toEqual(APPROVED_TAIL);
+    expect(readTravelState(path.join(stateDir, id, 'providers.json')).charges.length).toBeGreaterThan(0);
+    // Sealed by acme's key: `weft verify --public-key` passes with acme's, not with globex's (exit 3).
+    expect((await verifyWith(done.journal, pubOf('acme'))).code).toBe(0);
+    expect((await verifyWith(done.journal, pubOf('globex'))).code).toBe(3);
 
-    // Reading it: show, export, log, verify and replay with another tenant's --tenant answer exactly
-    // what they answer for an id that does not exist; with the owner's, they read it.
-    for (const command of [['show', '--json'], ['export'], ['log'], ['verify', '--no-signature', '--json'], ['replay', '--json']]) {
+    // show: with globex's --tenant exactly what a missing id gets.
+    const showForeign = await weft(['show', id, '--json', '--tenant', 'globex', '--dir', dir]);
+    const showNone = await weft(['show', missing, '--json', '--tenant', 'globex', '--dir', dir]);
+    expect(showForeign.code, showForeign.stderr).not.toBe(0);
+    const [sf, sn] = same(showForeign, id, showNone, missing);
+    expect(sf).toEqual(sn);
+    expect(showForeign.stdout + showForeign.stderr).not.toContain('acme');
+    // export, log and verify by id with globex's: refused in a missing id's words (compared with a missing id in-process above; replay: before the approval).
+    for (const [command, words] of [
+      [['export'], `no invocation <id> in ${dir}`],
+      [['log'], missingSource],
+      [['verify', '--no-signature', '--json'], missingSource],
+    ] as const) {
       const [name, ...rest] = command;
-      const foreign = await weft([name!, run.id, ...rest, '--tenant', 'globex', '--dir', dir]);
-      const none = await weft([name!, missing, ...rest, '--tenant', 'globex', '--dir', dir]);
-      expect(foreign.code, `${name} ${foreign.stderr}`).not.toBe(0);
-      expect({ code: foreign.code, out: foreign.stdout.replaceAll(run.id, '<id>'), err: foreign.stderr.replaceAll(run.id, '<id>') }, name).toEqual({
-        code: none.code,
-        out: none.stdout.replaceAll(missing, '<id>'),
-        err: none.stderr.replaceAll(missing, '<id>'),
-      });
-      expect(foreign.stdout + foreign.stderr).not.toContain('acme');
-      const own = await weft([name!, run.id, ...rest, '--tenant', 'acme', '--dir', dir, ...(name === 'replay' ? ['--domain', domain] : [])]);
-      expect(own.code, `${name} as acme: ${own.stderr}`).toBe(0);
+      const out = await weft([name!, id, ...rest, '--tenant', 'globex', '--dir', dir]);
+      expect(out.code, `${name} ${out.stderr}`).not.toBe(0);
+      expect((out.stdout + out.stderr).replaceAll(id, '<id>'), name).toContain(words.replaceAll(missing, '<id>'));
+      expect(out.stdout + out.stderr, name).not.toContain('acme');
     }
-
-    // log, verify and replay of a journal file, or of its bundle, with another tenant's --tenant: as a missing file.
+    // With acme's: export writes its bundle, replay reproduces the run's fingerprint.
+    const exported = await weft(['export', id, '--tenant', 'acme', '--dir', dir]);
+    expect(exported.code, exported.stderr).toBe(0);
     const bundle = path.join(root, 'acme-bundle.json');
-    const exported = await weft(['export', run.id, '--tenant', 'acme', '--dir', dir]);
-    expect(exported.code).toBe(0);
     writeFileSync(bundle, exported.stdout);
+    const replayed = await weft(['replay', id, '--tenant', 'acme', '--domain', domain, '--dir', dir, '--json']);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(lastLine(replayed.stdout).fingerprint).toBe(done.fingerprint);
+
+    // A journal file, or its bundle, with another tenant's --tenant: as a missing file. In-process, what log and
+    // verify read (cli/journal-source.ts) and the tenant replay asks of a file (cli/tenant-scope.ts); then each command once.
+    const m = await cliModules();
     const nowhere = path.join(root, 'no-such', 'journal.jsonl');
+    const missingFile = (await refusal(() => m.journalSource(nowhere, { dir, tenant: 'globex' }))).message!;
     for (const file of [done.journal, bundle]) {
-      for (const command of [['log'], ['verify', '--no-signature', '--json'], ['replay', '--json', '--domain', domain]]) {
-        const [name, ...rest] = command;
-        const foreign = await weft([name!, file, ...rest, '--tenant', 'globex', '--dir', dir]);
-        const none = await weft([name!, nowhere, ...rest, '--tenant', 'globex', '--dir', dir]);
-        expect(foreign.code, `${name} ${file}`).not.toBe(0);
-        expect({ code: foreign.code, out: foreign.stdout.replaceAll(file, '<file>'), err: foreign.stderr.replaceAll(file, '<file>') }, `${name} ${file}`).toEqual({
-          code: none.code,
-          out: none.stdout.replaceAll(nowhere, '<file>'),
-          err: none.stderr.replaceAll(nowhere, '<file>'),
-        });
-        const own = await weft([name!, file, ...rest, '--tenant', 'acme', '--dir', dir]);
-        expect(own.code, `${name} ${file} as acme: ${own.stderr}`).toBe(0);
-      }
+      const foreign = await refusal(() => m.journalSource(file, { dir, tenant: 'globex' }));
+      expect(foreign.message!.replaceAll(file, '<file>'), file).toBe(missingFile.replaceAll(nowhere, '<file>'));
+      expect(await m.journalSource(file, { dir, tenant: 'acme' }), file).toMatchObject({ file });
+      expect(m.tenantOfFile(file), file).toBe('acme');
+    }
+    const logForeign = await weft(['log', done.journal, '--tenant', 'globex', '--dir', dir]);
+    const logNone = await weft(['log', nowhere, '--tenant', 'globex', '--dir', dir]);
+    expect(logForeign.code).not.toBe(0);
+    const [lf, ln] = same(logForeign, done.journal, logNone, nowhere);
+    expect(lf).toEqual(ln);
+    for (const command of [['verify', '--no-signature', '--json'], ['replay', '--json', '--domain', domain]]) {
+      const [name, ...rest] = command;
+      const out = await weft([name!, bundle, ...rest, '--tenant', 'globex', '--dir', dir]);
+      expect(out.code, `${name} ${out.stdout} ${out.stderr}`).not.toBe(0);
+      const said = (out.stdout + out.stderr).replaceAll(bundle, '<file>');
+      expect(said, name).not.toContain('acme');
+      // verify: the missing file's words; replay: a path that is no file here is taken for an id, and refused as one.
+      if (name === 'verify') expect(said).toContain(missingFile.replaceAll(nowhere, '<file>'));
+      else expect(said).toContain('invalid invocation id "<file>"');
     }
   });
 });
