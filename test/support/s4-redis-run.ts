@@ -159,3 +159,33 @@ export async function listOnRedis(options: Pick<RedisRunOptions, 'dir' | 'redis'
     await store.close();
   }
 }
+
+/**
+ * `weft run <domain> --dir D --json` in this process (as ./workspace-run.ts makes it), counting the
+ * store's durable appends as `WEFT_COUNT_APPENDS=1` does (cli/faults.ts): an embedded reference
+ * whose append count a Redis run is compared with.
+ */
+export async function runEmbeddedCounted(domainSpec: string, options: { dir: string; seed?: string }): Promise<RedisRunLine & { appends: number }> {
+  const m = await modules();
+  const loaded = await m.loadDomain(domainSpec);
+  const { domain } = loaded;
+  const intent = domain.intent;
+  const asOf = domain.asOf;
+  if (intent === undefined || asOf === undefined) throw new Error(`runEmbeddedCounted: domain ${domain.name} needs an intent and an asOf`);
+  const start = { tenant: 'default', seed: options.seed ?? '1', asOf };
+  const id = m.Runtime.defaultId(intent, start);
+  const ws = await m.openWorkspace({ dir: options.dir, domain: loaded });
+  let appends = 0;
+  const append = ws.store.append.bind(ws.store);
+  ws.store.append = async (...args: Parameters<JournalStore['append']>) => {
+    await append(...args);
+    appends += 1;
+  };
+  try {
+    if (!m.readInvocationMeta(ws.dir, id)) m.writeInvocationMeta(ws.dir, id, { domain: ws.domainRef });
+    const handle = await ws.runtime.start(intent, { ...start, id });
+    return { ...lineOf(m, ws.store, await handle.done, ws.publicKeyFile), appends };
+  } finally {
+    await ws.runtime.close();
+  }
+}
