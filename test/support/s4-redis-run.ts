@@ -67,8 +67,6 @@ export interface RedisStartOptions extends RedisRunOptions {
   seed?: string;
   tenant?: string;
   asOf?: string;
-  /** Count the store's durable appends (what `WEFT_COUNT_APPENDS=1` prints as `appends: N`) into `counted.appends`. */
-  counted?: { appends: number };
 }
 
 async function storeOf(m: Awaited<ReturnType<typeof modules>>, options: RedisRunOptions) {
@@ -96,14 +94,6 @@ export async function runOnRedis(domainSpec: string, options: RedisStartOptions)
     const dispatch = await m.chooseDispatch(options.dispatch ?? 'auto', choice, options.queue, loaded, notice);
     const ws = await m.openWorkspace({ dir: options.dir, store, redis: choice.redis, dispatch, queue: options.queue, refusalWaitMs: options.refusalWaitMs, domain: loaded, signingKeyFile: options.signingKey });
     try {
-      if (options.counted) {
-        const append = store.append.bind(store);
-        const counted = options.counted;
-        store.append = async (...args: Parameters<JournalStore['append']>) => {
-          await append(...args);
-          counted.appends += 1;
-        };
-      }
       if (!m.readInvocationMeta(ws.dir, id)) m.writeInvocationMeta(ws.dir, id, { domain: ws.domainRef });
       const handle = await ws.runtime.start(intent, { ...start, id });
       return lineOf(m, store, await handle.done, ws.publicKeyFile);
