@@ -17,12 +17,13 @@
  *   never sees travel's jobs; a worker logs one line per job (none with --quiet); the notice of a run
  *   without a worker names a worker command that, run as printed, consumes the run's queue.
  *
- * What the processes cost is paid once where it can be: the travel workers (two) and the helpdesk
- * worker are shared by the tests that neither kill nor reconfigure them, under one prefix (SHARED),
- * each test's run with a seed of its own (so its invocation, jobs and world are its own) against the
- * embedded run of that seed, made in this process. The tests that kill or configure a worker (the
- * stall, the slowed worker, --quiet, the printed command) start their own under a prefix of their own;
- * the last test stops a shared worker with SIGTERM. The runs that only drive the workers are made in
+ * What the processes cost is paid once where it can be: a travel worker and a helpdesk worker,
+ * started for the file, are shared by the tests that neither kill nor reconfigure them, under one
+ * prefix (SHARED), each test's run with a seed of its own (so its invocation, jobs and world are its
+ * own) against the embedded run of that seed, made in this process. The two-worker test adds a
+ * second for itself; the tests that kill or configure a worker (the stall, the slowed worker,
+ * --quiet, the printed command) start their own under a prefix of their own; the last test stops the
+ * shared travel worker with SIGTERM. The runs that only drive the workers are made in
  * this process as the command makes them (test/support/s4-redis-run.ts); the command's own end-to-end
  * runs stay `weft` children: `weft run --redis --dispatch bullmq --json` (one worker), the runs whose
  * runtime is killed or frozen, `weft resume --redis --dispatch bullmq` after the kill, and the runs
@@ -39,7 +40,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
-import { currentScope } from './support/children.js';
 import { fileRedis } from './support/file-redis.js';
 import { runEmbeddedCounted, resumeOnRedis, runOnRedis } from './support/s4-redis-run.js';
 import { spawnNode, spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
@@ -78,7 +78,7 @@ interface Reference {
 const redis = fileRedis();
 const redisOk = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-workers-'));
-/** The prefix of the shared workers (two of travel, one of helpdesk): each test there runs its own seed. */
+/** The prefix of the shared workers (travel's and helpdesk's): each test there runs its own seed. */
 const SHARED = 'shared';
 const workers: WorkerProcess[] = [];
 
@@ -112,8 +112,10 @@ function reference(domain: string, seed = '1'): Promise<Reference> {
   }
   return made;
 }
-beforeAll(() => {
-  if (redisOk) assertBuilt();
+beforeAll(async () => {
+  if (!redisOk) return;
+  assertBuilt();
+  [travelWorker, helpdeskWorker] = await Promise.all([worker(SHARED, 'shared-travel'), worker(SHARED, 'shared-helpdesk', { domain: HELPDESK })]);
 });
 
 afterAll(async () => {
@@ -129,20 +131,9 @@ async function worker(prefix: string, name: string, options: { domain?: string; 
   return w;
 }
 
-/**
- * A worker the file owns, though a test asks for it first: started outside that test's scope (as if
- * in a beforeAll, test/support/children.ts), so it outlives the test and is stopped after the file.
- */
-const fileWorker = (prefix: string, name: string, options: Parameters<typeof worker>[2] = {}) => currentScope.exit(() => worker(prefix, name, options));
-/** The shared travel workers under SHARED, started as first needed: at least `n` of them (two at most in this file). */
-const travelPool: WorkerProcess[] = [];
-async function sharedTravelWorkers(n: number): Promise<WorkerProcess[]> {
-  while (travelPool.length < n) travelPool.push(await fileWorker(SHARED, `shared-travel-${travelPool.length + 1}`));
-  return [...travelPool];
-}
-/** The shared helpdesk worker under SHARED (its queue is helpdesk's own), started as first needed. */
-let helpdeskWorker: Promise<WorkerProcess> | undefined;
-const sharedHelpdeskWorker = () => (helpdeskWorker ??= fileWorker(SHARED, 'shared-helpdesk', { domain: HELPDESK }));
+/** The file's shared workers under SHARED (started in beforeAll): travel's and helpdesk's (its queue is helpdesk's own). */
+let travelWorker: WorkerProcess;
+let helpdeskWorker: WorkerProcess;
 
 const runArgs = (prefix: string, name: string, domain = 'travel') => ['run', domain, '--redis', redis.url, '--redis-prefix', prefix, '--dispatch', 'bullmq', '--dir', dir(name), '--json'];
 /** `weft run <domain> --seed N --redis URL --redis-prefix P --dispatch bullmq --dir D --json`, made in this process. */
@@ -213,7 +204,6 @@ const linesOf = (w: WorkerProcess) => w.stdout().split('\n').filter((l) => l !==
 describe.skipIf(!redisOk)('weft worker processes', () => {
   test('travel on ONE worker: the embedded fingerprint, every job completed on the worker, effects applied once in Redis', async () => {
     const travel = await reference('travel');
-    await sharedTravelWorkers(1);
     expect(await workersOn(SHARED), 'one worker consumes travel’s queue').toBe(1);
     // The command end to end: `weft run travel --redis … --dispatch bullmq --json`.
     const r = await weft(runArgs(SHARED, 'one-runtime'), { WEFT_COUNT_APPENDS: '1' });
@@ -233,7 +223,8 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
 
   test('travel on TWO workers: the embedded fingerprint, every job completed, effects applied once', async () => {
     const travel = await reference('travel', '2');
-    await sharedTravelWorkers(2);
+    // A second worker beside the shared one, for this test (it ends with it).
+    await worker(SHARED, 'two-worker-b');
     expect(await workersOn(SHARED)).toBe(2);
     const out = await runOnWorkers(SHARED, 'two-runtime', '2');
     expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
@@ -246,7 +237,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
 
   test('the README’s own domain (helpdesk) on one worker: the embedded fingerprint; its desk is written by the worker only', async () => {
     const helpdesk = await reference(HELPDESK);
-    const hd = await sharedHelpdeskWorker();
+    const hd = helpdeskWorker;
     const out = await runOnWorkers(SHARED, 'hd-runtime', '1', HELPDESK);
     expect(out).toMatchObject({ id: helpdesk.id, status: 'completed', fingerprint: helpdesk.fingerprint });
     const records = await journalOf(SHARED, helpdesk.id);
@@ -311,7 +302,6 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     const target = dispatches.find((r) => r.body.actuator === 'card.charge')!;
     const key = target.body.key!;
     const nth = dispatches.indexOf(target) + 1; // killed right after the append that holds it
-    await sharedTravelWorkers(1);
     const crashed = await weft([...runArgs(SHARED, 'crash-dispatched-a'), '--seed', '3'], { WEFT_CRASH_AFTER: `step.dispatched:${nth}` });
     expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
     const before = await journalOf(SHARED, travel.id);
@@ -371,10 +361,10 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     expect(tooShort.stderr).toContain('--lock-ms is at least 500');
   });
 
-  test('two domains on one Redis: a helpdesk worker never sees travel’s jobs; the travel workers log one line per job (none with --quiet)', async () => {
+  test('two domains on one Redis: a helpdesk worker never sees travel’s jobs; the travel worker logs one line per job (none with --quiet)', async () => {
     const travel = await reference('travel', '4');
-    const other = await sharedHelpdeskWorker();
-    const loud = await sharedTravelWorkers(1);
+    const other = helpdeskWorker;
+    const loud = [travelWorker];
     const out = await runOnWorkers(SHARED, 'domains-runtime', '4');
     expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
     const records = await journalOf(SHARED, travel.id);
@@ -385,7 +375,7 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     const helpdeskRun = references.has('ref-helpdesk-domain-1') ? (await reference(HELPDESK)).id : undefined;
     const othersJobs = () => linesOf(other).filter((l) => helpdeskRun === undefined || !l.startsWith(`${helpdeskRun}.`));
     expect(othersJobs(), 'the helpdesk worker logged no job but helpdesk’s').toEqual([]);
-    // One line per job: key, attempt, outcome, duration — one per job the journal implies, over the travel workers.
+    // One line per job: key, attempt, outcome, duration — one per job the journal implies.
     const lines = loud.flatMap((w) => linesOf(w).filter((l) => l.startsWith(`${travel.id}.`)));
     expect(lines).toHaveLength(jobIdsOf(records).length);
     for (const w of loud) for (const line of linesOf(w)) expect(line).toMatch(JOB_LINE);
@@ -421,10 +411,9 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     expect(/start `(weft worker [^`]+)`/.exec(notices.join('\n'))?.[1], notices.join('\n')).toBe(`weft worker --domain travel --redis ${redis.url}`);
   });
 
-  // Last: it stops a shared worker (the others are done with it).
+  // Last: it stops the shared travel worker (the other tests are done with it).
   test('weft worker: SIGTERM while idle exits 0 promptly', async () => {
-    const w = (await sharedTravelWorkers(1)).at(-1)!;
-    travelPool.splice(travelPool.indexOf(w), 1);
+    const w = travelWorker;
     const started = Date.now();
     const r = await w.stop();
     expect(r.code, r.stderr).toBe(0);
