@@ -1,7 +1,11 @@
 /**
  * `weft inspect --redis URL --public-key F` in the distributed mode, in a real headless Chromium:
  * one private Redis for the file (AOF, fsync always) and, per describe block under a prefix of its
- * own, two `weft worker` processes and `weft serve`, every one a separate process.
+ * own, two `weft worker` processes (and, where a decision is carried on, `weft serve`), every one a
+ * separate process. The viewer is served in the test's process (test/support/inspector.ts: what the
+ * command serves, without its start; the command's own start is inspect-viewer's subject), and the
+ * runs that feed it are made in the test's process too, as `weft run --redis … --dispatch bullmq`
+ * makes them (test/support/s4-redis-run.ts) — their effects still go to the worker processes.
  *
  * - A travel run whose booking (card.charge) the workers run slowly, started with
  *   `--dispatch bullmq` so its effects go to the workers: the list shows its row arrive, the
@@ -20,11 +24,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
-import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { assertBuilt, repoRoot } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
-import { awaitingApproval, followARun, lastLine, shownSeqs } from './support/inspect-flows.js';
-import { openPage, startViewer } from './support/inspect-viewer.js';
+import { followARun, shownSeqs, type RunLine } from './support/inspect-flows.js';
+import { openPage } from './support/inspect-viewer.js';
+import { serveInspector } from './support/inspector.js';
 import { fileRedis } from './support/file-redis.js';
+import { runOnRedis } from './support/s4-redis-run.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { spawnWeft, startWeftWorker, waitFor, type Spawned, type WorkerProcess } from './support/weft-processes.js';
 
@@ -60,17 +66,18 @@ test.runIf(process.env.CI === 'true' && !hasChromium)('chromium is installed', (
 });
 
 /**
- * Two workers of `domain` and serve on the file's Redis under a prefix of their own, for one describe
- * block; stopped after it. `store` is the --redis and --redis-prefix arguments of every command of the block.
+ * Two workers of `domain` (and serve, with `withServe`) on the file's Redis under a prefix of their
+ * own, for one describe block; stopped after it. `store` is the --redis and --redis-prefix arguments
+ * of every command of the block.
  */
-function distributed(name: string, domain: () => string, env: Record<string, string> = {}) {
+function distributed(name: string, domain: () => string, env: Record<string, string> = {}, withServe = false) {
   const prefix = redis.freshPrefix(name);
   const ctx = { prefix, store: [] as string[], workers: [] as WorkerProcess[], serve: undefined as unknown as Spawned };
   beforeAll(async () => {
     if (!hasChromium || !hasRedis) return;
     const store = (ctx.store = ['--redis', redis.url, '--redis-prefix', prefix]);
     ctx.workers = await Promise.all([1, 2].map((n) => startWeftWorker(['--domain', domain(), ...store, '--dir', path.join(root, `worker-${n}`)], env)));
-    ctx.serve = spawnWeft(['serve', '--domain', domain(), ...store, '--dispatch', 'bullmq', '--dir', path.join(root, 'serve'), '--poll-ms', '200'], { WEFT_SIGNING_KEY: keys.secret, ...env });
+    if (withServe) ctx.serve = spawnWeft(['serve', '--domain', domain(), ...store, '--dispatch', 'bullmq', '--dir', path.join(root, 'serve'), '--poll-ms', '200'], { WEFT_SIGNING_KEY: keys.secret, ...env });
   });
   afterAll(async () => {
     ctx.serve?.signal('SIGTERM');
@@ -83,19 +90,19 @@ function distributed(name: string, domain: () => string, env: Record<string, str
 /** The job lines the workers logged (one per job: `<key> attempt <n> <outcome> <ms>`) for `id`. */
 const jobLines = (workers: readonly WorkerProcess[], id: string) => workers.map((w) => w.stdout().split('\n').filter((l) => l.startsWith(`${id}.`)));
 
-describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and serve: a run followed live', () => {
+describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers: a run followed live', () => {
   const releaseCharge = path.join(root, 'release-charge');
   const ctx = distributed('live', () => SLOW_EFFECT_TRAVEL, { WEFT_TEST_SLOW_ACTUATOR: 'card.charge', WEFT_TEST_SLOW_MS: String(SLOW_MS), WEFT_TEST_SLOW_UNTIL: releaseCharge });
 
   test('the page shows the steps, the state and the journal move while the workers run it, and ends completed, verified against --public-key', async () => {
-    const viewer = await startViewer([...ctx.store, '--public-key', keys.pub]);
+    const viewer = await serveInspector([...ctx.store, '--public-key', keys.pub]);
     try {
       let inFlight = '';
       const { run, shownWhileRunning, seqs } = await followARun(
         browser,
         'redis-workers',
         viewer.url,
-        async () => lastLine((await weft(['run', '--domain', SLOW_EFFECT_TRAVEL, LISBON, '--seed', '7', ...ctx.store, '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime'), '--json'], { WEFT_SIGNING_KEY: keys.secret })).stdout),
+        async () => (await runOnRedis(SLOW_EFFECT_TRAVEL, { intent: LISBON, seed: '7', redis: redis.url, prefix: ctx.prefix, dispatch: 'bullmq', dir: path.join(root, 'runtime'), signingKey: keys.secret })) as RunLine,
         async (page) => {
           try {
             // The booking in flight on a worker: its step shows dispatched, the others before it completed.
@@ -138,12 +145,15 @@ describe.runIf(hasChromium && hasRedis)('weft inspect on Redis, two workers and 
   // each run writes its own copy of the same domain (awaitingApproval), so all share one pin.
   const VERSION = 'workers-page';
   const domain = hasChromium && hasRedis ? writeStrictTravelDomain(mkdtempSync(path.join(root, 'strict-')), { version: VERSION }) : '';
-  const ctx = distributed('approvals', () => domain);
+  const ctx = distributed('approvals', () => domain, {}, true);
 
   /** An invocation awaiting approval on the workers' Redis, decided by a click in its page and followed to its sealed end. */
   async function decideAndFollow(button: '#approve' | '#reject', note: string): Promise<{ id: string; end: string; kinds: Array<{ kind: string; actuator?: unknown; key?: unknown }> }> {
-    const { run } = await awaitingApproval(root, path.join(root, `runtime-${button.slice(1)}`), VERSION, [...ctx.store, '--dispatch', 'bullmq'], { WEFT_SIGNING_KEY: keys.secret }, button === '#approve' ? '3' : '4');
-    const viewer = await startViewer([...ctx.store, '--public-key', keys.pub]);
+    // Its own copy of the strict domain (the same pin), run as `weft run <it> --seed N --redis … --dispatch bullmq` would.
+    const own = writeStrictTravelDomain(mkdtempSync(path.join(root, 'domain-')), { version: VERSION });
+    const run = await runOnRedis(own, { seed: button === '#approve' ? '3' : '4', redis: redis.url, prefix: ctx.prefix, dispatch: 'bullmq', dir: path.join(root, `runtime-${button.slice(1)}`), signingKey: keys.secret });
+    expect(run.status).toBe('awaiting_approval');
+    const viewer = await serveInspector([...ctx.store, '--public-key', keys.pub]);
     try {
       const { page, errors } = await openPage(browser);
       await page.goto(`${viewer.url}invocations/${run.id}`);

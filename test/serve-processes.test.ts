@@ -6,7 +6,10 @@
  * by serve: test/sleep.test.ts; serve's rules: test/serve.test.ts.)
  *
  * One private Redis serves the file, each test under its own --redis-prefix; the outage test kills
- * and restarts a server of its own. The tests run two at a time: the outage test spends most of its
+ * and restarts a server of its own. serve, the workers and the runs whose runtime is killed are
+ * processes; the runs that only feed serve (references, a run left awaiting approval, the run after
+ * the outage) and the looks at the store (`ls`, `replay`) are made in the test's process as the
+ * commands make them (test/support/workspace-run.ts, s4-redis-run.ts). The tests run two at a time: the outage test spends most of its
  * time waiting on ioredis' reconnects (serve hears of an outage only after ~18 s of them), so it goes
  * first and the other three run beside it.
  */
@@ -16,10 +19,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
-import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
+import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
 import { startRedis } from './support/redis-server.js';
-import { runNodeWithin, sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
+import { listOnRedis, replayOnRedis, runOnRedis } from './support/s4-redis-run.js';
+import { runInWorkspace } from './support/workspace-run.js';
+import { sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
 
 const redis = fileRedis();
 
@@ -50,11 +55,14 @@ describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
 
   /** serve's own line for an invocation it ran to the end: `stopped   <id> <status>`. */
   const stoppedLine = (serve: Spawned, id: string) => new RegExp(`^stopped\\s+${id} (\\w+)`, 'm').exec(serve.stdout())?.[1];
-  /** The invocation's row in `weft ls` (one process, once serve has said it is done). */
+  /** The invocation's row as `weft ls --json` lists it (read in this process, once serve has said it is done). */
   async function listed(prefix: string, id: string) {
-    const rows = JSON.parse((await weft(['ls', ...store(prefix), '--json'])).stdout) as Array<{ id: string; status: string }>;
-    return rows.find((r) => r.id === id);
+    return (await listOnRedis({ redis: redis.url, prefix, dir: fresh() })).find((r) => r.id === id);
   }
+  /** `weft replay ID --redis … --json`, made in this process. */
+  const replayed = (prefix: string, id: string) => replayOnRedis(id, { redis: redis.url, prefix, dir: fresh() });
+  /** `weft run travel --seed N --dir D --json` (the embedded reference), made in this process. */
+  const embedded = (seed: string) => runInWorkspace('travel', { seed, dir: fresh() });
 
   test('a Redis outage: serve and a worker each log one line when it starts and one when it ends, and carry on', async ({ expect }) => {
     const own = await startRedis({ aof: true });
@@ -79,9 +87,10 @@ describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
       expect(serve.stdout().match(/^outage/gm)).toHaveLength(2);
       expect(serve.stdout()).not.toMatch(/^error/m);
       // Both carry on: a run with --dispatch bullmq completes on the worker.
-      const run = await runNodeWithin(60_000, weftBin, ['run', 'travel', ...args, '--dispatch', 'bullmq', '--dir', fresh(), '--json']);
-      expect(run.timedOut, `the run after the outage did not end within 60 s\n${run.stderr}\n${seen()}`).toBe(false);
-      expect(lastJson(run.stdout).status).toBe('completed');
+      const run = runOnRedis('travel', { redis: own.url, prefix: 'out', dispatch: 'bullmq', dir: fresh() });
+      run.catch(() => undefined); // a run that does not end in time fails the test below, not the file
+      const ended = await Promise.race([run.then((line) => line.status), sleep(60_000).then(() => 'not ended')]);
+      expect(ended, `the run after the outage did not end within 60 s\n${seen()}`).toBe('completed');
       expect(worker.stdout()).toMatch(/ attempt 1 ok \d+ ms$/m);
       // And both stop on SIGTERM (BullMQ's own graceful close never ended after a long outage).
       serve.signal('SIGTERM');
@@ -97,7 +106,7 @@ describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
   });
 
   test('a runtime SIGKILLed mid-run while serve runs: serve finishes it to the uninterrupted fingerprint, every effect once', async ({ expect }) => {
-    const reference = lastJson((await weft(['run', 'travel', '--seed', '11', '--dir', fresh(), '--json'])).stdout);
+    const reference = await embedded('11');
     const prefix = 'k1';
     const serve = spawnWeft(['serve', '--domain', 'travel', ...onRedis(prefix), '--dir', fresh(), '--poll-ms', '200']);
     running.push(serve);
@@ -111,8 +120,7 @@ describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
       expect(ended, serve.stdout()).toBe('completed');
       expect(Date.now() - started).toBeLessThan(35_000);
       expect(await listed(prefix, reference.id)).toMatchObject({ status: 'completed' });
-      const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
-      expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
+      expect(await replayed(prefix, reference.id)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
       const world = JSON.parse((await redis.admin.get(`${prefix}:travel:{${reference.id}}:providers`))!) as { ledger: Record<string, { applied: number }> };
       for (const [key, entry] of Object.entries(world.ledger)) expect(entry.applied, key).toBe(1);
       expect(serve.stdout()).toMatch(new RegExp(`resuming  ${reference.id} \\(interrupted`));
@@ -140,7 +148,7 @@ describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
       ].join('\n'),
     );
     const helpdesk = strict;
-    const started = lastJson((await weft(['run', strict, ...onRedis(prefix), '--dir', fresh(), '--json'])).stdout);
+    const started = await runOnRedis(strict, { redis: redis.url, prefix, dispatch: 'in-process', dir: fresh() });
     expect(started.status).toBe('awaiting_approval');
     const approve = await weft(['approve', started.id, '--by', 'ana', '--leave-to-serve', '--domain', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--json']);
     expect(lastJson(approve.stdout)).toMatchObject({ id: started.id, status: 'awaiting_approval' });
@@ -169,13 +177,13 @@ describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
       // Another domain's run, killed mid-run on the same Redis: interrupted, and not travel's.
       const theirs = await weft(['run', helpdesk, ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:1' });
       expect(theirs.signal).toBe('SIGKILL');
-      const theirId = (JSON.parse((await weft(['ls', ...store(prefix), '--json'])).stdout) as Array<{ id: string; status: string }>)[0]!;
+      const theirId = (await listOnRedis({ redis: redis.url, prefix, dir: fresh() }))[0]!;
       expect(theirId.status).toBe('interrupted');
       // A travel worker starts after serve did.
       worker = spawnWeft(['worker', '--domain', 'travel', ...store(prefix), '--dir', fresh()]);
       running.push(worker);
       await waitFor('the worker to be ready', () => /— ready/.test(worker!.stderr()), 60_000);
-      const reference = lastJson((await weft(['run', 'travel', '--seed', '12', '--dir', fresh(), '--json'])).stdout);
+      const reference = await embedded('12');
       const killed = await weft(['run', 'travel', '--seed', '12', ...onRedis(prefix), '--dir', fresh(), '--json'], { WEFT_CRASH_AFTER: 'step.dispatched:4' });
       expect(killed.signal).toBe('SIGKILL');
       const ended = await waitFor('serve finishing the killed travel run', () => stoppedLine(serve, reference.id), 60_000);
@@ -183,8 +191,7 @@ describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
       // Decided when it was taken: a worker consumed travel's queue by then, so its effects ran there.
       expect(serve.stdout()).toMatch(new RegExp(`resuming  ${reference.id} \\(interrupted[^\\n]*— effects on workers`));
       expect(worker.stdout()).toMatch(new RegExp(`^${reference.id}\\.\\S+ attempt 1 ok \\d+ ms$`, 'm'));
-      const replay = await weft(['replay', reference.id, ...store(prefix), '--json']);
-      expect(JSON.parse(replay.stdout)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
+      expect(await replayed(prefix, reference.id)).toMatchObject({ status: 'completed', fingerprint: reference.fingerprint });
       // The helpdesk run: not one line of serve's about it, and still where it was.
       expect(serve.stdout()).not.toContain(theirId.id);
       expect(serve.stderr()).not.toContain(theirId.id);

@@ -1,7 +1,11 @@
 /**
  * A refusal is not an attempt (issue 30, defect 4; behaviour flag 13), with real processes: one
- * private redis-server for the file, `weft worker` processes, and `weft run|resume|ls|show --redis`,
- * each scenario under its own `--redis-prefix`.
+ * private redis-server for the file and `weft worker` processes, each scenario under its own
+ * `--redis-prefix`; the scenarios run side by side (each mostly waits on its refusal waits). The runs
+ * that drive the workers are made in the test's process as `weft run|resume|replay|ls --redis …` make
+ * them (test/support/s4-redis-run.ts: the same JSON line, the same reason); `weft show`, the resume
+ * killed mid-wait, `weft cancel` and the worker that refuses to start stay `weft` processes. The
+ * embedded reference is made in-process too (test/support/workspace-run.ts).
  *
  * - A worker started with `--queue` naming travel's queue runs another domain (helpdesk): it refuses
  *   every travel job (`worker.wrong_domain`). Each refusal is recorded (`step.refused`, naming the
@@ -32,6 +36,8 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
+import { listOnRedis, replayOnRedis, resumeOnRedis, runOnRedis, type RedisRunLine } from './support/s4-redis-run.js';
+import { runInWorkspace } from './support/workspace-run.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
@@ -74,9 +80,8 @@ const readJsonl = (file: string) => readFileSync(file, 'utf8').trim().split('\n'
 beforeAll(async () => {
   if (!redisOk) return;
   assertBuilt();
-  const r = await weft(['run', 'travel', '--dir', path.join(root, 'reference'), '--json']);
-  expect(r.code, r.stderr).toBe(0);
-  const out = JSON.parse(r.stdout) as { id: string; journal: string };
+  const out = await runInWorkspace('travel', { dir: path.join(root, 'reference') });
+  expect(out.status).toBe('completed');
   const world = JSON.parse(readFileSync(path.join(root, 'reference', 'state', 'travel', out.id, 'providers.json'), 'utf8')) as { ledger: Ledger };
   reference = { id: out.id, records: readJsonl(out.journal), applied: Object.keys(world.ledger).sort() };
 });
@@ -94,7 +99,17 @@ async function worker(prefix: string, name: string, domain: string, args: string
   return w;
 }
 const at = (prefix: string, name: string) => ['--redis', redis.url, '--redis-prefix', prefix, '--dir', dir(name)];
-const runArgs = (prefix: string, name: string, waitMs: number) => ['run', 'travel', ...at(prefix, name), '--dispatch', 'bullmq', '--refusal-wait-ms', String(waitMs), '--json'];
+/** `weft run travel --redis … --dispatch bullmq --refusal-wait-ms MS --json`, made in this process. */
+const runOnWorkers = (prefix: string, name: string, waitMs: number) => runOnRedis('travel', { redis: redis.url, prefix, dir: dir(name), dispatch: 'bullmq', refusalWaitMs: waitMs });
+/** `weft resume ID --redis … --dispatch bullmq --refusal-wait-ms MS --json`, made in this process. */
+const resumeOnWorkers = (prefix: string, name: string, id: string, waitMs: number) => resumeOnRedis(id, { redis: redis.url, prefix, dir: dir(name), dispatch: 'bullmq', refusalWaitMs: waitMs });
+/** `weft replay ID --redis … --json` made in this process: it ends (a divergence throws, where the command exits 1). */
+const replayOf = (prefix: string, name: string, id: string) => replayOnRedis(id, { redis: redis.url, prefix, dir: dir(name) });
+/** What a run's JSON line says, checked against the command's exit code for it (1 for suspended, 0 for completed). */
+function lineOf(line: RedisRunLine, code: number): RunJson {
+  expect(line.status === 'failed' || line.status === 'suspended' ? 1 : 0, `status ${line.status}: ${line.reason}`).toBe(code);
+  return line as RunJson;
+}
 const resumeArgs = (prefix: string, name: string, id: string, waitMs: number) => ['resume', id, ...at(prefix, name), '--dispatch', 'bullmq', '--refusal-wait-ms', String(waitMs), '--json'];
 
 function outOf(r: CliResult, code: number): RunJson {
@@ -126,10 +141,10 @@ async function expectCompletedOnce(prefix: string, id: string): Promise<Rec[]> {
 
 // ── the tests ───────────────────────────────────────────────────────────────────────────────
 
-describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
+describe.skipIf(!redisOk).concurrent('a refusal is not an attempt', () => {
   test('a worker of another domain on travel’s queue: refusals recorded, no attempt spent, suspended naming it; a travel worker and a resume complete the run once; the queue is travel’s from then on', async () => {
     const wrong = await worker('wq', 'wq-helpdesk', HELPDESK, ['--queue', QUEUE]);
-    const run = outOf(await weft(runArgs('wq', 'wq-a', 1_500)), 1);
+    const run = lineOf(await runOnWorkers('wq', 'wq-a', 1_500), 1);
     expect(run).toMatchObject({ id: reference.id, status: 'suspended' });
     // The reason names the refusing worker, why, and the command that fixes it.
     expect(run.reason).toContain(idOf(wrong));
@@ -149,7 +164,7 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(await ledgerOf('wq', reference.id)).toEqual({});
 
     // ls and show say why, from the store.
-    const listed = JSON.parse((await weft(['ls', ...at('wq', 'wq-ls'), '--json'])).stdout) as Array<{ id: string; status: string; reason?: string }>;
+    const listed = await listOnRedis({ redis: redis.url, prefix: 'wq', dir: dir('wq-ls') });
     expect(listed.find((row) => row.id === reference.id)).toMatchObject({ status: 'suspended', reason: expect.stringContaining(idOf(wrong)) });
     const shown = await weft(['show', reference.id, ...at('wq', 'wq-ls')]);
     expect(shown.stdout).toContain(idOf(wrong));
@@ -158,12 +173,11 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     // The fix the reason names: the wrong worker goes, a travel worker starts; the resume completes the run.
     await wrong.stop();
     await worker('wq', 'wq-travel', 'travel');
-    const resumed = outOf(await weft(resumeArgs('wq', 'wq-b', reference.id, 120_000)), 0);
+    const resumed = lineOf(await resumeOnWorkers('wq', 'wq-b', reference.id, 120_000), 0);
     expect(resumed).toMatchObject({ id: reference.id, status: 'completed' });
     const records = await expectCompletedOnce('wq', reference.id);
     expect(records.slice(0, suspended.length), 'the refusals were read back as they were, never re-derived').toEqual(suspended);
-    const replayed = await weft(['replay', reference.id, ...at('wq', 'wq-replay'), '--json']);
-    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(await replayOf('wq', 'wq-replay', reference.id)).toMatchObject({ id: reference.id, status: 'completed' });
 
     // The first runtime recorded the queue as travel's: a helpdesk worker no longer starts on it.
     expect(await redis.admin.hget('wq:bull:queue-domains', QUEUE)).toBe('travel');
@@ -177,7 +191,7 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
 
   test('an old worker during an upgrade lacks an actuator: its refusals spend no attempt, the run rests suspended naming it; a resume killed mid-wait, then one with an upgraded worker, neither loses the step nor dispatches it twice', async () => {
     const old = await worker('up', 'up-old', OLD_TRAVEL);
-    const run = outOf(await weft(runArgs('up', 'up-a', 1_500)), 1);
+    const run = lineOf(await runOnWorkers('up', 'up-a', 1_500), 1);
     expect(run).toMatchObject({ id: reference.id, status: 'suspended' });
     expect(run.reason).toContain(idOf(old));
     expect(run.reason).toContain('worker.no_actuator: its build lacks the actuator: upgrade it');
@@ -208,7 +222,7 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     // The old worker is upgraded (stopped, a new build started): the step completes as attempt 1, applied once.
     await old.stop();
     await worker('up', 'up-new', 'travel');
-    const resumed = outOf(await weft(resumeArgs('up', 'up-c', reference.id, 120_000)), 0);
+    const resumed = lineOf(await resumeOnWorkers('up', 'up-c', reference.id, 120_000), 0);
     expect(resumed).toMatchObject({ id: reference.id, status: 'completed' });
     const records = await expectCompletedOnce('up', reference.id);
     expect(kinds(records, 'step.dispatched').filter((r) => r.body.key === key)).toHaveLength(1);
@@ -223,13 +237,12 @@ describe.skipIf(!redisOk)('a refusal is not an attempt', () => {
     expect(completedJobs.has(`${key}.a1.x${total}`), 'the job after the last refusal completed').toBe(true);
     expect([...completedJobs].filter((id) => id.startsWith(`${key}.a`))).toEqual([`${key}.a1.x${total}`]);
     // Replay reads the refusals back (it asks no worker) and re-derives the rest byte for byte.
-    const replayed = await weft(['replay', reference.id, ...at('up', 'up-replay'), '--json']);
-    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(await replayOf('up', 'up-replay', reference.id)).toMatchObject({ id: reference.id, status: 'completed' });
   });
 
   test('a cancel of an invocation suspended in a refusal wait ends it cancelled: the refused step never ran, nothing was dispatched again', async () => {
     const old = await worker('cx', 'cx-old', OLD_TRAVEL);
-    const run = outOf(await weft(runArgs('cx', 'cx-a', 1_500)), 1);
+    const run = lineOf(await runOnWorkers('cx', 'cx-a', 1_500), 1);
     expect(run).toMatchObject({ id: reference.id, status: 'suspended' });
     const suspended = await journalOf('cx', reference.id);
     const key = kinds(suspended, 'step.dispatched').find((r) => r.body.actuator === 'airline.hold')!.body.key!;

@@ -7,7 +7,10 @@
  * - Every invocation ends `completed`, sealed with the runtime's key, and verifies offline: through
  *   `runtime.verify(id, publicKey)`, byte for byte from the journal lines Redis holds
  *   (`readJournalBytes`), and for a sample through `weft export … > bundle.json` then
- *   `weft verify bundle.json --public-key weft.pub` (exit 0, same fingerprint).
+ *   `weft verify bundle.json --public-key weft.pub` (exit 0, same fingerprint): the first of the
+ *   sample as `weft` processes, end to end; the others through the same commands' code in this
+ *   process (test/support/s4-command.ts: export's own run, verify's own steps), with the same output
+ *   and exit code.
  * - Every idempotency key was applied exactly once: 2000 `<prefix>:done:<key>` keys, exactly the
  *   journals' step keys; the per-key applied counter is 1 for each; the per-key run count equals
  *   the attempts the journal recorded for it.
@@ -23,8 +26,10 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createRuntime, publicKeyOf, readJournalBytes, signingKeyFromSecret, writeKeyPair, type Domain, type Runtime } from '../index.js';
+import type { Domain, Runtime } from '../dist/index.js';
+import { fromDist } from './support/dist.js';
 import { assertBuilt, pool, repoRoot, weft } from './support/cli.js';
+import { commandInProcess, verifyBundleInProcess } from './support/s4-command.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
@@ -52,6 +57,13 @@ interface TenStepModule {
 
 const redisOk = requireRedis();
 const root = mkdtempSync(path.join(tmpdir(), 'weft-workers-scale-'));
+/**
+ * The compiled library (dist/, imported by Node: test/support/dist.ts), the copy the ten-step domain
+ * imports and the workers run — one copy in play, and none for vitest to transform.
+ */
+const { createRuntime, publicKeyOf, readJournalBytes, signingKeyFromSecret, writeKeyPair } = await fromDist<typeof import('../dist/index.js')>('index.js');
+await fromDist('journal/sha256-node.js');
+await fromDist('journal/ed25519-node.js');
 const signingKey = signingKeyFromSecret(new Uint8Array(32).fill(42));
 const publicKey = publicKeyOf(signingKey);
 let server: RedisServer;
@@ -65,7 +77,7 @@ beforeAll(async () => {
   assertBuilt();
   server = await startRedis({ aof: true });
   admin = new Redis(server.url);
-  mod = (await import(DOMAIN_MODULE)) as TenStepModule;
+  mod = await fromDist<TenStepModule>(path.relative(path.join(repoRoot, 'dist'), DOMAIN_MODULE));
   await writeKeyPair(path.join(root, 'keys'), signingKey);
 });
 
@@ -204,14 +216,23 @@ describe.skipIf(!redisOk)(`${N} invocations × ${STEPS} world effects on two wef
     const exported = Date.now();
     const sample = results.filter((_, i) => i % Math.max(1, Math.floor(N / SAMPLE)) === 0).slice(0, SAMPLE);
     const pub = path.join(root, 'keys', 'weft.pub');
-    await pool(SAMPLE, sample.map((r) => async () => {
-      const ex = await weft(['export', r.id, '--redis', server.url, '--redis-prefix', PREFIX]);
+    // The first as `weft` processes; the others, one after another, through the commands' code here.
+    await pool(1, sample.map((r, i) => async () => {
+      const exportArgs = [r.id, '--redis', server.url, '--redis-prefix', PREFIX];
+      const ex = i === 0 ? await weft(['export', ...exportArgs]) : await commandInProcess('export', exportArgs);
       expect(ex.code, `weft export ${r.id}: ${ex.stderr}`).toBe(0);
       const bundle = path.join(root, `${r.id}.bundle.json`);
       writeFileSync(bundle, ex.stdout);
-      const v = await weft(['verify', bundle, '--public-key', pub, '--json']);
-      expect(v.code, `weft verify ${bundle}: ${v.stdout}${v.stderr}`).toBe(0);
-      const out = JSON.parse(v.stdout) as { ok: boolean; fingerprint: string; invocation: string; signatureChecked: boolean; keyId: string };
+      let v: { code: number | null; text: string; json: () => unknown };
+      if (i === 0) {
+        const run = await weft(['verify', bundle, '--public-key', pub, '--json']);
+        v = { code: run.code, text: run.stdout + run.stderr, json: () => JSON.parse(run.stdout) };
+      } else {
+        const made = await verifyBundleInProcess(bundle, pub);
+        v = { code: made.code, text: JSON.stringify(made.json), json: () => made.json };
+      }
+      expect(v.code, `weft verify ${bundle}: ${v.text}`).toBe(0);
+      const out = v.json() as { ok: boolean; fingerprint: string; invocation: string; signatureChecked: boolean; keyId: string };
       expect(out).toMatchObject({ ok: true, fingerprint: r.fingerprint, invocation: r.id, signatureChecked: true, keyId: signingKey.keyId });
       expect(JSON.parse(readFileSync(bundle, 'utf8'))).toBeTypeOf('object');
     }));

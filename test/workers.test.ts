@@ -1,7 +1,6 @@
 /**
  * The distributed mode with real processes: a private redis-server, `weft worker` processes, and
- * `weft run|resume --redis URL --dispatch bullmq` — every one a separate process, each scenario
- * under its own `--redis-prefix` (journals, the travel providers' world and the BullMQ queue).
+ * `weft run|resume --redis URL --dispatch bullmq` — every worker a separate process.
  *
  * - One and two workers run travel, and one runs the README's own domain (helpdesk), to the
  *   embedded run's fingerprint — and the jobs really ran on the workers.
@@ -18,10 +17,22 @@
  *   never sees travel's jobs; a worker logs one line per job (none with --quiet); the notice of a run
  *   without a worker names a worker command that, run as printed, consumes the run's queue.
  *
+ * What the processes cost is paid once where it can be: a travel worker and a helpdesk worker,
+ * started for the file, are shared by the tests that neither kill nor reconfigure them, under one
+ * prefix (SHARED), each test's run with a seed of its own (so its invocation, jobs and world are its
+ * own) against the embedded run of that seed, made in this process. The two-worker test adds a
+ * second for itself; the tests that kill or configure a worker (the stall, the slowed worker,
+ * --quiet, the printed command) start their own under a prefix of their own; the last test stops the
+ * shared travel worker with SIGTERM. The runs that only drive the workers are made in
+ * this process as the command makes them (test/support/s4-redis-run.ts); the command's own end-to-end
+ * runs stay `weft` children: `weft run --redis --dispatch bullmq --json` (one worker), the runs whose
+ * runtime is killed or frozen, `weft resume --redis --dispatch bullmq` after the kill, and the runs
+ * whose printed notice is the subject.
+ *
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the
  * build (`npm run build`).
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
@@ -30,6 +41,7 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
+import { runEmbeddedCounted, resumeOnRedis, runOnRedis } from './support/s4-redis-run.js';
 import { spawnNode, spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
 
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
@@ -58,15 +70,16 @@ interface Reference {
   fingerprint: string;
   records: Rec[];
   appends: number;
+  /** The embedded run's workspace (its world: state/<domain>/…). */
+  dir: string;
 }
 
-/** The file's private Redis (AOF, fsync always); each scenario under its own --redis-prefix. */
+/** The file's private Redis; the shared workers under SHARED, the others each under a prefix of their own. */
 const redis = fileRedis();
 const redisOk = redis.available;
 const root = mkdtempSync(path.join(tmpdir(), 'weft-workers-'));
-let travel: Reference;
-let helpdesk: Reference;
-let travelApplied: string[];
+/** The prefix of the shared workers (travel's and helpdesk's): each test there runs its own seed. */
+const SHARED = 'shared';
 const workers: WorkerProcess[] = [];
 
 /**
@@ -84,23 +97,25 @@ function dir(name: string): string {
 }
 const readJsonl = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
 
-async function reference(domain: string, name: string): Promise<Reference> {
-  const r = await weft(['run', domain, '--dir', path.join(root, name), '--json'], { WEFT_COUNT_APPENDS: '1' });
-  expect(r.code, r.stderr).toBe(0);
-  const out = JSON.parse(r.stdout) as RunJson;
-  expect(out.status).toBe('completed');
-  return { id: out.id, fingerprint: out.fingerprint!, records: readJsonl(out.journal!), appends: Number(/appends: (\d+)/.exec(r.stderr)?.[1]) };
+/** The embedded run of `domain` with `seed` (`weft run <domain> --seed N --dir D --json`, made in this process; once per file). */
+const references = new Map<string, Promise<Reference>>();
+function reference(domain: string, seed = '1'): Promise<Reference> {
+  const name = `ref-${path.basename(domain, '.js')}-${seed}`;
+  let made = references.get(name);
+  if (!made) {
+    made = (async () => {
+      const out = await runEmbeddedCounted(domain, { dir: path.join(root, name), seed });
+      expect(out.status).toBe('completed');
+      return { id: out.id, fingerprint: out.fingerprint!, records: readJsonl(out.journal!), appends: out.appends, dir: path.join(root, name) };
+    })();
+    references.set(name, made);
+  }
+  return made;
 }
-
 beforeAll(async () => {
   if (!redisOk) return;
   assertBuilt();
-  // Both settle before either failure is reported, so no run still writes into `root` at afterAll.
-  const refs = await Promise.allSettled([reference('travel', 'ref-travel'), reference(HELPDESK, 'ref-helpdesk')]);
-  for (const r of refs) if (r.status === 'rejected') throw r.reason;
-  [travel, helpdesk] = refs.map((r) => (r as PromiseFulfilledResult<Reference>).value) as [Reference, Reference];
-  const embeddedWorld = JSON.parse(readFileSync(path.join(root, 'ref-travel', 'state', 'travel', travel.id, 'providers.json'), 'utf8')) as { ledger: Ledger };
-  travelApplied = Object.keys(embeddedWorld.ledger).sort();
+  [travelWorker, helpdeskWorker] = await Promise.all([worker(SHARED, 'shared-travel'), worker(SHARED, 'shared-helpdesk', { domain: HELPDESK })]);
 });
 
 afterAll(async () => {
@@ -116,7 +131,13 @@ async function worker(prefix: string, name: string, options: { domain?: string; 
   return w;
 }
 
+/** The file's shared workers under SHARED (started in beforeAll): travel's and helpdesk's (its queue is helpdesk's own). */
+let travelWorker: WorkerProcess;
+let helpdeskWorker: WorkerProcess;
+
 const runArgs = (prefix: string, name: string, domain = 'travel') => ['run', domain, '--redis', redis.url, '--redis-prefix', prefix, '--dispatch', 'bullmq', '--dir', dir(name), '--json'];
+/** `weft run <domain> --seed N --redis URL --redis-prefix P --dispatch bullmq --dir D --json`, made in this process. */
+const runOnWorkers = (prefix: string, name: string, seed: string, domain = 'travel') => runOnRedis(domain, { seed, redis: redis.url, prefix, dispatch: 'bullmq', dir: dir(name) });
 
 function parsed(r: CliResult): RunJson {
   expect(r.code, `exit ${r.code} / ${r.signal}; stderr:\n${r.stderr}`).toBe(0);
@@ -129,8 +150,12 @@ const ledgerOf = async (prefix: string, id: string): Promise<Ledger> => {
   expect(text, `the providers' world at ${prefix}:travel:{${id}}:providers`).not.toBeNull();
   return (JSON.parse(text!) as { ledger: Ledger }).ledger;
 };
-/** The completed jobs' ids, an observation's per-dispatch suffix (`.r<dispatcher>-<n>`) cut off: one per recorded attempt. */
-const completedJobs = async (prefix: string, queue = QUEUE) => new Set((await redis.admin.zrange(`${prefix}:bull:${queue}:completed`, '0', '-1')).map((id) => id.replace(/\.r[0-9a-f]+-\d+$/, '')));
+/**
+ * The completed jobs' ids of invocation `id` (every job of a run is named after it: `<id>.<epoch>.<step>…`),
+ * an observation's per-dispatch suffix (`.r<dispatcher>-<n>`) cut off: one per recorded attempt.
+ */
+const completedJobs = async (prefix: string, id: string, queue = QUEUE) =>
+  new Set((await redis.admin.zrange(`${prefix}:bull:${queue}:completed`, '0', '-1')).filter((job) => job.startsWith(`${id}.`)).map((job) => job.replace(/\.r[0-9a-f]+-\d+$/, '')));
 const failedJobs = async (prefix: string) => new Set(await redis.admin.zrange(`${prefix}:bull:${QUEUE}:failed`, '0', '-1'));
 
 /** The job ids a journal's dispatches and observations imply: `<key>.a<attempt>`. */
@@ -140,10 +165,11 @@ function jobIdsOf(records: Rec[]): string[] {
     .map((r) => `${r.body.key}.a${r.body.attempt ?? 1}`);
 }
 
-/** Every effect of the travel run applied exactly once, and the same effects as the embedded run. */
-function expectAppliedOnce(ledger: Ledger): void {
+/** Every effect of the travel run applied exactly once, and the same effects as the embedded run `ref` (keyed by its invocation, as this run's). */
+function expectAppliedOnce(ledger: Ledger, ref: Reference): void {
   for (const [key, e] of Object.entries(ledger)) expect(e.applied, `effect ${key} (${e.actuator}) applied ${e.applied} times`).toBe(1);
-  expect(Object.keys(ledger).sort()).toEqual(travelApplied);
+  const embedded = JSON.parse(readFileSync(path.join(ref.dir, 'state', 'travel', ref.id, 'providers.json'), 'utf8')) as { ledger: Ledger };
+  expect(Object.keys(ledger).sort()).toEqual(Object.keys(embedded.ledger).sort());
 }
 
 /** The hashes of every record but the seal (signed with each workspace's own key; the fingerprint it signs is the hash before it). */
@@ -159,71 +185,87 @@ async function jobState(prefix: string, id: string): Promise<string> {
   }
 }
 
+/** How many workers consume `queue` under `prefix` (via BullMQ itself). */
+async function workersOn(prefix: string, queue = QUEUE): Promise<number> {
+  const probe = new Queue(queue, { connection: { url: redis.url }, prefix: `${prefix}:bull` });
+  try {
+    return await probe.getWorkersCount();
+  } finally {
+    await probe.close();
+  }
+}
+
+/** A worker's job line: key, attempt, outcome, duration. */
+const JOB_LINE = /^\S+ attempt \d+ (ok|(transient|permanent|policy) \([a-z_.]+\)) \d+ ms$/;
+const linesOf = (w: WorkerProcess) => w.stdout().split('\n').filter((l) => l !== '');
+
 // ── the tests ───────────────────────────────────────────────────────────────────────────────
 
 describe.skipIf(!redisOk)('weft worker processes', () => {
   test('travel on ONE worker: the embedded fingerprint, every job completed on the worker, effects applied once in Redis', async () => {
-    await worker('one', 'one-worker');
-    const r = await weft(runArgs('one', 'one-runtime'), { WEFT_COUNT_APPENDS: '1' });
+    const travel = await reference('travel');
+    expect(await workersOn(SHARED), 'one worker consumes travel’s queue').toBe(1);
+    // The command end to end: `weft run travel --redis … --dispatch bullmq --json`.
+    const r = await weft(runArgs(SHARED, 'one-runtime'), { WEFT_COUNT_APPENDS: '1' });
     const out = parsed(r);
     expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint, journal: null });
     expect(r.stderr, 'as many durable appends in the Redis store as in the embedded one: the kill points the crash tests use').toContain(`appends: ${travel.appends}`);
-    const records = await journalOf('one', travel.id);
+    const records = await journalOf(SHARED, travel.id);
     expect(hashed(records)).toEqual(hashed(travel.records));
-    const completed = await completedJobs('one');
+    const completed = await completedJobs(SHARED, travel.id);
     const expected = jobIdsOf(records);
     expect(expected.length).toBeGreaterThan(5);
     for (const id of expected) expect(completed.has(id), `job ${id} completed on a worker`).toBe(true);
     expect(completed.size).toBe(expected.length);
-    expectAppliedOnce(await ledgerOf('one', travel.id));
+    expectAppliedOnce(await ledgerOf(SHARED, travel.id), travel);
     expect(existsSync(path.join(dir('one-runtime'), 'state')), 'the runtime kept no world of its own').toBe(false);
   });
 
   test('travel on TWO workers: the embedded fingerprint, every job completed, effects applied once', async () => {
-    await Promise.all([worker('two', 'two-worker-a'), worker('two', 'two-worker-b')]);
-    const probe = new Queue(QUEUE, { connection: { url: redis.url }, prefix: 'two:bull' });
-    try {
-      expect(await probe.getWorkersCount()).toBe(2);
-    } finally {
-      await probe.close();
-    }
-    const out = parsed(await weft(runArgs('two', 'two-runtime')));
+    const travel = await reference('travel', '2');
+    // A second worker beside the shared one, for this test (it ends with it).
+    await worker(SHARED, 'two-worker-b');
+    expect(await workersOn(SHARED)).toBe(2);
+    const out = await runOnWorkers(SHARED, 'two-runtime', '2');
     expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
-    const records = await journalOf('two', travel.id);
+    const records = await journalOf(SHARED, travel.id);
     expect(hashed(records)).toEqual(hashed(travel.records));
-    const completed = await completedJobs('two');
+    const completed = await completedJobs(SHARED, travel.id);
     for (const id of jobIdsOf(records)) expect(completed.has(id), `job ${id} completed on a worker`).toBe(true);
-    expectAppliedOnce(await ledgerOf('two', travel.id));
+    expectAppliedOnce(await ledgerOf(SHARED, travel.id), travel);
   });
 
   test('the README’s own domain (helpdesk) on one worker: the embedded fingerprint; its desk is written by the worker only', async () => {
-    await worker('hd', 'hd-worker', { domain: HELPDESK });
-    const out = parsed(await weft(runArgs('hd', 'hd-runtime', HELPDESK)));
+    const helpdesk = await reference(HELPDESK);
+    const hd = helpdeskWorker;
+    const out = await runOnWorkers(SHARED, 'hd-runtime', '1', HELPDESK);
     expect(out).toMatchObject({ id: helpdesk.id, status: 'completed', fingerprint: helpdesk.fingerprint });
-    const records = await journalOf('hd', helpdesk.id);
-    const completed = await completedJobs('hd', 'weft-effects-helpdesk');
+    const records = await journalOf(SHARED, helpdesk.id);
+    const completed = await completedJobs(SHARED, helpdesk.id, 'weft-effects-helpdesk');
     const expected = jobIdsOf(records);
     expect(expected.length).toBeGreaterThanOrEqual(3);
     for (const id of expected) expect(completed.has(id), `job ${id} completed on the worker`).toBe(true);
-    const deskFile = path.join(dir('hd-worker'), 'state', 'helpdesk', 'desk.json');
+    expect(linesOf(hd).filter((l) => l.startsWith(`${helpdesk.id}.`)), 'every job ran on the one helpdesk worker').toHaveLength(expected.length);
+    const deskFile = path.join(dir('shared-helpdesk'), 'state', 'helpdesk', 'desk.json');
     const desk = JSON.parse(readFileSync(deskFile, 'utf8')) as { effects: Record<string, { ticket?: string; message?: string }> };
-    const embeddedDesk = JSON.parse(readFileSync(path.join(root, 'ref-helpdesk', 'state', 'helpdesk', 'desk.json'), 'utf8')) as unknown;
+    const embeddedDesk = JSON.parse(readFileSync(path.join(helpdesk.dir, 'state', 'helpdesk', 'desk.json'), 'utf8')) as unknown;
     expect(desk).toEqual(embeddedDesk);
     expect(Object.keys(desk.effects)).toHaveLength(2);
     expect(existsSync(path.join(dir('hd-runtime'), 'state', 'helpdesk', 'desk.json')), 'the runtime ran no actuator itself').toBe(false);
   });
 
   test('a worker SIGKILLed mid-job: step.failed worker.stalled (transient), attempt 2 on a healthy worker, every effect applied once', async () => {
+    const travel = await reference('travel');
     // A 1 s job lock (--lock-ms): the dead worker's job is found stalled within 1.5 s of its death.
     const lock = ['--lock-ms', '1000'];
     // The 3rd effect this worker runs is airline.hold (epoch 2, step 0): it is applied, then the
     // worker dies before the outcome reaches BullMQ — mid-job, from BullMQ's point of view.
     const doomed = await worker('stall', 'stall-worker-a', { args: lock, env: { WEFT_CRASH_IN_EFFECT: '3' } });
-    const run = spawnWeft(runArgs('stall', 'stall-runtime'));
+    const run = runOnWorkers('stall', 'stall-runtime', '1');
     const died = await doomed.done;
     expect(died.signal, `the first worker should die by SIGKILL; stderr:\n${died.stderr}`).toBe('SIGKILL');
     await worker('stall', 'stall-worker-b', { args: lock });
-    const out = parsed(await run.done);
+    const out = await run;
     expect(out).toMatchObject({ id: travel.id, status: 'completed' });
 
     const records = await journalOf('stall', travel.id);
@@ -237,10 +279,10 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     expect(records[stalled + 2]).toMatchObject({ kind: 'step.completed', body: { key, attempt: 2 } });
     expect(records.filter((r) => r.kind === 'step.failed')).toHaveLength(1);
     expect(await failedJobs('stall')).toEqual(new Set([`${key}.a1`]));
-    expect((await completedJobs('stall')).has(`${key}.a2`)).toBe(true);
+    expect((await completedJobs('stall', travel.id)).has(`${key}.a2`)).toBe(true);
 
     const ledger = await ledgerOf('stall', travel.id);
-    expectAppliedOnce(ledger);
+    expectAppliedOnce(ledger, travel);
     expect(ledger[key], 'dispatched twice, applied once').toMatchObject({ attempts: 2, applied: 1 });
 
     // The journal is the embedded run's plus the recorded stall: drop the stalled attempt, renumber
@@ -255,55 +297,53 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
   });
 
   test('the runtime SIGKILLed right after step.dispatched is durable (job not added yet); a resume elsewhere gives the uninterrupted fingerprint', async () => {
+    const travel = await reference('travel', '3');
     const dispatches = travel.records.filter((r) => r.kind === 'step.dispatched');
     const target = dispatches.find((r) => r.body.actuator === 'card.charge')!;
     const key = target.body.key!;
     const nth = dispatches.indexOf(target) + 1; // killed right after the append that holds it
-    await worker('crash-dispatched', 'crash-dispatched-worker');
-    const crashed = await weft(runArgs('crash-dispatched', 'crash-dispatched-a'), { WEFT_CRASH_AFTER: `step.dispatched:${nth}` });
+    const crashed = await weft([...runArgs(SHARED, 'crash-dispatched-a'), '--seed', '3'], { WEFT_CRASH_AFTER: `step.dispatched:${nth}` });
     expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
-    const before = await journalOf('crash-dispatched', travel.id);
+    const before = await journalOf(SHARED, travel.id);
     expect(before.at(-1)).toMatchObject({ kind: 'step.dispatched', body: { key, attempt: 1 } });
-    expect(await jobState('crash-dispatched', `${key}.a1`), 'the job was not added before the kill').toBe('unknown');
+    expect(await jobState(SHARED, `${key}.a1`), 'the job was not added before the kill').toBe('unknown');
 
-    const resumed = parsed(await weft(['resume', travel.id, '--redis', redis.url, '--redis-prefix', 'crash-dispatched', '--dispatch', 'bullmq', '--dir', dir('crash-dispatched-b'), '--json']));
+    // The command end to end: `weft resume <id> --redis … --dispatch bullmq --json`, from another folder.
+    const resumed = parsed(await weft(['resume', travel.id, '--redis', redis.url, '--redis-prefix', SHARED, '--dispatch', 'bullmq', '--dir', dir('crash-dispatched-b'), '--json']));
     expect(resumed).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
-    expect(hashed(await journalOf('crash-dispatched', travel.id))).toEqual(hashed(travel.records));
-    const ledger = await ledgerOf('crash-dispatched', travel.id);
-    expectAppliedOnce(ledger);
+    expect(hashed(await journalOf(SHARED, travel.id))).toEqual(hashed(travel.records));
+    const ledger = await ledgerOf(SHARED, travel.id);
+    expectAppliedOnce(ledger, travel);
     expect(ledger[key]).toMatchObject({ attempts: 1, applied: 1 });
   });
 
   test('the runtime frozen while a worker runs the job, and SIGKILLed after the job completed but before step.completed: the resume reads the stored outcome and runs nothing again', async () => {
+    const travel = await reference('travel');
     const target = travel.records.find((r) => r.kind === 'step.dispatched' && r.body.actuator === 'airline.hold')!;
     const key = target.body.key!;
     const jobId = `${key}.a1`;
-    await worker('crash-completed', 'crash-completed-worker', { domain: SLOW_EFFECT_TRAVEL, env: { WEFT_TEST_SLOW_ACTUATOR: 'airline.hold', WEFT_TEST_SLOW_MS: '1500' } });
+    // The job is held on the worker until the runtime is frozen (the release file), at most 60 s.
+    const release = path.join(root, 'crash-completed-release');
+    await worker('crash-completed', 'crash-completed-worker', { domain: SLOW_EFFECT_TRAVEL, env: { WEFT_TEST_SLOW_ACTUATOR: 'airline.hold', WEFT_TEST_SLOW_MS: '60000', WEFT_TEST_SLOW_UNTIL: release } });
     const run = spawnWeft(runArgs('crash-completed', 'crash-completed-a'));
-    await waitFor(`job ${jobId} to be active on the worker`, async () => (await jobState('crash-completed', jobId)) === 'active', 60_000);
-    run.signal('SIGSTOP'); // the runtime can append nothing from here on
+    try {
+      await waitFor(`job ${jobId} to be active on the worker`, async () => (await jobState('crash-completed', jobId)) === 'active', 60_000);
+      run.signal('SIGSTOP'); // the runtime can append nothing from here on
+    } finally {
+      writeFileSync(release, '');
+    }
     await waitFor(`job ${jobId} to complete`, async () => (await jobState('crash-completed', jobId)) === 'completed', 60_000);
     const frozen = await journalOf('crash-completed', travel.id);
     expect(frozen.at(-1), 'the worker finished; step.completed was never appended').toMatchObject({ kind: 'step.dispatched', body: { key, attempt: 1 } });
     run.signal('SIGKILL');
     expect((await run.done).signal).toBe('SIGKILL');
 
-    const resumed = parsed(await weft(['resume', travel.id, '--redis', redis.url, '--redis-prefix', 'crash-completed', '--dispatch', 'bullmq', '--dir', dir('crash-completed-b'), '--json']));
+    const resumed = await resumeOnRedis(travel.id, { redis: redis.url, prefix: 'crash-completed', dispatch: 'bullmq', dir: dir('crash-completed-b') });
     expect(resumed).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
     expect(hashed(await journalOf('crash-completed', travel.id))).toEqual(hashed(travel.records));
     const ledger = await ledgerOf('crash-completed', travel.id);
-    expectAppliedOnce(ledger);
+    expectAppliedOnce(ledger, travel);
     expect(ledger[key], 'the actuator ran once: the resumed runtime read the job’s stored outcome').toMatchObject({ attempts: 1, applied: 1 });
-  });
-
-  test('weft worker: SIGTERM while idle exits 0 promptly', async () => {
-    const w = await worker('idle', 'idle-worker');
-    const started = Date.now();
-    const r = await w.stop();
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.signal).toBeNull();
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect(r.stderr).toContain('weft worker: SIGTERM: finishing the running jobs, then exiting');
   });
 
   test('weft worker without --domain or without --redis exits 2 with the usage', async () => {
@@ -322,27 +362,31 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
   });
 
   test('two domains on one Redis: a helpdesk worker never sees travel’s jobs; the travel worker logs one line per job (none with --quiet)', async () => {
-    const other = await worker('domains', 'domains-helpdesk', { domain: HELPDESK });
-    const loud = await worker('domains', 'domains-travel');
-    const out = parsed(await weft(runArgs('domains', 'domains-runtime')));
+    const travel = await reference('travel', '4');
+    const other = helpdeskWorker;
+    const loud = [travelWorker];
+    const out = await runOnWorkers(SHARED, 'domains-runtime', '4');
     expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint });
-    const records = await journalOf('domains', travel.id);
-    // Every job of the run completed on travel's queue; none reached the helpdesk worker.
-    const completed = await completedJobs('domains');
+    const records = await journalOf(SHARED, travel.id);
+    // Every job of the run completed on travel's queue; none reached the helpdesk worker (it logs helpdesk's jobs alone).
+    const completed = await completedJobs(SHARED, travel.id);
     for (const id of jobIdsOf(records)) expect(completed.has(id), `job ${id} completed`).toBe(true);
-    expect(other.stdout(), 'the helpdesk worker logged no job').toBe('');
+    // (It is the shared one: the helpdesk test's run, if it ran before, is the only one it logs.)
+    const helpdeskRun = references.has('ref-helpdesk-domain-1') ? (await reference(HELPDESK)).id : undefined;
+    const othersJobs = () => linesOf(other).filter((l) => helpdeskRun === undefined || !l.startsWith(`${helpdeskRun}.`));
+    expect(othersJobs(), 'the helpdesk worker logged no job but helpdesk’s').toEqual([]);
     // One line per job: key, attempt, outcome, duration — one per job the journal implies.
-    const lines = loud.stdout().trim().split('\n');
+    const lines = loud.flatMap((w) => linesOf(w).filter((l) => l.startsWith(`${travel.id}.`)));
     expect(lines).toHaveLength(jobIdsOf(records).length);
-    for (const line of lines) expect(line).toMatch(new RegExp(`^${travel.id}\\.\\S+ attempt \\d+ (ok|(transient|permanent|policy) \\([a-z_.]+\\)) \\d+ ms$`));
+    for (const w of loud) for (const line of linesOf(w)) expect(line).toMatch(JOB_LINE);
     expect(lines.filter((l) => / ok \d+ ms$/.test(l)).length).toBeGreaterThan(0);
-    await loud.stop();
-    // --quiet: the same work, no line per job.
-    const quiet = await worker('domains', 'domains-quiet', { args: ['--quiet'] });
-    const again = parsed(await weft([...runArgs('domains', 'domains-runtime-2'), '--seed', '2']));
+    // --quiet: the same work, no line per job (a worker of its own, alone on its queue).
+    const quiet = await worker('quiet', 'domains-quiet', { args: ['--quiet'] });
+    const again = await runOnWorkers('quiet', 'domains-runtime-2', '2');
     expect(again.status).toBe('completed');
+    expect((await completedJobs('quiet', again.id)).size, 'the quiet worker ran the run’s jobs').toBeGreaterThan(0);
     expect(quiet.stdout()).toBe('');
-    expect(other.stdout()).toBe('');
+    expect(othersJobs()).toEqual([]);
   });
 
   test('the notice of a run without a worker names a worker command that works as printed (--redis, --redis-prefix, --queue)', async () => {
@@ -354,18 +398,27 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     const printed = spawnNode(weftBin, hint!.split(' ').slice(1), {}, mkdtempSync(path.join(root, 'hint-cwd-')));
     try {
       await waitFor('the printed worker to be ready', () => /— ready/.test(printed.stderr()), 60_000);
-      const queue = new Queue('travel-q', { connection: { url: redis.url }, prefix: 'hint:bull' });
-      try {
-        expect(await queue.getWorkersCount()).toBe(1);
-      } finally {
-        await queue.close();
-      }
+      expect(await workersOn('hint', 'travel-q')).toBe(1);
     } finally {
       printed.signal('SIGTERM');
       await printed.done;
     }
-    // Without --queue and --redis-prefix, the command has neither (the worker's defaults are the run's).
-    const plain = await weft(['run', 'travel', '--redis', redis.url, '--dir', dir('hint-runtime-2'), '--json']);
-    expect(/start `(weft worker [^`]+)`/.exec(plain.stderr)?.[1], plain.stderr).toBe(`weft worker --domain travel --redis ${redis.url}`);
+    // Without --queue and --redis-prefix, the notice has neither (the worker's defaults are the run's):
+    // the same notice, from the same dispatch choice, of a run made in this process.
+    const notices: string[] = [];
+    const plain = await runOnRedis('travel', { redis: redis.url, prefix: 'weft', dir: dir('hint-runtime-2'), notices });
+    expect(plain.status).toBe('completed');
+    expect(/start `(weft worker [^`]+)`/.exec(notices.join('\n'))?.[1], notices.join('\n')).toBe(`weft worker --domain travel --redis ${redis.url}`);
+  });
+
+  // Last: it stops the shared travel worker (the other tests are done with it).
+  test('weft worker: SIGTERM while idle exits 0 promptly', async () => {
+    const w = travelWorker;
+    const started = Date.now();
+    const r = await w.stop();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.signal).toBeNull();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(r.stderr).toContain('weft worker: SIGTERM: finishing the running jobs, then exiting');
   });
 });
