@@ -23,6 +23,7 @@ import { progressLine } from './progress.js';
 import { shellWord } from '../queue/shell-words.js';
 import { command, flagsFor, locate, type Location } from './hints.js';
 import { printJsonLine } from './json-line.js';
+import { EXIT, exitCodeForRefusal, REFUSED, refusalCode } from './exit-codes.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -89,7 +90,7 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
     process.stdout.write(lines.join('\n') + '\n');
   }
   if (result.status === 'suspended' && result.error !== undefined && process.env.WEFT_DEBUG) process.stderr.write(`${(result.error as Error)?.stack ?? String(result.error)}\n`);
-  return result.status === 'failed' || result.status === 'suspended' ? 1 : 0;
+  return exitCodeOfResult(result);
 }
 
 /**
@@ -97,27 +98,31 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
  * journal, a domain that cannot be found) or an error outside the run (the store unreachable).
  * Say why and what to do — the commands in the message naming `location` — and (with --json) print
  * the invocation's line anyway, with its status as the store now shows it: a script always gets
- * its line. Exit code 2 for a command line to fix (a usage error, a domain or an invocation that is
- * not there), 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
+ * its line. Exit and refusal codes from the one table (cli/exit-codes.ts): 2 for a command line to
+ * fix (a usage error, a domain or an invocation that is not there), 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
  */
 export async function printRefusal(commandName: string, id: string | null, where: string | JournalStore | null, err: unknown, json: boolean, note?: string, location?: Location): Promise<number> {
   const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
   const text = err instanceof Error ? err.message : String(err);
   const told = location ? locate(text, id ?? undefined, location) : text;
   const message = bounded(told, 2000) + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
-  const exitCode = err instanceof UsageError || err instanceof DomainLoadError ? 2 : 1;
+  const refused = refusalCode(err);
+  const exitCode = exitCodeForRefusal(refused);
   if (!refusal && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
   if (json) {
     // `where` is null when the store itself could not be opened: nothing can be said of the invocation.
     const store = typeof where === 'string' ? new FileStore(where) : where;
     // Refused as unknown (missing, or another tenant's: --tenant), nothing of it is told — its status and journal included.
-    const unknown = (isWeftError(err) || err instanceof DomainLoadError) && (err.code === 'invocation.not_found' || err.code === 'runtime.unknown_invocation');
-    const known = !unknown && id !== null && store !== null && (await store.length(id).catch(() => 0)) > 0;
+    const known = refused !== REFUSED.notFound && id !== null && store !== null && (await store.length(id).catch(() => 0)) > 0;
     const status = known ? await invocationStatus(store!, id!).catch(() => null) : null;
     const journal = known ? (typeof where === 'string' ? path.join(where, 'invocations', id!, 'journal.jsonl') : (journalFileOf(store!, id!) ?? null)) : null;
-    const refused = isWeftError(err) ? err.code : err instanceof DomainLoadError ? err.code : refusal ? 'usage' : 'error';
     printJsonLine({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused });
   }
   process.stderr.write(`weft ${commandName}: ${message}\n`);
   return exitCode;
+}
+
+/** A followed run's exit code: 1 when it ended failed or suspended (the run failed as a result), else 0 — resting is done. */
+export function exitCodeOfResult(result: Pick<InvocationResult, 'status'>): number {
+  return result.status === 'failed' || result.status === 'suspended' ? EXIT.failed : EXIT.done;
 }

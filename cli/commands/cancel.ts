@@ -26,6 +26,7 @@ import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage =
   `cancel <id> [--reason TEXT] [--by NAME] [--wait SECONDS] [--dir D] [--domain D] [--tenant T] [--model-url URL [--model NAME]] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
@@ -113,7 +114,7 @@ function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, 
       kept,
       alreadyEnded,
     });
-    return ok ? 0 : 1;
+    return ok ? EXIT.done : EXIT.failed;
   }
   const lines = [``, `invocation  ${result.id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
   if (result.status === 'cancelled') {
@@ -133,5 +134,5 @@ function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, 
   if (result.fingerprint) lines.push(`fingerprint ${result.fingerprint}`);
   lines.push(journal ? `journal     ${journal}` : `journal     in ${ws.store.name}`, `public key  ${ws.publicKeyFile}`);
   process.stdout.write(lines.join('\n') + '\n');
-  return ok ? 0 : 1;
+  return ok ? EXIT.done : EXIT.failed;
 }

@@ -19,7 +19,7 @@ import { endingOf, type JournalStore } from '../../journal/store.js';
 import type { Domain } from '../../runtime/domain.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
-import { followRun, printOutcome, printRefusal } from '../follow.js';
+import { exitCodeOfResult, followRun, printOutcome, printRefusal } from '../follow.js';
 import { locationOf } from '../hints.js';
 import { libraryChoice } from '../library-choice.js';
 import { printJsonLine } from '../json-line.js';
@@ -157,7 +157,7 @@ export async function run(argv: string[]): Promise<number> {
       atEpoch,
       repinned: forked?.body.repinned ?? null,
     });
-    return result.status === 'failed' || result.status === 'suspended' ? 1 : 0;
+    return exitCodeOfResult(result);
   } catch (err) {
     return printRefusal('fork', parent, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
   }
