@@ -50,6 +50,7 @@ import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '.
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
+import { startConflictMessage, startDifferences } from './start-conflict.js';
 import { BullMqDispatcher, bullPrefix, workerCommand } from '../queue/bullmq.js';
 import { checkRedisDurability, RedisStore } from '../journal/stores/redis.js';
 import { durabilityRefusal, relaxedDurabilityWarning } from '../journal/stores/redis-durability.js';
@@ -989,11 +990,8 @@ export class Runtime {
       throw new RuntimeUsageError('runtime.id_conflict', `invocation id ${id} cannot be used for tenant ${JSON.stringify(tenant)}: start with another id (or none: the default id is derived from the intent)`);
     }
     if (existing.intent !== intent || canonicalize(existing.pin) !== canonicalize(pin)) {
-      throw new RuntimeUsageError(
-        'runtime.id_conflict',
-        `invocation ${id} already exists with a different intent or pin (pinned: ${canonicalize({ intent: existing.intent, tenant: existing.tenant, pin: existing.pin })}); ` +
-          `start with another id, or resume ${id} as it is`,
-      );
+      // Each differing field by name, never the whole pin (start-conflict.ts).
+      throw new RuntimeUsageError('runtime.id_conflict', startConflictMessage(id, startDifferences(existing, { intent, pin })));
     }
     // The same start with another signing key: say so, as resume would (the key is not in the pin).
     const inForce = await this.sealKeyOf(id);
