@@ -21,7 +21,7 @@ import { UsageError } from './args.js';
 import { DomainLoadError } from './domain-loader.js';
 import { progressLine } from './progress.js';
 import { shellWord } from '../queue/shell-words.js';
-import { command, flagsFor, locate, type Location } from './hints.js';
+import { approverWord, command, flagsFor, locate, type Location } from './hints.js';
 import { printJsonLine } from './json-line.js';
 import { EXIT, exitCodeForRefusal, REFUSED, refusalCode } from './exit-codes.js';
 import type { Workspace } from './workspace.js';
@@ -72,7 +72,8 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
     if (result.fingerprint) lines.push(`fingerprint ${result.fingerprint}`);
     // A store without files (Redis) has no journal to point at: say how to get one.
     lines.push(journal ? `journal     ${journal}` : `journal     in ${ws.store.name} (a file of it: ${command('export', id, location)} > bundle.json)`, `public key  ${ws.publicKeyFile}`);
-    if (result.status === 'awaiting_approval') lines.push(``, `approve with: weft approve ${id} --by <you> [--reject] ${flagsFor('approve', location)}`);
+    // Runs as printed (cli/hints.ts): a real approver name, the location and dispatch flags; the choices sit behind a `#`.
+    if (result.status === 'awaiting_approval') lines.push(``, `approve with: weft approve ${id} --by ${approverWord()} ${flagsFor('approve', location)}   # or add --reject; --note TEXT says why`);
     else if (result.status === 'suspended') lines.push(``, `suspended (${result.suspension?.class ?? 'runtime'}); next: ${locate(result.suspension?.fix ?? `weft resume ${id}`, id, location)}`);
     else if (result.status === 'hibernated') lines.push(``, `resume with: ${command('resume', id, location)}`);
     else if (result.status === 'waiting_timer') lines.push(``, `sleeping${result.wakeAt ? ` until ${result.wakeAt}` : ''}: weft serve wakes it when it is due, or then: ${command('resume', id, location)}`);
@@ -84,7 +85,7 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
         ``,
         `audit with:  weft verify ${target} --public-key ${shellWord(ws.publicKeyFile)}`,
         `replay with: weft replay ${target}`,
-        `see it:      weft inspect ${inspectFlags} --public-key ${shellWord(ws.publicKeyFile)}  (a page on 127.0.0.1: its statechart, plans, timeline and journal)`,
+        `see it:      weft inspect ${inspectFlags} --public-key ${shellWord(ws.publicKeyFile)}   # a page on 127.0.0.1: its statechart, plans, timeline and journal`,
       );
     }
     process.stdout.write(lines.join('\n') + '\n');

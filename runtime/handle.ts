@@ -305,7 +305,11 @@ function unsaved(err: unknown): { code: string; message: string } {
 /** Codes of a run stopped by its store going away: resumed once the store answers again. */
 const STORE_DOWN: ReadonlySet<string> = new Set(['store.unreachable', 'journal.outcome_unknown']);
 
-/** The command that continues a suspended invocation, by what suspended it. */
+/**
+ * The command that continues a suspended invocation, by what suspended it: a command that runs as
+ * printed, with what to do first on the line before it and any remark behind a `#` (the CLI adds
+ * its location flags after the id: cli/hints.ts).
+ */
 export function suspensionFix(id: string, suspension: Pick<Suspension, 'class'> & { code?: string }): string {
   switch (suspension.class) {
     case 'credentials':
@@ -313,8 +317,8 @@ export function suspensionFix(id: string, suspension: Pick<Suspension, 'class'> 
     case 'endpoint':
       return `fix the model endpoint (--model-url), then: weft resume ${id}`;
     case 'transient':
-      return `weft resume ${id} (or leave it to weft serve, which retries with backoff)`;
+      return `weft resume ${id}   # or leave it to weft serve, which retries with backoff`;
     default:
-      return STORE_DOWN.has(suspension.code ?? '') ? `weft resume ${id} once the store is reachable again` : `weft resume ${id} once the cause is fixed`;
+      return STORE_DOWN.has(suspension.code ?? '') ? `weft resume ${id}   # once the store is reachable again` : `weft resume ${id}   # once the cause is fixed`;
   }
 }

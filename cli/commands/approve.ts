@@ -51,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {

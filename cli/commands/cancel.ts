@@ -68,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   let ws: Workspace | undefined;
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, refusalWaitMs: flags.refusalWaitMs, signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });

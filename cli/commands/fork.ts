@@ -114,7 +114,7 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   const modelFlags = { url: args.strings['model-url'], name: args.strings.model };
   const newModel = modelFlags.url !== undefined;
   let ws: Workspace | undefined;

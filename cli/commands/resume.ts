@@ -64,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
       await store.release(lease);
     }
   }
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {

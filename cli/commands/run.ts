@@ -222,7 +222,7 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
   }
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded);
   let tap;
   try {

@@ -11,11 +11,11 @@
  * output too. Exit codes (cli/exit-codes.ts): 0 shown, 1 the store cannot be read, 2 usage or no such
  * invocation; with `--json` a refusal is one line too, `{ id, status: null, reason, refused: <code> }`.
  */
-import type { EpochDescription, InvocationDescription, StepDescription } from '../../runtime/describe.js';
+import { APPROVER, type EpochDescription, type InvocationDescription, type StepDescription } from '../../runtime/describe.js';
 import { describeInvocation } from '../../runtime/describe-load.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
-import { locate, locationOf, type Location } from '../hints.js';
+import { approverWord, flagsFor, locate, locationOf, type Location } from '../hints.js';
 import { failureLine, printJsonLine } from '../json-line.js';
 import { EXIT, exitCodeForRefusal, refusalCode } from '../exit-codes.js';
 import { describeSpenders } from '../../machines/spenders.js';
@@ -103,7 +103,12 @@ export function renderDescription(d: InvocationDescription, location: Location):
   if (d.fix && (d.commands.length === 0 || d.status === 'suspended')) out.push('', line('next', `→ ${locate(inert(d.fix), d.id, location)}`));
   if (d.commands.length) {
     out.push('', 'next');
-    for (const c of d.commands) out.push(`  ${c.command}${location.store ? ` ${location.store}` : ''}`, `      ${c.does}`);
+    // Each as it runs: this user's name for the approver, and the flags that find the invocation.
+    for (const c of d.commands) {
+      const verb = c.command.split(' ')[1] ?? '';
+      const flags = flagsFor(verb, location);
+      out.push(`  ${c.command.replaceAll(APPROVER, approverWord())}${flags ? ` ${flags}` : ''}`, `      ${c.does}`);
+    }
   }
   return out;
 }
