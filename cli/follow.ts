@@ -20,6 +20,7 @@ import { invocationStatus } from '../runtime/list.js';
 import { UsageError } from './args.js';
 import { DomainLoadError } from './domain-loader.js';
 import { progressLine } from './progress.js';
+import { redisJournalRef } from './journal-ref.js';
 import { shellWord } from '../queue/shell-words.js';
 import { approverWord, command, flagsFor, locate, type Location } from './hints.js';
 import { printJsonLine } from './json-line.js';
@@ -65,7 +66,7 @@ export async function followRun(handle: InvocationHandle, print: boolean): Promi
 export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean, location: Location): number {
   const journal = journalFileOf(ws.store, result.id) ?? null;
   if (json) {
-    printJsonLine({ id: result.id, status: result.status, reason: result.reason ?? null, journal, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile });
+    printJsonLine({ id: result.id, status: result.status, reason: result.reason ?? null, journal: journal ?? journalRefOf(ws.store, result.id), fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile });
   } else {
     const id = result.id;
     const lines = [``, `invocation  ${id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
@@ -92,6 +93,15 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
   }
   if (result.status === 'suspended' && result.error !== undefined && process.env.WEFT_DEBUG) process.stderr.write(`${(result.error as Error)?.stack ?? String(result.error)}\n`);
   return exitCodeOfResult(result);
+}
+
+/**
+ * What `journal` names in a `--json` line when the store keeps no file: a Redis journal's reference
+ * (cli/journal-ref.ts), which `weft verify` and `weft log` read as they read a path; null otherwise.
+ */
+export function journalRefOf(store: JournalStore, id: string): string | null {
+  const redis = store as { prefix?: unknown; name?: unknown };
+  return typeof redis.prefix === 'string' && typeof redis.name === 'string' && /^rediss?:\/\//.test(redis.name) ? redisJournalRef(redis.name, redis.prefix, id) : null;
 }
 
 /**

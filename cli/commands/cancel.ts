@@ -17,7 +17,7 @@ import { journalFileOf } from '../../journal/store.js';
 import { keptEffectText } from '../../machines/kept-effects.js';
 import type { InvocationResult } from '../../runtime/handle.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { followRun, printRefusal } from '../follow.js';
+import { followRun, journalRefOf, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { refuseGivenOtherKey } from '../given-key.js';
 import { command, locationOf, type Location } from '../hints.js';
@@ -107,7 +107,7 @@ function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, 
       id: result.id,
       status: result.status,
       reason: result.reason ?? null,
-      journal,
+      journal: journal ?? journalRefOf(ws.store, result.id),
       fingerprint: result.fingerprint ?? null,
       publicKey: ws.publicKeyFile,
       by: result.cancelled?.by ?? null,

@@ -19,7 +19,7 @@ import { endingOf, type JournalStore } from '../../journal/store.js';
 import type { Domain } from '../../runtime/domain.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
-import { exitCodeOfResult, followRun, printOutcome, printRefusal } from '../follow.js';
+import { exitCodeOfResult, followRun, journalRefOf, printOutcome, printRefusal } from '../follow.js';
 import { locationOf } from '../hints.js';
 import { libraryChoice } from '../library-choice.js';
 import { printJsonLine } from '../json-line.js';
@@ -150,7 +150,7 @@ export async function run(argv: string[]): Promise<number> {
       id: result.id,
       status: result.status,
       reason: result.reason ?? null,
-      journal: journalFileOf(ws.store, result.id) ?? null,
+      journal: journalFileOf(ws.store, result.id) ?? journalRefOf(ws.store, result.id),
       fingerprint: result.fingerprint ?? null,
       publicKey: ws.publicKeyFile,
       parent,
