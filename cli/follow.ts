@@ -63,13 +63,14 @@ export async function followRun(handle: InvocationHandle, print: boolean): Promi
  * The outcome of a run: as text, with the commands to go on — each one naming the store this
  * command used (`location`), so it works as printed — or, with --json, as its one line.
  */
-export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean, location: Location): number {
+export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean, location: Location, why?: string): number {
   const journal = journalFileOf(ws.store, result.id) ?? null;
   if (json) {
     printJsonLine({ id: result.id, status: result.status, reason: result.reason ?? null, journal: journal ?? journalRefOf(ws.store, result.id), fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile });
   } else {
     const id = result.id;
     const lines = [``, `invocation  ${id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
+    if (why) lines.push(`why         ${why}`);
     if (result.fingerprint) lines.push(`fingerprint ${result.fingerprint}`);
     // A store without files (Redis) has no journal to point at: say how to get one.
     lines.push(journal ? `journal     ${journal}` : `journal     in ${ws.store.name} (a file of it: ${command('export', id, location)} > bundle.json)`, `public key  ${ws.publicKeyFile}`);
@@ -93,6 +94,18 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
   }
   if (result.status === 'suspended' && result.error !== undefined && process.env.WEFT_DEBUG) process.stderr.write(`${(result.error as Error)?.stack ?? String(result.error)}\n`);
   return exitCodeOfResult(result);
+}
+
+/**
+ * Why a run that failed or suspended in a gap-path epoch got there, from its journal: the planner's
+ * "no method covers …" (runtime/describe-epoch.ts `noMethod`), which the model's failure to author
+ * a plan would otherwise hide. Undefined for any other outcome, or when the journal cannot be read.
+ */
+export async function gapPathWhy(store: JournalStore, result: InvocationResult): Promise<string | undefined> {
+  if (result.status !== 'failed' && result.status !== 'suspended') return undefined;
+  const { describeInvocation } = await import('../runtime/describe-load.js');
+  const last = (await describeInvocation(store, result.id).catch(() => undefined))?.epochs.at(-1);
+  return last?.source === 'gap' && last.noMethod !== null && last.plan === null ? `the gap path: ${bounded(last.noMethod, 400)}, and the model authored no plan for it` : undefined;
 }
 
 /**

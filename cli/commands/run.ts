@@ -23,7 +23,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
-import { followRun, printOutcome, printRefusal } from '../follow.js';
+import { followRun, gapPathWhy, printOutcome, printRefusal } from '../follow.js';
 import { crashHooks } from '../faults.js';
 import { DomainLoadError, loadDomain } from '../domain-loader.js';
 import { locationOf } from '../hints.js';
@@ -250,7 +250,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     const result = await followRun(handle, !json);
     rested();
-    return printOutcome(ws, result, json, location);
+    return printOutcome(ws, result, json, location, json ? undefined : await gapPathWhy(ws.store, result));
   } catch (err) {
     return printRefusal('run', id, ws.store, err, json, undefined, location);
   } finally {

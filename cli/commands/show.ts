@@ -121,6 +121,8 @@ function goalText(goal: EpochDescription['goal']): string {
 function renderEpoch(e: EpochDescription, stepsBelow: boolean): string[] {
   const plan = e.plan ? `${e.source ?? 'htn'} plan` : e.source === 'gap' ? 'gap path, no plan authored' : 'no plan';
   const out = [`epoch ${e.epoch}  ${goalText(e.goal)}  ${plan}, ${e.outcome === 'open' ? 'in progress' : e.outcome}`];
+  // The gap path: why the planner had no method, from the journal (the authoring request's explanation).
+  if (e.noMethod !== null) out.push(`  gap path: ${inert(e.noMethod)}`);
   if (e.admission && e.admission.decision !== 'allow') out.push(`  admission: ${e.admission.decision} (${inert(e.admission.policy)})${e.admission.reason ? `: ${inert(e.admission.reason)}` : ''}`);
   // A rule that warned (flag 12): the run went on; the warning is in the journal and the inbox's advisories.
   for (const w of e.warnings) out.push(`  warning: ${inert(w.rule)} on the ${w.subject === 'step' ? `step #${w.step ?? '?'}` : w.subject}: ${inert(w.reason)}`);
