@@ -63,7 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     const tenant = args.strings.tenant;
     const isFile = existsSync(target) && !existsSync(path.join(workspaceDir(args.strings.dir), 'invocations', target)) && (tenant === undefined || tenantOfFile(target) === tenant);
     // A path (a slash, a .jsonl or .json name) that is not there is a missing file, not a bad id.
-    if (!isFile && looksLikePath(target)) throw new MissingPathError(`no journal or bundle file ${target}${existsSync(target) ? ' of that tenant' : ''}: give the path of a journal.jsonl or a bundle from weft export, or an invocation id`);
+    if (!isFile && looksLikePath(target)) throw new MissingPathError(`no journal or bundle file ${target}: give the path of a journal.jsonl or a bundle from weft export, or an invocation id`);
     if (isFile) {
       const bytes = readFileSync(target);
       if (looksLikeBundle(bytes)) return await replayBundle(path.resolve(target), bytes, args.strings.domain, json);
