@@ -23,7 +23,14 @@
  * loaded; a WeftError's own code for a refusal of the runtime (`pin.mismatch`, `journal.foreign`…);
  * `interrupted`; `error` for an error nobody expected.
  */
-import { isWeftError } from '../journal/errors.js';
+
+/**
+ * Whether `err` is a WeftError: its mark (journal/errors.ts, `Symbol.for('weft.error')`), read here
+ * without importing it — main.ts loads this table, and `weft --version` loads nothing of journal/.
+ */
+function isWeftError(err: unknown): err is { code: string } {
+  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[Symbol.for('weft.error')] === true && typeof (err as { code?: unknown }).code === 'string';
+}
 
 export const EXIT = {
   done: 0,
