@@ -173,6 +173,18 @@ export class InvocationHandle extends EventEmitter {
     });
   }
 
+  /**
+   * Stop at the resting state the run was resumed in, when nothing came to move it on (an approval
+   * with no decision in its inbox): the handle settles with that status — what `weft approve` and
+   * serve act on — instead of holding the lease, and the process, for an event only another command
+   * brings. A run that moved on, or ended, is left as it is.
+   */
+  rest(): void {
+    const status = STOPPING[this.lastValue ?? ''];
+    if (this.settled || status === undefined || this.actor === undefined || String(this.actor.getSnapshot().value) !== this.lastValue) return;
+    void this.stop(status, this.actor.getSnapshot().context);
+  }
+
   private onSnapshot(value: string, context: InvocationContext): void {
     if (this.settled || value === this.lastValue) return;
     this.lastValue = value;

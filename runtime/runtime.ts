@@ -872,7 +872,10 @@ export class Runtime {
       if (handle.state?.value === 'awaitingApproval' && decided?.kind === 'approval.decided') {
         const b = (decided as JournalRecord<'approval.decided'>).body;
         handle.send({ type: 'approval.decided', decision: b.decision, by: b.by, ...(b.note === undefined ? {} : { note: b.note }) });
-      } else if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
+      } else if (handle.state?.value === 'awaitingApproval' && !(await this.deliverInbox(handle))) {
+        // No decision anywhere: it stays awaiting approval, and this run stops there (approve and serve act on it).
+        handle.rest();
+      }
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
       // So is one waiting on a durable sleep: its execute fires the timer if the time has come, else it rests again.
       // A hibernated one is woken: resuming it is the decision to go on (and one woken before, whose
@@ -887,9 +890,10 @@ export class Runtime {
     }
   }
 
-  private async deliverInbox(handle: InvocationHandle): Promise<void> {
+  /** Send the decision waiting in the inbox, if there is one; returns whether there was. */
+  private async deliverInbox(handle: InvocationHandle): Promise<boolean> {
     const message = await this.options.store.peekInbox(handle.id);
-    if (message?.type !== 'approval') return;
+    if (message?.type !== 'approval') return false;
     handle.on('record', (record: JournalRecord) => {
       // Cleared only while it still holds the approval: a cancel written meanwhile stays (the canceller asks again, too).
       if (record.kind === 'approval.decided') {
@@ -899,6 +903,7 @@ export class Runtime {
       }
     });
     handle.send({ type: 'approval.decided', decision: message.decision, by: message.by, ...(message.note === undefined ? {} : { note: message.note }) });
+    return true;
   }
 
   /** The journal starts with this invocation's own pin — and, with `tenant`, that tenant's (another's is refused as unknown, as a missing one). */

@@ -5,6 +5,8 @@
  * - `weft run` and `weft show` print why a gap-path epoch failed, from the journal ("no method
  *   covers find_options(me, berlin, 3)"), not only the model's refusal;
  * - a signing key file that is not there points at `weft keygen`;
+ * - `weft resume` of a run awaiting approval, with no decision to record, says so with the approve
+ *   command (it used to exit 0 printing nothing, or wait for ever on Redis);
  * - `weft approve --leave-to-serve` says the decision waits in the inbox for `weft serve`;
  * - `weft run --json` in the Redis mode prints a `journal` that `weft verify` reads (no null).
  */
@@ -67,11 +69,16 @@ describe('the CLI', () => {
     expect(show.stdout).toMatch(/^ {2}gap path: no method covers find_options\(me, berlin, 3\)/m);
   });
 
-  test('approve --leave-to-serve says the decision waits for weft serve', async () => {
+  test('resume of a run awaiting approval says so; approve --leave-to-serve says the decision waits for weft serve', async () => {
     const dir = path.join(root, 'leave');
     const run = await weft(['run', 'travel', '--policy', 'examples/travel/policy-approval.json', '--dir', dir, '--json'], ENV, repoRoot);
     const { id, status } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { id: string; status: string };
     expect(status).toBe('awaiting_approval');
+    // Resumed with no decision to record: it says it waits, with the approve command — it neither exits mute nor waits for ever.
+    const resumed = await weft(['resume', id, '--dir', dir], ENV);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/^status +awaiting_approval/m);
+    expect(resumed.stdout).toMatch(new RegExp(`^approve with: weft approve ${id} --by \\S+ --dir `, 'm'));
     const left = await weft(['approve', id, '--by', 'ana', '--leave-to-serve', '--dir', dir], ENV);
     expect(left.code, left.stderr).toBe(0);
     expect(left.stdout).toContain("the decision waits in the invocation's inbox for weft serve to act on it");
