@@ -235,12 +235,12 @@ function commandsFor(summary: InvocationSummary): CommandDescription[] {
       if (summary.approvalOf === 'authoring') {
         return [
           { command: `weft approve ${id} --by ${APPROVER}`, does: 'let the model author a fragment for the goal (each of its steps is still admitted)' },
-          { command: `weft approve ${id} --by ${APPROVER} --reject`, does: 'refuse (--note TEXT says why): the epoch closes as denied and the model is asked for another goal' },
+          { command: `weft approve ${id} --by ${APPROVER} --reject`, does: 'refuse: the epoch closes as denied and the model is asked for another goal' },
         ];
       }
       return [
         { command: `weft approve ${id} --by ${APPROVER}`, does: 'approve the steps above and continue' },
-        { command: `weft approve ${id} --by ${APPROVER} --reject`, does: 'reject them (--note TEXT says why): the epoch closes as denied and the model is asked for another goal' },
+        { command: `weft approve ${id} --by ${APPROVER} --reject`, does: 'reject them: the epoch closes as denied and the model is asked for another goal' },
       ];
     case 'hibernated':
       return [{ command: `weft resume ${id}`, does: 'continue from its snapshot' }];
