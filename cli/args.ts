@@ -1,11 +1,12 @@
 /**
  * A tiny argv parser for the `weft` subcommands: a thin wrapper over node:util `parseArgs`
  * (strict: unknown options and missing option values are errors) that turns its exceptions into
- * a `UsageError`, which every command maps to exit code 2 with its usage line.
+ * a `UsageError`, which every command maps to exit code 2 with its usage line (cli/exit-codes.ts).
  *
  * No dependency; no I/O besides what the caller does with the result.
  */
 import { parseArgs } from 'node:util';
+import { EXIT, REFUSED } from './exit-codes.js';
 import { printFailureLine } from './json-line.js';
 
 /** The command line itself is wrong: the command prints the message and its usage, exit code 2. */
@@ -57,7 +58,7 @@ export function positiveInt(flag: string, value: string, maxDigits = 9): number 
 
 /** Print a usage error the way every command does (with --json, its line too: json-line.ts), and return exit code 2. */
 export function usageFailure(command: string, usage: string, err: UsageError): number {
-  printFailureLine(err.message, 'usage', 2);
+  printFailureLine(err.message, REFUSED.usage, EXIT.usage);
   process.stderr.write(`weft ${command}: ${err.message}\nusage: weft ${usage}\n`);
-  return 2;
+  return EXIT.usage;
 }

@@ -52,11 +52,16 @@ export function continueFlags(dir: string, strings: Record<string, string | unde
   return { choice: storeChoice(dir, strings), dispatch: dispatchFlag(strings), ...(refusalWaitMs === undefined ? {} : { refusalWaitMs }) };
 }
 
-/** The command that starts a worker for `domain`'s jobs in this store, as a user can run it. */
-export function workerHint(choice: StoreChoice, queue: string | undefined, domain: DomainNames): string {
+/**
+ * The command that starts a worker for `domain`'s jobs in this store, as a user can run it. The
+ * runtime keeps it (a refusal or suspension may quote it), so a URL with a password is named
+ * `"$WEFT_REDIS_URL"` there; `printed`: for a line only this terminal sees, the URL as this
+ * command's hints name it (cli/hints.ts: the URL itself unless that variable holds it).
+ */
+export function workerHint(choice: StoreChoice, queue: string | undefined, domain: DomainNames, { printed = false } = {}): string {
   const { name, flag } = namesOf(domain);
-  if (choice.redis) redisUrlInHints(choice.redis.url); // says once when the URL is named as "$WEFT_REDIS_URL"
-  return workerCommand({ domain: flag, domainName: name, redisUrl: choice.redis?.url, redisPrefix: choice.redis?.prefix, queue });
+  const redisWord = choice.redis && printed ? redisUrlInHints(choice.redis.url) : undefined; // says once when the URL is named as "$WEFT_REDIS_URL"
+  return workerCommand({ domain: flag, domainName: name, redisUrl: choice.redis?.url, redisPrefix: choice.redis?.prefix, queue, ...(redisWord === undefined ? {} : { redisWord }) });
 }
 
 /**
@@ -124,7 +129,7 @@ export async function chooseDispatch(flag: DispatchFlag, choice: StoreChoice, qu
   if ((await workersOn(choice, consumed)) > 0) return 'bullmq';
   notice(
     `weft: no worker is consuming queue ${consumed}: world effects run in this process ` +
-      `(start \`${workerHint(choice, queue, domain)}\` to run them on workers, or pass --dispatch bullmq to wait for one)`,
+      `(start \`${workerHint(choice, queue, domain, { printed: true })}\` to run them on workers, or pass --dispatch bullmq to wait for one)`,
   );
   return 'in-process';
 }

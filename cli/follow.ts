@@ -20,9 +20,11 @@ import { invocationStatus } from '../runtime/list.js';
 import { UsageError } from './args.js';
 import { DomainLoadError } from './domain-loader.js';
 import { progressLine } from './progress.js';
+import { redisJournalRef } from './journal-ref.js';
 import { shellWord } from '../queue/shell-words.js';
-import { command, flagsFor, locate, type Location } from './hints.js';
+import { approverWord, command, flagsFor, locate, type Location } from './hints.js';
 import { printJsonLine } from './json-line.js';
+import { EXIT, exitCodeForRefusal, REFUSED, refusalCode } from './exit-codes.js';
 import type { Workspace } from './workspace.js';
 
 /**
@@ -61,17 +63,19 @@ export async function followRun(handle: InvocationHandle, print: boolean): Promi
  * The outcome of a run: as text, with the commands to go on — each one naming the store this
  * command used (`location`), so it works as printed — or, with --json, as its one line.
  */
-export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean, location: Location): number {
+export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean, location: Location, why?: string): number {
   const journal = journalFileOf(ws.store, result.id) ?? null;
   if (json) {
-    printJsonLine({ id: result.id, status: result.status, reason: result.reason ?? null, journal, fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile });
+    printJsonLine({ id: result.id, status: result.status, reason: result.reason ?? null, journal: journal ?? journalRefOf(ws.store, result.id), fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile });
   } else {
     const id = result.id;
     const lines = [``, `invocation  ${id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
+    if (why) lines.push(`why         ${why}`);
     if (result.fingerprint) lines.push(`fingerprint ${result.fingerprint}`);
     // A store without files (Redis) has no journal to point at: say how to get one.
     lines.push(journal ? `journal     ${journal}` : `journal     in ${ws.store.name} (a file of it: ${command('export', id, location)} > bundle.json)`, `public key  ${ws.publicKeyFile}`);
-    if (result.status === 'awaiting_approval') lines.push(``, `approve with: weft approve ${id} --by <you> [--reject] ${flagsFor('approve', location)}`);
+    // Runs as printed (cli/hints.ts): a real approver name, the location and dispatch flags; the choices sit behind a `#`.
+    if (result.status === 'awaiting_approval') lines.push(``, `approve with: weft approve ${id} --by ${approverWord()} ${flagsFor('approve', location)}   # or add --reject; --note TEXT says why`);
     else if (result.status === 'suspended') lines.push(``, `suspended (${result.suspension?.class ?? 'runtime'}); next: ${locate(result.suspension?.fix ?? `weft resume ${id}`, id, location)}`);
     else if (result.status === 'hibernated') lines.push(``, `resume with: ${command('resume', id, location)}`);
     else if (result.status === 'waiting_timer') lines.push(``, `sleeping${result.wakeAt ? ` until ${result.wakeAt}` : ''}: weft serve wakes it when it is due, or then: ${command('resume', id, location)}`);
@@ -83,13 +87,34 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
         ``,
         `audit with:  weft verify ${target} --public-key ${shellWord(ws.publicKeyFile)}`,
         `replay with: weft replay ${target}`,
-        `see it:      weft inspect ${inspectFlags} --public-key ${shellWord(ws.publicKeyFile)}  (a page on 127.0.0.1: its statechart, plans, timeline and journal)`,
+        `see it:      weft inspect ${inspectFlags} --public-key ${shellWord(ws.publicKeyFile)}   # a page on 127.0.0.1: its statechart, plans, timeline and journal`,
       );
     }
     process.stdout.write(lines.join('\n') + '\n');
   }
   if (result.status === 'suspended' && result.error !== undefined && process.env.WEFT_DEBUG) process.stderr.write(`${(result.error as Error)?.stack ?? String(result.error)}\n`);
-  return result.status === 'failed' || result.status === 'suspended' ? 1 : 0;
+  return exitCodeOfResult(result);
+}
+
+/**
+ * Why a run that failed or suspended in a gap-path epoch got there, from its journal: the planner's
+ * "no method covers …" (runtime/describe-epoch.ts `noMethod`), which the model's failure to author
+ * a plan would otherwise hide. Undefined for any other outcome, or when the journal cannot be read.
+ */
+export async function gapPathWhy(store: JournalStore, result: InvocationResult): Promise<string | undefined> {
+  if (result.status !== 'failed' && result.status !== 'suspended') return undefined;
+  const { describeInvocation } = await import('../runtime/describe-load.js');
+  const last = (await describeInvocation(store, result.id).catch(() => undefined))?.epochs.at(-1);
+  return last?.source === 'gap' && last.noMethod !== null && last.plan === null ? `the gap path: ${bounded(last.noMethod, 400)}, and the model authored no plan for it` : undefined;
+}
+
+/**
+ * What `journal` names in a `--json` line when the store keeps no file: a Redis journal's reference
+ * (cli/journal-ref.ts), which `weft verify` and `weft log` read as they read a path; null otherwise.
+ */
+export function journalRefOf(store: JournalStore, id: string): string | null {
+  const redis = store as { prefix?: unknown; name?: unknown };
+  return typeof redis.prefix === 'string' && typeof redis.name === 'string' && /^rediss?:\/\//.test(redis.name) ? redisJournalRef(redis.name, redis.prefix, id) : null;
 }
 
 /**
@@ -97,27 +122,31 @@ export function printOutcome(ws: Workspace, result: InvocationResult, json: bool
  * journal, a domain that cannot be found) or an error outside the run (the store unreachable).
  * Say why and what to do — the commands in the message naming `location` — and (with --json) print
  * the invocation's line anyway, with its status as the store now shows it: a script always gets
- * its line. Exit code 2 for a command line to fix (a usage error, a domain or an invocation that is
- * not there), 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
+ * its line. Exit and refusal codes from the one table (cli/exit-codes.ts): 2 for a command line to
+ * fix (a usage error, a domain or an invocation that is not there), 1 otherwise; `WEFT_DEBUG=1` adds the stack of an error that is not a refusal.
  */
 export async function printRefusal(commandName: string, id: string | null, where: string | JournalStore | null, err: unknown, json: boolean, note?: string, location?: Location): Promise<number> {
   const refusal = err instanceof UsageError || err instanceof DomainLoadError || isWeftError(err);
   const text = err instanceof Error ? err.message : String(err);
   const told = location ? locate(text, id ?? undefined, location) : text;
   const message = bounded(told, 2000) + (note && isWeftError(err) && err.code === 'pin.mismatch' ? ` (${note})` : '');
-  const exitCode = err instanceof UsageError || err instanceof DomainLoadError ? 2 : 1;
+  const refused = refusalCode(err);
+  const exitCode = exitCodeForRefusal(refused);
   if (!refusal && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
   if (json) {
     // `where` is null when the store itself could not be opened: nothing can be said of the invocation.
     const store = typeof where === 'string' ? new FileStore(where) : where;
     // Refused as unknown (missing, or another tenant's: --tenant), nothing of it is told — its status and journal included.
-    const unknown = (isWeftError(err) || err instanceof DomainLoadError) && (err.code === 'invocation.not_found' || err.code === 'runtime.unknown_invocation');
-    const known = !unknown && id !== null && store !== null && (await store.length(id).catch(() => 0)) > 0;
+    const known = refused !== REFUSED.notFound && id !== null && store !== null && (await store.length(id).catch(() => 0)) > 0;
     const status = known ? await invocationStatus(store!, id!).catch(() => null) : null;
     const journal = known ? (typeof where === 'string' ? path.join(where, 'invocations', id!, 'journal.jsonl') : (journalFileOf(store!, id!) ?? null)) : null;
-    const refused = isWeftError(err) ? err.code : err instanceof DomainLoadError ? err.code : refusal ? 'usage' : 'error';
     printJsonLine({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused });
   }
   process.stderr.write(`weft ${commandName}: ${message}\n`);
   return exitCode;
+}
+
+/** A followed run's exit code: 1 when it ended failed or suspended (the run failed as a result), else 0 — resting is done. */
+export function exitCodeOfResult(result: Pick<InvocationResult, 'status'>): number {
+  return result.status === 'failed' || result.status === 'suspended' ? EXIT.failed : EXIT.done;
 }

@@ -1,28 +1,36 @@
 /**
- * Every hint the CLI prints is a command that works as printed. A hint names the store the
- * command used: `--dir D` for a workspace on disk; `--redis URL` (`--redis "$WEFT_REDIS_URL"` when
- * the URL holds a password, which is never printed; once per command stderr says so) (with `--redis-prefix P` and
- * `--redis-durability relaxed` when they are not the defaults, and `--dir D` when keys and
- * metadata live in another folder than ./.weft) for Redis — never the folder of a store that
- * has nothing, never `null`.
+ * Every hint the CLI prints is a command that pastes and runs as printed. A hint names the store the
+ * command used: `--dir D` for a workspace on disk; `--redis URL` for Redis — the URL this command
+ * was given, quoted for the shell (`--redis "$WEFT_REDIS_URL"` only when that variable holds it: a
+ * password then stays off the screen; once per command stderr says so) — with `--redis-prefix P` and
+ * `--redis-durability relaxed` when they are not the defaults, and `--dir D` when keys and metadata
+ * live in another folder than ./.weft — never the folder of a store that has nothing, never `null`.
+ * The commands that dispatch (resume, approve, cancel) also get the `--dispatch` and `--queue` the
+ * run used when they are not the defaults. A word the user fills in is a real one (the approver is
+ * this user's name: `approverWord`), never a `<placeholder>` a shell reads as a redirection, and
+ * prose after a command sits behind a `#`.
  *
  * Where the hint comes from does not know the flags: the runtime and the listing (runtime/list.ts,
  * the suspension's `fix`, a status note written by another process) name a command without a
  * location — `weft resume <id>` — and `locate` adds this command's location to each command about
  * that invocation. A command that already names a location is left as it is.
  */
+import { userInfo } from 'node:os';
 import path from 'node:path';
-import { redisUrlWord, REDIS_URL_VARIABLE, shellWord } from '../queue/shell-words.js';
+import { holdsCredentials } from '../journal/stores/redis-reconnect.js';
+import { REDIS_URL_VARIABLE, shellWord } from '../queue/shell-words.js';
 import type { StoreChoice } from './store-choice.js';
 
 let toldOfPassword = false;
 
 /**
- * A Redis URL as this command's hints name it (queue/shell-words.ts): never with its password — then
- * `"$WEFT_REDIS_URL"`, and once per command a line on stderr saying so.
+ * A Redis URL as this command's hints name it: the URL itself, quoted for the shell — or, when it
+ * holds a password and WEFT_REDIS_URL holds that very URL, `"$WEFT_REDIS_URL"` (which works as
+ * printed there), with once per command a line on stderr saying so. Never the variable when it is
+ * unset or holds another URL: the hint would connect elsewhere, or nowhere.
  */
-export function redisUrlInHints(url: string): string {
-  const word = redisUrlWord(url);
+export function redisUrlInHints(url: string, variable: string | undefined = process.env.WEFT_REDIS_URL): string {
+  const word = holdsCredentials(url) && variable === url ? REDIS_URL_VARIABLE : shellWord(url);
   if (word === REDIS_URL_VARIABLE && !toldOfPassword) {
     toldOfPassword = true;
     process.stderr.write(`weft: the Redis URL holds a password: the commands printed name it as ${REDIS_URL_VARIABLE}\n`);
@@ -36,19 +44,22 @@ const defaultWorkspace = () => path.resolve('.weft');
 /** The commands whose first argument is an invocation id and which find it by the location flags. */
 const ID_COMMANDS = ['resume', 'approve', 'replay', 'verify', 'log', 'export'] as const;
 
-/** The commands that dispatch world effects: they take --queue. */
-const DISPATCHING = new Set(['resume', 'approve']);
+/** The commands that dispatch world effects: they take --dispatch and --queue. */
+const DISPATCHING = new Set(['resume', 'approve', 'cancel']);
 
-/** Where a command found its invocations, as flags: the store's, and the queue's for the commands that dispatch. */
+/** Where a command found its invocations, as flags: the store's, and the dispatch's for the commands that dispatch. */
 export interface Location {
   /** `--dir D`, or `--redis URL [--redis-prefix P] [--redis-durability relaxed] [--dir D]`. */
   store: string;
-  /** `--queue Q` when the command was given one (Redis mode only: a domain's default queue depends on the domain); '' otherwise. */
+  /**
+   * `[--dispatch D] [--queue Q]`: the dispatch the command was given when not `auto`, and the queue
+   * when it was given one (Redis mode only: a domain's default queue depends on the domain); '' otherwise.
+   */
   queue: string;
 }
 
-/** The location of a store choice; `queue`: the queue a resume or approve dispatches to. */
-export function locationOf(choice: StoreChoice, options: { queue?: string | undefined } = {}): Location {
+/** The location of a store choice; `queue` and `dispatch`: where a resume or approve sends world effects. */
+export function locationOf(choice: StoreChoice, options: { queue?: string | undefined; dispatch?: string | undefined } = {}): Location {
   const words: string[] = [];
   let queue = '';
   if (choice.redis) {
@@ -57,7 +68,11 @@ export function locationOf(choice: StoreChoice, options: { queue?: string | unde
     if (choice.redis.durability !== 'strict') words.push('--redis-durability', choice.redis.durability);
     // Keys and the metadata of what was started here live in the workspace folder; ./.weft is the default.
     if (choice.dir !== defaultWorkspace()) words.push('--dir', shellWord(choice.dir));
-    if (options.queue !== undefined) queue = `--queue ${shellWord(options.queue)}`;
+    const dispatching = [
+      ...(options.dispatch !== undefined && options.dispatch !== 'auto' ? ['--dispatch', shellWord(options.dispatch)] : []),
+      ...(options.queue !== undefined ? ['--queue', shellWord(options.queue)] : []),
+    ];
+    queue = dispatching.join(' ');
   } else {
     words.push('--dir', shellWord(choice.dir));
   }
@@ -74,6 +89,20 @@ export function command(verb: string, id: string, location: Location): string {
   return `weft ${verb} ${id} ${flagsFor(verb, location)}`;
 }
 
+/**
+ * The approver a printed `weft approve` names: this user's login name, as a shell word — a real
+ * value, so the command runs as printed (`$USER` may be unset, and `<you>` is a redirection).
+ */
+export function approverWord(): string {
+  let name = '';
+  try {
+    name = userInfo().username;
+  } catch {
+    name = process.env.USER ?? process.env.LOGNAME ?? '';
+  }
+  return shellWord(name || 'me');
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Flags that take no value: a location goes after them (`weft resume X --quarantine-torn --dir D`). */
@@ -82,7 +111,7 @@ const BOOLEAN_FLAGS = ['quarantine-torn', 'reject', 'leave-to-serve', 'no-signat
 /**
  * `text` with the location added to every `weft <command> <id>` in it (and every `weft ls`) that
  * names none yet: after the id and the flags without a value that follow it, so `weft resume X
- * --quarantine-torn` stays readable and `weft approve X --by <you>` keeps its value by its flag.
+ * --quarantine-torn` stays readable and `weft approve X --by NAME` keeps its value by its flag.
  */
 export function locate(text: string, id: string | undefined, location: Location): string {
   const ids = id === undefined ? '' : `(?:${ID_COMMANDS.join('|')}) ${escapeRegExp(id)}|`;

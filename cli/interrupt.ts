@@ -9,8 +9,9 @@
  */
 import { command, type Location } from './hints.js';
 import { printFailureLine } from './json-line.js';
+import { EXIT, REFUSED } from './exit-codes.js';
 
-const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+const EXIT_CODES = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated } as const;
 
 /** How long the exit waits for the check and the lines to be written before it goes anyway. */
 const GRACE_MS = 1_000;
@@ -32,7 +33,7 @@ export function resumeOnInterrupt(id: string, location: Location, recorded: () =
       const line = started
         ? `interrupted (${signal}) — resume with: ${command('resume', id, location)}`
         : `interrupted (${signal}) before ${id} recorded anything — nothing to resume; run it again`;
-      printFailureLine(line, 'interrupted', code, { id, status: started ? 'interrupted' : null });
+      printFailureLine(line, REFUSED.interrupted, code, { id, status: started ? 'interrupted' : null });
       process.stderr.write(`${line}\n`);
       let pending = 2;
       const done = () => {

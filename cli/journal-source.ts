@@ -1,7 +1,8 @@
 /**
  * What `weft verify` and `weft log` read, the same way in both modes: a file (a journal, or a
  * bundle written by `weft export`), or an invocation by id in a store — the workspace (`--dir D`,
- * default ./.weft) or Redis (`--redis URL`, or WEFT_REDIS_URL). An argument that names an existing
+ * default ./.weft) or Redis (`--redis URL`, or WEFT_REDIS_URL, or a reference `redis://…#ID` that
+ * names both: cli/journal-ref.ts). An argument that names an existing
  * file, or looks like a path (a slash, a .jsonl or .json name, not an id), is a file; anything else
  * is an invocation id.
  *
@@ -17,6 +18,7 @@ import { storedJournalLines } from '../journal/stored-lines.js';
 import { locate, locationOf } from './hints.js';
 import { openStore, storeChoice } from './store-choice.js';
 import { isTenants, tenantOfFile } from './tenant-scope.js';
+import { parseRedisJournalRef } from './journal-ref.js';
 
 /** The file to read, or the bytes of a stored journal; `name` says where it came from. */
 export type JournalSource = { file: string; name: string } | { bytes: Uint8Array; name: string; id: string };
@@ -31,6 +33,9 @@ export class JournalNotFoundError extends Error {
  * JournalNotFoundError, UsageError for a bad flag, or the store's error when it cannot be opened.
  */
 export async function journalSource(target: string, strings: Record<string, string | undefined>): Promise<JournalSource> {
+  // A Redis journal's reference (`redis://HOST:PORT/DB[?prefix=P]#ID`, what run --json prints as its journal): that store, that id.
+  const ref = parseRedisJournalRef(target);
+  if (ref) return journalSource(ref.id, { ...strings, redis: ref.url, 'redis-prefix': ref.prefix });
   // A path (an existing file, a folder in it, a .jsonl or .json name) is a file: the reader says what is wrong with it.
   if ((existsSync(target) && statSync(target).isFile()) || /[\\/]|\.jsonl?$/.test(target) || !isValidInvocationId(target)) {
     // --tenant T: another tenant's file (or one whose pin cannot be read) is answered as a missing file — the words verify.ts's readers use.

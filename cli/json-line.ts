@@ -1,10 +1,11 @@
 /**
  * The `--json` contract: a command that promises one JSON line (run, resume, approve, replay,
- * verify, ls, show, mine) prints exactly one line on stdout whatever the outcome — its result, a refusal, a
+ * verify, ls, show, mine, log, cancel, fork) prints exactly one line on stdout whatever the outcome — its result, a refusal, a
  * usage error (an unknown flag, a bad value), a domain that cannot be found or loaded, an error
  * nobody expected. A failure's line is `{ id, status, reason, journal, fingerprint, publicKey,
  * refused }`: `status` what the store shows (null when nothing can be said), `reason` the
- * message, `refused` a code (`usage`, `domain.*`, a WeftError's code, `interrupted`, `error`);
+ * message, `refused` a code from the one table (cli/exit-codes.ts: `usage`, `invocation.not_found`,
+ * `file.not_found`, `domain.*`, a WeftError's code, `interrupted`, `error`);
  * verify adds `ok: false` and its `exitCode`, replay `identical: false`.
  *
  * main.ts turns the contract on for the command (`expectJsonLine`); the command prints its line
@@ -22,6 +23,9 @@ const PROMISES: Record<string, (exitCode: number) => Record<string, unknown>> = 
   verify: (exitCode) => ({ ok: false, exitCode }),
   mine: () => ({}),
   policy: () => ({}),
+  log: () => ({}),
+  cancel: () => ({}),
+  fork: () => ({}),
 };
 
 let command: string | undefined;

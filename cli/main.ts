@@ -5,8 +5,9 @@
  *
  * A command module exports `run(argv: string[]): Promise<number>` (the exit code) and
  * `usage: string`. `weft <command> --help` prints that usage and exits 0, for every command.
- * Errors a user can fix are printed as one line saying what to do; exit code 2 means the command
- * line itself was wrong. `weft --version` prints the package's version.
+ * Errors a user can fix are printed as one line saying what to do; exit codes and `--json` refusal
+ * codes come from one table (cli/exit-codes.ts; docs/cli-exit-codes.md): 2 means the command line
+ * itself was wrong. `weft --version` prints the package's version.
  *
  * Start-up is paid by every command (and by the test suite, which spawns hundreds), so this module
  * imports nothing heavy: `weft --version` loads no schema, curve or store; the node:crypto fast paths
@@ -15,6 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { closeStores } from './closing.js';
+import { EXIT, exitCodeOf, REFUSED, refusalCode } from './exit-codes.js';
 import { expectJsonLine, failureLine, printFailureLine, printJsonLine, wantsJson } from './json-line.js';
 import { guardStream } from './terminal-guard.js';
 
@@ -58,21 +60,21 @@ async function main(argv: string[]): Promise<number> {
       lines.push(`  ${mod.usage}`);
     }
     process.stdout.write(lines.join('\n') + '\n');
-    return name ? 0 : 2;
+    return name ? EXIT.done : EXIT.usage;
   }
   const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
     const message = `unknown command "${name}" (run "weft --help" for the list)`;
-    if (wantsJson(rest)) printJsonLine(failureLine(message, 'usage', 2));
+    if (wantsJson(rest)) printJsonLine(failureLine(message, REFUSED.usage, EXIT.usage));
     process.stderr.write(`weft: ${message}\n`);
-    return 2;
+    return EXIT.usage;
   }
   await installNodeCrypto();
   const mod = await load();
   // `weft <command> --help` (or -h) anywhere among its options: the usage, exit 0 — for every command.
   if (rest.some((a) => a === '--help' || a === '-h') && !rest.includes('--')) {
     process.stdout.write(`usage: weft ${mod.usage}\n`);
-    return 0;
+    return EXIT.done;
   }
   expectJsonLine(name, rest);
   return mod.run(rest);
@@ -104,15 +106,15 @@ main(process.argv.slice(2))
     (code) => {
       process.exitCode = code;
       // A command that promised a JSON line always ends with one (json-line.ts).
-      printFailureLine(`weft ${process.argv[2]} ended with exit code ${code} without an outcome (see stderr)`, 'error', code);
+      printFailureLine(`weft ${process.argv[2]} ended with exit code ${code} without an outcome (see stderr)`, REFUSED.error, code);
     },
     (err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      // A domain that cannot be found or loaded: the command line names something that is not there.
-      const code = err instanceof Error && err.name === 'DomainLoadError' ? 2 : 1;
-      printFailureLine(message, code === 2 ? ((err as { code?: string }).code ?? 'usage') : 'error', code);
+      // A domain (or an invocation) that is not there: the command line names something to fix (exit-codes.ts).
+      const code = exitCodeOf(err);
+      printFailureLine(message, refusalCode(err), code);
       process.stderr.write(`weft: ${message}\n`);
-      if (code === 1 && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+      if (code === EXIT.failed && process.env.WEFT_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
       process.exitCode = code;
     },
   )

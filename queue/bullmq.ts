@@ -69,9 +69,11 @@ export const UNNAMED_DOMAIN_QUEUE = 'weft-effects';
  * password: shell-words.ts), and `--redis-prefix` / `--queue`
  * whenever they are not the defaults the worker would pick itself.
  */
-export function workerCommand(options: { domain: string; domainName?: string; redisUrl?: string; redisPrefix?: string; queue?: string }): string {
+export function workerCommand(options: { domain: string; domainName?: string; redisUrl?: string; redisPrefix?: string; queue?: string; redisWord?: string }): string {
   const name = options.domainName ?? options.domain;
-  const parts = ['weft worker', `--domain ${shellWord(options.domain)}`, `--redis ${options.redisUrl === undefined ? '<url>' : redisUrlWord(options.redisUrl)}`];
+  // `redisWord`: how a command printed only to the person who gave the URL names it (cli/hints.ts); never in what is stored.
+  const redis = options.redisWord ?? (options.redisUrl === undefined ? '<url>' : redisUrlWord(options.redisUrl));
+  const parts = ['weft worker', `--domain ${shellWord(options.domain)}`, `--redis ${redis}`];
   if (options.redisPrefix !== undefined && options.redisPrefix !== 'weft') parts.push(`--redis-prefix ${shellWord(options.redisPrefix)}`);
   if (options.queue !== undefined && options.queue !== queueForDomain(name)) parts.push(`--queue ${shellWord(options.queue)}`);
   return parts.join(' ');

@@ -39,6 +39,8 @@ export interface EpochDescription {
   epoch: number;
   goal: { task: string; args: Json[] } | null;
   source: 'htn' | 'gap' | null;
+  /** The gap path: why no method covered the goal, as the planner explained it to the model (the authoring request's `explanation`); null otherwise. */
+  noMethod: string | null;
   plan: string | null;
   admission: { decision: string; policy: string; reason: string | null } | null;
   /** The rules that warned on this epoch's admissions (flag 12: authoring call, epoch, steps at dispatch), in journal order; they stopped nothing. */
@@ -80,7 +82,7 @@ export function epochsOf(records: readonly JournalRecord[], held: SnapshotPlan |
 }
 
 function describeEpoch(epoch: number, records: readonly JournalRecord[], held: SnapshotPlan | undefined): EpochDescription {
-  const out: EpochDescription = { epoch, goal: null, source: null, plan: null, admission: null, warnings: [], approval: null, outcome: 'open', truncated: null, steps: [] };
+  const out: EpochDescription = { epoch, goal: null, source: null, noMethod: null, plan: null, admission: null, warnings: [], approval: null, outcome: 'open', truncated: null, steps: [] };
   const steps = new Map<number, StepDescription>();
   const step = (i: number, actuator: string | null = null, args: Json = {}): StepDescription => {
     let draft = steps.get(i);
@@ -107,6 +109,7 @@ function describeEpoch(epoch: number, records: readonly JournalRecord[], held: S
           out.goal = { task: goal.task, args: [...(goal.args as Json[])] };
           out.source = 'gap';
         }
+        if (b.purpose === 'author' && isRecord(b.request) && typeof b.request.explanation === 'string') out.noMethod = b.request.explanation;
         break;
       }
       case 'admission.decided': {

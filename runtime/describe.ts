@@ -51,7 +51,9 @@
  *                 a fork's parent (its pin's `forkOf`, or its `invocation.forked` for a fork written
  *                 before the pin named it) and the fork that superseded a run (runtime/fork.ts)
  *   commands      [{ command, does }] — what acts on it now, without location flags (the CLI
- *                 appends `--dir D` or `--redis URL`); `<you>`-style words are for the user to fill in
+ *                 appends `--dir D` or `--redis URL`); each runs as printed in a POSIX shell: the
+ *                 approver is `"$USER"` (APPROVER: `weft show` prints the user's name there), no
+ *                 `<placeholder>` a shell would read as a redirection
  *
  * Untrusted text: the intent, goals, args, results, failure messages, summaries and notes came
  * from a person, a model or an actuator. They are carried as data, never interpreted; whoever
@@ -221,6 +223,9 @@ function waitingOf(input: DescribeInput, epochs: readonly EpochDescription[]): W
   }
 }
 
+/** Who approves, in the commands: the shell's user (`weft show` prints the user's name in its place: cli/hints.ts approverWord). */
+export const APPROVER = '"$USER"';
+
 /** The commands that act on the invocation in its status (location flags are the caller's). */
 function commandsFor(summary: InvocationSummary): CommandDescription[] {
   const id = summary.id;
@@ -229,13 +234,13 @@ function commandsFor(summary: InvocationSummary): CommandDescription[] {
       if (summary.decided) return [{ command: `weft resume ${id}`, does: 'record the decision waiting in its inbox and go on (weft serve does it too)' }];
       if (summary.approvalOf === 'authoring') {
         return [
-          { command: `weft approve ${id} --by <you>`, does: 'let the model author a fragment for the goal (each of its steps is still admitted)' },
-          { command: `weft approve ${id} --by <you> --reject --note <why>`, does: 'refuse: the epoch closes as denied and the model is asked for another goal' },
+          { command: `weft approve ${id} --by ${APPROVER}`, does: 'let the model author a fragment for the goal (each of its steps is still admitted)' },
+          { command: `weft approve ${id} --by ${APPROVER} --reject`, does: 'refuse: the epoch closes as denied and the model is asked for another goal' },
         ];
       }
       return [
-        { command: `weft approve ${id} --by <you>`, does: 'approve the steps above and continue' },
-        { command: `weft approve ${id} --by <you> --reject --note <why>`, does: 'reject them: the epoch closes as denied and the model is asked for another goal' },
+        { command: `weft approve ${id} --by ${APPROVER}`, does: 'approve the steps above and continue' },
+        { command: `weft approve ${id} --by ${APPROVER} --reject`, does: 'reject them: the epoch closes as denied and the model is asked for another goal' },
       ];
     case 'hibernated':
       return [{ command: `weft resume ${id}`, does: 'continue from its snapshot' }];

@@ -173,6 +173,18 @@ export class InvocationHandle extends EventEmitter {
     });
   }
 
+  /**
+   * Stop at the resting state the run was resumed in, when nothing came to move it on (an approval
+   * with no decision in its inbox): the handle settles with that status — what `weft approve` and
+   * serve act on — instead of holding the lease, and the process, for an event only another command
+   * brings. A run that moved on, or ended, is left as it is.
+   */
+  rest(): void {
+    const status = STOPPING[this.lastValue ?? ''];
+    if (this.settled || status === undefined || this.actor === undefined || String(this.actor.getSnapshot().value) !== this.lastValue) return;
+    void this.stop(status, this.actor.getSnapshot().context);
+  }
+
   private onSnapshot(value: string, context: InvocationContext): void {
     if (this.settled || value === this.lastValue) return;
     this.lastValue = value;
@@ -305,7 +317,11 @@ function unsaved(err: unknown): { code: string; message: string } {
 /** Codes of a run stopped by its store going away: resumed once the store answers again. */
 const STORE_DOWN: ReadonlySet<string> = new Set(['store.unreachable', 'journal.outcome_unknown']);
 
-/** The command that continues a suspended invocation, by what suspended it. */
+/**
+ * The command that continues a suspended invocation, by what suspended it: a command that runs as
+ * printed, with what to do first on the line before it and any remark behind a `#` (the CLI adds
+ * its location flags after the id: cli/hints.ts).
+ */
 export function suspensionFix(id: string, suspension: Pick<Suspension, 'class'> & { code?: string }): string {
   switch (suspension.class) {
     case 'credentials':
@@ -313,8 +329,8 @@ export function suspensionFix(id: string, suspension: Pick<Suspension, 'class'> 
     case 'endpoint':
       return `fix the model endpoint (--model-url), then: weft resume ${id}`;
     case 'transient':
-      return `weft resume ${id} (or leave it to weft serve, which retries with backoff)`;
+      return `weft resume ${id}   # or leave it to weft serve, which retries with backoff`;
     default:
-      return STORE_DOWN.has(suspension.code ?? '') ? `weft resume ${id} once the store is reachable again` : `weft resume ${id} once the cause is fixed`;
+      return STORE_DOWN.has(suspension.code ?? '') ? `weft resume ${id}   # once the store is reachable again` : `weft resume ${id}   # once the cause is fixed`;
   }
 }

@@ -14,6 +14,7 @@
 import { constants, promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { shellWord } from '../queue/shell-words.js';
 import { bytesToHex, hexToBytes } from '../journal/digest.js';
 import type { JournalStore } from '../journal/store.js';
 import { keyIdOf, publicKeyOf, signingKeyFromSecret, type PublicKey, type SigningKey } from '../journal/seal.js';
@@ -93,6 +94,12 @@ export async function loadPublicKey(file: string): Promise<PublicKey> {
 
 /** Load a secret (signing) key. */
 export async function loadSigningKey(file: string): Promise<SigningKey> {
+  // A signing key that is not there: say how to make one (the public key beside it is made too).
+  if (!(await exists(file))) {
+    const dir = path.dirname(file);
+    const made = path.join(dir, SECRET_FILE);
+    throw new KeyFileError(file, `no such file: make a key pair with \`weft keygen --out ${shellWord(dir)}\`, which writes ${made} and its public key beside it${made === path.resolve(file) || made === file ? '' : `, and pass that file`} (or pass no --signing-key nor WEFT_SIGNING_KEY: a key is made on first use)`);
+  }
   const data = await readJsonFile(file);
   if (data.format !== SECRET_FORMAT) {
     throw new KeyFileError(file, `unknown format ${JSON.stringify(data.format)} (expected "${SECRET_FORMAT}"; is this the public key?)`);
@@ -203,3 +210,4 @@ export async function ensureKeyPair(dir: string): Promise<{ key: SigningKey; sec
     await fs.rm(scratch, { recursive: true, force: true });
   }
 }
+

@@ -237,7 +237,7 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   const inbox = value === 'awaitingApproval' || value === 'hibernated' || value === 'awaitingTimer' || value === 'suspended' || note?.status === 'suspended' ? await store.peekInbox(id).catch(() => undefined) : undefined;
   if (inbox?.type === 'cancel') {
     const status: RestingStatus = value === 'awaitingApproval' ? 'awaiting_approval' : value === 'hibernated' ? 'hibernated' : value === 'awaitingTimer' ? 'waiting_timer' : 'suspended';
-    return { status, cancelRequested: true, reason: `a cancel by ${inbox.by} waits in its inbox${inbox.reason ? ` (${inbox.reason})` : ''}`, fix: `weft resume ${id} (or leave it to weft serve): it ends cancelled` };
+    return { status, cancelRequested: true, reason: `a cancel by ${inbox.by} waits in its inbox${inbox.reason ? ` (${inbox.reason})` : ''}`, fix: `weft resume ${id}   # it ends cancelled (or leave it to weft serve)` };
   }
   if (value === 'suspended') {
     const suspension = suspensionOf(snapshot);
@@ -252,13 +252,13 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   if (value === 'awaitingApproval') {
     const decided = inbox?.type === 'approval' ? inbox : undefined;
     return decided
-      ? { status: 'awaiting_approval', decided: true, reason: `${decided.decision} by ${decided.by}, waiting in its inbox to be recorded`, fix: `weft resume ${id} (or leave it to weft serve)` }
+      ? { status: 'awaiting_approval', decided: true, reason: `${decided.decision} by ${decided.by}, waiting in its inbox to be recorded`, fix: `weft resume ${id}   # or leave it to weft serve` }
       : { status: 'awaiting_approval', ...(await approvalAsked(store, id, snapshot)) };
   }
   if (value === 'hibernated') return { status: 'hibernated' };
   if (value === 'awaitingTimer') {
     const until = (snapshot?.data as { context?: { timer?: { until?: unknown } } } | undefined)?.context?.timer?.until;
-    return { status: 'waiting_timer', ...(typeof until === 'string' ? { wakeAt: until, reason: `sleeping until ${until}` } : {}), fix: `weft serve wakes it when it is due (or weft resume ${id} then)` };
+    return { status: 'waiting_timer', ...(typeof until === 'string' ? { wakeAt: until, reason: `sleeping until ${until}` } : {}), fix: `weft resume ${id}   # once it is due (weft serve wakes it then); earlier, it rests again` };
   }
   if (note?.status === 'running' && note.reason !== undefined) return { status: 'running', reason: note.reason, ...(note.fix === undefined ? {} : { fix: note.fix }) };
   const holder = await store.holder(id).catch(() => undefined);
@@ -268,7 +268,7 @@ async function restingState(store: JournalStore, id: string, length?: number): P
     reason: holder
       ? `its runtime (${holder.writer}) stopped without resting it (a crash, a kill, or it lost its store with an append in flight); the journal keeps everything that landed, and resume goes on from there`
       : 'no runtime holds it and it did not rest (a crash, a kill, or it lost its store with an append in flight)',
-    fix: `weft resume ${id} (or leave it to weft serve, which takes over expired leases)`,
+    fix: `weft resume ${id}   # or leave it to weft serve, which takes over expired leases`,
   };
 }
 
@@ -356,7 +356,7 @@ function suspensionOf(snapshot: Snapshot | undefined): Suspension | undefined {
 export function resumeFix(id: string, failureClass: string | undefined): string {
   switch (failureClass) {
     case 'transient':
-      return `weft resume ${id} (or leave it: a later weft serve retries it with backoff)`;
+      return `weft resume ${id}   # or leave it: a later weft serve retries it with backoff`;
     case 'credentials':
       return `fix the model key, then weft resume ${id}`;
     case 'endpoint':

@@ -50,6 +50,7 @@ import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '.
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
+import { startConflictMessage, startDifferences } from './start-conflict.js';
 import { BullMqDispatcher, bullPrefix, workerCommand } from '../queue/bullmq.js';
 import { checkRedisDurability, RedisStore } from '../journal/stores/redis.js';
 import { durabilityRefusal, relaxedDurabilityWarning } from '../journal/stores/redis-durability.js';
@@ -871,7 +872,10 @@ export class Runtime {
       if (handle.state?.value === 'awaitingApproval' && decided?.kind === 'approval.decided') {
         const b = (decided as JournalRecord<'approval.decided'>).body;
         handle.send({ type: 'approval.decided', decision: b.decision, by: b.by, ...(b.note === undefined ? {} : { note: b.note }) });
-      } else if (handle.state?.value === 'awaitingApproval') await this.deliverInbox(handle);
+      } else if (handle.state?.value === 'awaitingApproval' && !(await this.deliverInbox(handle))) {
+        // No decision anywhere: it stays awaiting approval, and this run stops there (approve and serve act on it).
+        handle.rest();
+      }
       // A suspended invocation is resumed by asking: it goes back to the state it suspended in.
       // So is one waiting on a durable sleep: its execute fires the timer if the time has come, else it rests again.
       // A hibernated one is woken: resuming it is the decision to go on (and one woken before, whose
@@ -886,9 +890,10 @@ export class Runtime {
     }
   }
 
-  private async deliverInbox(handle: InvocationHandle): Promise<void> {
+  /** Send the decision waiting in the inbox, if there is one; returns whether there was. */
+  private async deliverInbox(handle: InvocationHandle): Promise<boolean> {
     const message = await this.options.store.peekInbox(handle.id);
-    if (message?.type !== 'approval') return;
+    if (message?.type !== 'approval') return false;
     handle.on('record', (record: JournalRecord) => {
       // Cleared only while it still holds the approval: a cancel written meanwhile stays (the canceller asks again, too).
       if (record.kind === 'approval.decided') {
@@ -898,6 +903,7 @@ export class Runtime {
       }
     });
     handle.send({ type: 'approval.decided', decision: message.decision, by: message.by, ...(message.note === undefined ? {} : { note: message.note }) });
+    return true;
   }
 
   /** The journal starts with this invocation's own pin — and, with `tenant`, that tenant's (another's is refused as unknown, as a missing one). */
@@ -989,11 +995,8 @@ export class Runtime {
       throw new RuntimeUsageError('runtime.id_conflict', `invocation id ${id} cannot be used for tenant ${JSON.stringify(tenant)}: start with another id (or none: the default id is derived from the intent)`);
     }
     if (existing.intent !== intent || canonicalize(existing.pin) !== canonicalize(pin)) {
-      throw new RuntimeUsageError(
-        'runtime.id_conflict',
-        `invocation ${id} already exists with a different intent or pin (pinned: ${canonicalize({ intent: existing.intent, tenant: existing.tenant, pin: existing.pin })}); ` +
-          `start with another id, or resume ${id} as it is`,
-      );
+      // Each differing field by name, never the whole pin (start-conflict.ts).
+      throw new RuntimeUsageError('runtime.id_conflict', startConflictMessage(id, startDifferences(existing, { intent, pin })));
     }
     // The same start with another signing key: say so, as resume would (the key is not in the pin).
     const inForce = await this.sealKeyOf(id);

@@ -1,8 +1,10 @@
 /**
- * A Redis URL that holds a password is never printed (queue/shell-words.ts): `weft run` against a
- * password-protected Redis names it `--redis "$WEFT_REDIS_URL"` in every command it prints — the
- * start-a-worker notice, audit and replay — says so once on stderr, and the printed replay works as
- * printed once WEFT_REDIS_URL holds the URL. An error names the server without its credentials.
+ * A Redis URL that holds a password, given in WEFT_REDIS_URL, is never printed (cli/hints.ts): `weft
+ * run` against a password-protected Redis names it `--redis "$WEFT_REDIS_URL"` in every command it
+ * prints — the start-a-worker notice, audit and replay — says so once on stderr, and the printed
+ * replay works as printed where that variable holds the URL. A URL given with --redis while the
+ * variable is unset is printed as given (quoted), so the hint still runs as printed. An error names
+ * the server without its credentials.
  * Run as separate processes against a private Redis with `requirepass`.
  */
 import { execFile } from 'node:child_process';
@@ -52,7 +54,7 @@ function shell(command: string, env: Record<string, string>): Promise<{ code: nu
 describe.runIf(available)('a Redis URL with a password', () => {
   test('weft run prints every command with "$WEFT_REDIS_URL", says so once, and the printed replay works as printed', async () => {
     const dir = path.join(root, 'ws');
-    const run = await weft(['run', 'travel', '--redis', url, '--dir', dir]);
+    const run = await weft(['run', 'travel', '--dir', dir], { WEFT_REDIS_URL: url });
     expect(run.code, run.stderr).toBe(0);
     const output = run.stdout + run.stderr;
     expect(output).not.toContain(PASSWORD);
@@ -66,6 +68,17 @@ describe.runIf(available)('a Redis URL with a password', () => {
     const replayed = await shell(replay, { WEFT_REDIS_URL: url });
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout + replayed.stderr).not.toContain(PASSWORD);
+  });
+
+  test('given with --redis and WEFT_REDIS_URL unset: the hints name the URL as given, and run as printed', async () => {
+    const dir = path.join(root, 'ws-flag');
+    const run = await weft(['run', 'travel', '--redis', url, '--dir', dir, '--seed', 'flag'], { WEFT_REDIS_URL: '' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).not.toContain('$WEFT_REDIS_URL');
+    const replay = run.stdout.split('\n').find((l) => l.startsWith('replay with: '))!.slice('replay with: '.length);
+    expect(replay).toContain(`--redis ${url}`);
+    const replayed = await shell(replay, { WEFT_REDIS_URL: '' });
+    expect(replayed.code, replayed.stderr).toBe(0);
   });
 
   test('an unreachable server is named without the password', async () => {

@@ -90,7 +90,7 @@ describe('describing an invocation of the travel domain', () => {
     const book = d.epochs[1]!;
     expect(book).toMatchObject({ outcome: 'open', admission: { decision: 'require_approval', policy: 'spend-approval@strict', reason }, approval: { reason, decision: null } });
     expect(book.steps.map((s) => [s.operator, s.actuator, s.outcome, s.attempts])).toEqual(asked.map((s) => [s.operator, s.actuator, 'pending', 0]));
-    expect(d.commands.map((c) => c.command)).toEqual([`weft approve ${result.id} --by <you>`, `weft approve ${result.id} --by <you> --reject --note <why>`]);
+    expect(d.commands.map((c) => c.command)).toEqual([`weft approve ${result.id} --by "$USER"`, `weft approve ${result.id} --by "$USER" --reject`]);
 
     // A decision left in the inbox: it is shown, and resume is what records it.
     await runtime.approve(result.id, { decision: 'approved', by: 'ana' }, { run: false });

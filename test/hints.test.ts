@@ -26,9 +26,6 @@ describe('locationOf', () => {
     ['Redis, a queue given, even a domain\'s default (which the location cannot know)', redis(), 'weft-effects-travel', '--redis redis://127.0.0.1:7000/0', '--queue weft-effects-travel'],
     ['Redis, another queue', redis(), 'q2', '--redis redis://127.0.0.1:7000/0', '--queue q2'],
     ['a URL a shell would split', redis({ url: 'redis://h:1/0?x=1&y=2' }), undefined, `--redis 'redis://h:1/0?x=1&y=2'`, ''],
-    ['a URL with a password: never printed', redis({ url: 'redis://:hunter2@h:1/0' }), undefined, '--redis "$WEFT_REDIS_URL"', ''],
-    ['a URL with a user and password', redis({ url: 'redis://me:hunter2@h:1/0', prefix: 'p1' }), undefined, '--redis "$WEFT_REDIS_URL" --redis-prefix p1', ''],
-    ['a URL with password= in its query', redis({ url: 'redis://h:1/0?password=hunter2' }), undefined, '--redis "$WEFT_REDIS_URL"', ''],
   ])('%s', (_name, choice, queue, store, queueFlags) => {
     expect(locationOf(choice, { queue })).toEqual({ store, queue: queueFlags });
   });

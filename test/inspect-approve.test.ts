@@ -171,7 +171,7 @@ describe.runIf(hasChromium && (redis || process.env.CI === 'true'))('approvals f
       expect(await page.locator('#reject').isDisabled()).toBe(true);
       expect(await page.locator('#approve-status').textContent()).toContain("fails the writers' durability check");
       const command = await page.locator('#approve-command').textContent();
-      expect(command).toContain(`weft approve ${run.id} --by <you>`);
+      expect(command).toContain(`weft approve ${run.id} --by "$USER"`);
       expect(command).toContain('--redis');
       const res = await fetch(`${viewer.origin}/api/invocations/${run.id}/decision`, { method: 'POST', headers: { 'content-type': 'application/json', origin: viewer.origin }, body: JSON.stringify({ decision: 'approved', by: 'ops' }) });
       expect(res.status).toBe(409);

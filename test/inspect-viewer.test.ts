@@ -154,7 +154,7 @@ describe.runIf(hasChromium)('weft inspect over a workspace on disk', () => {
     const next = page.locator('#next');
     expect(await next.locator('p').first().textContent()).toBe("waiting for a person's approval: the epoch spends 780, above the 100 limit");
     expect(await next.locator('table.asked tbody tr').count()).toBe(5);
-    expect(await next.locator('dd', { hasText: 'weft approve' }).first().textContent()).toBe(`weft approve ${waiting.id} --by <you> --dir ${dir}`);
+    expect(await next.locator('dd', { hasText: 'weft approve' }).first().textContent()).toBe(`weft approve ${waiting.id} --by "$USER" --dir ${dir}`);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -226,7 +226,7 @@ describe.skipIf(!available)('a run whose Redis goes away with an append in fligh
             await cut;
             expect(ms).toBeLessThan(BUDGET_MS + MARGIN_MS);
             expect(result!.status).toBe('suspended');
-            expect(result!.suspension).toMatchObject({ class: 'runtime', code: 'journal.outcome_unknown', fix: `weft resume ${id} once the store is reachable again` });
+            expect(result!.suspension).toMatchObject({ class: 'runtime', code: 'journal.outcome_unknown', fix: `weft resume ${id}   # once the store is reachable again` });
             expect(result!.reason).toContain("the last append's outcome is unknown");
             expect(result!.reason).toContain(`Redis at redis://127.0.0.1:${proxy.port}/0`);
             expect(result!.fingerprint).toBeUndefined();

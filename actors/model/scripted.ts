@@ -31,14 +31,19 @@ export const transcriptSchema = z.strictObject({
 });
 export type Transcript = z.infer<typeof transcriptSchema>;
 
+/**
+ * The scripted model has no reply for a request: it is an offline stand-in that answers only what
+ * its transcript scripts (`answers` says what, when its owner knows: a domain's sentence pattern).
+ * The message says so and names the way to any other intent — a real model, `--model-url`.
+ */
 export class NoScriptedReplyError extends WeftError {
-  constructor(request: ModelRequest) {
+  constructor(request: ModelRequest, model?: { id: string; answers?: string | undefined }) {
     super(
       'model.no_scripted_reply',
       'permanent',
-      `the transcript has no reply for this request (purpose ${request.purpose}, epoch ${request.epoch}, intent ${JSON.stringify(request.intent)}, ` +
-        `outcomes ${canonicalize(request.outcomes)}${request.feedback ? `, feedback ${JSON.stringify(request.feedback)}` : ''}); ` +
-        `add an entry whose match fits this request`,
+      `the offline scripted model${model ? ` ${model.id}` : ''} has no reply for this request: it answers only ${model?.answers ?? 'the requests its transcript scripts'}. ` +
+        `For another intent, run with a real model: --model-url URL --model NAME (an OpenAI-compatible endpoint), or add a transcript entry that matches ` +
+        `(purpose ${request.purpose}, epoch ${request.epoch}, intent ${JSON.stringify(request.intent)}, outcomes ${canonicalize(request.outcomes)}${request.feedback ? `, feedback ${JSON.stringify(request.feedback)}` : ''})`,
     );
   }
 }
@@ -50,14 +55,18 @@ export class ScriptedModel implements Model {
   /** Every request answered, in order — tests assert on it. */
   readonly requests: ModelRequest[] = [];
 
-  constructor(transcript: unknown) {
+  /** What this model answers, in a person's words (a domain's sentence pattern): the refusal of any other request says it. */
+  readonly answers: string | undefined;
+
+  constructor(transcript: unknown, options: { answers?: string } = {}) {
     this.transcript = transcriptSchema.parse(transcript);
     this.id = `scripted:${this.transcript.model}`;
+    this.answers = options.answers;
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const entry = this.transcript.entries.find((e) => matches(e.match, request));
-    if (!entry) throw new NoScriptedReplyError(request);
+    if (!entry) throw new NoScriptedReplyError(request, this);
     this.requests.push(request);
     const reply = entry.reply;
     return { text: typeof reply.text === 'string' && Object.keys(reply).length === 1 ? reply.text : canonicalize(reply) };

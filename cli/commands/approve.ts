@@ -4,13 +4,16 @@
  * store, then continue the run with what the invocation pinned (as `weft resume` does), which
  * records it (`approval.decided`): approved epochs execute; rejected ones close as denied and the
  * model is asked for another goal. `--leave-to-serve` only writes the inbox: a `weft serve`
- * process (or a later `weft resume`) records it and goes on.
+ * process (or a later `weft resume`) records it and goes on — and the command says so: the
+ * decision waits there, the invocation is still awaiting approval until serve acts on it.
  */
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { followRun, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { refuseGivenOtherKey } from '../given-key.js';
-import { locationOf } from '../hints.js';
+import { command, locationOf, type Location } from '../hints.js';
+import { printJsonLine } from '../json-line.js';
+import { EXIT } from '../exit-codes.js';
 import { resumeOnInterrupt } from '../interrupt.js';
 import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
@@ -51,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
@@ -65,10 +68,19 @@ export async function run(argv: string[]): Promise<number> {
     }, { run: args.flags['leave-to-serve'] !== true, rekey: args.flags.rekey === true, ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }) });
     const result = await followRun(handle, !json);
     rested();
+    if (args.flags['leave-to-serve'] === true) return printLeftToServe(result.id, args.flags.reject ? 'rejected' : 'approved', args.strings.by!, json, location);
     return printOutcome(ws, result, json, location);
   } catch (err) {
     return printRefusal('approve', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
   } finally {
     rested(); // rested, ended or refused: a signal from now on is Node's again, never a "resume with"
   }
+}
+
+/** `--leave-to-serve`: the decision is in the inbox, not yet in the journal; say who acts on it, and how to do it now. */
+function printLeftToServe(id: string, decision: 'approved' | 'rejected', by: string, json: boolean, location: Location): number {
+  const reason = `${decision} by ${by}, waiting in its inbox: weft serve records it and goes on (or ${command('resume', id, location)} does it now)`;
+  if (json) printJsonLine({ id, status: 'awaiting_approval', reason, journal: null, fingerprint: null, publicKey: null, decided: { decision, by }, leftToServe: true });
+  else process.stdout.write([``, `invocation  ${id}`, `status      awaiting_approval — ${decision} by ${by}, not yet recorded`, `the decision waits in the invocation's inbox for weft serve to act on it; to act on it now:`, `  ${command('resume', id, location)}`].join('\n') + '\n');
+  return EXIT.done;
 }

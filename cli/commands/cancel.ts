@@ -17,7 +17,7 @@ import { journalFileOf } from '../../journal/store.js';
 import { keptEffectText } from '../../machines/kept-effects.js';
 import type { InvocationResult } from '../../runtime/handle.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { followRun, printRefusal } from '../follow.js';
+import { followRun, journalRefOf, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { refuseGivenOtherKey } from '../given-key.js';
 import { command, locationOf, type Location } from '../hints.js';
@@ -26,6 +26,7 @@ import { workspaceDir, type Workspace } from '../workspace.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
 import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage =
   `cancel <id> [--reason TEXT] [--by NAME] [--wait SECONDS] [--dir D] [--domain D] [--tenant T] [--model-url URL [--model NAME]] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
@@ -67,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   let ws: Workspace | undefined;
   try {
     ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, refusalWaitMs: flags.refusalWaitMs, signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
@@ -106,14 +107,14 @@ function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, 
       id: result.id,
       status: result.status,
       reason: result.reason ?? null,
-      journal,
+      journal: journal ?? journalRefOf(ws.store, result.id),
       fingerprint: result.fingerprint ?? null,
       publicKey: ws.publicKeyFile,
       by: result.cancelled?.by ?? null,
       kept,
       alreadyEnded,
     });
-    return ok ? 0 : 1;
+    return ok ? EXIT.done : EXIT.failed;
   }
   const lines = [``, `invocation  ${result.id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
   if (result.status === 'cancelled') {
@@ -133,5 +134,5 @@ function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, 
   if (result.fingerprint) lines.push(`fingerprint ${result.fingerprint}`);
   lines.push(journal ? `journal     ${journal}` : `journal     in ${ws.store.name}`, `public key  ${ws.publicKeyFile}`);
   process.stdout.write(lines.join('\n') + '\n');
-  return ok ? 0 : 1;
+  return ok ? EXIT.done : EXIT.failed;
 }

@@ -14,7 +14,8 @@
  * `--redis URL` exports from a Redis store: its journal is written out line by line, the same bytes.
  * An unsealed journal (still running, waiting for approval) is exported with `publicKey: null`.
  *
- * Exit codes: 0 bundle printed, 1 refused, 2 usage error (an id that cannot name an invocation included).
+ * Exit codes (cli/exit-codes.ts): 0 bundle printed, 1 refused, 2 usage error (an id that cannot name
+ * an invocation included) or no such invocation — as every command that takes an id answers it.
  */
 import { parsePackPolicyId } from '../../policy/digest.js';
 import { promises as fs } from 'node:fs';
@@ -35,11 +36,18 @@ import { workspaceDir } from '../workspace.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import type { JournalStore } from '../../journal/store.js';
 import { recordLine } from '../../journal/encode.js';
+import { locate, locationOf } from '../hints.js';
+import { EXIT, exitCodeOf, REFUSED } from '../exit-codes.js';
 
 export const usage = `export <id> [--dir D] [--tenant T] ${storeUsage}\n                                       print a portable bundle (journal, pinned library, public key) to verify elsewhere`;
 
 /** A reason to refuse the export: printed as one line, exit 1. */
 class Refused extends Error {}
+
+/** No such invocation in the store (or another tenant's): exit 2, as every command answers it (cli/exit-codes.ts). */
+class NotFound extends Refused {
+  readonly code = REFUSED.notFound;
+}
 
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -52,12 +60,12 @@ export async function exportBundle(dir: string, id: string, from?: JournalStore)
     try {
       bytes = await fs.readFile(journalPath);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Refused(`no invocation ${id} in ${dir}`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFound(`no invocation ${id} in ${dir} (weft ls lists them)`);
       throw new Refused(`cannot read the journal of ${id} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
   } else {
     const records = await store.read(id);
-    if (records.length === 0) throw new Refused(`no invocation ${id} in ${store.name}`);
+    if (records.length === 0) throw new NotFound(`no invocation ${id} in ${store.name} (weft ls lists them)`);
     bytes = new TextEncoder().encode(records.map((r) => `${recordLine(r)}\n`).join(''));
   }
 
@@ -165,16 +173,16 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const store = choice.redis ? await openStore(choice) : undefined;
     // --tenant T: another tenant's invocation is answered as a missing one (cli/tenant-scope.ts).
-    if (!(await isTenants(store ?? new FileStore(dir), id, tenant))) throw new Refused(`no invocation ${id} in ${store ? store.name : dir}`);
+    if (!(await isTenants(store ?? new FileStore(dir), id, tenant))) throw new NotFound(`no invocation ${id} in ${store ? store.name : dir} (weft ls lists them)`);
     bundle = await exportBundle(dir, id, store);
   } catch (err) {
     if (err instanceof InvalidNameError) return usageFailure('export', usage, new UsageError(err.message));
     if (err instanceof Refused || err instanceof BundleError || err instanceof WeftError) {
-      process.stderr.write(`weft export: ${err.message}\n`);
-      return 1;
+      process.stderr.write(`weft export: ${locate(err.message, id, locationOf(choice))}\n`);
+      return exitCodeOf(err);
     }
     throw err;
   }
   process.stdout.write(JSON.stringify(bundle) + '\n');
-  return 0;
+  return EXIT.done;
 }

@@ -19,7 +19,7 @@ import { endingOf, type JournalStore } from '../../journal/store.js';
 import type { Domain } from '../../runtime/domain.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
-import { followRun, printOutcome, printRefusal } from '../follow.js';
+import { exitCodeOfResult, followRun, journalRefOf, printOutcome, printRefusal } from '../follow.js';
 import { locationOf } from '../hints.js';
 import { libraryChoice } from '../library-choice.js';
 import { printJsonLine } from '../json-line.js';
@@ -114,7 +114,7 @@ export async function run(argv: string[]): Promise<number> {
   const dir = workspaceDir(args.strings.dir);
   const { choice, dispatch } = flags;
   const json = args.flags.json === true;
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   const modelFlags = { url: args.strings['model-url'], name: args.strings.model };
   const newModel = modelFlags.url !== undefined;
   let ws: Workspace | undefined;
@@ -150,14 +150,14 @@ export async function run(argv: string[]): Promise<number> {
       id: result.id,
       status: result.status,
       reason: result.reason ?? null,
-      journal: journalFileOf(ws.store, result.id) ?? null,
+      journal: journalFileOf(ws.store, result.id) ?? journalRefOf(ws.store, result.id),
       fingerprint: result.fingerprint ?? null,
       publicKey: ws.publicKeyFile,
       parent,
       atEpoch,
       repinned: forked?.body.repinned ?? null,
     });
-    return result.status === 'failed' || result.status === 'suspended' ? 1 : 0;
+    return exitCodeOfResult(result);
   } catch (err) {
     return printRefusal('fork', parent, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
   }

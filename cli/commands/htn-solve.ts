@@ -15,6 +15,7 @@ import { search } from '../../htn/planner/search.js';
 import { toIpcPlan } from '../../htn/planner/ipc-output.js';
 import { formatIpcPlan } from '../../htn/ipc-plan.js';
 import { canonicalize } from '../../journal/canonical.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage = 'htn solve <domain.hddl> <problem.hddl> [--timeout S] [--max-nodes N] [--max-depth N] [--no-cycle-check] [--json] [--quiet]';
 
@@ -64,7 +65,7 @@ export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   if (typeof args === 'string') {
     process.stderr.write(`weft htn solve: ${args}\nusage: weft ${usage}\n`);
-    return 2;
+    return EXIT.usage;
   }
   const started = performance.now();
   const deadline = args.timeout === undefined ? Infinity : started + args.timeout * 1000;
@@ -74,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
     [domainText, problemText] = await Promise.all([readFile(args.domain, 'utf8'), readFile(args.problem, 'utf8')]);
   } catch (err) {
     process.stderr.write(`weft htn solve: cannot read input: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return EXIT.failed;
   }
   const domain = parseDomain(domainText, args.domain);
   const problem = parseProblem(problemText, args.problem);
@@ -93,17 +94,17 @@ export async function run(argv: string[]): Promise<number> {
   if (result.kind === 'plan') {
     if (!args.json) process.stdout.write(formatIpcPlan(toIpcPlan(result)));
     if (!args.quiet) process.stderr.write(`solved: ${result.steps.length} actions (${timing})\n`);
-    return 0;
+    return EXIT.done;
   }
   if (result.kind === 'limit') {
     const what = result.limit === 'interrupted' ? `timeout after ${args.timeout} s` : `${result.limit} limit ${result.budget} reached`;
     const d = result.deepest;
     const furthest = d ? `; furthest failure after ${d.stepsBefore} steps at (${[d.task, ...d.args].join(' ')})` : '';
     process.stderr.write(`no plan: ${what} while expanding (${[result.task, ...result.args].join(' ')})${furthest} (${timing})\n`);
-    return 1;
+    return EXIT.failed;
   }
   const deepest = result.explanation.deepest;
   const where = deepest ? `; furthest failure after ${deepest.stepsBefore} steps at (${[deepest.task, ...deepest.args].join(' ')})` : '';
   process.stderr.write(`no plan: no decomposition of the initial task network${where} (${timing})\n`);
-  return 1;
+  return EXIT.failed;
 }

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { parseDomain, parseProblem, HddlParseError } from '../../htn/hddl/index.js';
 import { parseIpcPlan, IpcPlanParseError } from '../../htn/ipc-plan.js';
 import { verifyPlan } from '../../htn/verify/index.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage = 'htn verify <domain.hddl> <problem.hddl> <plan-file|->';
 
@@ -19,7 +20,7 @@ async function readStdin(): Promise<string> {
 export async function run(argv: string[]): Promise<number> {
   if (argv.length !== 3 || argv.some((a) => a === '--help' || a === '-h')) {
     process.stderr.write(`usage: weft ${usage}\n`);
-    return 2;
+    return EXIT.usage;
   }
   const [domainFile, problemFile, planFile] = argv as [string, string, string];
   let texts: [string, string, string];
@@ -31,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
     ]);
   } catch (e) {
     process.stderr.write(`weft htn verify: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
+    return EXIT.failed;
   }
   try {
     const domain = parseDomain(texts[0], domainFile);
@@ -40,19 +41,19 @@ export async function run(argv: string[]): Promise<number> {
     const result = verifyPlan(domain, problem, plan);
     if (result.ok) {
       process.stdout.write(`plan valid (${result.actions} actions, ${result.methods} methods)\n`);
-      return 0;
+      return EXIT.done;
     }
     const at = result.line !== undefined ? `${planFile === '-' ? '<stdin>' : planFile}:${result.line}: ` : '';
     process.stdout.write(`plan invalid: ${at}${result.error}\n`);
-    return 1;
+    return EXIT.failed;
   } catch (e) {
     if (e instanceof HddlParseError) {
       process.stderr.write(`${e.message}\n`);
-      return 1;
+      return EXIT.failed;
     }
     if (e instanceof IpcPlanParseError) {
       process.stderr.write(`${planFile === '-' ? '<stdin>' : planFile}: ${e.message}\n`);
-      return 1;
+      return EXIT.failed;
     }
     throw e;
   }

@@ -34,6 +34,7 @@ import { inspectApprover } from '../inspect-approver.js';
 import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 import { NICE_RANGE, yieldCpu } from '../yield-cpu.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage =
   'inspect [--dir D] [--redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T ...] [--nice N]\n' +
@@ -133,7 +134,7 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     process.stderr.write(`weft inspect: cannot listen on ${host}:${port} (${code ?? (err as Error).message})${code === 'EADDRINUSE' ? ': pass --port N for another port, or --port 0 for any free one' : ''}\n`);
-    return 1;
+    return EXIT.failed;
   }
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
@@ -148,7 +149,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  return 0;
+  return EXIT.done;
 }
 
 /** The store, opened to be read: a Redis one without the writers' durability refusal (nothing is appended). */

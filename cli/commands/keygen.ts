@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { signingKeyFromSecret } from '../../journal/seal.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, writeKeyPair } from '../../runtime/keys.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage = 'keygen --out DIR                     create DIR/weft.key (secret, 0600) and DIR/weft.pub';
 
@@ -18,7 +19,7 @@ export async function run(argv: string[]): Promise<number> {
     const args = parseCommandArgs(argv, { out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } }, { min: 0, max: 0 });
     if (args.flags.help) {
       process.stdout.write(`usage: weft ${usage}\n`);
-      return 0;
+      return EXIT.done;
     }
     if (!args.strings.out) throw new UsageError('--out DIR is required');
     dir = args.strings.out;
@@ -34,13 +35,13 @@ export async function run(argv: string[]): Promise<number> {
         `wrote ${publicFile} (public: give it to auditors for weft verify --public-key)\n` +
         `key id ${key.keyId}\n`,
     );
-    return 0;
+    return EXIT.done;
   } catch (err) {
     if (err instanceof KeyFileError) {
       process.stderr.write(`weft keygen: ${err.message}\n`);
-      return 1;
+      return EXIT.failed;
     }
     process.stderr.write(`weft keygen: cannot write keys to ${dir}: ${(err as Error).message}\n`);
-    return 1;
+    return EXIT.failed;
   }
 }

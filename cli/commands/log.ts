@@ -8,7 +8,10 @@
  * Invariants: only records the reader accepted are summarised (their bodies are schema-checked,
  * so the summaries can trust their types); on a broken journal the records before the bad one
  * are shown, then the bad line raw, then the error — the view never hides where a journal breaks.
- * The envelope is never presented as verified. Exit codes: 0 intact, 1 broken, 2 usage/unreadable.
+ * The envelope is never presented as verified. Exit codes (cli/exit-codes.ts): 0 intact, 1 broken,
+ * 2 usage, unreadable, or no such file or invocation. `--json`: one line, `{ journal, invocation,
+ * tenant, ok, problem, records: [{ seq, epoch, kind, summary }] }` — or, refused, the failure line of
+ * json-line.ts (`refused: invocation.not_found` for an unknown id, as every command answers it).
  */
 import type { JournalRecord, RecordKind, BodyOf } from '../../journal/records.js';
 import { splitJournalText } from '../../journal/reader.js';
@@ -18,9 +21,11 @@ import { BundleError, looksLikeBundle, parseBundle } from '../../journal/bundle.
 import { journalSource } from '../journal-source.js';
 import { tenantOption } from '../tenant-scope.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
+import { EXIT, REFUSED, refusalCode } from '../exit-codes.js';
+import { printFailureLine, printJsonLine } from '../json-line.js';
 
 export const usage =
-  `log <journal.jsonl | bundle | id> [--width N] [--dir D] [--tenant T] ${storeUsage}\n` +
+  `log <journal.jsonl | bundle | id> [--width N] [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
   '                                       show a journal, an exported bundle\'s, or an invocation\'s in the workspace (--dir) or\n' +
   '                                       in Redis (--redis URL) by id, one line per record, and its verification status';
 
@@ -176,8 +181,10 @@ export async function run(argv: string[]): Promise<number> {
   let target: string;
   let width: number;
   let strings: Record<string, string | undefined>;
+  let json: boolean;
   try {
-    const args = parseCommandArgs(argv, { width: { type: 'string', short: 'w' }, help: { type: 'boolean', short: 'h' }, dir: { type: 'string' }, ...storeOptions, ...tenantOption }, { min: 0, max: 1 });
+    const args = parseCommandArgs(argv, { width: { type: 'string', short: 'w' }, help: { type: 'boolean', short: 'h' }, dir: { type: 'string' }, json: { type: 'boolean' }, ...storeOptions, ...tenantOption }, { min: 0, max: 1 });
+    json = args.flags.json === true;
     if (args.flags.help) {
       process.stdout.write(`usage: weft ${usage}\n`);
       return 0;
@@ -200,8 +207,11 @@ export async function run(argv: string[]): Promise<number> {
     bytes = 'file' in source ? await readJournalFile(source.file) : source.bytes;
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('log', usage, err);
+    // Not there (a file, an invocation) or unreadable: a command line to fix (cli/exit-codes.ts).
+    const refused = refusalCode(err) === REFUSED.error ? 'unreadable' : refusalCode(err);
+    printFailureLine((err as Error).message, refused, EXIT.usage);
     process.stderr.write(`weft log: ${(err as Error).message}\n`);
-    return 2;
+    return EXIT.usage;
   }
   if (looksLikeBundle(bytes)) {
     // A bundle (weft export): its journal's records, like a journal file's.
@@ -210,12 +220,32 @@ export async function run(argv: string[]): Promise<number> {
       bytes = new TextEncoder().encode(bundle.journal);
       name = `${name} (bundle of ${bundle.invocation})`;
     } catch (err) {
-      process.stdout.write(`${name}: ${err instanceof BundleError ? err.message : 'invalid bundle: not valid UTF-8'}\n`);
-      return 1;
+      const problem = `${name}: ${err instanceof BundleError ? err.message : 'invalid bundle: not valid UTF-8'}`;
+      if (json) printFailureLine(problem, 'bundle.invalid', EXIT.failed);
+      else process.stdout.write(`${problem}\n`);
+      return EXIT.failed;
     }
+  }
+  if (json) {
+    const view = logJson(bytes, name);
+    printJsonLine(view);
+    return view.ok ? EXIT.done : EXIT.failed;
   }
   const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
   const { lines, ok } = renderLog(bytes, { width, style: color ? ansi : plain, name });
   process.stdout.write(lines.join('\n') + '\n');
-  return ok ? 0 : 1;
+  return ok ? EXIT.done : EXIT.failed;
+}
+
+/** `weft log --json`: the records the reader accepted, each with its summary, and where the journal breaks (see the header). */
+export function logJson(bytes: Uint8Array, name: string): { journal: string; invocation: string | null; tenant: string | null; ok: boolean; problem: string | null; records: Array<{ seq: number; epoch: number; kind: string; summary: string }> } {
+  const report = readJournal(bytes, undefined);
+  return {
+    journal: name,
+    invocation: report.invocation ?? null,
+    tenant: report.tenant ?? null,
+    ok: report.ok,
+    problem: report.ok ? null : (report.error?.message ?? 'not intact'),
+    records: report.records.map((r) => ({ seq: r.seq, epoch: r.epoch, kind: r.kind, summary: summarize(r) })),
+  };
 }

@@ -5,14 +5,15 @@
  * foreign, unreadable) is listed as `damaged` with what is wrong and the command that repairs or
  * sets it aside; a suspended invocation with why it stopped and the command that continues it; a
  * fork with its parent ("fork of <id> at epoch N"), a superseded run with the fork that goes on from it.
- * Neither hides the others nor changes the exit code: 0 whenever the workspace could be listed.
+ * Neither hides the others nor changes the exit code: 0 whenever the workspace could be listed;
+ * 2 for a `--status` that is not a status (the message lists them), as for any usage error.
  * `--json` prints the summaries array (with problem, reason and fix where there are any); when the
  * store cannot be listed, one object saying why instead (json-line.ts). Each `fix` names this
  * command's store (--dir or --redis), so it works as printed. `--warnings` lists only the invocations
  * whose rules warned (behaviour flag 12), each warning under its row — epoch, what it warned on,
  * rule and reason — from the advisories in its inbox (runtime/list-warnings.ts).
  */
-import { listInvocations, type InvocationSummary } from '../../runtime/list.js';
+import { listInvocations, type InvocationSummary, type ListedStatus } from '../../runtime/list.js';
 import { listWarnings, type WarnedInvocation } from '../../runtime/list-warnings.js';
 import { inert } from '../terminal-text.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
@@ -23,12 +24,25 @@ import { redisServerName } from '../../journal/stores/redis-reconnect.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
 import { isWeftError } from '../../journal/errors.js';
 import { lineageText } from '../../journal/lineage.js';
+import { EXIT, REFUSED } from '../exit-codes.js';
 
 export const usage =
   `ls [--dir D] ${storeUsage} [--tenant T] [--status S] [--warnings] [--rebuild-index] [--json]\n` +
   '                                       list the invocations in a workspace or a Redis store (no domain needed); with Redis it reads\n' +
   '                                       the status index, which --rebuild-index recomputes from the journals first; --warnings: only\n' +
   '                                       the invocations whose rules warned, each warning (epoch, rule, reason) from its inbox';
+
+/** Every status `--status` can ask for (a listed status: runtime/list.ts); the compiler checks none is missing. */
+export const LISTED_STATUSES = ['running', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'interrupted', 'completed', 'failed', 'handed_off', 'cancelled', 'superseded', 'damaged'] as const satisfies readonly ListedStatus[];
+const everyStatusListed: [Exclude<ListedStatus, (typeof LISTED_STATUSES)[number]>] extends [never] ? true : never = true;
+void everyStatusListed;
+
+/** `--status S`: one of LISTED_STATUSES, or a UsageError listing them (a typo must not list nothing and exit 0). */
+export function statusFlag(value: string | undefined): ListedStatus | undefined {
+  if (value === undefined) return undefined;
+  if (!(LISTED_STATUSES as readonly string[]).includes(value)) throw new UsageError(`--status ${JSON.stringify(value)} is not a status: use one of ${LISTED_STATUSES.join(', ')}`);
+  return value as ListedStatus;
+}
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -38,6 +52,7 @@ export async function run(argv: string[]): Promise<number> {
       { dir: { type: 'string' }, json: { type: 'boolean' }, tenant: { type: 'string' }, status: { type: 'string' }, warnings: { type: 'boolean' }, 'rebuild-index': { type: 'boolean' }, ...storeOptions },
       { min: 0, max: 0 },
     );
+    statusFlag(args.strings.status);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('ls', usage, err);
     throw err;
@@ -66,17 +81,17 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return usageFailure('ls', usage, err);
     // Only the workspace itself being unreadable gets here: each invocation's own trouble is a row.
     const message = `cannot list ${where}: ${err instanceof Error ? err.message : String(err)}`;
-    printFailureLine(message, isWeftError(err) ? err.code : 'error', 1);
+    printFailureLine(message, isWeftError(err) ? err.code : REFUSED.error, EXIT.failed);
     process.stderr.write(`weft ls: ${message}\n`);
-    return 1;
+    return EXIT.failed;
   }
   if (args.flags.json) {
     printJsonLine(rows);
-    return 0;
+    return EXIT.done;
   }
   if (rows.length === 0) {
     process.stdout.write(args.flags.warnings ? `no invocation in ${where} has warnings\n` : `no invocations in ${where}\n`);
-    return 0;
+    return EXIT.done;
   }
   for (const r of rows) {
     // A shadow run is marked beside its status, so no one takes it for a real run.
@@ -89,5 +104,5 @@ export async function run(argv: string[]): Promise<number> {
     for (const w of 'warnings' in r ? r.warnings : []) process.stdout.write(`    warning  epoch ${w.epoch} ${w.subject === 'step' ? `step #${w.step ?? '?'}` : w.subject}  ${inert(w.rule)}: ${inert(w.reason)}\n`);
     if (r.fix) process.stdout.write(`    → ${r.fix}\n`);
   }
-  return 0;
+  return EXIT.done;
 }

@@ -44,6 +44,7 @@ import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choic
 import { inert } from '../terminal-text.js';
 import { workspaceDir } from '../workspace.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage =
   `mine --from <journal | bundle | folder> … [--dir D] ${storeUsage} --library <name | digest | file> [--domain D] [--public-key FILE]\n` +
@@ -66,6 +67,11 @@ export async function run(argv: string[]): Promise<number> {
     if (!args.strings.library) throw new UsageError('--library is required: the library version to extend (a name such as travel, a digest, or a file)');
     if (args.strings.out !== undefined && existsSync(args.strings.out) && args.flags.force !== true) throw new UsageError(`--out ${args.strings.out} exists: pass --force to replace it, or another --out`);
     if (args.strings['min-support'] !== undefined) minSupport = positiveInt('--min-support', args.strings['min-support']);
+    // A workspace that is not there would be mined as an empty one: nothing accepted, exit 0 — say so instead (exit 2).
+    const dir = args.strings.dir;
+    if (dir !== undefined && args.strings.redis === undefined && !process.env.WEFT_REDIS_URL && !existsSync(dir)) {
+      throw new UsageError(`--dir ${dir}: no such folder (${path.resolve(dir)}); give the workspace folder weft run wrote (default .weft), or journals with --from`);
+    }
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('mine', usage, err);
     throw err;
@@ -125,15 +131,15 @@ export async function run(argv: string[]): Promise<number> {
         warnings: warnings.map((w) => ({ task: w.task, operator: w.operator, actuator: w.actuator, args: w.args, message: w.message })),
       });
     }
-    return 0;
+    return EXIT.done;
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('mine', usage, err);
     if (err instanceof DomainLoadError) return usageFailure('mine', usage, new UsageError(err.message));
     if (err instanceof KeyFileError) return usageFailure('mine', usage, new UsageError(err.message));
     if (err instanceof UnreadableJournalError) {
-      printFailureLine(err.message, err.code, 1);
+      printFailureLine(err.message, err.code, EXIT.failed);
       process.stderr.write(`weft mine: ${inert(err.message)}\n`);
-      return 1;
+      return EXIT.failed;
     }
     throw err;
   }

@@ -25,6 +25,7 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain } from '../domain-loader.js';
 import { printJsonLine } from '../json-line.js';
 import { inert } from '../terminal-text.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage = 'policy check FILE [--domain D] [--json]\n                                       validate a rule pack and print its digest';
 
@@ -61,7 +62,7 @@ export async function run(argv: string[]): Promise<number> {
     const refused = isWeftError(err) ? err.code : (err as DomainLoadError).code;
     if (json) printJsonLine({ ok: false, file: path.resolve(file), reason, refused });
     process.stderr.write(`weft policy check: ${reason}\n`);
-    return err instanceof DomainLoadError ? 2 : 1;
+    return err instanceof DomainLoadError ? EXIT.usage : EXIT.failed;
   }
   const digest = packDigest(pack);
   const policy = packPolicyId(pack, digest);
@@ -71,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
   if (json) {
     const libraryWarnings = warnings?.map((w) => ({ task: w.task, operator: w.operator, actuator: w.actuator, args: w.args, message: w.message }));
     printJsonLine({ ok: true, file: path.resolve(file), name: pack.name, version: pack.version, digest, policy, rules, predicates, predicatesChecked, ...(libraryWarnings ? { libraryWarnings } : {}) });
-    return 0;
+    return EXIT.done;
   }
   const width = Math.max(...rules.map((r) => r.id.length), 2);
   const kind = Math.max(...rules.map((r) => r.rule.length), 2);
@@ -85,5 +86,5 @@ export async function run(argv: string[]): Promise<number> {
     `predicates  ${predicates.length === 0 ? 'none' : `${predicates.join(', ')} (${predicatesChecked ? 'registered by the domain' : 'not checked: pass --domain D to resolve them'})`}`,
   ];
   process.stdout.write(out.join('\n') + '\n');
-  return 0;
+  return EXIT.done;
 }

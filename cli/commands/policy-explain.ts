@@ -9,7 +9,6 @@
  * warned (flag 12) is listed under the admission it warned on ("warning  <rule> (<kind>): <reason>").
  * Exit codes: 0 shown, 1 no such invocation or unreadable, 2 usage.
  */
-import { isWeftError } from '../../journal/errors.js';
 import type { JournalStore } from '../../journal/store.js';
 import { explainAdmissions, type AdmissionExplained, type AdmissionsExplained, type ImpliedStepAdmission } from '../../runtime/admissions.js';
 import { RuntimeUsageError } from '../../runtime/errors.js';
@@ -21,6 +20,7 @@ import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } fr
 import { isTenants, tenantOption } from '../tenant-scope.js';
 import { inert } from '../terminal-text.js';
 import { workspaceDir } from '../workspace.js';
+import { EXIT, exitCodeForRefusal, refusalCode } from '../exit-codes.js';
 
 export const usage =
   `policy explain <id> [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
@@ -54,15 +54,15 @@ export async function run(argv: string[]): Promise<number> {
     explained = explainAdmissions(records, await pinnedPack(store, policy));
   } catch (err) {
     const message = inert(err instanceof Error ? err.message : String(err));
-    const usageError = isWeftError(err) && err.code === 'runtime.bad_invocation_id';
-    if (args.flags.json) printJsonLine(failureLine(message, isWeftError(err) ? err.code : 'error', usageError ? 2 : 1, { id }));
-    if (usageError) return usageFailure('policy explain', usage, new UsageError(message));
+    const refused = refusalCode(err);
+    if (args.flags.json) printJsonLine(failureLine(message, refused, exitCodeForRefusal(refused), { id }));
+    if (refused === 'runtime.bad_invocation_id') return usageFailure('policy explain', usage, new UsageError(message));
     process.stderr.write(`weft policy explain: ${message}\n`);
-    return 1;
+    return exitCodeForRefusal(refused);
   }
   if (args.flags.json) printJsonLine(explained);
   else process.stdout.write(renderExplanation(explained).join('\n') + '\n');
-  return 0;
+  return EXIT.done;
 }
 
 function subjectOf(a: AdmissionExplained): string {

@@ -2,7 +2,8 @@
  * `weft replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] [--json]` — re-run an
  * invocation over its journal without calling the model or any actuator, re-deriving every
  * decomposition over the pinned library. Exit 0 when the replay reproduces the journal (same
- * records, same fingerprint); exit 1 with the divergence, naming the record, or with the refusal.
+ * records, same fingerprint); exit 1 with the divergence, naming the record, or with the refusal;
+ * exit 2 for a file, a domain or an invocation that is not there (cli/exit-codes.ts).
  *
  * Where the parts come from: the library from the domain, the store's blob area beside the journal,
  * or the bundle (`weft export`: a fork's carries its parents' journals, checked, which its replay
@@ -34,6 +35,7 @@ import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } fr
 import { locate, locationOf } from '../hints.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
 import { tenantOfFile, tenantOption } from '../tenant-scope.js';
+import { EXIT, exitCodeForRefusal, MissingPathError, refusalCode } from '../exit-codes.js';
 
 export const usage =
   `replay <id | journal.jsonl | bundle.json> [--dir D] [--domain D] [--tenant T] ${storeUsage} [--json]\n` +
@@ -60,6 +62,8 @@ export async function run(argv: string[]): Promise<number> {
     // With --tenant, another tenant's file is answered as a missing one (tenant-scope.ts).
     const tenant = args.strings.tenant;
     const isFile = existsSync(target) && !existsSync(path.join(workspaceDir(args.strings.dir), 'invocations', target)) && (tenant === undefined || tenantOfFile(target) === tenant);
+    // A path (a slash, a .jsonl or .json name) that is not there is a missing file, not a bad id.
+    if (!isFile && looksLikePath(target)) throw new MissingPathError(`no journal or bundle file ${target}: give the path of a journal.jsonl or a bundle from weft export, or an invocation id`);
     if (isFile) {
       const bytes = readFileSync(target);
       if (looksLikeBundle(bytes)) return await replayBundle(path.resolve(target), bytes, args.strings.domain, json);
@@ -67,9 +71,11 @@ export async function run(argv: string[]): Promise<number> {
     }
     return await replayById(target, args.strings.dir, args.strings.domain, json, choice, args.strings.tenant);
   } catch (err) {
-    // A domain or an invocation that is not there: the command line names something to fix (exit 2).
-    if (err instanceof DomainLoadError) return fail(json, locate(err.message, target, locationOf(choice)), err.code, 2);
-    if (isWeftError(err)) return fail(json, locate(err.message, target, locationOf(choice)), err.code);
+    // A file, a domain or an invocation that is not there: the command line names something to fix (exit 2, cli/exit-codes.ts).
+    if (err instanceof DomainLoadError || err instanceof MissingPathError || isWeftError(err)) {
+      const refused = refusalCode(err);
+      return fail(json, locate(err.message, target, locationOf(choice)), refused, exitCodeForRefusal(refused));
+    }
     throw err;
   }
 }
@@ -147,11 +153,16 @@ function report(json: boolean, result: ReplayResult, journal: string | null, pub
   const out = { id: result.id, status: result.status, reason: null, journal, fingerprint: result.fingerprint, publicKey, ...(keyId === undefined ? {} : { keyId }), records: result.records, identical: true };
   if (json) printJsonLine(out);
   else process.stdout.write(`replayed ${result.records} records of ${result.id} without calling anything: identical to the journal\nstatus      ${result.status}\nfingerprint ${result.fingerprint}\n`);
-  return 0;
+  return EXIT.done;
+}
+
+/** A path, not an id: a slash, or a .jsonl / .json name (ids may hold dots, never slashes). */
+function looksLikePath(target: string): boolean {
+  return /[\\/]|\.jsonl?$/.test(target);
 }
 
 /** A replay that could not be done or diverged: the message on stderr (with --json, the line of json-line.ts too). Exit 1, or 2 for a command line to fix. */
-function fail(json: boolean, message: string, refused: string, exitCode = 1): number {
+function fail(json: boolean, message: string, refused: string, exitCode: number = EXIT.failed): number {
   if (json) printFailureLine(message, refused, exitCode);
   process.stderr.write(`weft replay: ${message}\n`);
   return exitCode;

@@ -16,7 +16,7 @@
 import { FileStore } from '../../journal/stores/file.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
-import { followRun, printOutcome, printRefusal } from '../follow.js';
+import { followRun, gapPathWhy, printOutcome, printRefusal } from '../follow.js';
 import { openWorkspaceFor } from '../open-invocation.js';
 import { locationOf } from '../hints.js';
 import { resumeOnInterrupt } from '../interrupt.js';
@@ -64,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
       await store.release(lease);
     }
   }
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   const rested = resumeOnInterrupt(id, location);
   let ws: Workspace | undefined;
   try {
@@ -73,7 +73,7 @@ export async function run(argv: string[]): Promise<number> {
     const handle = await ws.runtime.resume(id, { rekey: args.flags.rekey === true, ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }) });
     const result = await followRun(handle, !json);
     rested();
-    return printOutcome(ws, result, json, location);
+    return printOutcome(ws, result, json, location, json ? undefined : await gapPathWhy(ws.store, result));
   } catch (err) {
     return printRefusal('resume', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
   } finally {

@@ -23,7 +23,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
-import { followRun, printOutcome, printRefusal } from '../follow.js';
+import { followRun, gapPathWhy, printOutcome, printRefusal } from '../follow.js';
 import { crashHooks } from '../faults.js';
 import { DomainLoadError, loadDomain } from '../domain-loader.js';
 import { locationOf } from '../hints.js';
@@ -33,6 +33,8 @@ import { libraryChoice } from '../library-choice.js';
 import { readPolicyFile } from '../policy-choice.js';
 import { printFailureLine } from '../json-line.js';
 import { isWeftError } from '../../journal/errors.js';
+import { assertInvocationId } from '../../journal/stores/checks.js';
+import { EXIT } from '../exit-codes.js';
 import { progressLine } from '../progress.js';
 import { Runtime } from '../../runtime/runtime.js';
 import type { InvocationLimits } from '../../machines/context.js';
@@ -100,6 +102,16 @@ async function readIntentFile(file: string): Promise<string> {
   return text.replace(/\r?\n$/, '');
 }
 
+/** `--id ID`: a name the store can file (journal/stores/checks.ts), or a UsageError saying the rule. */
+function invocationIdFlag(id: string): string {
+  try {
+    assertInvocationId(id);
+  } catch (err) {
+    throw new UsageError(`--id: ${(err as Error).message}`);
+  }
+  return id;
+}
+
 export async function run(argv: string[]): Promise<number> {
   let args;
   let model;
@@ -154,6 +166,8 @@ export async function run(argv: string[]): Promise<number> {
       if (intentArg !== undefined) throw new UsageError('give the intent once: as the positional or with --intent-file, not both');
       intentArg = await readIntentFile(args.strings['intent-file']);
     }
+    // An id the store could never file is a command line to fix (exit 2), said before anything is loaded.
+    if (args.strings.id !== undefined) invocationIdFlag(args.strings.id);
     model = modelFromFlags({ url: args.strings['model-url'], name: args.strings.model });
     limits = modelLimits(args.strings['model-timeout-ms'], args.strings['model-attempts']);
     deadline = args.strings.deadline === undefined ? undefined : deadlineOf(args.strings.deadline, Date.now());
@@ -183,9 +197,9 @@ export async function run(argv: string[]): Promise<number> {
     policy = args.strings.policy === undefined ? undefined : await readPolicyFile(args.strings.policy, domain.policyPredicates);
   } catch (err) {
     if (!isWeftError(err)) throw err;
-    printFailureLine(err.message, err.code, 2, { id: args.strings.id ?? null });
+    printFailureLine(err.message, err.code, EXIT.usage, { id: args.strings.id ?? null });
     process.stderr.write(`weft run: --policy ${err.message}\n`);
-    return 2;
+    return EXIT.usage;
   }
   const intent = intentArg ?? domain.intent;
   if (intent === undefined) return usageFailure('run', usage, new UsageError(`domain ${domain.name} has no default intent: pass the intent after the domain`));
@@ -208,7 +222,7 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return usageFailure('run', usage, err);
     throw err;
   }
-  const location = locationOf(choice, { queue: args.strings.queue });
+  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
   const dispatchTo = await chooseDispatch(dispatch, choice, args.strings.queue, loaded);
   let tap;
   try {
@@ -236,7 +250,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     const result = await followRun(handle, !json);
     rested();
-    return printOutcome(ws, result, json, location);
+    return printOutcome(ws, result, json, location, json ? undefined : await gapPathWhy(ws.store, result));
   } catch (err) {
     return printRefusal('run', id, ws.store, err, json, undefined, location);
   } finally {

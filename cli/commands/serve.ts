@@ -29,6 +29,7 @@ import { openWorkspace, workspaceDir } from '../workspace.js';
 import { startStately, statelyChoice, statelyOptions, statelyUsage, type StatelyChoice } from '../stately-choice.js';
 import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
 import { tenantOption, tenantUsage } from '../tenant-scope.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage =
   `serve --domain D [--dir D] ${storeUsage} ${dispatchUsage} ${tenantUsage} ${signingKeyUsage} [--poll-ms N] ${statelyUsage} [--json]\n` +
@@ -115,5 +116,5 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await counter?.close();
   }
-  return 0;
+  return EXIT.done;
 }

@@ -8,16 +8,16 @@
  *
  * Everything that came from a person, a model or an actuator is printed inert (terminal-text.ts):
  * an escape sequence in an intent shows as `\u001b…`, it never acts on the terminal — in `--json`
- * output too. Exit codes: 0 shown, 1 no such invocation or the store cannot be read, 2 usage; with
- * `--json` a refusal is one line too, `{ id, status: null, reason, refused: <code> }`.
+ * output too. Exit codes (cli/exit-codes.ts): 0 shown, 1 the store cannot be read, 2 usage or no such
+ * invocation; with `--json` a refusal is one line too, `{ id, status: null, reason, refused: <code> }`.
  */
-import { isWeftError } from '../../journal/errors.js';
-import type { EpochDescription, InvocationDescription, StepDescription } from '../../runtime/describe.js';
+import { APPROVER, type EpochDescription, type InvocationDescription, type StepDescription } from '../../runtime/describe.js';
 import { describeInvocation } from '../../runtime/describe-load.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage, type StoreChoice } from '../store-choice.js';
-import { locate, locationOf, type Location } from '../hints.js';
+import { approverWord, flagsFor, locate, locationOf, type Location } from '../hints.js';
 import { failureLine, printJsonLine } from '../json-line.js';
+import { EXIT, exitCodeForRefusal, refusalCode } from '../exit-codes.js';
 import { describeSpenders } from '../../machines/spenders.js';
 import { inert, quoted } from '../terminal-text.js';
 import { workspaceDir } from '../workspace.js';
@@ -47,17 +47,18 @@ export async function run(argv: string[]): Promise<number> {
     if (!(await isTenants(store, id, args.strings.tenant))) throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${store.name}; weft ls lists them`);
     description = await describeInvocation(store, id);
   } catch (err) {
-    const message = inert(err instanceof Error ? err.message : String(err));
-    const usageError = isWeftError(err) && err.code === 'runtime.bad_invocation_id';
+    const message = locate(inert(err instanceof Error ? err.message : String(err)), id, locationOf(choice));
+    const refused = refusalCode(err);
+    const exitCode = exitCodeForRefusal(refused);
     // A script still gets its one line: what was refused and why.
-    if (args.flags.json) printJsonLine(failureLine(message, isWeftError(err) ? err.code : 'error', usageError ? 2 : 1, { id }));
-    if (usageError) return usageFailure('show', usage, new UsageError(message));
+    if (args.flags.json) printJsonLine(failureLine(message, refused, exitCode, { id }));
+    if (refused === 'runtime.bad_invocation_id') return usageFailure('show', usage, new UsageError(message));
     process.stderr.write(`weft show: ${message}\n`);
-    return 1;
+    return exitCode;
   }
   if (args.flags.json) printJsonLine(description);
   else process.stdout.write(renderDescription(description, locationOf(choice)).join('\n') + '\n');
-  return 0;
+  return EXIT.done;
 }
 
 const LABEL = 12;
@@ -102,7 +103,12 @@ export function renderDescription(d: InvocationDescription, location: Location):
   if (d.fix && (d.commands.length === 0 || d.status === 'suspended')) out.push('', line('next', `→ ${locate(inert(d.fix), d.id, location)}`));
   if (d.commands.length) {
     out.push('', 'next');
-    for (const c of d.commands) out.push(`  ${c.command}${location.store ? ` ${location.store}` : ''}`, `      ${c.does}`);
+    // Each as it runs: this user's name for the approver, and the flags that find the invocation.
+    for (const c of d.commands) {
+      const verb = c.command.split(' ')[1] ?? '';
+      const flags = flagsFor(verb, location);
+      out.push(`  ${c.command.replaceAll(APPROVER, approverWord())}${flags ? ` ${flags}` : ''}`, `      ${c.does}`);
+    }
   }
   return out;
 }
@@ -115,6 +121,8 @@ function goalText(goal: EpochDescription['goal']): string {
 function renderEpoch(e: EpochDescription, stepsBelow: boolean): string[] {
   const plan = e.plan ? `${e.source ?? 'htn'} plan` : e.source === 'gap' ? 'gap path, no plan authored' : 'no plan';
   const out = [`epoch ${e.epoch}  ${goalText(e.goal)}  ${plan}, ${e.outcome === 'open' ? 'in progress' : e.outcome}`];
+  // The gap path: why the planner had no method, from the journal (the authoring request's explanation).
+  if (e.noMethod !== null) out.push(`  gap path: ${inert(e.noMethod)}`);
   if (e.admission && e.admission.decision !== 'allow') out.push(`  admission: ${e.admission.decision} (${inert(e.admission.policy)})${e.admission.reason ? `: ${inert(e.admission.reason)}` : ''}`);
   // A rule that warned (flag 12): the run went on; the warning is in the journal and the inbox's advisories.
   for (const w of e.warnings) out.push(`  warning: ${inert(w.rule)} on the ${w.subject === 'step' ? `step #${w.step ?? '?'}` : w.subject}: ${inert(w.reason)}`);

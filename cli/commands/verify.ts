@@ -39,11 +39,11 @@ import { JournalByteVerifier, readJournalBytes, verifyJournalBytes } from '../..
 import type { PublicKey } from '../../journal/seal.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
-import { isWeftError } from '../../journal/errors.js';
-import { journalSource, JournalNotFoundError } from '../journal-source.js';
+import { journalSource } from '../journal-source.js';
 import { tenantOption } from '../tenant-scope.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
+import { EXIT as CODES, MissingPathError, REFUSED, refusalCode } from '../exit-codes.js';
 
 export const usage =
   `verify <journal.jsonl | bundle | id> [--public-key FILE | --no-signature] [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
@@ -51,8 +51,8 @@ export const usage =
   '                                       in Redis (--redis URL) by id (chain, schemas, seal);\n' +
   '                                       exit 0 verified, 1 not intact, 2 usage, 3 seal not by the key, 4 seal not checked';
 
-/** The exit codes (see the header). */
-export const EXIT = { verified: 0, notIntact: 1, usage: 2, sealMismatch: 3, unchecked: 4 } as const;
+/** The exit codes (see the header): verify's names for the rows of the one table (cli/exit-codes.ts). */
+export const EXIT = { verified: CODES.done, notIntact: CODES.failed, usage: CODES.usage, sealMismatch: CODES.sealMismatch, unchecked: CODES.sealUnchecked } as const;
 
 /** How the seal was checked: against a key file, against the key a bundle carries, or not at all (`skipped`: --no-signature). */
 export type SignatureCheck = { by: 'file'; file: string; key: PublicKey } | { by: 'bundle'; key: PublicKey } | { by: 'none'; skipped: boolean };
@@ -90,7 +90,10 @@ export interface VerifyJson {
 }
 
 function unreadable(file: string, err: unknown): Error {
-  return new Error(`cannot read journal ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  const code = (err as NodeJS.ErrnoException).code;
+  const message = `cannot read journal ${file} (${code ?? (err as Error).message})`;
+  // A file the user named that is not there: `file.not_found` in the --json line (cli/exit-codes.ts).
+  return code === 'ENOENT' ? new MissingPathError(message) : new Error(message);
 }
 
 /** Read a journal file's bytes; throws a one-line Error the command prints with exit code 2. */
@@ -367,7 +370,8 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('verify', usage, err);
     const message = err instanceof KeyFileError ? err.message : (err as Error).message;
-    printFailureLine(message, err instanceof JournalNotFoundError ? 'invocation.not_found' : isWeftError(err) ? err.code : 'unreadable', EXIT.usage);
+    const refused = refusalCode(err);
+    printFailureLine(message, refused === REFUSED.error ? 'unreadable' : refused, EXIT.usage);
     process.stderr.write(`weft verify: ${message}\n`);
     return EXIT.usage;
   }

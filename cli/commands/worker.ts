@@ -25,6 +25,7 @@ import { crashHooks } from '../faults.js';
 import { loadDomain } from '../domain-loader.js';
 import { storeChoice, storeOptions } from '../store-choice.js';
 import { domainStateDir, workspaceDir } from '../workspace.js';
+import { EXIT } from '../exit-codes.js';
 
 export const usage =
   'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--quiet] [--redis-prefix P] [--dir D]\n' +
@@ -67,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
   const refusal = await refusedAtConnect(choice.redis!.url, choice.redis!.reachWithinMs);
   if (refusal) {
     process.stderr.write(`weft worker: ${refusal.message}\n`);
-    return 1;
+    return EXIT.failed;
   }
   const loaded = await loadDomain(args.strings.domain!);
   const domain = loaded.domain;
@@ -97,7 +98,7 @@ export async function run(argv: string[]): Promise<number> {
     // A queue another domain owns: say whose it is and what to run instead; nothing was taken.
     if (!(err instanceof QueueOwnedError)) throw err;
     process.stderr.write(`weft worker: ${err.message}\n`);
-    return 2;
+    return EXIT.usage;
   }
   process.stderr.write(`weft worker: domain ${domain.name}, queue ${queue}, concurrency ${concurrency}, lock ${lockMs} ms, pid ${process.pid} — ready\n`);
   await new Promise<void>((resolve) => {
@@ -108,5 +109,5 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  return 0;
+  return EXIT.done;
 }

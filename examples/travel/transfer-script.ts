@@ -31,6 +31,11 @@ export const TRAVEL_TRANSFER_INTENTS = {
   madrid: 'Take me to Madrid for the forum on the 25th, under 1000 EUR, and book me a taxi from the airport',
 } as const;
 
+/** What the travel domain's offline model answers (the refusal of anything else says it): its sentence pattern and the world it knows. */
+export const TRAVEL_SCRIPTED_ANSWERS =
+  'the demo intent and "Take me to <City> for the <event> on the <day>th, under <budget> EUR, and book me a taxi from the airport", ' +
+  'its world having flights and hotels for Lisbon (12th), Porto (20th) and Madrid (25th) only';
+
 export interface TransferIntent {
   city: string;
   event: string;
@@ -101,14 +106,14 @@ function authorReply(request: ModelRequest): Reply | undefined {
  */
 export class TravelScriptedModel extends ScriptedModel {
   constructor(transcript: Transcript) {
-    super(transcript);
+    super(transcript, { answers: TRAVEL_SCRIPTED_ANSWERS });
   }
 
   override async complete(request: ModelRequest): Promise<ModelReply> {
     const t = parseTransferIntent(request.intent);
     if (!t) return super.complete(request);
     const reply = request.feedback !== undefined ? undefined : request.purpose === 'author' ? authorReply(request) : parseReply(request, t);
-    if (!reply) throw new NoScriptedReplyError(request);
+    if (!reply) throw new NoScriptedReplyError(request, this);
     this.requests.push(request);
     return { text: canonicalize(reply as never) };
   }

@@ -125,7 +125,7 @@ function nextPanel(d: DescriptionView, info: ViewerInfo): HTMLElement | null {
         ),
       );
     }
-    const command = `${d.commands.find((c) => c.command.startsWith('weft approve'))?.command ?? `weft approve ${d.id} --by <you>`}${info.location ? ` ${info.location}` : ''}`;
+    const command = `${d.commands.find((c) => c.command.startsWith('weft approve'))?.command ?? `weft approve ${d.id} --by "$USER"`}${info.location ? ` ${info.location}` : ''}`;
     if (!w.decided || approval?.node.dataset.decided) parts.push(approvalNode(d, command));
   } else if (w?.kind === 'timer') parts.push(el('p', {}, `waiting for its timer${w.until ? ` until ${w.until}` : ''}`));
   else if (w?.kind === 'hibernated') parts.push(el('p', {}, 'hibernated at an epoch boundary, to be resumed'));
