@@ -14,7 +14,7 @@
  */
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
@@ -107,7 +107,7 @@ describe('weft show, workspace on disk', () => {
     expect(lines).toContain(`status      awaiting_approval — ${reason}`);
     expect(lines).toContain(`waiting     for a person's approval: ${reason}`);
     expect(lines).toContain('    #2  charge_card → card.charge {"amount":780,"card":"card-visa-4242","flight":"f-tp1353","hotel":"h-alfama","traveller":"me"}');
-    expect(lines).toContain(`  weft approve ${run.id} --by <you> --dir ${dir}`);
+    expect(lines).toContain(`  weft approve ${run.id} --by ${userInfo().username} --dir ${dir}`); // a name that runs as printed (cli/hints.ts approverWord)
 
     const rows = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as Array<{ id: string; reason?: string; approvalSteps?: Array<{ operator: string }> }>;
     expect(rows[0]).toMatchObject({ id: run.id, reason });
@@ -145,19 +145,19 @@ describe('weft show, workspace on disk', () => {
     expect((JSON.parse(json.stdout) as { intent: string }).intent).toBe(intent); // the same value once parsed
   });
 
-  test('a bad id is a usage error (exit 2); an unknown one says weft ls lists them (exit 1); nothing is written; --help', async () => {
+  test('a bad id is a usage error (exit 2); an unknown one says weft ls lists them (exit 2, invocation.not_found: cli/exit-codes.ts); nothing is written; --help', async () => {
     const dir = path.join(root, 'empty');
     const bad = await here(['show', '../x', '--dir', dir]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('is not an invocation id');
     const unknown = await weft(['show', 'nobody', '--dir', dir]);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/^weft show: no invocation nobody in .*; weft ls lists them\n$/);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^weft show: no invocation nobody in .*; weft ls --dir \S+ lists them\n$/);
     expect(unknown.stdout).toBe('');
     expect(existsSync(dir)).toBe(false);
     const refused = await weft(['show', 'nobody', '--dir', dir, '--json']);
-    expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout)).toMatchObject({ id: 'nobody', status: null, refused: 'runtime.unknown_invocation' });
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ id: 'nobody', status: null, refused: 'invocation.not_found' });
     const help = await here(['show', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: weft show <id> \[--dir D\]/);
@@ -187,7 +187,7 @@ describe.runIf(redis || process.env.CI === 'true')('weft show, Redis store', () 
     const json = JSON.parse((await weft(['show', run.id, ...on, '--json'])).stdout) as { status: string; records: number; journal: { verified: boolean } };
     expect(json).toMatchObject({ status: 'completed', journal: { verified: true } });
     // Another prefix holds nothing of it.
-    expect((await here(['show', run.id, '--redis', server.url, '--redis-prefix', 'other'])).code).toBe(1);
+    expect((await here(['show', run.id, '--redis', server.url, '--redis-prefix', 'other'])).code).toBe(2);
   });
 
   test('a journal with a stored line that is not JSON: the records before it are described, with where it stops', async () => {

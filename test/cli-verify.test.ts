@@ -297,9 +297,9 @@ describe('weft export', () => {
     expect(r.stdout).toContain('the key carried in the bundle');
   });
 
-  test('an unknown id: exit 1, "no invocation <id> in <dir>"; no id: exit 2', async () => {
-    expect(await exportOf('inv-nope', '--dir', ws)).toBe(1);
-    expect(err).toBe(`weft export: no invocation inv-nope in ${ws}\n`);
+  test('an unknown id: exit 2, "no invocation <id> in <dir>" and how to list them; no id: exit 2', async () => {
+    expect(await exportOf('inv-nope', '--dir', ws)).toBe(2);
+    expect(err).toBe(`weft export: no invocation inv-nope in ${ws} (weft ls --dir ${ws} lists them)\n`);
     expect(out).toBe('');
     expect(await exportOf('--dir', ws)).toBe(2);
     expect(await exportOf('../escape', '--dir', ws)).toBe(2);

@@ -123,7 +123,7 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
 
   test('an unknown id is refused, and a journal an older weft wrote says its rules were not recorded', async () => {
     const missing = await weft(['policy', 'explain', 'inv-nope', '--dir', dir]);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2); // an unknown invocation: a command line to fix (cli/exit-codes.ts)
     expect(missing.stderr).toMatch(/no invocation inv-nope/);
     const old = path.join(root, 'old');
     cpSync(path.join(repoRoot, 'test', 'fixtures', 'runtime', 'travel-v3'), old, { recursive: true });

@@ -352,9 +352,12 @@ describe('through the CLI (--tenant)', () => {
       expect(out.code, `${name} ${out.stdout} ${out.stderr}`).not.toBe(0);
       const said = (out.stdout + out.stderr).replaceAll(bundle, '<file>');
       expect(said, name).not.toContain('acme');
-      // verify: the missing file's words; replay: a path that is no file here is taken for an id, and refused as one.
+      // verify: the missing file's words; replay: its whole answer for a file that is not there.
       if (name === 'verify') expect(said).toContain(missingFile.replaceAll(nowhere, '<file>'));
-      else expect(said).toContain('invalid invocation id "<file>"');
+      else {
+        const none = await weft([name!, nowhere, ...rest, '--tenant', 'globex', '--dir', dir]);
+        expect(said).toBe((none.stdout + none.stderr).replaceAll(nowhere, '<file>'));
+      }
     }
   });
 });

@@ -208,7 +208,8 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     // The command end to end: `weft run travel --redis … --dispatch bullmq --json`.
     const r = await weft(runArgs(SHARED, 'one-runtime'), { WEFT_COUNT_APPENDS: '1' });
     const out = parsed(r);
-    expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint, journal: null });
+    // The journal as `weft verify` and `weft log` read it in the Redis mode: redis://HOST:PORT/DB?prefix=P#<id>.
+    expect(out).toMatchObject({ id: travel.id, status: 'completed', fingerprint: travel.fingerprint, journal: expect.stringMatching(new RegExp(`^redis://.*#${travel.id}$`)) });
     expect(r.stderr, 'as many durable appends in the Redis store as in the embedded one: the kill points the crash tests use').toContain(`appends: ${travel.appends}`);
     const records = await journalOf(SHARED, travel.id);
     expect(hashed(records)).toEqual(hashed(travel.records));
