@@ -14,6 +14,7 @@
  * it byte for byte).
  */
 import type { Library, TaskConstraint } from '../../htn/library/schema.js';
+import { freezeValidLibrary, validateLibrary } from '../../htn/library/validate.js';
 import { travelLibrary } from './library.js';
 
 /** The digest journals pinned from the taxi task (travel-v3) until issue 30. */
@@ -24,7 +25,10 @@ function beforeBindings(constraints: readonly TaskConstraint[]): TaskConstraint[
   return constraints.filter((c) => !('bind' in c)).map((c) => ('count' in c ? { count: c.count, atMost: c.atMost } : c));
 }
 
-export const travelLibraryBeforeBindings: Library = {
-  ...travelLibrary,
-  tasks: travelLibrary.tasks.map((task) => (task.name === 'book_transfer' && task.constraints ? { ...task, constraints: beforeBindings(task.constraints) } : task)),
-};
+/** Validated and frozen once, here (as a builder's library is): the domain and every runtime then take it as valid. */
+export const travelLibraryBeforeBindings: Library = freezeValidLibrary(
+  validateLibrary({
+    ...travelLibrary,
+    tasks: travelLibrary.tasks.map((task) => (task.name === 'book_transfer' && task.constraints ? { ...task, constraints: beforeBindings(task.constraints) } : task)),
+  }),
+);

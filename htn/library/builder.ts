@@ -19,7 +19,7 @@
  * ```
  */
 import type { ActuatorCall, Effect, Formula, Library, Param, TaskConstraint, Term } from './schema.js';
-import { validateLibrary } from './validate.js';
+import { freezeValidLibrary, validateLibrary } from './validate.js';
 
 export type ParamSpec = Readonly<Record<string, string>>;
 /** A task call written as a tuple: task name, then args. */
@@ -153,7 +153,8 @@ export class LibraryBuilder {
   }
 
   /** The validated library data (a fresh copy each call). */
+  /** The library, validated and deep-frozen (a built library is a pinned value: it never changes after). */
   build(): Library {
-    return validateLibrary(structuredClone(this.data));
+    return freezeValidLibrary(validateLibrary(structuredClone(this.data)));
   }
 }

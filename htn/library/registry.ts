@@ -4,12 +4,12 @@
  *
  * Invariants: an entry is never replaced or removed; `register` of an equal library is idempotent
  * (same digest); `get` of an unknown digest fails closed with `UnknownLibraryError`. Stored data is
- * a deep copy frozen at registration, so a caller mutating its object later cannot change a
- * pinned version behind the digest.
+ * a deep copy frozen at registration (or, for a library already frozen valid — a builder's — the
+ * object itself), so a caller mutating its object later cannot change a pinned version behind the digest.
  */
 import { libraryDigest } from './digest.js';
 import type { Library } from './schema.js';
-import { validateLibrary } from './validate.js';
+import { freezeValidLibrary, isFrozenValidLibrary, validateLibrary } from './validate.js';
 
 export class UnknownLibraryError extends Error {
   override readonly name = 'UnknownLibraryError';
@@ -24,14 +24,6 @@ export interface LibraryVersion {
   readonly library: Library;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
-  }
-  return value;
-}
-
 export class LibraryRegistry {
   private readonly byDigest = new Map<string, LibraryVersion>();
   /** Digests in registration order (a deterministic history per name). */
@@ -39,7 +31,8 @@ export class LibraryRegistry {
 
   /** Validates, stores and returns the version; registering the same data twice is a no-op. */
   register(data: unknown): LibraryVersion {
-    const library = deepFreeze(structuredClone(validateLibrary(data)));
+    // A library already frozen valid is stored as it is; any other is copied first (its owner may change it).
+    const library = isFrozenValidLibrary(data) ? data : freezeValidLibrary(structuredClone(validateLibrary(data)));
     const digest = libraryDigest(library);
     const existing = this.byDigest.get(digest);
     if (existing) return existing;

@@ -30,8 +30,41 @@ export class LibraryValidationError extends Error {
   }
 }
 
+/**
+ * Libraries already known valid: deep-frozen results of a validation (`freezeValidLibrary`). A
+ * frozen library cannot change, so validating it again is a lookup — a domain's libraries are built,
+ * given to defineDomain and registered by every runtime, and each used to pay the whole check again
+ * (a `weft` command's start-up did it a dozen times over the travel domain's versions).
+ */
+const knownValid = new WeakSet<object>();
+
+/** Freezes `value` and everything in it (already-frozen parts are taken as frozen through). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * `library` (the result of `validateLibrary`, not shared with anyone who may still change it),
+ * deep-frozen and remembered as valid: a later `validateLibrary` of it returns it at once.
+ */
+export function freezeValidLibrary(library: Library): Library {
+  deepFreeze(library);
+  knownValid.add(library);
+  return library;
+}
+
+/** Whether `data` is a library `freezeValidLibrary` sealed (frozen, so still valid). */
+export function isFrozenValidLibrary(data: unknown): data is Library {
+  return typeof data === 'object' && data !== null && knownValid.has(data);
+}
+
 /** Parses and checks `data` as a library; throws `LibraryValidationError` listing every problem. */
 export function validateLibrary(data: unknown): Library {
+  if (isFrozenValidLibrary(data)) return data;
   const parsed = LibrarySchema.safeParse(data);
   if (!parsed.success) {
     throw new LibraryValidationError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
