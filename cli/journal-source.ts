@@ -9,8 +9,11 @@
  * are read back as records and written out as lines again — the bytes `weft export` puts in a
  * bundle. A stored line that is not JSON is stood in for by a line that is not JSON either, so the
  * verdict names its seq like it would for a file.
+ *
+ * A file is read whole by `readJournalFile` (`weft verify` streams one that starts like a journal);
+ * what cannot be read is one line, `cannot read journal FILE (CODE)`, the command's exit 2.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { isValidInvocationId, journalFileOf } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
@@ -33,7 +36,7 @@ export class JournalNotFoundError extends Error {
 export async function journalSource(target: string, strings: Record<string, string | undefined>): Promise<JournalSource> {
   // A path (an existing file, a folder in it, a .jsonl or .json name) is a file: the reader says what is wrong with it.
   if ((existsSync(target) && statSync(target).isFile()) || /[\\/]|\.jsonl?$/.test(target) || !isValidInvocationId(target)) {
-    // --tenant T: another tenant's file (or one whose pin cannot be read) is answered as a missing file — the words verify.ts's readers use.
+    // --tenant T: another tenant's file (or one whose pin cannot be read) is answered as a missing file — the words readJournalFile uses.
     if (strings.tenant !== undefined && tenantOfFile(target) !== strings.tenant) throw new Error(`cannot read journal ${target} (ENOENT)`);
     return { file: target, name: target };
   }
@@ -53,3 +56,17 @@ export async function journalSource(target: string, strings: Record<string, stri
   return { bytes, name: `${target} in ${store.name}`, id: target };
 }
 
+
+/** The one-line error for a journal file that cannot be read (its code, ENOENT…, else the message). */
+export function unreadableJournal(file: string, err: unknown): Error {
+  return new Error(`cannot read journal ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+}
+
+/** Read a journal file's bytes; throws a one-line Error the command prints with exit code 2. */
+export async function readJournalFile(file: string): Promise<Uint8Array> {
+  try {
+    return await fs.readFile(file);
+  } catch (err) {
+    throw unreadableJournal(file, err);
+  }
+}
