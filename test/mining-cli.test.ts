@@ -25,20 +25,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { JournalRecord } from '../journal/records.js';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { commandModules } from './support/commands-here.js';
 import { fromDist } from './support/dist.js';
 import { weftHere } from './support/command-in-process.js';
 import { runInWorkspace } from './support/runs-here.js';
 
-// The library as the command runs it (dist/, loaded once: test/support/dist.ts), which the in-process
-// commands load anyway — no second copy of the runtime to transform and load.
-await fromDist('journal/sha256-node.js');
-await fromDist('journal/ed25519-node.js');
+// The library as the command runs it (dist/, loaded once: test/support/commands-here.ts), which the
+// in-process commands load anyway — no second copy of the runtime to transform and load.
+const { signingKeyFromSecret, FileStore, createRuntime } = await commandModules();
 const { chainRecord } = await fromDist<typeof import('../dist/journal/chain.js')>('journal/chain.js');
 const { recordLine } = await fromDist<typeof import('../dist/journal/encode.js')>('journal/encode.js');
-const { signingKeyFromSecret } = await fromDist<typeof import('../dist/journal/seal.js')>('journal/seal.js');
-const { FileStore } = await fromDist<typeof import('../dist/journal/stores/file.js')>('journal/stores/file.js');
 const { libraryDigest } = await fromDist<typeof import('../dist/htn/library/digest.js')>('htn/library/digest.js');
-const { createRuntime } = await fromDist<typeof import('../dist/runtime/index.js')>('runtime/index.js');
 const { travelDomain } = await fromDist<typeof import('../dist/examples/travel/domain.js')>('examples/travel/domain.js');
 const { validateLibrary } = await fromDist<typeof import('../dist/htn/library/validate.js')>('htn/library/validate.js');
 const { travelLibrary } = await fromDist<typeof import('../dist/examples/travel/library.js')>('examples/travel/library.js');
