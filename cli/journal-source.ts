@@ -10,8 +10,11 @@
  * are read back as records and written out as lines again — the bytes `weft export` puts in a
  * bundle. A stored line that is not JSON is stood in for by a line that is not JSON either, so the
  * verdict names its seq like it would for a file.
+ *
+ * A file is read whole by `readJournalFile` (`weft verify` streams one that starts like a journal);
+ * what cannot be read is one line, `cannot read journal FILE (CODE)`, the command's exit 2.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { isValidInvocationId, journalFileOf } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
@@ -19,6 +22,7 @@ import { locate, locationOf } from './hints.js';
 import { openStore, storeChoice } from './store-choice.js';
 import { isTenants, tenantOfFile } from './tenant-scope.js';
 import { parseRedisJournalRef } from './journal-ref.js';
+import { MissingPathError } from './exit-codes.js';
 
 /** The file to read, or the bytes of a stored journal; `name` says where it came from. */
 export type JournalSource = { file: string; name: string } | { bytes: Uint8Array; name: string; id: string };
@@ -38,7 +42,7 @@ export async function journalSource(target: string, strings: Record<string, stri
   if (ref) return journalSource(ref.id, { ...strings, redis: ref.url, 'redis-prefix': ref.prefix });
   // A path (an existing file, a folder in it, a .jsonl or .json name) is a file: the reader says what is wrong with it.
   if ((existsSync(target) && statSync(target).isFile()) || /[\\/]|\.jsonl?$/.test(target) || !isValidInvocationId(target)) {
-    // --tenant T: another tenant's file (or one whose pin cannot be read) is answered as a missing file — the words verify.ts's readers use.
+    // --tenant T: another tenant's file (or one whose pin cannot be read) is answered as a missing file — the words readJournalFile uses.
     if (strings.tenant !== undefined && tenantOfFile(target) !== strings.tenant) throw new Error(`cannot read journal ${target} (ENOENT)`);
     return { file: target, name: target };
   }
@@ -58,3 +62,23 @@ export async function journalSource(target: string, strings: Record<string, stri
   return { bytes, name: `${target} in ${store.name}`, id: target };
 }
 
+
+/**
+ * The one-line error for a journal file that cannot be read (its code, ENOENT…, else the message):
+ * a file the user named that is not there is a MissingPathError, `file.not_found` in the --json line
+ * (cli/exit-codes.ts).
+ */
+export function unreadableJournal(file: string, err: unknown): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const message = `cannot read journal ${file} (${code ?? (err as Error).message})`;
+  return code === 'ENOENT' ? new MissingPathError(message) : new Error(message);
+}
+
+/** Read a journal file's bytes; throws a one-line Error the command prints with exit code 2. */
+export async function readJournalFile(file: string): Promise<Uint8Array> {
+  try {
+    return await fs.readFile(file);
+  } catch (err) {
+    throw unreadableJournal(file, err);
+  }
+}

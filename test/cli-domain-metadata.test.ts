@@ -8,7 +8,7 @@
  *
  * The runs are made in-process as `weft run --redis â€¦ --dispatch in-process --dir D` makes them, and
  * the replays that find their domain are made in-process as `weft replay ID --redis â€¦ --dir D` makes
- * them (test/support/s2-cli-library.ts); `weft replay` runs as a process where what it prints is
+ * them (test/support/runs-here.ts); `weft replay` runs as a process where what it prints is
  * tested (the domain not found: what to pass) and where the folder it runs from is the subject
  * (metadata naming a file or a package there must not be imported). One private Redis for the file
  * (test/support/file-redis.ts), a key prefix per test.
@@ -22,7 +22,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
-import { keyPair, replayById, runOnRedis } from './support/s2-cli-library.js';
+import { keyPair } from './support/journals-here.js';
+import { replayById, runOnRedis } from './support/runs-here.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const redis = fileRedis({ aof: true });
@@ -46,7 +47,7 @@ describe.skipIf(!redis.available)('the domain of an invocation, from the storeâ€
     const m1 = redis.freshPrefix('m1');
     const module = writeStrictTravelDomain(root, { version: 'strict-meta', limit: 100_000 });
     const { key } = await keyPair(folder('m1-keys'));
-    const { id, status, fingerprint, publicKey } = await runOnRedis(module, { dir: folder('m1-start'), url: redis.url, prefix: m1, signingKey: key });
+    const { id, status, fingerprint, publicKey } = await runOnRedis(module, { dir: folder('m1-start'), redis: redis.url, prefix: m1, dispatch: 'in-process', signingKey: key });
     expect(status).toBe('completed');
     // What the store keeps beside the journal: the domain's name, the library's digest and the sealing key's id â€” no path.
     const meta = JSON.parse((await redis.admin.get(`${m1}:{${id}}:meta`))!) as Record<string, string>;
@@ -56,7 +57,7 @@ describe.skipIf(!redis.available)('the domain of an invocation, from the storeâ€
     expect(meta.sealKey).toBe((JSON.parse(readFileSync(publicKey, 'utf8')) as { keyId: string }).keyId);
 
     // The workspace that started it recorded its module: replay with Redis uses that record too.
-    expect(await replayById({ dir: folder('m1-start'), id, redis: { url: redis.url, prefix: m1 } })).toMatchObject({ status: 'completed', fingerprint });
+    expect(await replayById(id, { dir: folder('m1-start'), redis: redis.url, prefix: m1, generateKey: false })).toMatchObject({ status: 'completed', fingerprint });
 
     // Another workspace: the store names the domain, which is neither a built-in nor mapped here.
     const elsewhere = folder('m1-elsewhere');
@@ -69,13 +70,13 @@ describe.skipIf(!redis.available)('the domain of an invocation, from the storeâ€
 
     // Mapped locally, it replays.
     writeFileSync(path.join(elsewhere, 'domains.json'), JSON.stringify({ 'strict-travel': module }));
-    expect(await replayById({ dir: elsewhere, id, redis: { url: redis.url, prefix: m1 } })).toMatchObject({ status: 'completed', fingerprint });
+    expect(await replayById(id, { dir: elsewhere, redis: redis.url, prefix: m1, generateKey: false })).toMatchObject({ status: 'completed', fingerprint });
   });
 
   test('metadata written into Redis by someone else cannot make replay import code: neither a name that is a file or package here, nor a path', async () => {
     const m2 = redis.freshPrefix('m2');
     const { key } = await keyPair(folder('m2-keys'));
-    const started = await runOnRedis('travel', { dir: folder('m2-start'), url: redis.url, prefix: m2, signingKey: key });
+    const started = await runOnRedis('travel', { dir: folder('m2-start'), redis: redis.url, prefix: m2, dispatch: 'in-process', signingKey: key });
     expect(started.status).toBe('completed');
     const { id } = started;
     const library = (JSON.parse((await redis.admin.get(`${m2}:{${id}}:meta`))!) as { library: string }).library;

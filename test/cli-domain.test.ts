@@ -10,7 +10,7 @@
  * bundle in an empty folder, --intent-file, --help, --version. The fixture runs, and the acts whose
  * subject is which domain and pin an invocation is opened with (resume and approve once found,
  * replay by id, the listing, the bundle), are made in-process on the modules the commands run
- * (test/support/workspace-run.ts, test/support/s2-cli-library.ts).
+ * (test/support/runs-here.ts).
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,8 +21,8 @@ import { spawnTracked } from './support/children.js';
 import { assertBuilt, repoRoot, weft, weftBin } from './support/cli.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { fromDist } from './support/dist.js';
-import { cliModules, openInvocation, replayById } from './support/s2-cli-library.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { commandModules } from './support/commands-here.js';
+import { openInvocation, replayById, runInWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-domain-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -41,7 +41,7 @@ const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) a
 
 describe('domains and the pin from the command line', () => {
   test('resume with another model is refused naming the pin; resume with the pinned one finishes to the uninterrupted fingerprint', async () => {
-    // The runs are fixtures made in this process as weft run makes them (test/support/workspace-run.ts): resume is what is tested.
+    // The runs are fixtures made in this process as weft run makes them (test/support/runs-here.ts): resume is what is tested.
     const whole = await runInWorkspace('travel', { seed: '8', dir: path.join(root, 'whole') });
     const dir = path.join(root, 'pinned');
     const paused = await runInWorkspace('travel', { seed: '8', dir, hibernate: true });
@@ -71,7 +71,7 @@ describe('domains and the pin from the command line', () => {
     expect(approved.code, approved.stderr).toBe(0);
     expect(last(approved.stdout).status).toBe('completed');
     // replay finds it by the same record (in-process, as `weft replay ID --dir D` does).
-    expect((await replayById({ dir, id: line.id })).fingerprint).toBe(last(approved.stdout).fingerprint);
+    expect((await replayById(line.id, { dir, generateKey: false })).fingerprint).toBe(last(approved.stdout).fingerprint);
   });
 
   test('without the workspace record, a user domain is named with --domain; the error says so', async () => {
@@ -103,12 +103,12 @@ describe('domains and the pin from the command line', () => {
     expect(resumed.code).toBe(1);
     expect(resumed.stderr).toContain(`the journal filed as invocation ${b.id} belongs to invocation ${a.id}`);
     // replay by id refuses it in the runtime (in-process, as `weft replay ID --dir D` does); by its file, the command.
-    await expect(replayById({ dir, id: b.id })).rejects.toThrow(`belongs to invocation ${a.id}`);
+    await expect(replayById(b.id, { dir, generateKey: false })).rejects.toThrow(`belongs to invocation ${a.id}`);
     const byFile = await weft(['replay', b.journal]);
     expect(byFile.code).toBe(1);
     expect(byFile.stderr).toContain(`belongs to invocation ${a.id}`);
     // What `weft ls --json` lists (runtime/list.ts, in-process).
-    const { listInvocations, FileStore } = await cliModules();
+    const { listInvocations, FileStore } = await commandModules();
     const rows = await listInvocations(new FileStore(dir));
     expect(rows.find((r) => r.id === b.id)).toMatchObject({ status: 'damaged', problem: expect.stringContaining(a.id) });
     expect(rows.find((r) => r.id === a.id)).toMatchObject({ status: 'completed' });

@@ -6,7 +6,7 @@
  * completes it sealed; a 404 before any reply and an empty intent fail sealed; rejecting an
  * approval (`weft approve --reject`) ends the invocation terminal and sealed, never left running.
  *
- * What only reads the outcome runs in this process (test/support/s5-workspace.ts): each journal's
+ * What only reads the outcome runs in this process (test/support/runs-here.ts, journals-here.ts): each journal's
  * check is `weft verify`'s own (its exit code, without its process; `weft verify` runs end to end in
  * cli-verify.test.ts), the listing after the end is the runtime's, and the run awaiting approval that
  * `weft approve --reject` ends is made as `weft run --json` makes it.
@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TRAVEL_GOALS, TRAVEL_SUMMARY } from '../examples/travel/transcript.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
-import { inWorkspace, runAs, verifyExit } from './support/s5-workspace.js';
+import { inWorkspace, runInWorkspace } from './support/runs-here.js';
+import { verifyJournal } from './support/journals-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-fail-closed-'));
 const LINE_KEYS = ['fingerprint', 'id', 'journal', 'publicKey', 'reason', 'status'];
@@ -108,7 +109,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     expect(last.body).toMatchObject({ purpose: 'parse', class: 'transient' });
     expect(records.filter((r) => r.kind === 'model.failed')).toHaveLength(requests);
     expect(records.map((r) => r.kind)).not.toContain('invocation.sealed');
-    expect(await verifyExit(line.journal, { noSignature: true })).toBe(0);
+    expect((await verifyJournal(line.journal, { noSignature: true })).code).toBe(0);
 
     const ls = await weft(['ls', '--dir', dir]);
     expect(ls.code, ls.stderr).toBe(0);
@@ -128,7 +129,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     const after = journalRecords(line.journal);
     expect(after.at(-1)!.kind).toBe('invocation.sealed');
     expect(after.at(-1)!.body.fingerprint).toBe(done.fingerprint);
-    expect(await verifyExit(line.journal, { publicKey: done.publicKey! })).toBe(0);
+    expect((await verifyJournal(line.journal, { publicKey: done.publicKey! })).code).toBe(0);
     const listed = await inWorkspace(dir, (ws) => ws.runtime.list());
     expect(listed.find((r) => r.id === line.id)).toMatchObject({ status: 'completed' });
   });
@@ -145,7 +146,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     const records = journalRecords(line.journal);
     expect(records.at(-1)!.kind).toBe('invocation.sealed');
     expect(records.filter((r) => r.kind === 'model.failed')).toEqual([expect.objectContaining({ body: expect.objectContaining({ class: 'permanent', code: 'model.not_found' }) })]);
-    expect(await verifyExit(line.journal, { publicKey: line.publicKey! })).toBe(0);
+    expect((await verifyJournal(line.journal, { publicKey: line.publicKey! })).code).toBe(0);
   });
 
   test('an empty intent: failed and sealed (intent.empty) before the model is asked', async () => {
@@ -160,7 +161,7 @@ describe('defect 1 (CLI): a failing model endpoint suspends the invocation, reco
     expect(requests).toBe(0);
     const records = journalRecords(line.journal);
     expect(records.find((r) => r.kind === 'invocation.failed')!.body).toMatchObject({ code: 'intent.empty' });
-    expect(await verifyExit(line.journal, { publicKey: line.publicKey! })).toBe(0);
+    expect((await verifyJournal(line.journal, { publicKey: line.publicKey! })).code).toBe(0);
   });
 });
 
@@ -169,7 +170,7 @@ describe('defect 1 (CLI): approve --reject ends the invocation terminal and seal
   test('a rejected booking: the run goes on to a terminal, sealed, verifiable end — never left running', async () => {
     const dir = path.join(root, 'reject');
     const domain = writeStrictTravelDomain(root, { version: 'strict-fc' });
-    const line = await runAs(domain, { dir });
+    const line = await runInWorkspace(domain, { dir });
     expect(line.status, line.reason ?? '').toBe('awaiting_approval');
 
     const rejected = await weft(['approve', line.id, '--by', 'ops', '--reject', '--note', 'too expensive', '--dir', dir, '--json']);
@@ -185,7 +186,7 @@ describe('defect 1 (CLI): approve --reject ends the invocation terminal and seal
     expect(records.map((r) => r.kind)).toContain(end.status === 'failed' ? 'invocation.failed' : 'invocation.handed_off');
     // Nothing the person rejected was charged.
     expect(records.filter((r) => r.kind === 'step.dispatched' && r.body.actuator === 'card.charge')).toHaveLength(0);
-    expect(await verifyExit(line.journal, { publicKey: end.publicKey! })).toBe(0);
+    expect((await verifyJournal(line.journal, { publicKey: end.publicKey! })).code).toBe(0);
 
     const listed = await inWorkspace(dir, (ws) => ws.runtime.list(), domain);
     expect(listed.find((r) => r.id === line.id)).toMatchObject({ status: end.status });

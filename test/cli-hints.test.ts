@@ -9,7 +9,7 @@
  * records like a journal file's.
  *
  * The hints are real `weft` processes; the texts that print them come from the command's own
- * module where the command is a fixture (the runs, the listing: test/support/s3-command.ts, the code
+ * module where the command is a fixture (the runs, the listing: test/support/command-in-process.ts, the code
  * the process runs, in this process), and from the real processes the hints start (the resume's,
  * the approval's). A hint the test reads the result of is run at once; every other one at the end of
  * the walk, once per shape (the hint with its invocation id written <id>): a hint of a shape already
@@ -22,9 +22,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { spawnTracked } from './support/children.js';
 import { assertBuilt, weft, weftBin, type CliResult } from './support/cli.js';
-import { weftHere } from './support/s3-command.js';
+import { weftHere } from './support/command-in-process.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { runInWorkspace } from './support/runs-here.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const available = requireRedis();
@@ -257,7 +257,7 @@ describe('verify and log take an invocation by id in either store, and log shows
     const dir = path.join(root, 'log-ws');
     const redis = ['--redis', server!.url, '--redis-prefix', 'log'];
     // The runs are fixtures, made in this process: by `weft run travel --dir D --json`'s own code
-    // (test/support/workspace-run.ts), and by the command's module (test/support/s3-command.ts).
+    // (test/support/runs-here.ts), and by the command's module (test/support/command-in-process.ts).
     const inFile = await runInWorkspace('travel', { dir });
     // The workspace's signing key with Redis too (Redis mode's own default is the user's key): the same seal.
     const key = ['--signing-key', path.join(dir, 'keys', 'weft.key')];

@@ -2,7 +2,7 @@
 // it first). Each command's end-to-end cases spawn it (`weft`: the golden journal verified, its
 // --json line, exit 4 without a key and exit 2 for a bad command line as a process's exit codes, a
 // key pair written, the log drawn); the other cases — each kind of damage, each key, each usage
-// error — run the command's own module in this process (`here`: test/support/s3-command.ts, the code
+// error — run the command's own module in this process (`here`: test/support/command-in-process.ts, the code
 // the process runs, its printed text and exit code). The committed fixtures in test/fixtures/journal/
 // must be exactly what make.ts produces, and the golden journal's fingerprint is pinned here:
 // if it changes, the hashed format changed — that is a breaking change, not a fixture refresh.
@@ -16,7 +16,7 @@ import type { JournalRecord } from '../journal/records.js';
 import { loadSigningKey } from '../runtime/keys.js';
 import { buildJournal, fixtureFiles, goldenDrafts, goldenGenesis, goldenKey, rechain, toJsonl } from './fixtures/journal/make.js';
 import { runNode } from './support/cli.js';
-import { weftHere } from './support/s3-command.js';
+import { weftHere } from './support/command-in-process.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli/main.js');

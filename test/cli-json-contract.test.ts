@@ -6,14 +6,14 @@
  * domain that cannot be found or loaded exits 2 (the command line names something that is not
  * there), and a syntax error in a domain module names the file and the line. Every command under
  * test is a process; the one run a test resumes is a fixture made in this process as `weft run
- * --hibernate --json` makes it (test/support/s5-workspace.ts).
+ * --hibernate --json` makes it (test/support/runs-here.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
-import { runAs } from './support/s5-workspace.js';
+import { runInWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-json-'));
 const dir = path.join(root, '.weft');
@@ -105,7 +105,7 @@ describe('a domain that cannot be found or loaded', () => {
     expect(notDomain.code, show(notDomain)).toBe(2);
     expect(oneLine(notDomain)).toMatchObject({ refused: 'domain.not_a_domain' });
 
-    const { id, status } = await runAs('travel', { dir, hibernate: true });
+    const { id, status } = await runInWorkspace('travel', { dir, hibernate: true });
     expect(status).toBe('hibernated');
     const r = await weft(['resume', id, '--dir', dir, '--domain', './gone.mjs', '--json'], ENV, root);
     expect(r.code, show(r)).toBe(2);

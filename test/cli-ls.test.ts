@@ -1,6 +1,6 @@
 /**
  * `weft ls` over a workspace holding every kind of invocation, each a run made in this process as
- * `weft run --id ID [--hibernate] --json` makes it (test/support/s5-workspace.ts: the runs are
+ * `weft run --id ID [--hibernate] --json` makes it (test/support/runs-here.ts: the runs are
  * fixtures here; `weft run` has its own end-to-end tests in cli-runtime.test.ts) or a file laid
  * down as a crash would leave it: a completed run; a run whose journal ends in a
  * torn record; an empty journal beside a snapshot, and one alone; a journal whose first line is
@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FileStore } from '../journal/stores/file.js';
 import type { InvocationSummary } from '../runtime/list.js';
 import { assertBuilt, weft } from './support/cli.js';
-import { runAs } from './support/s5-workspace.js';
+import { runInWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-ls-'));
 const dir = path.join(root, 'ws');
@@ -25,7 +25,7 @@ const inv = (id: string, file = '') => path.join(dir, 'invocations', id, file);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** `weft run travel --dir D --json --id ID [--hibernate]`, in this process. */
-const run = (id: string, hibernate = false) => runAs('travel', { dir, id, hibernate });
+const run = (id: string, hibernate = false) => runInWorkspace('travel', { dir, id, hibernate });
 
 let tornRecords = 0;
 

@@ -7,14 +7,14 @@
  *
  * The runs a test only compares against or starts from (a reference run, a run under another seed,
  * the first holder of an id, a run a crash then tears) are made in this process as `weft run --json`
- * makes them (test/support/s5-workspace.ts); every command under test is a process.
+ * makes them (test/support/runs-here.ts); every command under test is a process.
  */
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft } from './support/cli.js';
-import { runAs } from './support/s5-workspace.js';
+import { runInWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-runtime-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -50,7 +50,7 @@ describe('weft run / replay / resume / ls', () => {
     expect(hashedParts(ja.journal)).toEqual(hashedParts(jb.journal));
     // A different seed is a different invocation with its own id.
     // (Made in this process, resting at its first boundary: only its id is compared.)
-    const rc = await runAs('travel', { dir: path.join(root, 'c'), seed: '43', hibernate: true });
+    const rc = await runInWorkspace('travel', { dir: path.join(root, 'c'), seed: '43', hibernate: true });
     expect(rc.id).not.toBe(ja.id);
   });
 
@@ -85,14 +85,14 @@ describe('weft run / replay / resume / ls', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const done = JSON.parse(resumed.stdout) as RunJson;
     expect(done.status).toBe('completed');
-    const reference = await runAs('travel', { dir: path.join(root, 'hibernate-ref') });
+    const reference = await runInWorkspace('travel', { dir: path.join(root, 'hibernate-ref') });
     expect(hashedParts(done.journal).slice(0, -1)).toEqual(hashedParts(reference.journal).slice(0, -1));
     expect(done.fingerprint).toBe(reference.fingerprint);
   });
 
   test('an existing id with another intent is refused, with what to do', async () => {
     const dir = path.join(root, 'conflict');
-    expect((await runAs('travel', { dir, id: 'trip-1' })).status).toBe('completed');
+    expect((await runInWorkspace('travel', { dir, id: 'trip-1' })).status).toBe('completed');
     const clash = await weft(['run', 'travel', 'Take me to Porto instead', '--dir', dir, '--id', 'trip-1']);
     expect(clash.code).toBe(1);
     expect(clash.stderr).toMatch(/trip-1 already exists with a different intent or pin/);
@@ -111,7 +111,7 @@ describe('weft run / replay / resume / ls', () => {
 
   test('a torn final record stops resume with what to do; --quarantine-torn keeps the bytes aside and finishes', async () => {
     const dir = path.join(root, 'torn');
-    const paused = await runAs('travel', { dir, hibernate: true });
+    const paused = await runInWorkspace('travel', { dir, hibernate: true });
     const records = lines(paused.journal).length;
     appendFileSync(paused.journal, '{"body":{"step":0,"key":"half-writ'); // a crash in the middle of a write
     const refused = await weft(['resume', paused.id, '--dir', dir]);

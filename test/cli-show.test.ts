@@ -8,8 +8,8 @@
  *
  * A real `weft show` process for each output (text and --json, in each store), the inert intent and
  * the refusals' exit codes; the other texts by the command's own module in this process (`here`:
- * test/support/s3-command.ts, the code the process runs). The runs shown are fixtures made in this
- * process — as `weft run --dir D --json` makes one (test/support/workspace-run.ts), or by the run
+ * test/support/command-in-process.ts, the code the process runs). The runs shown are fixtures made in this
+ * process — as `weft run --dir D --json` makes one (test/support/runs-here.ts), or by the run
  * command's module (with --deadline, or with Redis) — except the run whose --json line is asserted.
  */
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,9 +18,9 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
-import { weftHere as here } from './support/s3-command.js';
+import { weftHere as here } from './support/command-in-process.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { runInWorkspace } from './support/runs-here.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-show-'));

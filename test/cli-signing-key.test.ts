@@ -17,9 +17,9 @@
  * The commands whose flags, output and exit codes are tested here run as processes (the built CLI:
  * run on Redis, resume and approve with another key, --signing-key, --rekey, keygen, log, a bad key
  * file). The other runs they act on are made in-process as `weft run` makes them, in a workspace
- * or on Redis (test/support/workspace-run.ts, s2-cli-library.ts runOnRedis), and which key seals
+ * or on Redis (test/support/runs-here.ts runInWorkspace, runOnRedis), and which key seals
  * and verifies is checked in-process on the modules `weft verify` and `weft approve` run
- * (s2-cli-library.ts). One private Redis for the file (test/support/file-redis.ts), a key prefix
+ * (test/support/journals-here.ts). One private Redis for the file (test/support/file-redis.ts), a key prefix
  * per test.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,9 +28,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
-import { keyPair, openInvocation, runOnRedis, storedJournal, verifyWith } from './support/s2-cli-library.js';
+import { keyPair, storedJournal, verifyJournal } from './support/journals-here.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { openInvocation, runInWorkspace, runOnRedis } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-signing-key-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -80,8 +80,8 @@ describe('weft and the sealing key (file store)', () => {
     const hashes = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { hash: string }).hash);
     expect(hashes(ja!.journal).slice(0, -1)).toEqual(hashes(jb!.journal).slice(0, -1));
     // Each seal is its own key's: verify (what `weft verify --public-key` decides) holds each journal to the key that sealed it.
-    expect((await verifyWith(ja!.journal, ja!.publicKey)).code).toBe(0);
-    expect((await verifyWith(ja!.journal, jb!.publicKey)).code).toBe(3);
+    expect((await verifyJournal(ja!.journal, { publicKey: ja!.publicKey })).code).toBe(0);
+    expect((await verifyJournal(ja!.journal, { publicKey: jb!.publicKey })).code).toBe(3);
   });
 
   test('resume with another key is refused naming both key ids; --signing-key with the right one completes, verified by the original key', async () => {
@@ -108,7 +108,7 @@ describe('weft and the sealing key (file store)', () => {
     const resumed = await weft(['resume', started.id, '--dir', dir, '--signing-key', copy, '--json'], env({ WEFT_SIGNING_KEY: other.key }));
     expect(resumed.code, show(resumed)).toBe(0);
     expect(lastJson(resumed).status).toBe('completed');
-    const verified = await verifyWith(started.journal, original);
+    const verified = await verifyJournal(started.journal, { publicKey: original });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 
@@ -128,8 +128,8 @@ describe('weft and the sealing key (file store)', () => {
     const log = await weft(['log', started.journal], env());
     expect(log.stdout).toMatch(/invocation\.rekeyed/);
     expect(log.stdout).toContain(keyIdIn(other.pub).slice(0, 12));
-    expect((await verifyWith(started.journal, other.pub)).code).toBe(0);
-    const withOld = await verifyWith(started.journal, path.join(dir, 'keys', 'weft.pub'));
+    expect((await verifyJournal(started.journal, { publicKey: other.pub })).code).toBe(0);
+    const withOld = await verifyJournal(started.journal, { publicKey: path.join(dir, 'keys', 'weft.pub') });
     expect(withOld.code).toBe(3);
     expect(withOld.lines.join('\n')).toContain(`re-keyed to key ${keyIdIn(other.pub).slice(0, 16)}`);
   });
@@ -156,7 +156,7 @@ describe('weft and the sealing key (file store)', () => {
     // With no key given, `weft approve --dir D` opens it with the workspace's key, which started it (in-process).
     const approved = await openInvocation({ dir, id: started.id, domain: undefined }, async (ws) => (await ws.runtime.approve(started.id, { decision: 'approved', by: 'ana' })).done);
     expect(approved.status).toBe('completed');
-    expect((await verifyWith(started.journal, original)).code).toBe(0);
+    expect((await verifyJournal(started.journal, { publicKey: original })).code).toBe(0);
   });
 
   test('a --signing-key file that is not a key is one clear line', async () => {
@@ -212,14 +212,14 @@ describe.skipIf(!redis.available)('weft on Redis and the sealing key', () => {
     expect(resumed.code, show(resumed)).toBe(0);
     expect(lastJson(resumed).status).toBe('completed');
     // Its journal in Redis, as `weft export` writes it out, verifies with the original key (in-process: what `weft verify --public-key` decides).
-    const verified = await verifyWith((await storedJournal(redis.url, prefix, started.id))!, started.publicKey!);
+    const verified = await verifyJournal((await storedJournal(redis.url, prefix, started.id))!, { publicKey: started.publicKey! });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
 
     // The same user in yet another folder: the second invocation resumes with no flag at all.
     const z = fresh('z');
     const same = await weft(['resume', lastJson(again).id, ...flags, '--json'], env({ WEFT_HOME: home }), z);
     expect(lastJson(same).status, show(same)).toBe('completed');
-    expect((await verifyWith((await storedJournal(redis.url, prefix, lastJson(again).id))!, started.publicKey!)).code).toBe(0);
+    expect((await verifyJournal((await storedJournal(redis.url, prefix, lastJson(again).id))!, { publicKey: started.publicKey! })).code).toBe(0);
   });
 
   test('an invocation started with a key in the folder it ran from (before keys moved to the user\'s folder) resumes there with it', async () => {
@@ -229,7 +229,7 @@ describe.skipIf(!redis.available)('weft on Redis and the sealing key', () => {
     const keys = path.join(x, '.weft', 'keys');
     await keyPair(keys);
     // `weft run travel --seed 36 --hibernate --redis … --signing-key ./.weft/keys/weft.key` from folder x, made in-process.
-    const started = await runOnRedis('travel', { dir: path.join(x, '.weft'), url: redis.url, prefix, signingKey: path.join(keys, 'weft.key'), seed: '36', hibernate: true });
+    const started = await runOnRedis('travel', { dir: path.join(x, '.weft'), redis: redis.url, prefix, dispatch: 'in-process', signingKey: path.join(keys, 'weft.key'), seed: '36', hibernate: true });
     expect(started.status).toBe('hibernated');
     // No flag now: the key the store records is found in ./.weft/keys, though the user's key is another.
     const resumed = await weft(['resume', started.id, ...flags, '--json'], env({ WEFT_HOME: fresh('home-l2') }), x);

@@ -6,9 +6,9 @@
  * is refused. Each exit code and each input kind has a real `weft verify` process here or in
  * cli-journal.test.ts (the --json lines, exit 3 for another key, a bundle with its carried key, a
  * bundle in an empty folder); the other cases run the command's own module in this process
- * (`verifyHere`: test/support/s3-command.ts, the code the process runs, its text and exit code), and
+ * (`verifyHere`: test/support/command-in-process.ts, the code the process runs, its text and exit code), and
  * `weft export` runs in-process too, on a run made in this process as `weft run` makes it
- * (test/support/workspace-run.ts).
+ * (test/support/runs-here.ts).
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +25,8 @@ import { readJournalBytes, verifyJournalBytes } from '../journal/verify-bytes.js
 import { run as exportRun } from '../cli/commands/export.js';
 import { goldenGenesis, goldenKey, otherKey, toJsonl } from './fixtures/journal/make.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
-import { weftHere } from './support/s3-command.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { weftHere } from './support/command-in-process.js';
+import { runInWorkspace } from './support/runs-here.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/journal');
 const fixture = (name: string) => path.join(fixtures, name);

@@ -8,7 +8,7 @@
  *
  * The crash is always a real `weft run` killed by SIGKILL. The resume that follows is `weft resume`
  * in a new process at the first and the last kill point of each kind; at the others it is the same
- * command's code in this process (test/support/workspace-run.ts resumeInWorkspace), which shares
+ * command's code in this process (test/support/runs-here.ts resumeInWorkspace), which shares
  * nothing with the killed process but the files either — a CLI start (0.3–0.45 s of CPU) for each of
  * some 25 resumes proved nothing the two real ones do not.
  */
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { effectCounts } from '../examples/travel/state.js';
 import { assertBuilt, pool, weft } from './support/cli.js';
-import { resumeInWorkspace } from './support/workspace-run.js';
+import { resumeInWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-crash-'));
 const refDir = path.join(root, 'reference');

@@ -18,7 +18,7 @@
  * CLI, where the subject is the command's: `weft run --json` prints one line with all six keys and
  * the status, and `weft ls` (one listing of the workspace the five share, each under its own --id)
  * names each run and the resume command for a suspended one. Their journals are checked with
- * `weft verify`'s own check, in this process (test/support/s5-workspace.ts; `weft verify` runs end
+ * `weft verify`'s own check, in this process (test/support/journals-here.ts; `weft verify` runs end
  * to end in cli-verify.test.ts).
  *
  * Every case runs through the library API over a fresh file store, with `modelAttempts: 2`, an
@@ -40,7 +40,7 @@ import type { InvocationResult } from '../runtime/handle.js';
 import { always, BadModelServer, envelope, raw, reply, type Answer, type Handler } from './support/bad-model-server.js';
 import { assertBuilt, pool, weft } from './support/cli.js';
 import { fromDist } from './support/dist.js';
-import { verifyExit } from './support/s5-workspace.js';
+import { verifyJournal } from './support/journals-here.js';
 
 // The library as the `weft` command runs it (dist/, imported by Node: test/support/dist.ts) — the
 // same code as the sources, with no transform to pay for in this file's worker.
@@ -677,7 +677,7 @@ describe('through the CLI', () => {
       expect(ls.stdout, c.name).toContain(String(out.id));
       if (c.suspended) expect(ls.stdout, c.name).toContain(`weft resume ${String(out.id)}`);
       // The journal verifies: with the workspace's key when sealed, the chain alone otherwise (`weft verify`'s check).
-      const verified = SEALED.includes(c.status) ? await verifyExit(String(out.journal), { publicKey: String(out.publicKey) }) : await verifyExit(String(out.journal), { noSignature: true });
+      const verified = SEALED.includes(c.status) ? (await verifyJournal(String(out.journal), { publicKey: String(out.publicKey) })).code : (await verifyJournal(String(out.journal), { noSignature: true })).code;
       expect(verified, c.name).toBe(0);
       expect(sizeOf(String(out.journal)), c.name).toBeLessThan(MB);
     }

@@ -14,7 +14,7 @@
  * `verify` of a fork's exported bundle (and of bundles that lack or alter its lineage). What those
  * tests start from or only read afterwards — the parent runs, the cancel that ends one, the fork's
  * offline check and replay, the bundle `weft export` prints, the rows `ls --json` prints — is made or
- * read in this process as the commands do it (test/support/workspace-run.ts, s5-workspace.ts).
+ * read in this process as the commands do it (test/support/runs-here.ts, journals-here.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -42,8 +42,8 @@ import { travelLibrary } from '../examples/travel/library.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { assertBuilt, weft } from './support/cli.js';
-import { runInWorkspace } from './support/workspace-run.js';
-import { exportAs, inWorkspace, runAs, verifyExit } from './support/s5-workspace.js';
+import { inWorkspace, runInWorkspace } from './support/runs-here.js';
+import { exportAs, verifyJournal } from './support/journals-here.js';
 import { redisAvailable, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weft-fork-'));
@@ -600,7 +600,7 @@ describe('weft fork', () => {
 
   test('forks a hibernated run onto a library file: one JSON line, the fork verifies and replays; an open epoch is refused', async () => {
     const dir = join(root, 'cli');
-    // The parent is a fixture made in this process as `weft run --hibernate` makes it (test/support/workspace-run.ts).
+    // The parent is a fixture made in this process as `weft run --hibernate` makes it (test/support/runs-here.ts).
     const made = await runInWorkspace('travel', { dir, intent: INTENT, seed: '6', asOf: travelDomain.asOf!, hibernate: true });
     expect(made.status, made.reason ?? '').toBe('hibernated');
     const parent = made.id;
@@ -617,7 +617,7 @@ describe('weft fork', () => {
     expect(line.id).not.toBe(parent);
     // The fork's journal, checked as `weft verify` checks it and replayed as `weft replay` replays it (in this process;
     // both commands on a fork run end to end below, on its exported bundle). ls showing the parent superseded: below too.
-    expect(await verifyExit(line.journal, { publicKey: line.publicKey })).toBe(0);
+    expect((await verifyJournal(line.journal, { publicKey: line.publicKey })).code).toBe(0);
     expect(await inWorkspace(dir, (ws) => ws.runtime.replay(line.id))).toMatchObject({ status: 'completed', fingerprint: line.fingerprint });
   });
 });
@@ -628,7 +628,7 @@ describe('weft fork --library <name>', () => {
   test('a library named picks the domain\'s current version, though the domain keeps an older one for its journals', async () => {
     const dir = join(root, 'cli-library-name');
     // The parent, pinned to the older library by its digest: made in this process as `weft run --library DIGEST --hibernate` makes it.
-    const run = await runAs('travel', { dir, intent: INTENT, seed: '7', asOf: travelDomain.asOf!, library: TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST, hibernate: true });
+    const run = await runInWorkspace('travel', { dir, intent: INTENT, seed: '7', asOf: travelDomain.asOf!, library: TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST, hibernate: true });
     expect(run.status, run.reason ?? '').toBe('hibernated');
     const parent = run.id;
     expect((JSON.parse(readFileSync(run.journal, 'utf8').split('\n')[0]!) as JournalRecord<'invocation.pinned'>).body.pin.library).toBe(TRAVEL_LIBRARY_BEFORE_BINDINGS_DIGEST);

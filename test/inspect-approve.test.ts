@@ -19,7 +19,7 @@ import { awaitingApproval as awaiting, decideInPage, lastLine as last } from './
 import { openPage, startViewer } from './support/inspect-viewer.js';
 import { serveInspector } from './support/inspector.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { runInWorkspace } from './support/runs-here.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-approve-'));
@@ -28,7 +28,7 @@ let browser: Browser;
 
 const kinds = (journal: string) => readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; body: Record<string, unknown> });
 const awaitingApproval = (dir: string, version: string, extra: string[] = []) => awaiting(root, dir, version, extra);
-/** The same invocation made in this process as `weft run` makes it (test/support/workspace-run.ts): a fixture the page decides. */
+/** The same invocation made in this process as `weft run` makes it (test/support/runs-here.ts): a fixture the page decides. */
 async function awaitingHere(dir: string, version: string) {
   const domain = writeStrictTravelDomain(mkdtempSync(path.join(root, 'domain-')), { version });
   const run = await runInWorkspace(domain, { dir, seed: '3' });

@@ -24,7 +24,7 @@ import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
 import { openPage } from './support/inspect-viewer.js';
 import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { runInWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-lineage-'));
 const dir = path.join(root, 'w');
@@ -47,7 +47,7 @@ let parentHash: string;
 
 beforeAll(async () => {
   assertBuilt();
-  // The runs are fixtures made in this process as `weft run` makes them (test/support/workspace-run.ts); the fork is weft fork's.
+  // The runs are fixtures made in this process as `weft run` makes them (test/support/runs-here.ts); the fork is weft fork's.
   const ran = await runInWorkspace('travel', { dir, intent: LISBON, ...TRAVEL_START, tenant: 'acme', hibernate: true });
   parent = ran.id;
   expect(ran.status).toBe('hibernated');

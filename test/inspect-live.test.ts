@@ -19,7 +19,7 @@ import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/c
 import { followARun as follow, lastLine as last, type RunLine } from './support/inspect-flows.js';
 import { startViewer } from './support/inspect-viewer.js';
 import { serveInspector } from './support/inspector.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { runInWorkspace } from './support/runs-here.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-live-'));

@@ -5,7 +5,7 @@
  * separate process. The viewer is served in the test's process (test/support/inspector.ts: what the
  * command serves, without its start; the command's own start is inspect-viewer's subject), and the
  * runs that feed it are made in the test's process too, as `weft run --redis … --dispatch bullmq`
- * makes them (test/support/s4-redis-run.ts) — their effects still go to the worker processes.
+ * makes them (test/support/runs-here.ts) — their effects still go to the worker processes.
  *
  * - A travel run whose booking (card.charge) the workers run slowly, started with
  *   `--dispatch bullmq` so its effects go to the workers: the list shows its row arrive, the
@@ -30,7 +30,7 @@ import { followARun, shownSeqs, type RunLine } from './support/inspect-flows.js'
 import { openPage } from './support/inspect-viewer.js';
 import { serveInspector } from './support/inspector.js';
 import { fileRedis } from './support/file-redis.js';
-import { runOnRedis } from './support/s4-redis-run.js';
+import { runOnRedis } from './support/runs-here.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { spawnWeft, startWeftWorker, waitFor, type Spawned, type WorkerProcess } from './support/weft-processes.js';
 

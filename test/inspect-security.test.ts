@@ -42,7 +42,7 @@ import { serveInspector, type ServedViewer as Viewer } from './support/inspector
 import { PRIVATE_CARD, PRIVATE_EMAIL, writePrivateTravelDomain } from './support/private-travel.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
-import { runInWorkspace, type RunLine } from './support/workspace-run.js';
+import { runInWorkspace, type RunLine } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-security-'));
 /** Where the screenshots go (kept after the run, not committed): WEFT_TEST_ARTIFACTS, or the temporary folder. */
@@ -65,7 +65,7 @@ async function run(args: string[], env: Record<string, string> = {}, where = dir
   return line;
 }
 
-/** The same run made in this process (test/support/workspace-run.ts): the fixtures the viewer shows. */
+/** The same run made in this process (test/support/runs-here.ts): the fixtures the viewer shows. */
 async function made(domain: string, options: { tenant: string; seed?: string; observeGate?: Promise<void> }, where = dir): Promise<RunLine> {
   const line = await runInWorkspace(domain, { dir: where, ...options });
   expect(['completed', 'awaiting_approval'], line.reason ?? '').toContain(line.status);

@@ -32,7 +32,7 @@ import { assertBuilt } from './support/cli.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium, screenshotOf } from './support/chromium.js';
 import { openPage } from './support/inspect-viewer.js';
 import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
-import { runInWorkspace, type RunLine } from './support/workspace-run.js';
+import { runInWorkspace, type RunLine } from './support/runs-here.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-chart-'));
@@ -105,7 +105,7 @@ describe('the statechart and time travel in weft inspect', () => {
   let picks: number[];
 
   beforeAll(async () => {
-    // Fixtures made in this process as `weft run` makes them (test/support/workspace-run.ts).
+    // Fixtures made in this process as `weft run` makes them (test/support/runs-here.ts).
     travel = await runInWorkspace('travel', { dir, intent: LISBON, seed: '7', asOf: '2026-06-01T09:00:00Z' });
     expect(travel.status, travel.reason ?? '').toBe('completed');
     strict = await runInWorkspace(writeStrictTravelDomain(root), { dir });

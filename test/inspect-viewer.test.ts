@@ -17,7 +17,7 @@ import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
 import { openPage, startViewer } from './support/inspect-viewer.js';
 import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
-import { runInWorkspace, type RunLine } from './support/workspace-run.js';
+import { runInWorkspace, type RunLine } from './support/runs-here.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-'));
@@ -27,7 +27,7 @@ let browser: Browser;
 const last = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
-/** The same run made in this process (test/support/workspace-run.ts): a fixture the viewer shows. */
+/** The same run made in this process (test/support/runs-here.ts): a fixture the viewer shows. */
 const travelIn = (dir: string, intent = LISBON) => runInWorkspace('travel', { dir, intent, seed: '7', asOf: '2026-06-01T09:00:00Z' });
 
 

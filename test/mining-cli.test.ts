@@ -16,7 +16,7 @@
  * applied, nothing accepted, progress beside it, each usage error, each refusal code), its text on a
  * terminal, `run --library FILE` and a `resume` with no --library. The other calls — the fixture runs
  * on a mined version, the replays, the routes to the same version and the verdicts compared between
- * them — run the commands' own modules in this process (`weftHere`: test/support/s3-command.ts, the
+ * them — run the commands' own modules in this process (`weftHere`: test/support/command-in-process.ts, the
  * code the process runs; text mode, read with `minedText`/`ranText`).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,20 +25,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { JournalRecord } from '../journal/records.js';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
+import { commandModules } from './support/commands-here.js';
 import { fromDist } from './support/dist.js';
-import { weftHere } from './support/s3-command.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { weftHere } from './support/command-in-process.js';
+import { runInWorkspace } from './support/runs-here.js';
 
-// The library as the command runs it (dist/, loaded once: test/support/dist.ts), which the in-process
-// commands load anyway — no second copy of the runtime to transform and load.
-await fromDist('journal/sha256-node.js');
-await fromDist('journal/ed25519-node.js');
+// The library as the command runs it (dist/, loaded once: test/support/commands-here.ts), which the
+// in-process commands load anyway — no second copy of the runtime to transform and load.
+const { signingKeyFromSecret, FileStore, createRuntime } = await commandModules();
 const { chainRecord } = await fromDist<typeof import('../dist/journal/chain.js')>('journal/chain.js');
 const { recordLine } = await fromDist<typeof import('../dist/journal/encode.js')>('journal/encode.js');
-const { signingKeyFromSecret } = await fromDist<typeof import('../dist/journal/seal.js')>('journal/seal.js');
-const { FileStore } = await fromDist<typeof import('../dist/journal/stores/file.js')>('journal/stores/file.js');
 const { libraryDigest } = await fromDist<typeof import('../dist/htn/library/digest.js')>('htn/library/digest.js');
-const { createRuntime } = await fromDist<typeof import('../dist/runtime/index.js')>('runtime/index.js');
 const { travelDomain } = await fromDist<typeof import('../dist/examples/travel/domain.js')>('examples/travel/domain.js');
 const { validateLibrary } = await fromDist<typeof import('../dist/htn/library/validate.js')>('htn/library/validate.js');
 const { travelLibrary } = await fromDist<typeof import('../dist/examples/travel/library.js')>('examples/travel/library.js');
@@ -69,7 +66,7 @@ const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').ma
 
 beforeAll(async () => {
   assertBuilt();
-  // The run mined is a fixture made in this process as `weft run` makes it (test/support/workspace-run.ts).
+  // The run mined is a fixture made in this process as `weft run` makes it (test/support/runs-here.ts).
   lisbon = (await runInWorkspace('travel', { dir: ws, intent: TRAVEL_TRANSFER_INTENTS.lisbon, seed: '11', asOf: AS_OF })) as typeof lisbon;
   expect(lisbon).toMatchObject({ status: 'completed' });
 }, 120_000);

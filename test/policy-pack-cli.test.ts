@@ -4,7 +4,7 @@
  *   awaiting approval (the 780 EUR booking is above the pack's 500); `weft approve` — a new
  *   process given no pack: it reads the pinned pack from the store — completes it; the world holds
  *   one charge of 780; the journal replays identical (the runtime's replay) and verifies offline
- *   (`weft verify`'s own check, in this process: test/support/s5-workspace.ts; both commands run end
+ *   (`weft verify`'s own check, in this process: test/support/journals-here.ts; both commands run end
  *   to end in cli-runtime.test.ts, and on the exported bundle below); the bundle `weft export` prints
  *   (made by the command's own function, in this process) carries the pinned pack, and `weft replay`
  *   and `weft verify` replay and verify it with no workspace;
@@ -24,7 +24,8 @@ import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
 import { packDigest, parseRulePackText } from '../policy/index.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
-import { exportAs, inWorkspace, verifyExit } from './support/s5-workspace.js';
+import { exportAs, verifyJournal } from './support/journals-here.js';
+import { inWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-policy-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -70,7 +71,7 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
 
     // Replayed without calling anything, identical, to the same fingerprint: the pinned pack is read from the store.
     expect(await inWorkspace(dir, (ws) => ws.runtime.replay(id))).toMatchObject({ status: 'completed', fingerprint: done.fingerprint });
-    expect(await verifyExit(done.journal, { publicKey: done.publicKey })).toBe(0);
+    expect((await verifyJournal(done.journal, { publicKey: done.publicKey })).code).toBe(0);
     // weft log names the rule that decided each admission, not only the pinned policy.
     const log = await weft(['log', id, '--dir', dir]);
     expect(log.stdout).toMatch(/admission\.decided\s+epoch require_approval \(rule approve-above-500\): the epoch spends 780/);

@@ -3,7 +3,7 @@
  * a run of travel … `--policy <pack>` under travel-approval@1 with its approve-above-500 rule stating
  * `verdict: "warn"` completes without a person (the world holds the bookings and the 780 EUR charge),
  * and the warning is shown everywhere an auditor looks. The runs are fixtures, made in this process
- * as `weft run --policy FILE --json` makes them (test/support/s5-workspace.ts); `weft run --policy`
+ * as `weft run --policy FILE --json` makes them (test/support/runs-here.ts); `weft run --policy`
  * itself runs end to end in policy-pack-cli.test.ts. The commands an auditor reads with are processes:
  * - `weft policy explain` lists it under epoch 2's admission (text and --json);
  * - `weft show` under epoch 2; `weft log` on the admission's line;
@@ -25,7 +25,7 @@ import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
 import { FileStore } from '../journal/stores/file.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
-import { inWorkspace, runAs } from './support/s5-workspace.js';
+import { inWorkspace, runInWorkspace } from './support/runs-here.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
 import { openPage } from './support/inspect-viewer.js';
 import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
@@ -49,11 +49,11 @@ beforeAll(async () => {
   const warnPack = { ...pack, name: 'travel-warn', rules: pack.rules.map((r) => (r.id === 'approve-above-500' ? { ...r, id: 'warn-above-500', verdict: 'warn' } : r)) };
   const file = path.join(root, 'travel-warn.json');
   writeFileSync(file, JSON.stringify(warnPack, null, 2));
-  const done = await runAs('travel', { intent, asOf, dir, policy: file });
+  const done = await runInWorkspace('travel', { intent, asOf, dir, policy: file });
   expect(done.status, done.reason ?? '').toBe('completed');
   id = done.id;
   fingerprint = done.fingerprint!;
-  const quietRun = await runAs('travel', { intent, asOf, dir: quiet });
+  const quietRun = await runInWorkspace('travel', { intent, asOf, dir: quiet });
   expect(quietRun.status, quietRun.reason ?? '').toBe('completed');
   if (hasChromium) browser = await launchBrowser();
 }, 240_000);

@@ -12,7 +12,7 @@
  * The commands cut off are real processes; what only sets the scene or checks the aftermath — the
  * signing key, the uninterrupted reference run (on the file store: Redis gives the same fingerprint,
  * redis-runtime.test.ts), the hibernation before a resume, the resumes once Redis is back — runs in
- * the test's own process (test/support/s1-redis-run.ts, workspace-run.ts), as the commands make them.
+ * the test's own process (test/support/runs-here.ts), as the commands make them.
  * Each test that kills a server starts its own; "gone" is a port with nothing listening. Needs
  * `redis-server` on PATH: under CI (CI=true) its absence fails the file; elsewhere the file is skipped
  * with a loud notice.
@@ -26,9 +26,9 @@ import { effectCounts, parseTravelState } from '../examples/travel/state.js';
 import { alive } from './support/children.js';
 import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
 import { freePort, NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
-import { keyPairIn, listOnRedis, resumeOnRedis, runOnRedis } from './support/s1-redis-run.js';
+import { keyPairIn } from './support/journals-here.js';
 import { spawnWeft, waitFor } from './support/weft-processes.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { listOnRedis, resumeOnRedis, runInWorkspace, runOnRedis } from './support/runs-here.js';
 
 const available = requireRedis();
 if (!available && process.env.CI === 'true') {
@@ -110,7 +110,7 @@ async function killedUnder(server: RedisServer, args: string[], ready: () => Pro
  */
 async function afterRestart(server: RedisServer, prefix: string, id: string, { rested, cli = false }: { rested?: number; cli?: boolean } = {}) {
   await server.restart();
-  const at = { url: server.url, prefix, signingKey: keyFile };
+  const at = { redis: server.url, prefix, signingKey: keyFile, giveUpMs: 10_000, dispatch: 'in-process' as const };
   let rows: Array<{ id: string; status: string; reason?: string }>;
   if (cli) {
     const ls = await weft(['ls', ...onRedis(server, prefix), '--dir', fresh('ls'), '--json'], env());
@@ -173,7 +173,7 @@ describe.skipIf(!available).concurrent('a Redis outage through the weft command'
     const server = await startRedis();
     try {
       const prefix = 'resume-gone';
-      const hibernated = await runOnRedis('travel', { url: server.url, prefix, dir: fresh('hibernate'), signingKey: keyFile, seed: SEED, hibernate: true });
+      const hibernated = await runOnRedis('travel', { redis: server.url, prefix, giveUpMs: 10_000, dispatch: 'in-process', dir: fresh('hibernate'), signingKey: keyFile, seed: SEED, hibernate: true });
       expect(hibernated).toMatchObject({ id: reference.id, status: 'hibernated' });
       const before = await recordsIn(server, prefix, reference.id);
       const lease = `${prefix}:{${reference.id}}:lease`;

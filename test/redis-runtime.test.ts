@@ -22,7 +22,7 @@
  *    refused by `weft run`, naming the setting; --redis-durability relaxed runs with one WARNING line.
  *
  * What is the runtime's (the reference run, runs that compare fingerprints, hibernations, resumes,
- * listings, replays) runs in the test's own process (test/support/s1-redis-run.ts: as the commands
+ * listings, replays) runs in the test's own process (test/support/runs-here.ts: as the commands
  * make them, each call with its own store and runtime); real `weft` processes remain for what is the
  * command's or a crash's: SIGKILLs, printed refusals and exit codes, the outage behaviour, and one
  * end-to-end run of each command used here with --redis (run, resume, replay, export, verify).
@@ -42,9 +42,9 @@ import { effectCounts, parseTravelState, type TravelState } from '../examples/tr
 import { assertBuilt, pool, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
 import { startRedis, type RedisServer } from './support/redis-server.js';
-import { keyPairIn, listOnRedis, replayOnRedis, resumeOnRedis, runOnRedis, type RedisRunLine } from './support/s1-redis-run.js';
+import { keyPairIn } from './support/journals-here.js';
+import { listOnRedis, replayById, resumeOnRedis, runInWorkspace, runOnRedis, type RedisRunLine } from './support/runs-here.js';
 import { runNodeWithin, waitFor } from './support/weft-processes.js';
-import { runInWorkspace } from './support/workspace-run.js';
 
 /** The file's private Redis (AOF, fsync always); the tests that kill or misconfigure one start their own. */
 const redis = fileRedis();
@@ -76,8 +76,8 @@ interface RunJson {
 /** Every process: the shared signing key, and no Redis unless the arguments name one. */
 const env = (extra: Record<string, string> = {}) => ({ WEFT_SIGNING_KEY: keyFile, WEFT_REDIS_URL: '', WEFT_DEBUG: '', ...extra });
 const onRedis = (s: RedisServer, prefix: string) => ['--redis', s.url, '--redis-prefix', prefix];
-/** The same place for an in-process run or resume (test/support/s1-redis-run.ts), in a fresh --dir. */
-const here = (s: RedisServer, prefix: string, name: string) => ({ url: s.url, prefix, dir: fresh(name), signingKey: keyFile });
+/** The same place for an in-process run or resume (test/support/runs-here.ts), in a fresh --dir. */
+const here = (s: RedisServer, prefix: string, name: string) => ({ redis: s.url, prefix, dir: fresh(name), signingKey: keyFile, giveUpMs: 10_000, dispatch: 'in-process' as const });
 const lastJson = (r: CliResult): RunJson => {
   const line = r.stdout.trim().split('\n').at(-1) ?? '';
   try {
@@ -166,13 +166,13 @@ beforeAll(async () => {
   refusedOnAofOff = weft(['run', 'travel', '--seed', SEED, ...onRedis(aofOff, 't6'), '--dir', weakDir, '--json'], env(), weakDir);
   refusedOnAofOff.catch(() => undefined);
   // The reference run, counting its durable appends (what WEFT_COUNT_APPENDS prints): the kill points of 3.
-  const out = await runOnRedis('travel', { ...here(server, 'ref', 'reference'), seed: SEED });
+  const out = await runOnRedis('travel', { ...here(server, 'ref', 'reference'), seed: SEED, countAppends: true });
   if (out.status !== 'completed' || !out.fingerprint) throw new Error(`the reference run on Redis: ${JSON.stringify(out)}`);
   ref.id = out.id;
   ref.fingerprint = out.fingerprint;
   ref.hashes = await hashesIn(server, 'ref');
   ref.applied = appliedKeys(await worldIn(server, 'ref'));
-  ref.appends = out.appends;
+  ref.appends = out.appends!;
 });
 
 afterAll(async () => {
@@ -341,7 +341,7 @@ describe.skipIf(!available).concurrent('weft on Redis', () => {
     const verify = await weft(['verify', bundle, '--public-key', keyFile.replace(/\.key$/, '.pub')], env());
     expect(verify.code, show(verify)).toBe(0);
     expect(verify.stdout).toContain(ref.fingerprint);
-    const replay = await replayOnRedis(id, here(redis.server, prefix, 'replay-race'));
+    const replay = await replayById(id, here(redis.server, prefix, 'replay-race'));
     expect(replay).toMatchObject({ status: 'completed', fingerprint: ref.fingerprint });
     await expectEffectsOnce(redis.server, prefix, expect);
   });

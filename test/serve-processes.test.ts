@@ -9,7 +9,7 @@
  * and restarts a server of its own. serve, the workers and the runs whose runtime is killed are
  * processes; the runs that only feed serve (references, a run left awaiting approval, the run after
  * the outage) and the looks at the store (`ls`, `replay`) are made in the test's process as the
- * commands make them (test/support/workspace-run.ts, s4-redis-run.ts). The tests run two at a time: the outage test spends most of its
+ * commands make them (test/support/runs-here.ts). The tests run two at a time: the outage test spends most of its
  * time waiting on ioredis' reconnects (serve hears of an outage only after ~18 s of them), so it goes
  * first and the other three run beside it.
  */
@@ -22,8 +22,7 @@ import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
 import { startRedis } from './support/redis-server.js';
-import { listOnRedis, replayOnRedis, runOnRedis } from './support/s4-redis-run.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { listOnRedis, replayById, runInWorkspace, runOnRedis } from './support/runs-here.js';
 import { sleep, spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
 
 const redis = fileRedis();
@@ -60,7 +59,7 @@ describe.skipIf(!redis.available).concurrent('weft serve (processes)', () => {
     return (await listOnRedis({ redis: redis.url, prefix, dir: fresh() })).find((r) => r.id === id);
   }
   /** `weft replay ID --redis … --json`, made in this process. */
-  const replayed = (prefix: string, id: string) => replayOnRedis(id, { redis: redis.url, prefix, dir: fresh() });
+  const replayed = (prefix: string, id: string) => replayById(id, { redis: redis.url, prefix, dir: fresh() });
   /** `weft run travel --seed N --dir D --json` (the embedded reference), made in this process. */
   const embedded = (seed: string) => runInWorkspace('travel', { seed, dir: fresh() });
 

@@ -8,11 +8,11 @@
  * the run's fingerprint and verifies offline with the owner's public key (and not another's).
  * (The viewer's scoping by `--tenant-token` is tested in inspect-security.)
  *
- * The CLI's part works on one run of acme's made in-process (test/support/workspace-run.ts). What
+ * The CLI's part works on one run of acme's made in-process (test/support/runs-here.ts). What
  * each command asks before acting — the pin resume/approve/cancel/fork/replay open with --tenant,
  * show's and export's check, the source log and verify read, the key it was given — is compared
  * with a missing id in-process, on the compiled modules the command runs
- * (test/support/s2-cli-library.ts); each command then runs once as a process with another
+ * (test/support/runs-here.ts, journals-here.ts); each command then runs once as a process with another
  * tenant's --tenant (approve, show and log beside a missing id, output for output), for what it
  * prints and its exit code, and the owner's approve, export and replay run end to end.
  */
@@ -28,9 +28,10 @@ import { createRuntime, type RuntimeOptions } from '../runtime/index.js';
 import { travelDomain } from '../examples/travel/domain.js';
 import { readTravelState } from '../examples/travel/state.js';
 import { assertBuilt, weft } from './support/cli.js';
-import { cliModules, keyPair, openInvocation, verifyWith } from './support/s2-cli-library.js';
+import { commandModules } from './support/commands-here.js';
+import { keyPair, verifyJournal } from './support/journals-here.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { openInvocation, runInWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-tenants-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -175,8 +176,8 @@ describe('through the library', () => {
 
 describe('through the CLI (--tenant)', () => {
   // One run of acme's, awaiting approval, made once for the file in this process as
-  // `weft run DOMAIN --tenant acme --signing-key K --dir D --json` makes it (support/workspace-run.ts);
-  // the tenants' keys as `weft keygen --out` writes them (support/s2-cli-library.ts). What each command
+  // `weft run DOMAIN --tenant acme --signing-key K --dir D --json` makes it (support/runs-here.ts);
+  // the tenants' keys as `weft keygen --out` writes them (support/journals-here.ts). What each command
   // asks before it acts is checked in-process on the modules it runs; each command then runs once with
   // another tenant's --tenant, for what it prints and its exit code.
   const dir = path.join(root, 'cli');
@@ -204,12 +205,12 @@ describe('through the CLI (--tenant)', () => {
     expect(run.status).toBe('awaiting_approval');
     id = run.id;
     before = await footprint(store, stateDir, id);
-    const m = await cliModules();
+    const m = await commandModules();
     missingSource = (await refusal(() => m.journalSource(missing, { dir, tenant: 'globex' }))).message!;
   });
 
   test("what each command asks first (in-process): another tenant's id is refused exactly as a missing one — the pin resume, approve, cancel, fork and replay open, show's and export's check, log's and verify's source; acme's own scope with globex's key is refused (pin.seal_key); nothing is written", async () => {
-    const m = await cliModules();
+    const m = await commandModules();
     const dstore = new m.FileStore(dir);
     const asMissing = async (run: (target: string) => Promise<unknown>) => {
       const foreign = await refusal(() => run(id));
@@ -299,8 +300,8 @@ describe('through the CLI (--tenant)', () => {
     expect(records.slice(before.records.length).map((r) => r.kind)).toEqual(APPROVED_TAIL);
     expect(readTravelState(path.join(stateDir, id, 'providers.json')).charges.length).toBeGreaterThan(0);
     // Sealed by acme's key: `weft verify --public-key` passes with acme's, not with globex's (exit 3).
-    expect((await verifyWith(done.journal, pubOf('acme'))).code).toBe(0);
-    expect((await verifyWith(done.journal, pubOf('globex'))).code).toBe(3);
+    expect((await verifyJournal(done.journal, { publicKey: pubOf('acme') })).code).toBe(0);
+    expect((await verifyJournal(done.journal, { publicKey: pubOf('globex') })).code).toBe(3);
 
     // show: with globex's --tenant exactly what a missing id gets.
     const showForeign = await weft(['show', id, '--json', '--tenant', 'globex', '--dir', dir]);
@@ -332,7 +333,7 @@ describe('through the CLI (--tenant)', () => {
 
     // A journal file, or its bundle, with another tenant's --tenant: as a missing file. In-process, what log and
     // verify read (cli/journal-source.ts) and the tenant replay asks of a file (cli/tenant-scope.ts); then each command once.
-    const m = await cliModules();
+    const m = await commandModules();
     const nowhere = path.join(root, 'no-such', 'journal.jsonl');
     const missingFile = (await refusal(() => m.journalSource(nowhere, { dir, tenant: 'globex' }))).message!;
     for (const file of [done.journal, bundle]) {

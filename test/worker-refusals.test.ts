@@ -3,9 +3,9 @@
  * private redis-server for the file and `weft worker` processes, each scenario under its own
  * `--redis-prefix`; the scenarios run side by side (each mostly waits on its refusal waits). The runs
  * that drive the workers are made in the test's process as `weft run|resume|replay|ls --redis …` make
- * them (test/support/s4-redis-run.ts: the same JSON line, the same reason); `weft show`, the resume
+ * them (test/support/runs-here.ts: the same JSON line, the same reason); `weft show`, the resume
  * killed mid-wait, `weft cancel` and the worker that refuses to start stay `weft` processes. The
- * embedded reference is made in-process too (test/support/workspace-run.ts).
+ * embedded reference is made in-process too (test/support/runs-here.ts).
  *
  * - A worker started with `--queue` naming travel's queue runs another domain (helpdesk): it refuses
  *   every travel job (`worker.wrong_domain`). Each refusal is recorded (`step.refused`, naming the
@@ -36,8 +36,7 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
-import { listOnRedis, replayOnRedis, resumeOnRedis, runOnRedis, type RedisRunLine } from './support/s4-redis-run.js';
-import { runInWorkspace } from './support/workspace-run.js';
+import { listOnRedis, replayById, resumeOnRedis, runInWorkspace, runOnRedis, type RedisRunLine } from './support/runs-here.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
@@ -104,7 +103,7 @@ const runOnWorkers = (prefix: string, name: string, waitMs: number) => runOnRedi
 /** `weft resume ID --redis … --dispatch bullmq --refusal-wait-ms MS --json`, made in this process. */
 const resumeOnWorkers = (prefix: string, name: string, id: string, waitMs: number) => resumeOnRedis(id, { redis: redis.url, prefix, dir: dir(name), dispatch: 'bullmq', refusalWaitMs: waitMs });
 /** `weft replay ID --redis … --json` made in this process: it ends (a divergence throws, where the command exits 1). */
-const replayOf = (prefix: string, name: string, id: string) => replayOnRedis(id, { redis: redis.url, prefix, dir: dir(name) });
+const replayOf = (prefix: string, name: string, id: string) => replayById(id, { redis: redis.url, prefix, dir: dir(name) });
 /** What a run's JSON line says, checked against the command's exit code for it (1 for suspended, 0 for completed). */
 function lineOf(line: RedisRunLine, code: number): RunJson {
   expect(line.status === 'failed' || line.status === 'suspended' ? 1 : 0, `status ${line.status}: ${line.reason}`).toBe(code);

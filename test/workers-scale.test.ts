@@ -9,7 +9,7 @@
  *   (`readJournalBytes`), and for a sample through `weft export … > bundle.json` then
  *   `weft verify bundle.json --public-key weft.pub` (exit 0, same fingerprint): the first of the
  *   sample as `weft` processes, end to end; the others through the same commands' code in this
- *   process (test/support/s4-command.ts: export's own run, verify's own steps), with the same output
+ *   process (test/support/command-in-process.ts: export's own run; test/support/journals-here.ts: verify's own check), with the same output
  *   and exit code.
  * - Every idempotency key was applied exactly once: 2000 `<prefix>:done:<key>` keys, exactly the
  *   journals' step keys; the per-key applied counter is 1 for each; the per-key run count equals
@@ -29,7 +29,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Domain, Runtime } from '../dist/index.js';
 import { fromDist } from './support/dist.js';
 import { assertBuilt, pool, repoRoot, weft } from './support/cli.js';
-import { commandInProcess, verifyBundleInProcess } from './support/s4-command.js';
+import { weftHere } from './support/command-in-process.js';
+import { verifyBundle } from './support/journals-here.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
@@ -219,7 +220,7 @@ describe.skipIf(!redisOk)(`${N} invocations × ${STEPS} world effects on two wef
     // The first as `weft` processes; the others, one after another, through the commands' code here.
     await pool(1, sample.map((r, i) => async () => {
       const exportArgs = [r.id, '--redis', server.url, '--redis-prefix', PREFIX];
-      const ex = i === 0 ? await weft(['export', ...exportArgs]) : await commandInProcess('export', exportArgs);
+      const ex = i === 0 ? await weft(['export', ...exportArgs]) : await weftHere(['export', ...exportArgs]);
       expect(ex.code, `weft export ${r.id}: ${ex.stderr}`).toBe(0);
       const bundle = path.join(root, `${r.id}.bundle.json`);
       writeFileSync(bundle, ex.stdout);
@@ -228,7 +229,7 @@ describe.skipIf(!redisOk)(`${N} invocations × ${STEPS} world effects on two wef
         const run = await weft(['verify', bundle, '--public-key', pub, '--json']);
         v = { code: run.code, text: run.stdout + run.stderr, json: () => JSON.parse(run.stdout) };
       } else {
-        const made = await verifyBundleInProcess(bundle, pub);
+        const made = await verifyBundle(bundle, pub);
         v = { code: made.code, text: JSON.stringify(made.json), json: () => made.json };
       }
       expect(v.code, `weft verify ${bundle}: ${v.text}`).toBe(0);

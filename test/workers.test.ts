@@ -24,7 +24,7 @@
  * second for itself; the tests that kill or configure a worker (the stall, the slowed worker,
  * --quiet, the printed command) start their own under a prefix of their own; the last test stops the
  * shared travel worker with SIGTERM. The runs that only drive the workers are made in
- * this process as the command makes them (test/support/s4-redis-run.ts); the command's own end-to-end
+ * this process as the command makes them (test/support/runs-here.ts); the command's own end-to-end
  * runs stay `weft` children: `weft run --redis --dispatch bullmq --json` (one worker), the runs whose
  * runtime is killed or frozen, `weft resume --redis --dispatch bullmq` after the kill, and the runs
  * whose printed notice is the subject.
@@ -41,7 +41,7 @@ import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
-import { runEmbeddedCounted, resumeOnRedis, runOnRedis } from './support/s4-redis-run.js';
+import { resumeOnRedis, runInWorkspace, runOnRedis } from './support/runs-here.js';
 import { spawnNode, spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
 
 const HELPDESK = path.join(repoRoot, 'examples', 'helpdesk', 'helpdesk-domain.js');
@@ -104,9 +104,9 @@ function reference(domain: string, seed = '1'): Promise<Reference> {
   let made = references.get(name);
   if (!made) {
     made = (async () => {
-      const out = await runEmbeddedCounted(domain, { dir: path.join(root, name), seed });
+      const out = await runInWorkspace(domain, { dir: path.join(root, name), seed, countAppends: true });
       expect(out.status).toBe('completed');
-      return { id: out.id, fingerprint: out.fingerprint!, records: readJsonl(out.journal!), appends: out.appends, dir: path.join(root, name) };
+      return { id: out.id, fingerprint: out.fingerprint!, records: readJsonl(out.journal!), appends: out.appends!, dir: path.join(root, name) };
     })();
     references.set(name, made);
   }

@@ -16,9 +16,9 @@
 import type { JournalRecord, RecordKind, BodyOf } from '../../journal/records.js';
 import { splitJournalText } from '../../journal/reader.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { readJournal, readJournalFile, statusLines } from './verify.js';
+import { readJournal, statusLines } from '../../journal/bundle-check.js';
 import { BundleError, looksLikeBundle, parseBundle } from '../../journal/bundle.js';
-import { journalSource } from '../journal-source.js';
+import { journalSource, readJournalFile } from '../journal-source.js';
 import { tenantOption } from '../tenant-scope.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
 import { EXIT, REFUSED, refusalCode } from '../exit-codes.js';

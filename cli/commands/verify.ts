@@ -30,20 +30,17 @@
  * record. `--json` prints one object instead (VerifyJson), whose `ok` is `exitCode === 0`.
  */
 import { createReadStream, promises as fs } from 'node:fs';
-import { BundleError, looksLikeBundle, parseBundle, type Bundle } from '../../journal/bundle.js';
-import { bundleLineage } from '../../journal/bundle-lineage.js';
-import type { JournalRecord } from '../../journal/records.js';
-import { JournalIntegrityError } from '../../journal/errors.js';
+import { chainCount, checkBytes, nonEmpty, passedCount, plural, statusLines, type BytesChecked, type SignatureCheck, type VerifyContext } from '../../journal/bundle-check.js';
 import type { JournalReport, JournalVerdict } from '../../journal/reader.js';
-import { JournalByteVerifier, readJournalBytes, verifyJournalBytes } from '../../journal/verify-bytes.js';
+import { JournalByteVerifier } from '../../journal/verify-bytes.js';
 import type { PublicKey } from '../../journal/seal.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';
-import { journalSource } from '../journal-source.js';
+import { journalSource, readJournalFile, unreadableJournal } from '../journal-source.js';
 import { tenantOption } from '../tenant-scope.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
 import { storeOptions, storeUsage } from '../store-choice.js';
-import { EXIT as CODES, MissingPathError, REFUSED, refusalCode } from '../exit-codes.js';
+import { EXIT as CODES, REFUSED, refusalCode } from '../exit-codes.js';
 
 export const usage =
   `verify <journal.jsonl | bundle | id> [--public-key FILE | --no-signature] [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
@@ -54,16 +51,8 @@ export const usage =
 /** The exit codes (see the header): verify's names for the rows of the one table (cli/exit-codes.ts). */
 export const EXIT = { verified: CODES.done, notIntact: CODES.failed, usage: CODES.usage, sealMismatch: CODES.sealMismatch, unchecked: CODES.sealUnchecked } as const;
 
-/** How the seal was checked: against a key file, against the key a bundle carries, or not at all (`skipped`: --no-signature). */
-export type SignatureCheck = { by: 'file'; file: string; key: PublicKey } | { by: 'bundle'; key: PublicKey } | { by: 'none'; skipped: boolean };
-
-/** What a verdict is judged with besides itself. */
-export interface VerifyContext {
-  signature: SignatureCheck;
-  input: 'journal' | 'bundle';
-  /** A bundle whose journal is intact but not the bundle's (another invocation, a library it does not carry). */
-  bundleProblem?: string;
-}
+/** How the seal was checked, and what a verdict is judged with besides itself (journal/bundle-check.ts). */
+export type { SignatureCheck, VerifyContext };
 
 export interface VerifyJson {
   /** exitCode === 0. */
@@ -89,66 +78,16 @@ export interface VerifyJson {
   bundleError?: string;
 }
 
-function unreadable(file: string, err: unknown): Error {
-  const code = (err as NodeJS.ErrnoException).code;
-  const message = `cannot read journal ${file} (${code ?? (err as Error).message})`;
-  // A file the user named that is not there: `file.not_found` in the --json line (cli/exit-codes.ts).
-  return code === 'ENOENT' ? new MissingPathError(message) : new Error(message);
-}
-
-/** Read a journal file's bytes; throws a one-line Error the command prints with exit code 2. */
-export async function readJournalFile(file: string): Promise<Uint8Array> {
-  try {
-    return await fs.readFile(file);
-  } catch (err) {
-    throw unreadable(file, err);
-  }
-}
-
-/** A journal file's report, keeping its records (`weft log`, `weft replay`). An empty file is not a journal: it has no invocation.pinned record. */
-export function readJournal(bytes: Uint8Array, publicKey: PublicKey | undefined): JournalReport {
-  const report = readJournalBytes(bytes, publicKey ? { publicKey } : {});
-  if (report.ok && report.records.length === 0) {
-    return { ...report, ok: false, error: emptyJournalError() };
-  }
-  return report;
-}
-
 /** A journal file's verdict without its records: its bytes streamed through the byte verifier, a megabyte at a time. */
 export async function verifyJournalFile(file: string, publicKey: PublicKey | undefined): Promise<JournalVerdict> {
   const verifier = new JournalByteVerifier(publicKey ? { publicKey } : {});
   try {
     for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) verifier.push(chunk as Buffer);
   } catch (err) {
-    throw unreadable(file, err);
+    throw unreadableJournal(file, err);
   }
   return nonEmpty(verifier.end());
 }
-
-/** The verdict of a journal held in memory (a bundle's, or a file read whole). */
-export function verifyJournalInMemory(bytes: Uint8Array, publicKey: PublicKey | undefined): JournalVerdict {
-  return nonEmpty(verifyJournalBytes(bytes, publicKey ? { publicKey } : {}));
-}
-
-function nonEmpty(verdict: JournalVerdict): JournalVerdict {
-  return verdict.ok && verdict.count === 0 ? { ...verdict, ok: false, error: emptyJournalError() } : verdict;
-}
-
-/** How many records passed: a report's records, or a verdict's count. */
-function passedCount(report: JournalReport | JournalVerdict): number {
-  return 'records' in report ? report.records.length : report.count;
-}
-
-/** Records that passed the chain checks: on a seal mismatch, the seal too. */
-function chainCount(report: JournalReport | JournalVerdict): number {
-  return passedCount(report) + (report.sealMismatch ? 1 : 0);
-}
-
-function emptyJournalError(): JournalIntegrityError {
-  return new JournalIntegrityError(0, 'empty journal (no records; the first record must be invocation.pinned)');
-}
-
-const plural = (k: number) => `${k} record${k === 1 ? '' : 's'}`;
 
 /** The exit code of a verdict (see the header). */
 export function verifyExitCode(report: JournalReport | JournalVerdict, context: VerifyContext): number {
@@ -185,25 +124,6 @@ function invalidBundleJson(problem: string, keyFile: boolean): VerifyJson {
     ok: false, exitCode: EXIT.notIntact, input: 'bundle', chainIntact: false, fingerprint: null, sealed: false, records: 0, invocation: null,
     keyId: null, signatureChecked: false, sealMismatch: false, keySource: keyFile ? 'file' : null, bundleError: problem,
   };
-}
-
-/** The human summary of a report, one or two lines, shared with `weft log` (which never passes a key). */
-export function statusLines(report: JournalReport | JournalVerdict, keyChecked: boolean): string[] {
-  const n = passedCount(report);
-  if (report.sealMismatch) {
-    return [report.error!.message, `chain intact: ${plural(chainCount(report))}, but the seal does not match the key`];
-  }
-  if (!report.ok) {
-    const lines = [report.error!.message];
-    lines.push(n > 0 ? `chain broken at seq ${report.error!.seq}: the ${plural(n)} before it are intact` : `chain broken at seq ${report.error!.seq}`);
-    return lines;
-  }
-  const fingerprint = `fingerprint ${report.fingerprint}`;
-  if (keyChecked) return [`verified: ${plural(n)}, invocation ${report.invocation}, sealed by key ${report.keyId} (signature valid)`, fingerprint];
-  if (report.sealed) {
-    return [`chain intact: ${plural(n)}, sealed by key ${report.keyId} (signature not checked: pass --public-key)`, fingerprint];
-  }
-  return [`chain intact: ${plural(n)}, NOT sealed: truncated or still running`, `tail ${report.fingerprint}`];
 }
 
 const id16 = (keyId: string | undefined) => `${(keyId ?? '?').slice(0, 16)}…`;
@@ -248,31 +168,6 @@ export function verifyLines(report: JournalReport | JournalVerdict, context: Ver
   return [...statusLines(report, false), next];
 }
 
-/** A bundle's journal must be the bundle's invocation's and pin a library the bundle carries. */
-function bundleProblem(bundle: Bundle, report: JournalVerdict): string | undefined {
-  if (report.invocation !== undefined && report.invocation !== bundle.invocation) {
-    return `the bundle is for invocation ${bundle.invocation}, but its journal is the journal of ${report.invocation}`;
-  }
-  const library = report.pin?.library;
-  if (library !== undefined && !Object.hasOwn(bundle.libraries, library)) {
-    const carried = Object.keys(bundle.libraries);
-    return `the journal pins library ${library}, which the bundle does not carry (it carries ${carried.length > 0 ? carried.join(', ') : 'none'})`;
-  }
-  // A fork's bundle carries its parents' journals up to the boundaries it names, each verified (bundle-lineage.ts).
-  // Its own first two records say whether it is a fork, and of what — read only once the chain has
-  // passed them (a journal that does not verify is not intact, whatever its lineage).
-  if (!report.ok) return undefined;
-  let head: JournalRecord[];
-  try {
-    head = bundle.journal.split('\n', 2).filter((line) => line !== '').map((line) => JSON.parse(line) as JournalRecord);
-  } catch {
-    return undefined;
-  }
-  const lineage = bundleLineage(bundle, head);
-  if ('problem' in lineage) return lineage.problem;
-  return undefined;
-}
-
 /** The first bytes of a file (a journal written by Weft starts `{"body":`). */
 async function readHead(file: string, length: number): Promise<Uint8Array> {
   const handle = await fs.open(file, 'r');
@@ -287,48 +182,23 @@ async function readHead(file: string, length: number): Promise<Uint8Array> {
 
 const JOURNAL_START = '{"body":';
 const decoder = new TextDecoder();
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
-
-type Checked = { report: JournalVerdict; context: VerifyContext } | { invalidBundle: string };
 
 /**
  * Verify `file`: a journal (streamed when it starts like one; read whole otherwise, to see whether
  * it is a bundle) or a bundle. Throws a one-line Error for an unreadable file (exit 2).
  */
-async function check(file: string, keyFile: { file: string; key: PublicKey } | undefined, skipped: boolean): Promise<Checked> {
+async function check(file: string, keyFile: { file: string; key: PublicKey } | undefined, skipped: boolean): Promise<BytesChecked> {
   let head: Uint8Array;
   try {
     head = await readHead(file, JOURNAL_START.length);
   } catch (err) {
-    throw unreadable(file, err);
+    throw unreadableJournal(file, err);
   }
   const fileSignature: SignatureCheck = keyFile ? { by: 'file', ...keyFile } : { by: 'none', skipped };
   if (decoder.decode(head) === JOURNAL_START) {
     return { report: await verifyJournalFile(file, keyFile?.key), context: { signature: fileSignature, input: 'journal' } };
   }
   return checkBytes(await readJournalFile(file), keyFile, skipped);
-}
-
-/** Verify bytes held in memory: a journal (a file that does not start like one, or a stored journal) or a bundle. */
-function checkBytes(bytes: Uint8Array, keyFile: { file: string; key: PublicKey } | undefined, skipped: boolean): Checked {
-  const fileSignature: SignatureCheck = keyFile ? { by: 'file', ...keyFile } : { by: 'none', skipped };
-  if (!looksLikeBundle(bytes)) {
-    return { report: verifyJournalInMemory(bytes, keyFile?.key), context: { signature: fileSignature, input: 'journal' } };
-  }
-  let bundle: Bundle;
-  try {
-    bundle = parseBundle(strictDecoder.decode(bytes));
-  } catch (err) {
-    if (err instanceof BundleError) return { invalidBundle: err.message };
-    if (err instanceof TypeError) return { invalidBundle: 'invalid bundle: not valid UTF-8' };
-    throw err;
-  }
-  const carried = bundle.publicKey === null ? undefined : { publicKey: bundle.publicKey.publicKey, keyId: bundle.publicKey.keyId };
-  const signature: SignatureCheck = keyFile || skipped || carried === undefined ? fileSignature : { by: 'bundle', key: carried };
-  const key = signature.by === 'none' ? undefined : signature.key;
-  const report = verifyJournalInMemory(new TextEncoder().encode(bundle.journal), key);
-  const problem = bundleProblem(bundle, report);
-  return { report, context: { signature, input: 'bundle', ...(problem !== undefined ? { bundleProblem: problem } : {}) } };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -362,7 +232,7 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
 
-  let checked: Checked;
+  let checked: BytesChecked;
   try {
     const key = keyFile === undefined ? undefined : { file: keyFile, key: await loadPublicKey(keyFile) };
     const source = await journalSource(target, strings);

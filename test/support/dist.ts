@@ -1,7 +1,7 @@
 /**
  * The compiled library (dist/, what the `weft` command runs), imported by Node itself rather than
  * through vitest's transform: the in-process stand-ins for a command (./inspector.ts,
- * ./workspace-run.ts) run the very modules the command runs, and a user domain written for the tests
+ * ./commands-here.ts and what uses it) run the very modules the command runs, and a user domain written for the tests
  * (./strict-travel.ts, ./private-travel.ts) imports dist/ — one copy of the library in play, loaded
  * once per worker, with no transform to pay for (a few seconds of CPU per file otherwise).
  */

@@ -17,6 +17,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { JournalStore } from '../../dist/journal/store.js';
+import { commandModules } from './commands-here.js';
 import { fromDist } from './dist.js';
 import type { Viewer } from './inspect-viewer.js';
 
@@ -25,18 +26,12 @@ export type ServedViewer = Omit<Viewer, 'child' | 'output'>;
 
 /** A viewer served in this process (see the header); `stop()` closes its server and its store. */
 export async function serveInspector(args: string[]): Promise<ServedViewer> {
-  // The command's own modules (./dist.ts), loaded once.
-  await fromDist('journal/sha256-node.js');
-  await fromDist('journal/ed25519-node.js');
+  // The command's own modules (./commands-here.ts, ./dist.ts), loaded once.
+  const { FileStore, loadPublicKey, loadDomain, storeChoice, workspaceDir } = await commandModules();
   const { createInspectorServer } = await fromDist<typeof import('../../dist/inspector/server.js')>('inspector/server.js');
   const { RedisStore } = await fromDist<typeof import('../../dist/journal/stores/redis.js')>('journal/stores/redis.js');
-  const { FileStore } = await fromDist<typeof import('../../dist/journal/stores/file.js')>('journal/stores/file.js');
-  const { loadPublicKey } = await fromDist<typeof import('../../dist/runtime/keys.js')>('runtime/keys.js');
-  const { loadDomain } = await fromDist<typeof import('../../dist/cli/domain-loader.js')>('cli/domain-loader.js');
   const { locationOf } = await fromDist<typeof import('../../dist/cli/hints.js')>('cli/hints.js');
   const { inspectApprover } = await fromDist<typeof import('../../dist/cli/inspect-approver.js')>('cli/inspect-approver.js');
-  const { storeChoice } = await fromDist<typeof import('../../dist/cli/store-choice.js')>('cli/store-choice.js');
-  const { workspaceDir } = await fromDist<typeof import('../../dist/cli/workspace.js')>('cli/workspace.js');
   const flags: Record<string, string | undefined> = {};
   const tenantTokens: Array<{ tenant: string; token: string }> = [];
   for (let i = 0; i < args.length; i += 2) {

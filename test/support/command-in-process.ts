@@ -9,42 +9,30 @@
  * exit code returned: the same `{ code, stdout, stderr }` as ./cli.ts `weft()`, without the process.
  *
  * For the tests whose subject is what a command prints and returns for many inputs (a verifier's
- * verdict on each kind of damage, a fixture run whose printed hints are then run as real commands):
+ * verdict on each kind of damage, a fixture run whose printed hints are then run as real commands,
+ * a sample of exports to verify):
  * a CLI start costs 0.3–0.5 s of CPU, several seconds on a loaded machine. Each command keeps real
  * `weft` processes for its end-to-end tests (its start-up, its exit code as a process, --json).
  *
  * Text mode only: `--json` is refused here, since cli/json-line.ts prints at most one JSON line per
  * process (a latch that a second command in the same process would trip), and the JSON line is
  * tested on real processes. `env` and `cwd` are set for the call and restored afterwards; the tests
- * that use this run one test at a time in their file.
+ * that use this run one test at a time in their file (or call it one command after another).
+ *
+ * The command's modules come from ./commands-here.ts (loaded once).
  */
-import { fromDist } from './dist.js';
 import type { CliResult } from './cli.js';
-
-interface CommandModule {
-  run(argv: string[]): Promise<number>;
-  usage: string;
-}
-
-const main = async () => {
-  await fromDist('journal/sha256-node.js');
-  await fromDist('journal/ed25519-node.js');
-  return {
-    ...(await fromDist<typeof import('../../dist/cli/json-line.js')>('cli/json-line.js')),
-    ...(await fromDist<typeof import('../../dist/cli/closing.js')>('cli/closing.js')),
-    ...(await fromDist<typeof import('../../dist/cli/terminal-guard.js')>('cli/terminal-guard.js')),
-  };
-};
+import { commandModule, commandModules } from './commands-here.js';
 
 type Write = typeof process.stdout.write;
 
 /** `weft <args>` in this process (see the header); `env` as `weft()` takes it ('' for a variable unset). */
 export async function weftHere(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
-  const { expectJsonLine, wantsJson, closeStores, guardText } = await main();
+  const { expectJsonLine, wantsJson, closeStores, guardText } = await commandModules();
   const [name, ...rest] = args;
   if (name === undefined || !/^[a-z]+$/.test(name)) throw new Error(`weftHere: not a command: ${JSON.stringify(name)}`);
   if (wantsJson(rest)) throw new Error('weftHere: --json is tested on a real process (cli/json-line.ts prints one JSON line per process)');
-  const mod = await fromDist<CommandModule>(`cli/commands/${name}.js`);
+  const mod = await commandModule(name);
 
   let stdout = '';
   let stderr = '';
