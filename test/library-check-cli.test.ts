@@ -6,7 +6,7 @@
  * library it mines into (or stays on) the same way — a `warning:` line of its report, and
  * `warnings` in its --json line. Travel, whose taxi task binds its effects, has none.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import '../journal/sha256-node.js';
 import { LibraryBuilder } from '../htn/library/builder.js';
 import { tmpdir } from 'node:os';
@@ -79,7 +79,9 @@ describe('weft mine checks the library it mines into', () => {
       .build();
     const file = join(root, 'payments.library.json');
     writeFileSync(file, JSON.stringify(library));
-    const out = await weft(['mine', '--dir', join(root, 'empty-ws'), '--library', file, '--json']);
+    const emptyWorkspace = join(root, 'empty-ws'); // a workspace with no journals yet (a folder that is not there is a usage error)
+    mkdirSync(emptyWorkspace, { recursive: true });
+    const out = await weft(['mine', '--dir', emptyWorkspace, '--library', file, '--json']);
     expect(out.code, out.stderr).toBe(0);
     const line = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { accepted: number; warnings: unknown[] };
     expect(line.accepted).toBe(0);
