@@ -16,7 +16,7 @@ export interface DomainContext {
    * its own shared state (keys under `prefix`), so that any process — a resumed runtime, a worker —
    * sees the same world. Absent in the embedded mode. `giveUpAfterMs`, when set, is how long a
    * client the domain makes should wait for an unreachable server before failing what it was asked
-   * (a short-lived command's budget, journal/stores/redis-reconnect.ts); absent, reconnect for ever.
+   * (a short-lived command's budget, redis/reconnect.ts); absent, reconnect for ever.
    */
   redis?: { url: string; prefix: string; giveUpAfterMs?: number };
 }

@@ -20,7 +20,7 @@ import { RedisStore } from '../journal/stores/redis.js';
 import { createInspectorServer } from '../inspector/server.js';
 import { listInvocations } from '../runtime/list.js';
 import { fillEnded } from './list-fixture.js';
-import { startBenchRedis, type BenchRedisServer } from './redis-server.js';
+import { startPrivateRedis, type PrivateRedis } from './redis-server.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`;
@@ -77,13 +77,13 @@ export async function run(argv: string[]): Promise<void> {
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new Error('--concurrency must be a positive integer');
   const out: string[] = [`load at start: ${loadLine()}`, `invocations: ${count} ended (one step each, 14 records), medians of ${reps} after a warm-up`];
   const dir = mkdtempSync(join(os.tmpdir(), 'weft-bench-list-'));
-  let server: BenchRedisServer | undefined;
+  let server: PrivateRedis | undefined;
   let redis: RedisStore | undefined;
   try {
     const file = new FileStore(dir);
     const stores: JournalStore[] = [file];
     if (!values['no-redis']) {
-      if (!values.url) server = await startBenchRedis();
+      if (!values.url) server = await startPrivateRedis({ orElse: 'pass --url redis://…' });
       const url = values.url ?? server!.url;
       redis = new RedisStore({ redis: url, prefix: `weft-bench-list-${process.pid}` });
       stores.push(redis);

@@ -57,7 +57,7 @@ import { BullMqDispatcher, bullPrefix } from '../queue/bullmq.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { fillEnded } from './list-fixture.js';
 import { BENCH_INTENT } from './noop-app.js';
-import { startBenchRedis, type BenchRedisServer } from './redis-server.js';
+import { startPrivateRedis, type PrivateRedis } from './redis-server.js';
 import { benchDomain, tenantFor } from './workers-domain.js';
 import { spawnWorker, type WorkerProcess } from './workers.js';
 import { cpuByRole } from './process-cpu.js';
@@ -461,7 +461,7 @@ export async function run(argv: string[]): Promise<void> {
   const root = mkdtempSync(join(os.tmpdir(), 'weft-bench-inspect-'));
   const closers: Array<() => Promise<unknown>> = [];
   const workers: WorkerProcess[] = [];
-  let server: BenchRedisServer | undefined;
+  let server: PrivateRedis | undefined;
   let browser: Browser | undefined;
   const modes: ModeFigures[] = [];
   const lists: Array<{ label: string; ms: number; emptyMs: number; apiMs: number }> = [];
@@ -498,7 +498,7 @@ export async function run(argv: string[]): Promise<void> {
     let redisUrl: string | undefined;
     const prefix = `weft-bench-i${process.pid}`;
     if (withRedis && (parts.has('viewer') || parts.has('relay') || parts.has('list'))) {
-      server = await startBenchRedis();
+      server = await startPrivateRedis({ orElse: 'pass --no-redis' });
       redisUrl = server.url;
     }
     if (server && (parts.has('viewer') || parts.has('relay'))) {

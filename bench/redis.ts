@@ -36,7 +36,8 @@ import { scripts } from '../journal/stores/redis-scripts.js';
 import { JournalWriter } from '../journal/writer.js';
 import { createRuntime, type InvocationHandle, type Runtime } from '../runtime/index.js';
 import { BENCH_INTENT, noopActuators, noopLibrary, noopModel } from './noop-app.js';
-import { aofSettings, serverCpuMs, startBenchRedis, type BenchRedisServer } from './redis-server.js';
+import { aofSettings, serverCpuMs } from './redis-info.js';
+import { startPrivateRedis, type PrivateRedis } from './redis-server.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
 const ASOF = '2026-01-01T00:00:00Z';
@@ -368,8 +369,8 @@ export async function run(argv: string[]): Promise<void> {
   const suiteStart = performance.now();
   const loadStart = loadLine();
 
-  let server: BenchRedisServer | undefined;
-  if (!values.url) server = await startBenchRedis();
+  let server: PrivateRedis | undefined;
+  if (!values.url) server = await startPrivateRedis({ orElse: 'pass --url redis://…' });
   const url = values.url ?? server!.url;
   const client = new Redis(url, { lazyConnect: true });
   client.on('error', () => undefined);

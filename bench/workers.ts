@@ -46,7 +46,8 @@ import { BullMqDispatcher } from '../queue/bullmq.js';
 import type { Dispatcher, Job, JobOutcome } from '../queue/dispatcher.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { BENCH_INTENT } from './noop-app.js';
-import { aofSettings, serverCpuMs, startBenchRedis, type BenchRedisServer } from './redis-server.js';
+import { aofSettings, serverCpuMs } from './redis-info.js';
+import { startPrivateRedis, type PrivateRedis } from './redis-server.js';
 import { benchDomain, rawJobData, tenantFor } from './workers-domain.js';
 
 const key = signingKeyFromSecret(new Uint8Array(32).fill(9));
@@ -467,7 +468,7 @@ export async function run(argv: string[]): Promise<void> {
 
   const suiteStart = performance.now();
   const loadStart = loadLine();
-  let server: BenchRedisServer | undefined;
+  let server: PrivateRedis | undefined;
   const workers: WorkerProcess[] = [];
   const closers: Array<() => Promise<unknown>> = [];
   const prefix = `weft-bench-w${process.pid}-${Date.now().toString(36)}`;
@@ -491,7 +492,7 @@ export async function run(argv: string[]): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    if (!values.url) server = await startBenchRedis();
+    if (!values.url) server = await startPrivateRedis({ orElse: 'pass --url redis://…' });
     const url = values.url ?? server!.url;
     client = new Redis(url, { lazyConnect: true });
     client.on('error', () => undefined);

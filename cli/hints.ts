@@ -17,7 +17,7 @@
  */
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { holdsCredentials } from '../journal/stores/redis-reconnect.js';
+import { holdsCredentials } from '../redis/index.js';
 import { REDIS_URL_VARIABLE, shellWord } from '../queue/shell-words.js';
 import type { StoreChoice } from './store-choice.js';
 

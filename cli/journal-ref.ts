@@ -7,7 +7,7 @@
  * The reference never holds credentials (the server's name only: redisServerName); reading it back,
  * a password comes from WEFT_REDIS_URL when that names the same server. Pure but for that variable.
  */
-import { redisServerName } from '../journal/stores/redis-reconnect.js';
+import { redisServerName } from '../redis/index.js';
 
 const DEFAULT_PREFIX = 'weft';
 

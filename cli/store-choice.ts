@@ -6,7 +6,7 @@
  * command opened are closed when it ends (`closeStores`, closing.ts), so the process can exit.
  *
  * A command gives up on a Redis that has been unreachable for `--redis-give-up-ms MS` (or
- * `WEFT_REDIS_GIVE_UP_MS`; default 10 s, journal/stores/redis-reconnect.ts) rather than reconnecting
+ * `WEFT_REDIS_GIVE_UP_MS`; default 10 s, redis/reconnect.ts) rather than reconnecting
  * for ever; the long-lived `serve`, `worker` and `inspect` keep reconnecting. The same budget bounds
  * every command's first PING — serve's too — timed from when the client library is loaded, not from
  * the start of the process. A server that refuses the URL's credentials or the user's ACL is
@@ -14,7 +14,7 @@
  */
 import type { JournalStore } from '../journal/store.js';
 import { FileStore } from '../journal/stores/file.js';
-import { DEFAULT_REDIS_GIVE_UP_MS, holdsCredentials } from '../journal/stores/redis-reconnect.js';
+import { DEFAULT_REDIS_GIVE_UP_MS, holdsCredentials } from '../redis/index.js';
 import { UsageError, type OptionSpec } from './args.js';
 import { closeAtExit } from './closing.js';
 

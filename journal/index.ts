@@ -22,5 +22,5 @@ export { REDACTED, redactionMarksSchema, redactRecord, redactRecords, redactValu
 export * from './writer.js';
 export { MemoryStore } from './stores/memory.js';
 export { FileStore, type FileStoreOptions, type FlushMode } from './stores/file.js';
-export { DEFAULT_REDIS_GIVE_UP_MS, reconnectStrategy } from './stores/redis-reconnect.js';
+export { DEFAULT_REDIS_GIVE_UP_MS, reconnectStrategy } from '../redis/index.js';
 export { RedisStore, checkRedisDurability, RedisDurabilityError, type RedisStoreOptions, type RedisOpenOptions, type RedisKeys, type DurabilityVerdict } from './stores/redis.js';

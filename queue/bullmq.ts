@@ -44,7 +44,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConnectionOptions, Queue, QueueEvents } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { WeftError } from '../journal/errors.js';
-import { reconnectStrategy } from '../journal/stores/redis-reconnect.js';
+import { reconnectStrategy } from '../redis/index.js';
 import { CatalogueDispatcher } from './catalogue.js';
 import { redisUrlWord, shellWord } from './shell-words.js';
 import { REFUSAL_CODES, type Job, type JobOutcome } from './dispatcher.js';

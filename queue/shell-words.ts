@@ -7,7 +7,7 @@
  * reads it there too) — is never printed: the command names it as `"$WEFT_REDIS_URL"`, which works
  * as printed once that variable holds the URL (and already does when the URL came from it).
  */
-import { holdsCredentials } from '../journal/stores/redis-reconnect.js';
+import { holdsCredentials } from '../redis/index.js';
 
 /** How a command names a Redis URL that holds a password. */
 export const REDIS_URL_VARIABLE = '"$WEFT_REDIS_URL"';

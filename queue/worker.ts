@@ -35,7 +35,7 @@ import type { Actuator } from '../actors/actuator.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { JournalStore } from '../journal/store.js';
 import { RedisStore } from '../journal/stores/redis.js';
-import { isConnectionLoss } from '../journal/stores/redis-reconnect.js';
+import { isConnectionLoss } from '../redis/index.js';
 import type { ActuatorDomain } from '../actors/domain-context.js';
 import { readLibraryBlob } from '../htn/library/stored.js';
 import { bullPrefix, connectionOf, queueForDomain, withReconnect, workerCommand } from './bullmq.js';

@@ -25,7 +25,7 @@ const forbidden: Array<[RegExp, string]> = [
   [/\bperformance\.now\s*\(/, 'performance.now()'],
   [/from\s+['"](node:)?(fs|fs\/promises|net|http|https|child_process|os|dgram|worker_threads)['"]/, 'an I/O module'],
   [/from\s+['"](ioredis|bullmq)['"]/, 'an I/O library'],
-  [/from\s+['"][./]+\/(cli|queue|actors|inspector|bench|examples)\//, 'the effect side'],
+  [/from\s+['"][./]+\/(cli|queue|runtime|actors|inspector|bench|examples|redis)\//, 'the effect side'],
   [/from\s+['"]\.\/stores\//, 'a store implementation'],
 ];
 

@@ -1,10 +1,10 @@
 /**
  * A command's Redis clients give up on a server gone for longer than their budget
- * (journal/stores/redis-reconnect.ts): a bounded backoff while it may come back, then no more
+ * (redis/reconnect.ts): a bounded backoff while it may come back, then no more
  * reconnects — so nothing waits on a dead server for ever. The budget restarts with each outage.
  */
 import { describe, expect, test } from 'vitest';
-import { isConnectionLoss, reconnectStrategy } from '../journal/stores/redis-reconnect.js';
+import { isConnectionLoss, reconnectStrategy } from '../redis/index.js';
 import { withReconnect } from '../queue/bullmq.js';
 
 describe('reconnectStrategy', () => {

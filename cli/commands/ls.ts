@@ -20,7 +20,7 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { openStore, storeChoice, storeOptions, storeUsage } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 import { locate, locationOf, type Location } from '../hints.js';
-import { redisServerName } from '../../journal/stores/redis-reconnect.js';
+import { redisServerName } from '../../redis/index.js';
 import { printFailureLine, printJsonLine } from '../json-line.js';
 import { isWeftError } from '../../journal/errors.js';
 import { lineageText } from '../../journal/lineage.js';

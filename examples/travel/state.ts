@@ -40,7 +40,7 @@ import { z } from 'zod';
 import { ActuatorError, type Actuator, type ActuatorContext, type ActuatorKind } from '../../actors/actuator.js';
 import type { Random, RandomStream } from '../../actors/random.js';
 import { StoreUnreachableError } from '../../journal/errors.js';
-import { isConnectionLoss, reconnectStrategy, redisServerName } from '../../journal/stores/redis-reconnect.js';
+import { isConnectionLoss, reconnectStrategy, redisServerName } from '../../redis/index.js';
 
 const json = z.json();
 

@@ -66,7 +66,7 @@ import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, 
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, durabilityRefusal, relaxedDurabilityWarning } from './redis-durability.js';
-import { answerWithin, DEFAULT_REDIS_GIVE_UP_MS, isConnectionLoss, reconnectStrategy, redisServerName } from './redis-reconnect.js';
+import { answerWithin, DEFAULT_REDIS_GIVE_UP_MS, isConnectionLoss, reconnectStrategy, redisServerName } from '../../redis/index.js';
 import { connectRefusal, isConnectRefusal } from './access-refused.js';
 import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { encodeNudge, nudgeChannel } from './redis-nudge.js';
@@ -84,7 +84,7 @@ export interface RedisStoreOptions {
   now?: () => number;
   /**
    * For a client the store creates from a URL: stop reconnecting once the server has been
-   * unreachable this long, so every waiting operation fails instead of hanging (redis-reconnect.ts).
+   * unreachable this long, so every waiting operation fails instead of hanging (redis/reconnect.ts).
    * Default: reconnect for ever, as a long-lived process should.
    */
   giveUpAfterMs?: number;
@@ -239,7 +239,7 @@ export class RedisStore implements JournalStore {
    * client's retries and being mistaken for a durability problem — and StoreAuthRefusedError
    * (`store.auth_refused`) when the server answers that this client may not in (a wrong password or
    * user, none given, an ACL without PING): never "unreachable". The clock starts once the client
-   * library is loaded and the client made (redis-reconnect.ts).
+   * library is loaded and the client made (redis/reconnect.ts).
    */
   async reachable(timeoutMs?: number): Promise<void> {
     const client = await this.client; // loading ioredis is not the server's time

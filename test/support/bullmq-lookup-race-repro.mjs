@@ -14,13 +14,9 @@
  *
  *   npm run build && node test/support/bullmq-lookup-race-repro.mjs [redis://127.0.0.1:PORT/0]
  *
- * Without a URL it starts a private redis-server (needs it on PATH). Prints how many of 400
- * successful jobs the dispatcher answered as failures; exits 1 if any.
+ * Without a URL it starts a private redis-server (bench/redis-server.ts, built into dist/bench; needs
+ * it on PATH). Prints how many of 400 successful jobs the dispatcher answered as failures; exits 1 if any.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -33,28 +29,10 @@ const { BullMqDispatcher } = await load('queue/bullmq.js');
 let url = process.argv[2];
 let stopRedis = async () => undefined;
 if (!url) {
-  const port = await new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
-  const dir = mkdtempSync(path.join(tmpdir(), 'weft-race-'));
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir], { stdio: 'ignore' });
-  url = `redis://127.0.0.1:${port}/0`;
-  stopRedis = async () => {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const { Redis } = await import('ioredis');
-  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
-  probe.on('error', () => undefined);
-  await probe.connect().catch(() => undefined);
-  await probe.ping();
-  probe.disconnect();
+  const { startPrivateRedis } = await load('bench/redis-server.js'); // the launcher the benches and tests share
+  const server = await startPrivateRedis({ aof: false, orElse: 'pass a redis:// URL' });
+  url = server.url;
+  stopRedis = server.stop;
 }
 
 const prefix = `race${Date.now()}:bull`;

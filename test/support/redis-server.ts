@@ -1,39 +1,24 @@
 /**
- * A private redis-server for tests: a child process on a free port with its own temp directory,
- * never the machine's 127.0.0.1:6379. By default it runs as a journal store must (AOF on, fsync
- * on every write, no RDB snapshots); `args` adds or overrides settings (`--appendonly no`, …).
+ * A private redis-server for tests: the one launcher the benches use too (bench/redis-server.ts: a
+ * free port, its own temp directory, AOF with fsync on every write unless `aof: false`, `args` to add
+ * or override settings; `stop`, `kill`, `restart`), its process spawned by `spawnTracked`, so a server
+ * still running when the test that started it ends is SIGKILLed (./children.ts).
  *
  * `redisAvailable()` says whether `redis-server` is on PATH. Test files use `requireRedis()`:
- * without one, tests fail under CI (CI=true) and are skipped, loudly, elsewhere. Servers still
- * running when the test that started them ends are SIGKILLed (./children.ts).
+ * without one, tests fail under CI (CI=true) and are skipped, loudly, elsewhere.
  */
-import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { startPrivateRedis, type PrivateRedis, type PrivateRedisOptions } from '../../bench/redis-server.js';
 import { spawnTracked } from './children.js';
 
-export interface RedisServer {
-  /** `redis://127.0.0.1:<port>/0` */
-  url: string;
-  port: number;
-  /** The server's working directory (its append-only files). */
-  dir: string;
-  /** Shut down (SIGTERM), wait for the exit, and remove `dir`. */
-  stop(): Promise<void>;
-  /** SIGKILL, as a crash would; `dir` is kept for `restart`. */
-  kill(): Promise<void>;
-  /** Start again on the same port and directory (SIGTERM first if still running); resolves when PING answers. */
-  restart(): Promise<void>;
-}
+export { freePort } from '../../bench/redis-server.js';
 
-export interface StartRedisOptions {
-  /** Default true: `--appendonly yes --appendfsync always`. False: the server's defaults (no AOF). */
-  aof?: boolean;
-  /** Extra command-line settings, after the defaults (so they override them). */
-  args?: string[];
-}
+/** A private server: its url, port and directory, and `stop`, `kill` (a crash), `restart`. */
+export type RedisServer = PrivateRedis;
+
+/** `aof` (default true: `--appendonly yes --appendfsync always`) and `args`, extra settings that override the defaults. */
+export type StartRedisOptions = Pick<PrivateRedisOptions, 'aof' | 'args'>;
 
 /** Whether `redis-server` is an executable on PATH. */
 export function redisAvailable(): boolean {
@@ -63,99 +48,7 @@ export function requireRedis(): boolean {
   return false;
 }
 
-/** A port nobody listens on right now (bind 127.0.0.1:0, read it, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error('no port assigned'))));
-    });
-  });
-}
-
-/** Spawn a private redis-server and wait until it answers PING. */
-export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'weft-redis-'));
-  const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--save', '',
-    '--dir', dir,
-    '--daemonize', 'no',
-    ...(options.aof === false ? [] : ['--appendonly', 'yes', '--appendfsync', 'always']),
-    ...(options.args ?? []),
-  ];
-  let child: ChildProcess | undefined;
-  let output = '';
-
-  const launch = async () => {
-    output = '';
-    const proc = spawnTracked('redis-server', args, { cwd: dir, label: `redis-server --port ${port}` });
-    child = proc;
-    proc.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000)));
-    proc.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000)));
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    let gone = false;
-    void exited.then(() => (gone = true));
-    proc.once('error', () => (gone = true));
-    const deadline = Date.now() + 60_000; // a loaded machine starts a server slowly
-    while (!(await ping(port))) {
-      if (gone) throw new Error(`redis-server ${args.join(' ')} exited before answering PING:\n${output}`);
-      if (Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(`redis-server on port ${port} did not answer PING within 60 s:\n${output}`);
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-
-  const end = async (signal: NodeJS.Signals) => {
-    const proc = child;
-    child = undefined;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill(signal);
-    await exited;
-  };
-
-  await launch();
-  return {
-    url: `redis://127.0.0.1:${port}/0`,
-    port,
-    dir,
-    stop: async () => {
-      await end('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
-    kill: () => end('SIGKILL'),
-    restart: async () => {
-      await end('SIGTERM');
-      await launch();
-    },
-  };
-}
-
-/** True when a server on `port` answers PING with PONG. */
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    let reply = '';
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (chunk: Buffer) => {
-      reply += chunk.toString('utf8');
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
-    });
-    socket.once('end', () => done(false));
-  });
+/** Spawn a private redis-server (bench/redis-server.ts), tracked as the test's child, and wait until it answers PING. */
+export function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
+  return startPrivateRedis({ ...options, spawn: spawnTracked });
 }

@@ -15,9 +15,8 @@
  * `answerWithin` lets a reply already waiting on the socket win over a timer that fired in the same
  * turn of a busy event loop.
  *
- * How a lost connection is told is here too: `isConnectionLoss` recognises ioredis' errors for it,
- * and `redisServerName` names the server in the error a user reads instead (no credentials);
- * `holdsCredentials` says whether a URL may be printed at all (queue/shell-words.ts).
+ * How a lost connection is told is here too: `isConnectionLoss` recognises ioredis' errors for it;
+ * the error a user reads names the server by `redisServerName` (./url.ts), never its credentials.
  */
 
 /** What a command waits for an unreachable Redis before giving up, unless told otherwise (WEFT_REDIS_GIVE_UP_MS). */
@@ -76,32 +75,4 @@ export function isConnectionLoss(err: unknown): err is Error {
   if (err.message === 'Connection is closed.' || err.name === 'MaxRetriesPerRequestError') return true;
   const { code } = err as { code?: unknown };
   return (typeof code === 'string' && UNREACHABLE_CODE.test(code)) || UNREACHABLE_TEXT.test(err.message);
-}
-
-/** `redis://host:port/db` for a Redis URL, credentials left out: how an error names the server. */
-export function redisServerName(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.protocol === 'redis:' || u.protocol === 'rediss:') {
-      const db = Number(u.pathname.replace(/^\//, '') || u.searchParams.get('db') || 0);
-      return `${u.protocol}//${u.hostname || 'localhost'}:${u.port || 6379}/${Number.isSafeInteger(db) ? db : 0}`;
-    }
-  } catch {
-    /* not a URL: a socket path */
-  }
-  return url.startsWith('/') ? `redis+unix://${url}` : `redis:${url}`;
-}
-
-/**
- * Whether a Redis URL holds credentials — a user or a password, or `password=` / `username=` in its
- * query (ioredis reads them there too) — and so must never be printed. A URL that does not parse is
- * treated as holding some: nothing is printed that cannot be checked.
- */
-export function holdsCredentials(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.username !== '' || u.password !== '' || u.searchParams.has('password') || u.searchParams.has('username');
-  } catch {
-    return !url.startsWith('/'); // a socket path holds none
-  }
 }
