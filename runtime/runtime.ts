@@ -169,8 +169,7 @@ export class Runtime {
     return this.executor.dispatcher?.onWake?.(wake);
   }
 
-  /** Every invocation in the store with its status; see list.ts (damaged journals are listed and marked). */
-  /** Every invocation in the store — of the runtime's tenant only, when it is scoped to one. */
+  /** Every invocation in the store with its status — of the runtime's tenant only, when it is scoped to one; see list.ts (damaged journals are listed and marked). */
   async list(): Promise<InvocationSummary[]> {
     const all = await listInvocations(this.options.store);
     const scope = this.options.tenant;
