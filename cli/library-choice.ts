@@ -10,7 +10,7 @@
  *
  * `weft run --library <file | digest>` (libraryChoice): the version a new run pins instead of the
  * domain's own — a mined version above all. The runtime files it in the store by digest when the
- * run starts (runtime.ts start), so replay, resume, serve and workers anywhere find it. It must be
+ * run starts (runtime/start.ts), so replay, resume, serve and workers anywhere find it. It must be
  * one of the domain's (same name): a domain's policy, evaluables and actuators are written for its
  * libraries.
  *

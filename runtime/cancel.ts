@@ -11,9 +11,9 @@
  *   then the canceller takes it up itself). A holder that does not answer in time leaves the
  *   request in the inbox, and the canceller says so.
  *
- * The helpers here are what `runtime.ts` needs around that: the handle of an invocation that has
- * ended (with what its `invocation.cancelled` says), the event that stops a resting invocation when
- * it is taken up, and the wait.
+ * The helpers here are what the cancel verb (cancel-request.ts) and resume.ts need around that:
+ * the handle of an invocation that has ended (with what its `invocation.cancelled` says), the event
+ * that stops a resting invocation when it is taken up, and the wait.
  */
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { InboxMessage, JournalStore } from '../journal/store.js';

@@ -24,7 +24,8 @@
  * This module holds the parts that read a parent's records: the state at a boundary (re-derived by
  * replaying the parent's journal up to it, so replay of the fork can re-derive it again and compare),
  * the world effects applied after it (a fork that would apply them a second time, under new keys,
- * is refused, naming them), the fork's id, and the refusals. runtime.ts does the writing.
+ * is refused, naming them), the fork's id, and the refusals. fork-run.ts does the writing;
+ * fork-parent.ts re-derives a parent's state through the runtime and checks a fork's lineage on replay.
  */
 import { canonicalize } from '../journal/canonical.js';
 import { digestOf } from '../journal/digest.js';

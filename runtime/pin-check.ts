@@ -26,6 +26,7 @@
  *
  * Pure: no I/O; the runtime gathers the offer and throws PinMismatchError with the list.
  */
+import type { Model } from '../actors/model/model.js';
 import { canonicalize } from '../journal/canonical.js';
 import type { Pin } from '../journal/records.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
@@ -43,6 +44,17 @@ export interface PinMismatch {
 
 /** Model parameters older runtimes pinned that do not shape replies (endpoints move). */
 export const UNPINNED_MODEL_PARAMS: ReadonlySet<string> = new Set(['baseUrl']);
+
+/**
+ * The model parameters an invocation pins: those that shape replies. `baseUrl` is dropped (an
+ * endpoint is where the model is, not which model it is); older journals that pinned it are
+ * compared without it.
+ */
+export function pinnedModelParams(model: Model | undefined): Record<string, string | number | boolean | null> {
+  const params: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(model?.params ?? {})) if (!UNPINNED_MODEL_PARAMS.has(key)) params[key] = value;
+  return params;
+}
 
 /** The model a CLI command would name: `--model-url URL --model NAME` for an OpenAI-compatible id. */
 export function modelFlagsFor(modelId: string): string {

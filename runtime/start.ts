@@ -1,0 +1,115 @@
+/**
+ * `runtime.start(intent, options?)`: pin, file and run a new invocation.
+ *
+ * It pins (library digest, runtime version and flags, model, seed, asOf, policy, limits, the
+ * actuators that spend), files the library — and a rule pack policy (policy/) — and the signing
+ * key's public half in the store's blobs by digest, puts the store's unhashed metadata (domain,
+ * library, redaction marks, and the id of the key that will seal: seal-key.ts), writes
+ * `invocation.pinned`, and runs the machine. Options default as `weft run` does (start-options.ts);
+ * a malformed one is refused before anything is written. Starting an id that exists attaches to it
+ * (a resume) — or fails clearly, naming what differs, if its tenant, intent, pin or sealing key do.
+ */
+import { canonicalBytes, canonicalize } from '../journal/canonical.js';
+import { digestOf, hexToBytes } from '../journal/digest.js';
+import type { JournalRecord, Pin } from '../journal/records.js';
+import { JournalWriter } from '../journal/writer.js';
+import type { InvocationInput } from '../machines/context.js';
+import { FLAG_DECLARED_SPEND } from '../machines/flags.js';
+import { allowAll } from '../machines/policy.js';
+import { isWellFormed, REFUSED_PREFIX_CHARS, toWellFormed, utf16Digest } from '../machines/untrusted-text.js';
+import { isPackPolicy } from '../policy/compile.js';
+import { packBytes } from '../policy/digest.js';
+import { RuntimeUsageError, SealKeyMismatchError } from './errors.js';
+import type { Executor } from './executor.js';
+import type { InvocationHandle } from './handle.js';
+import { pinnedModelParams } from './pin-check.js';
+import { resumeInvocation } from './resume.js';
+import { shadowPin } from './shadow-pin.js';
+import { startConflictMessage, startDifferences } from './start-conflict.js';
+import { resolveStartOptions, type StartOptions } from './start-options.js';
+import { BEHAVIOUR_FLAGS, RUNTIME_VERSION } from './version.js';
+
+/** The invocation id a start without `id` gets: a digest of tenant, intent, seed and asOf. */
+export function defaultInvocationId(intent: string, opts: Pick<StartOptions, 'tenant' | 'seed' | 'asOf' | 'shadow'>): string {
+  // An intent that is not well-formed Unicode cannot be canonicalized: its UTF-16 digest stands in.
+  const named = isWellFormed(intent) ? intent : { wellFormed: toWellFormed(intent), utf16: utf16Digest(intent) };
+  // A shadow run of the same intent is another invocation than the real one (a real run's id is unchanged).
+  return `inv-${digestOf({ tenant: opts.tenant, intent: named, seed: String(opts.seed), asOf: opts.asOf, ...(opts.shadow === true ? { shadow: true } : {}) }).slice(0, 32)}`;
+}
+
+export async function startInvocation(ex: Executor, intent: string, options?: Partial<StartOptions>): Promise<InvocationHandle> {
+  const scope = ex.options.tenant;
+  if (scope !== undefined && options?.tenant !== undefined && options.tenant !== scope) {
+    throw new RuntimeUsageError('runtime.tenant_scope', `this runtime is scoped to tenant ${JSON.stringify(scope)} and cannot start an invocation for tenant ${JSON.stringify(options.tenant)}`);
+  }
+  const opts = resolveStartOptions(intent, scope !== undefined && options?.tenant === undefined ? { ...options, tenant: scope } : options, ex.options.domain?.asOf);
+  const library = ex.pickLibrary(opts.library);
+  // The key that will seal the journal is fixed now (recorded in the store's metadata), so a runtime without one cannot start.
+  const key = ex.options.signingKey;
+  if (!key) throw new RuntimeUsageError('runtime.no_signing_key', 'runtime.start: this runtime has no signing key, and an invocation is sealed by the key it starts with: pass createRuntime({ signingKey }) (loadSigningKey(file), or generateSigningKey() + writeKeyPair(dir, key))');
+  await ex.ready();
+  const digest = ex.digests.get(library)!;
+  await ex.putBlobOnce(digest, () => canonicalBytes(library));
+  // A rule pack is filed by its digest too, so any process resumes or replays under the pinned rules with no file.
+  const policy = ex.options.policy;
+  if (isPackPolicy(policy)) await ex.putBlobOnce(policy.digest, () => packBytes(policy.pack));
+  // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.
+  await ex.putBlobOnce(key.keyId, () => hexToBytes(key.publicKey));
+  const model = ex.options.model;
+  // A step timeout is pinned only when there is one: a run without pins what it pinned before.
+  const { stepTimeoutMs: runtimeTimeout, ...limits } = ex.limits;
+  const stepTimeoutMs = opts.stepTimeoutMs ?? runtimeTimeout ?? 0;
+  const pin: Pin = {
+    library: digest,
+    runtime: RUNTIME_VERSION,
+    flags: [...BEHAVIOUR_FLAGS],
+    model: { id: model?.id ?? 'none', params: pinnedModelParams(model) },
+    seed: String(opts.seed),
+    asOf: new Date(opts.asOf).toISOString(),
+    policy: (ex.options.policy ?? allowAll).id,
+    limits: { ...limits, ...(stepTimeoutMs > 0 ? { stepTimeoutMs } : {}) },
+    // Which actuators spend (flag 2), fixed for the invocation's life; none known: none declared (every world effect counts).
+    ...(BEHAVIOUR_FLAGS.includes(FLAG_DECLARED_SPEND) ? { spenders: [...(ex.declaredSpenders ?? [])] } : {}),
+    // A shadow run, and whether its world effects have shadow results (shadow-pin.ts); absent on a real run.
+    ...(opts.shadow === true ? { shadow: shadowPin(library, ex.dispatcher) } : {}),
+    ...(opts.deadline === undefined ? {} : { deadline: String(opts.deadline) }),
+  };
+  const id = opts.id ?? defaultInvocationId(intent, opts);
+  // An intent over the pinned cap (or not well-formed) is recorded as a prefix with its size and digest; the run then fails, sealed, before any model call.
+  const cut = intent.length > ex.limits.maxIntentChars || !isWellFormed(intent);
+  const recordedIntent = cut ? toWellFormed(intent.slice(0, Math.min(REFUSED_PREFIX_CHARS, ex.limits.maxIntentChars))) : intent;
+  const intentCut = cut ? { chars: intent.length, digest: utf16Digest(intent) } : undefined;
+  // Which domain, library and sealing key it is, in the store beside the journal (unhashed): any
+  // process finds its domain by it, and a resume with another key is refused (seal-key.ts).
+  if ((await ex.store.length(id)) === 0) await ex.store.putMetadata(id, { ...ex.domainMetadata(digest, library), sealKey: key.keyId });
+  let writer: JournalWriter;
+  try {
+    writer = await JournalWriter.create(ex.store, { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, ...(intentCut ? { intentCut } : {}) }, ex.writerOptions());
+  } catch (err) {
+    // An id that exists (created, or being run by another process) is attached to — or refused
+    // clearly when its intent or pin differ; anything else is this start's own failure.
+    if ((await ex.store.length(id).catch(() => 0)) > 0) return attach(ex, id, recordedIntent, opts.tenant, pin);
+    throw err;
+  }
+  const input: InvocationInput = { invocation: id, tenant: opts.tenant, intent: recordedIntent, pin, limits: { ...limits, ...(stepTimeoutMs > 0 ? { stepTimeoutMs } : {}) }, seq: writer.seq, tail: writer.tail, ...(intentCut ? { intentCut } : {}) };
+  return ex.run(writer, library, input, [], undefined, key.keyId);
+}
+
+/** The same start asked again: resume the invocation that exists — unless its tenant, intent, pin or sealing key differ (refused, naming what). */
+async function attach(ex: Executor, id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
+  const first = (await ex.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
+  const existing = first.body;
+  if (existing.tenant !== tenant) {
+    // Another tenant's invocation: say nothing of it — not its intent, not its pin.
+    throw new RuntimeUsageError('runtime.id_conflict', `invocation id ${id} cannot be used for tenant ${JSON.stringify(tenant)}: start with another id (or none: the default id is derived from the intent)`);
+  }
+  if (existing.intent !== intent || canonicalize(existing.pin) !== canonicalize(pin)) {
+    // Each differing field by name, never the whole pin (start-conflict.ts).
+    throw new RuntimeUsageError('runtime.id_conflict', startConflictMessage(id, startDifferences(existing, { intent, pin })));
+  }
+  // The same start with another signing key: say so, as resume would (the key is not in the pin).
+  const inForce = await ex.sealKeyOf(id);
+  const offered = ex.options.signingKey?.keyId;
+  if (inForce && inForce.keyId !== offered) throw new SealKeyMismatchError(id, 'start', inForce.keyId, offered, inForce.rekeyed);
+  return resumeInvocation(ex, 'resume', id);
+}
