@@ -7,9 +7,16 @@
  * the runtime's pin check refuses them by field — nothing here decides silently.
  */
 import type { Model } from '../actors/model/model.js';
+import { OpenAiModel } from '../actors/model/openai.js';
 import type { Pin } from '../journal/records.js';
 import { UsageError } from './args.js';
-import { endpointModel, type InvocationMeta } from './workspace.js';
+import type { InvocationMeta } from './invocation-meta.js';
+
+/** A chat model at an OpenAI-compatible endpoint; the key from WEFT_MODEL_KEY or OPENAI_API_KEY. */
+export function endpointModel(baseUrl: string, model: string, params: { temperature?: number } = {}): Model {
+  const apiKey = process.env.WEFT_MODEL_KEY ?? process.env.OPENAI_API_KEY;
+  return new OpenAiModel({ baseUrl, model, ...(apiKey ? { apiKey } : {}), ...(params.temperature === undefined ? {} : { temperature: params.temperature }) });
+}
 
 export interface ModelFlags {
   url: string | undefined;

@@ -1,7 +1,7 @@
 /**
  * Which key seals: `--signing-key FILE` (a key made by `weft keygen`) on `run`, `resume` and
  * `approve`, else `WEFT_SIGNING_KEY`, else the workspace's own (`<dir>/keys/weft.key`, made on
- * first use) — see workspaceKey in workspace.ts. The store records the id of the key an
+ * first use) — see workspaceKey in key-files.ts. The store records the id of the key an
  * invocation starts with (its metadata, unhashed: runtime/seal-key.ts), so a resume elsewhere must
  * be given the same key; `--rekey` (resume, approve) changes it on purpose instead, and the journal
  * records the change.

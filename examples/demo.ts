@@ -11,7 +11,8 @@ import { loadPublicKey } from '../runtime/keys.js';
 import { followRun, printOutcome } from '../cli/follow.js';
 import { progressLine } from '../cli/progress.js';
 import { locationOf } from '../cli/hints.js';
-import { openWorkspace, writeInvocationMeta } from '../cli/workspace.js';
+import { openWorkspace } from '../cli/workspace.js';
+import { writeInvocationMeta } from '../cli/invocation-meta.js';
 import { Runtime } from '../runtime/runtime.js';
 import { travelDomain } from './travel/domain.js';
 

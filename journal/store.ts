@@ -29,7 +29,7 @@
  *   invocation, written by the runtime when the invocation starts: the NAME of its domain and the
  *   digest of the library it pinned — so any process over any store (serve, a worker, replay,
  *   resume) learns which domain an invocation belongs to. It is data, never code: it holds no module
- *   path, and a reader resolves a domain name only to code it has locally (cli/workspace.ts). A
+ *   path, and a reader resolves a domain name only to code it has locally (cli/domain-map.ts). A
  *   malformed record is refused on write (TypeError) and reads as none. It also holds the domain's
  *   redaction marks (`redact`, journal/redaction.ts): the fields no viewer or trace is sent.
  * - The metadata also holds `sealKey`, the id of the key the invocation was started with (replaced

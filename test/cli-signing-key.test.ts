@@ -175,7 +175,7 @@ describe.skipIf(!redis.available)('weft on Redis and the sealing key', () => {
   test("run makes the user's key and says so; a resume from another folder (same user) completes sealed by it; another host without it refuses (about the key), makes no key, and with --signing-key completes sealed by the original key", async () => {
     const prefix = redis.freshPrefix('sk');
     const flags = ['--redis', redis.url, '--redis-prefix', prefix];
-    // The user's home on this host, and another host's (cli/workspace.ts userKeysDir).
+    // The user's home on this host, and another host's (cli/key-files.ts userKeysDir).
     const home = fresh('home');
     const elsewhere = fresh('other-host');
     const x = fresh('x');

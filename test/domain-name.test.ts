@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { domainByName, DOMAIN_MAP_FILE } from '../cli/workspace.js';
+import { domainByName, DOMAIN_MAP_FILE } from '../cli/domain-map.js';
 import { DomainLoadError } from '../cli/domain-loader.js';
 import { travelEvaluables, travelLibrary } from '../examples/travel/library.js';
 import { TRAVEL_OBSERVE } from '../examples/travel/app.js';

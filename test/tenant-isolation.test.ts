@@ -223,7 +223,7 @@ describe('through the CLI (--tenant)', () => {
     const opened = await asMissing((target) => openInvocation({ dir, id: target, domain, signingKeyFile: keyOf('globex'), tenant: 'globex' }, async () => undefined));
     expect(opened.foreign.code).toBe('invocation.not_found');
     expect(opened.foreign.message).toMatch(new RegExp(`no invocation ${id} of tenant "globex"`));
-    // replay by id reads the same pin (cli/workspace.ts pinnedRecord).
+    // replay by id reads the same pin (runtime/open.ts pinnedRecord).
     expect((await asMissing((target) => m.pinnedRecord(dstore, target, 'globex'))).foreign.code).toBe('invocation.not_found');
     // show and export: another tenant's invocation is not there, as a missing one is not; the owner's is.
     expect(await m.isTenants(dstore, id, 'globex')).toBe(false);

@@ -16,16 +16,16 @@ import { userInfo } from 'node:os';
 import { journalFileOf } from '../../journal/store.js';
 import { keptEffectText } from '../../machines/kept-effects.js';
 import type { InvocationResult } from '../../runtime/handle.js';
-import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
-import { followRun, journalRefOf, printRefusal } from '../follow.js';
-import { openWorkspaceFor } from '../open-invocation.js';
+import { UsageError } from '../args.js';
+import { continueCommand } from '../continue-command.js';
+import { journalRefOf } from '../follow.js';
 import { refuseGivenOtherKey } from '../given-key.js';
-import { command, locationOf, type Location } from '../hints.js';
+import { command, type Location } from '../hints.js';
 import { printJsonLine } from '../json-line.js';
-import { workspaceDir, type Workspace } from '../workspace.js';
-import { storeOptions, storeUsage } from '../store-choice.js';
-import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
-import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
+import type { Workspace } from '../workspace.js';
+import { storeUsage } from '../store-choice.js';
+import { dispatchUsage } from '../dispatch-choice.js';
+import { signingKeyUsage } from '../signing-key-choice.js';
 import { EXIT } from '../exit-codes.js';
 
 export const usage =
@@ -33,58 +33,27 @@ export const usage =
   '                                       stop an invocation from any process: compensate its current epoch, end it cancelled and sealed,\n' +
   '                                       and list the effects that stay done';
 
-export async function run(argv: string[]): Promise<number> {
-  let args;
-  let flags;
+export function run(argv: string[]): Promise<number> {
   let waitMs: number | undefined;
-  try {
-    args = parseCommandArgs(
-      argv,
-      {
-        reason: { type: 'string' },
-        by: { type: 'string' },
-        wait: { type: 'string' },
-        dir: { type: 'string' },
-        domain: { type: 'string' },
-        tenant: { type: 'string' },
-        'model-url': { type: 'string' },
-        model: { type: 'string' },
-        json: { type: 'boolean' }, ...storeOptions, ...dispatchOptions, ...signingKeyOptions,
-      },
-      { min: 1, max: 1 },
-    );
-    if (args.strings.by !== undefined && args.strings.by.length === 0) throw new UsageError('--by NAME must not be empty: a cancel records who asked');
-    if (args.strings.wait !== undefined) {
-      const seconds = Number(args.strings.wait);
-      if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(`--wait takes a number of seconds, got ${JSON.stringify(args.strings.wait)}`);
-      waitMs = Math.round(seconds * 1000);
-    }
-    flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
-  } catch (err) {
-    if (err instanceof UsageError) return usageFailure('cancel', usage, err);
-    throw err;
-  }
-  const id = args.positionals[0]!;
-  const dir = workspaceDir(args.strings.dir);
-  const { choice, dispatch } = flags;
-  const json = args.flags.json === true;
-  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
-  let ws: Workspace | undefined;
-  try {
-    ws = await openWorkspaceFor({ dir, id, domain: args.strings.domain, model: { url: args.strings['model-url'], name: args.strings.model }, store: choice, dispatch, queue: args.strings.queue, refusalWaitMs: flags.refusalWaitMs, signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
-    // A key given must be the journal's, also when a live runtime will seal the cancel: refused before the inbox is written (given-key.ts).
-    await refuseGivenOtherKey(ws.store, id, 'cancel', args.strings['signing-key']);
-    const handle = await ws.runtime.cancel(id, {
-      by: args.strings.by ?? whoAmI(),
-      reason: args.strings.reason ?? '',
-      ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }),
-      ...(waitMs === undefined ? {} : { waitMs }),
-    });
-    const result = await followRun(handle, !json);
-    return printCancelled(ws, result, json, location);
-  } catch (err) {
-    return printRefusal('cancel', id, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
-  }
+  return continueCommand(argv, {
+    name: 'cancel',
+    usage,
+    options: { reason: { type: 'string' }, by: { type: 'string' }, wait: { type: 'string' } },
+    check: (args) => {
+      if (args.strings.by !== undefined && args.strings.by.length === 0) throw new UsageError('--by NAME must not be empty: a cancel records who asked');
+      if (args.strings.wait !== undefined) {
+        const seconds = Number(args.strings.wait);
+        if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(`--wait takes a number of seconds, got ${JSON.stringify(args.strings.wait)}`);
+        waitMs = Math.round(seconds * 1000);
+      }
+    },
+    call: async (ws, { args, id, tenant }) => {
+      // A key given must be the journal's, also when a live runtime will seal the cancel: refused before the inbox is written (given-key.ts).
+      await refuseGivenOtherKey(ws.store, id, 'cancel', args.strings['signing-key']);
+      return ws.runtime.cancel(id, { by: args.strings.by ?? whoAmI(), reason: args.strings.reason ?? '', ...tenant, ...(waitMs === undefined ? {} : { waitMs }) });
+    },
+    print: (ws, result, { json, location }) => printCancelled(ws, result, json, location),
+  });
 }
 
 /** Who is asking, when --by is not given: the user running the command. */

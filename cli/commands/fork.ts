@@ -15,23 +15,21 @@
  */
 import type { Library } from '../../htn/library/schema.js';
 import type { JournalRecord } from '../../journal/records.js';
-import { endingOf, type JournalStore } from '../../journal/store.js';
+import { endingOf, journalFileOf, type JournalStore } from '../../journal/store.js';
 import type { Domain } from '../../runtime/domain.js';
-import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
-import { crashHooks } from '../faults.js';
-import { exitCodeOfResult, followRun, journalRefOf, printOutcome, printRefusal } from '../follow.js';
-import { locationOf } from '../hints.js';
-import { libraryChoice } from '../library-choice.js';
-import { printJsonLine } from '../json-line.js';
-import { openWorkspaceFor } from '../open-invocation.js';
-import { journalFileOf } from '../../journal/store.js';
-import { readInvocationMeta, workspaceDir, writeInvocationMeta, type Workspace } from '../workspace.js';
-import { storeOptions, storeUsage } from '../store-choice.js';
-import { continueFlags, dispatchOptions, dispatchUsage } from '../dispatch-choice.js';
-import { signingKeyOptions, signingKeyUsage } from '../signing-key-choice.js';
-import { readPolicyFile } from '../policy-choice.js';
 import type { AdmissionPolicy } from '../../machines/policy.js';
 import { existsSync } from 'node:fs';
+import { positiveInt, UsageError, usageFailure } from '../args.js';
+import { continueCommand } from '../continue-command.js';
+import { crashHooks } from '../faults.js';
+import { exitCodeOfResult, journalRefOf, printOutcome } from '../follow.js';
+import { libraryChoice } from '../library-choice.js';
+import { printJsonLine } from '../json-line.js';
+import { readInvocationMeta, writeInvocationMeta } from '../invocation-meta.js';
+import { storeUsage } from '../store-choice.js';
+import { dispatchUsage } from '../dispatch-choice.js';
+import { signingKeyUsage } from '../signing-key-choice.js';
+import { readPolicyFile } from '../policy-choice.js';
 
 export const usage =
   `fork <id> --at-epoch N [--library FILE|NAME|DIGEST] [--model-url URL --model NAME] [--policy FILE|ID] [--id ID] [--reason TEXT] [--wait S] [--dir D] [--domain D] [--tenant T] ${signingKeyUsage} ${storeUsage} ${dispatchUsage} [--json]\n` +
@@ -75,90 +73,62 @@ async function parentAfter(store: JournalStore, parent: string, fork: string): P
   return ending ? `${parent} had already ended ${ending}; it stays as it is` : `${parent} is left as it was`;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  let args;
-  let flags;
+export function run(argv: string[]): Promise<number> {
   let atEpoch: number;
-  try {
-    args = parseCommandArgs(
-      argv,
-      {
-        'at-epoch': { type: 'string' },
-        library: { type: 'string' },
-        policy: { type: 'string' },
-        'model-url': { type: 'string' },
-        model: { type: 'string' },
-        id: { type: 'string' },
-        reason: { type: 'string' },
-        wait: { type: 'string' },
-        dir: { type: 'string' },
-        domain: { type: 'string' },
-        tenant: { type: 'string' },
-        json: { type: 'boolean' },
-        ...storeOptions,
-        ...dispatchOptions,
-        ...signingKeyOptions,
-      },
-      { min: 1, max: 1 },
-    );
-    if (args.strings['at-epoch'] === undefined) throw new UsageError('missing --at-epoch N: the epoch of the parent whose end the fork goes on from');
-    atEpoch = positiveInt('--at-epoch', args.strings['at-epoch']);
-    if (args.strings.wait !== undefined && !/^\d{1,6}$/.test(args.strings.wait)) throw new UsageError(`--wait ${args.strings.wait}: a whole number of seconds (0: refuse at once when another process holds the parent)`);
-    if ((args.strings['model-url'] === undefined) !== (args.strings.model === undefined)) throw new UsageError('--model-url and --model go together (an OpenAI-compatible endpoint and a model name)');
-    flags = continueFlags(workspaceDir(args.strings.dir), args.strings);
-  } catch (err) {
-    if (err instanceof UsageError) return usageFailure('fork', usage, err);
-    throw err;
-  }
-  const parent = args.positionals[0]!;
-  const dir = workspaceDir(args.strings.dir);
-  const { choice, dispatch } = flags;
-  const json = args.flags.json === true;
-  const location = locationOf(choice, { queue: args.strings.queue, dispatch: args.strings.dispatch });
-  const modelFlags = { url: args.strings['model-url'], name: args.strings.model };
-  const newModel = modelFlags.url !== undefined;
-  let ws: Workspace | undefined;
-  try {
+  let forked: JournalRecord<'invocation.forked'> | undefined;
+  return continueCommand(argv, {
+    name: 'fork',
+    usage,
+    options: { 'at-epoch': { type: 'string' }, library: { type: 'string' }, policy: { type: 'string' }, id: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' } },
+    check: (args) => {
+      if (args.strings['at-epoch'] === undefined) throw new UsageError('missing --at-epoch N: the epoch of the parent whose end the fork goes on from');
+      atEpoch = positiveInt('--at-epoch', args.strings['at-epoch']);
+      if (args.strings.wait !== undefined && !/^\d{1,6}$/.test(args.strings.wait)) throw new UsageError(`--wait ${args.strings.wait}: a whole number of seconds (0: refuse at once when another process holds the parent)`);
+      if ((args.strings['model-url'] === undefined) !== (args.strings.model === undefined)) throw new UsageError('--model-url and --model go together (an OpenAI-compatible endpoint and a model name)');
+    },
     // The parent's domain and (unless a new one is given) its pinned model, as resume finds them.
-    ws = await openWorkspaceFor({ dir, id: parent, domain: args.strings.domain, model: modelFlags, store: choice, dispatch, queue: args.strings.queue, refusalWaitMs: flags.refusalWaitMs, faults: crashHooks(), signingKeyFile: args.strings['signing-key'], tenant: args.strings.tenant });
-    let library: Library | undefined;
-    let policy: string | AdmissionPolicy | undefined;
-    try {
-      library = args.strings.library === undefined ? undefined : await forkLibraryChoice(args.strings.library, ws.domain, ws.store);
-      policy = args.strings.policy === undefined ? undefined : await policyChoice(args.strings.policy, ws.domain);
-    } catch (err) {
-      if (err instanceof UsageError) return usageFailure('fork', usage, err);
-      throw err;
-    }
-    const handle = await ws.runtime.fork(parent, {
-      atEpoch,
-      ...(library ? { library } : {}),
-      ...(policy ? { policy } : {}),
-      ...(newModel && ws.runtime.options.model ? { model: ws.runtime.options.model } : {}),
-      ...(args.strings.id === undefined ? {} : { id: args.strings.id }),
-      ...(args.strings.tenant === undefined ? {} : { tenant: args.strings.tenant }),
-      ...(args.strings.reason === undefined ? {} : { reason: args.strings.reason }),
-      ...(args.strings.wait === undefined ? {} : { waitMs: Number(args.strings.wait) * 1000 }),
-    });
-    // The workspace remembers how the fork runs (its domain, a model endpoint), as it does for a run it starts.
-    if (!readInvocationMeta(ws.dir, handle.id)) writeInvocationMeta(ws.dir, handle.id, { domain: ws.domainRef, ...(modelFlags.url ? { modelUrl: modelFlags.url } : {}) });
-    const forked = (await ws.store.read(handle.id, 1, 2))[0] as JournalRecord<'invocation.forked'> | undefined;
-    if (!json && forked) process.stdout.write(`forked ${handle.id} from ${parent} at the end of epoch ${atEpoch}; re-pinned: ${forked.body.repinned.join(', ') || 'nothing'}; ${await parentAfter(ws.store, parent, handle.id)}\n`);
-    const result = await followRun(handle, !json);
-    if (!json) return printOutcome(ws, result, json, location);
-    printJsonLine({
-      id: result.id,
-      status: result.status,
-      reason: result.reason ?? null,
-      journal: journalFileOf(ws.store, result.id) ?? journalRefOf(ws.store, result.id),
-      fingerprint: result.fingerprint ?? null,
-      publicKey: ws.publicKeyFile,
-      parent,
-      atEpoch,
-      repinned: forked?.body.repinned ?? null,
-    });
-    return exitCodeOfResult(result);
-  } catch (err) {
-    return printRefusal('fork', parent, ws?.store ?? (choice.redis ? null : dir), err, json, ws?.domainNote, location);
-  }
+    open: async () => ({ faults: crashHooks() }),
+    call: async (ws, { args, id: parent, json, tenant }) => {
+      let library: Library | undefined;
+      let policy: string | AdmissionPolicy | undefined;
+      try {
+        library = args.strings.library === undefined ? undefined : await forkLibraryChoice(args.strings.library, ws.domain, ws.store);
+        policy = args.strings.policy === undefined ? undefined : await policyChoice(args.strings.policy, ws.domain);
+      } catch (err) {
+        if (err instanceof UsageError) return usageFailure('fork', usage, err);
+        throw err;
+      }
+      const modelUrl = args.strings['model-url'];
+      const handle = await ws.runtime.fork(parent, {
+        atEpoch,
+        ...(library ? { library } : {}),
+        ...(policy ? { policy } : {}),
+        ...(modelUrl !== undefined && ws.runtime.options.model ? { model: ws.runtime.options.model } : {}),
+        ...(args.strings.id === undefined ? {} : { id: args.strings.id }),
+        ...tenant,
+        ...(args.strings.reason === undefined ? {} : { reason: args.strings.reason }),
+        ...(args.strings.wait === undefined ? {} : { waitMs: Number(args.strings.wait) * 1000 }),
+      });
+      // The workspace remembers how the fork runs (its domain, a model endpoint), as it does for a run it starts.
+      if (!readInvocationMeta(ws.dir, handle.id)) writeInvocationMeta(ws.dir, handle.id, { domain: ws.domainRef, ...(modelUrl ? { modelUrl } : {}) });
+      forked = (await ws.store.read(handle.id, 1, 2))[0] as JournalRecord<'invocation.forked'> | undefined;
+      if (!json && forked) process.stdout.write(`forked ${handle.id} from ${parent} at the end of epoch ${atEpoch}; re-pinned: ${forked.body.repinned.join(', ') || 'nothing'}; ${await parentAfter(ws.store, parent, handle.id)}\n`);
+      return handle;
+    },
+    print: (ws, result, { id: parent, json, location }) => {
+      if (!json) return printOutcome(ws, result, json, location);
+      printJsonLine({
+        id: result.id,
+        status: result.status,
+        reason: result.reason ?? null,
+        journal: journalFileOf(ws.store, result.id) ?? journalRefOf(ws.store, result.id),
+        fingerprint: result.fingerprint ?? null,
+        publicKey: ws.publicKeyFile,
+        parent,
+        atEpoch,
+        repinned: forked?.body.repinned ?? null,
+      });
+      return exitCodeOfResult(result);
+    },
+  });
 }

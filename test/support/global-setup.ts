@@ -29,7 +29,7 @@ export default function setup(): () => Promise<void> {
   const registry = mkdtempSync(path.join(tmpdir(), 'weft-test-registry-'));
   process.env.WEFT_TEST_SUITE = suite;
   process.env.WEFT_TEST_REGISTRY = registry;
-  // The user's own signing key (Redis mode, cli/workspace.ts userKeysDir) is this run's, never the real one's.
+  // The user's own signing key (Redis mode, cli/key-files.ts userKeysDir) is this run's, never the real one's.
   const home = mkdtempSync(path.join(tmpdir(), 'weft-test-home-'));
   process.env.WEFT_HOME = home;
   return async () => {

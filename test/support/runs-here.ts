@@ -3,7 +3,7 @@
  * `replay` and `ls`, in a workspace (`--dir D`) or on Redis (`--redis URL --redis-prefix P`), and
  * an invocation or a workspace opened as the commands open them — the same domain loader, store
  * choice and durability check (cli/store-choice.ts), dispatch choice (cli/dispatch-choice.ts),
- * workspace and key (cli/workspace.ts, cli/open-invocation.ts), the CLI's metadata beside the
+ * workspace and key (cli/workspace.ts, cli/key-files.ts, cli/open-invocation.ts), the CLI's metadata beside the
  * journal (so `weft resume|approve|inspect --domain` find the domain), the same defaults (tenant
  * `default`, seed `1`, the domain's intent and asOf) — and the same JSON line back.
  *
@@ -233,7 +233,7 @@ export async function resumeOnRedis(id: string, options: OnRedis & Pick<StartOpt
  * `weft replay <id> --dir D [--domain D] [--redis URL --redis-prefix P]` in this process, as the
  * command's replayById does it (cli/commands/replay.ts): the pin names where to find the domain
  * (`domain`, else the workspace's record of it, else the store's metadata, a built-in or a
- * domains.json mapping: cli/workspace.ts domainForInvocation), then the runtime replays the journal
+ * domains.json mapping: cli/domain-map.ts domainForInvocation), then the runtime replays the journal
  * (it checks the genesis and the pin). Rejects with what the command prints as its refusal (a
  * divergence throws, where the command exits 1). `generateKey: false`: unlike the command, make no
  * signing key where there is none (a replay seals nothing).
