@@ -10,23 +10,15 @@
  * one run's effects never move between the two mid-epoch.
  */
 import { isAccessRefused } from '../journal/stores/access-refused.js';
-import { bullPrefix, closeWithin, queueForDomain, withReconnect, workerCommand } from '../queue/bullmq.js';
+import { bullPrefix, closeWithin, queueForDomain, withReconnect } from '../queue/bullmq.js';
 import { positiveInt, UsageError, type OptionSpec } from './args.js';
-import { domainFlag, type LoadedDomain } from './domain-loader.js';
-import { redisUrlInHints } from './hints.js';
+import { namesOf, workerHint, type DomainNames } from './hints.js';
 import { storeChoice, type StoreChoice } from './store-choice.js';
 
 export const dispatchOptions: OptionSpec = { dispatch: { type: 'string' }, queue: { type: 'string' }, 'refusal-wait-ms': { type: 'string' } };
 export const dispatchUsage = '[--dispatch auto|bullmq|in-process] [--queue NAME] [--refusal-wait-ms MS]';
 
 export type DispatchFlag = 'auto' | 'bullmq' | 'in-process';
-
-/** A domain as the hint names it: its name (its queue) and what `--domain` takes to load it — a loaded domain, or a name that loads as it is. */
-export type DomainNames = string | LoadedDomain;
-
-function namesOf(domain: DomainNames): { name: string; flag: string } {
-  return typeof domain === 'string' ? { name: domain, flag: domain } : { name: domain.domain.name, flag: domainFlag(domain.ref) };
-}
 
 export function dispatchFlag(strings: Record<string, string | undefined>): DispatchFlag {
   const value = strings.dispatch ?? 'auto';
@@ -46,22 +38,11 @@ export function refusalWaitFlag(strings: Record<string, string | undefined>): nu
   return positiveInt(flag === undefined ? 'WEFT_REFUSAL_WAIT_MS' : '--refusal-wait-ms', text, 9);
 }
 
-/** The store and dispatch flags of a command that continues an invocation (resume, approve); throws UsageError. */
+/** The store and dispatch flags of a command that continues an invocation (continue-command.ts); throws UsageError. */
 export function continueFlags(dir: string, strings: Record<string, string | undefined>): { choice: StoreChoice; dispatch: DispatchFlag; refusalWaitMs?: number } {
+  const dispatch = dispatchFlag(strings);
   const refusalWaitMs = refusalWaitFlag(strings);
-  return { choice: storeChoice(dir, strings), dispatch: dispatchFlag(strings), ...(refusalWaitMs === undefined ? {} : { refusalWaitMs }) };
-}
-
-/**
- * The command that starts a worker for `domain`'s jobs in this store, as a user can run it. The
- * runtime keeps it (a refusal or suspension may quote it), so a URL with a password is named
- * `"$WEFT_REDIS_URL"` there; `printed`: for a line only this terminal sees, the URL as this
- * command's hints name it (cli/hints.ts: the URL itself unless that variable holds it).
- */
-export function workerHint(choice: StoreChoice, queue: string | undefined, domain: DomainNames, { printed = false } = {}): string {
-  const { name, flag } = namesOf(domain);
-  const redisWord = choice.redis && printed ? redisUrlInHints(choice.redis.url) : undefined; // says once when the URL is named as "$WEFT_REDIS_URL"
-  return workerCommand({ domain: flag, domainName: name, redisUrl: choice.redis?.url, redisPrefix: choice.redis?.prefix, queue, ...(redisWord === undefined ? {} : { redisWord }) });
+  return { choice: storeChoice(dir, strings), dispatch, ...(refusalWaitMs === undefined ? {} : { refusalWaitMs }) };
 }
 
 /**

@@ -19,6 +19,8 @@ import { userInfo } from 'node:os';
 import path from 'node:path';
 import { holdsCredentials } from '../redis/index.js';
 import { REDIS_URL_VARIABLE, shellWord } from '../queue/shell-words.js';
+import { workerCommand } from '../queue/bullmq.js';
+import { domainFlag, type LoadedDomain } from './domain-loader.js';
 import type { StoreChoice } from './store-choice.js';
 
 let toldOfPassword = false;
@@ -131,4 +133,23 @@ function namesLocation(rest: string): boolean {
     else return false;
   }
   return false;
+}
+
+/** A domain as the hint names it: its name (its queue) and what `--domain` takes to load it — a loaded domain, or a name that loads as it is. */
+export type DomainNames = string | LoadedDomain;
+
+export function namesOf(domain: DomainNames): { name: string; flag: string } {
+  return typeof domain === 'string' ? { name: domain, flag: domain } : { name: domain.domain.name, flag: domainFlag(domain.ref) };
+}
+
+/**
+ * The command that starts a worker for `domain`'s jobs in this store, as a user can run it. The
+ * runtime keeps it (a refusal or suspension may quote it), so a URL with a password is named
+ * `"$WEFT_REDIS_URL"` there; `printed`: for a line only this terminal sees, the URL as this
+ * command's hints name it (redisUrlInHints: the URL itself unless that variable holds it).
+ */
+export function workerHint(choice: StoreChoice, queue: string | undefined, domain: DomainNames, { printed = false } = {}): string {
+  const { name, flag } = namesOf(domain);
+  const redisWord = choice.redis && printed ? redisUrlInHints(choice.redis.url) : undefined; // says once when the URL is named as "$WEFT_REDIS_URL"
+  return workerCommand({ domain: flag, domainName: name, redisUrl: choice.redis?.url, redisPrefix: choice.redis?.prefix, queue, ...(redisWord === undefined ? {} : { redisWord }) });
 }

@@ -16,7 +16,7 @@ import { FileStore } from '../journal/stores/file.js';
 import type { JournalStore } from '../journal/store.js';
 import type { StoreChoice } from './store-choice.js';
 import { closeAtExit } from './closing.js';
-import { workerHint } from './dispatch-choice.js';
+import { workerHint } from './hints.js';
 import type { Domain } from '../runtime/domain.js';
 import type { Library } from '../htn/library/schema.js';
 import type { Runtime, RuntimeOptions } from '../runtime/runtime.js';
