@@ -59,7 +59,7 @@ export async function openWorkspaceFor(options: InvocationOpenOptions): Promise<
   // a key made here now could only be refused — unless re-keying. The runtime then refuses, naming the key.
   const recordedKey = invocation.recordedKey;
   const generateKey = recordedKey === undefined || options.rekey === true;
-  const ws = await openWorkspace({ ...(options.stately ? { inspect: options.stately.inspect } : {}), dir, store, redis: options.store?.redis, dispatch, queue: options.queue, refusalWaitMs: options.refusalWaitMs, domain: loaded, model: invocation.model, signingKeyFile: options.signingKeyFile, generateKey, recordedKey, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
+  const ws = await openWorkspace({ ...(options.stately ? { inspect: options.stately.inspect } : {}), dir, store, redis: options.store?.redis, dispatch, queue: options.queue, refusalWaitMs: options.refusalWaitMs, domain: loaded, model: invocation.model, signingKeyFile: options.signingKeyFile, generateKey, recordedKey, opened: { id: invocation.id, pinned: invocation.pinned }, wrapActuators: faults ? (a) => faults.wrapActuators(a, loaded.domain.observe) : undefined });
   faults?.wrapStore(ws.store);
   return ws;
 }

@@ -72,6 +72,8 @@ export interface OpenOptions {
   refusalWaitMs?: number | undefined;
   /** Scope the runtime to one tenant (`weft serve --tenant T`): it lists, resumes and seals only that tenant's invocations. */
   tenant?: string | undefined;
+  /** An invocation runtime/open.ts opened: the runtime does not read its pin again. */
+  opened?: RuntimeOptions['opened'];
   /** A policy new runs pin instead of the domain's (`weft run --policy FILE`: a rule pack); the domain's stay for the others. */
   policy?: AdmissionPolicy | undefined;
 }
@@ -112,6 +114,7 @@ export async function openWorkspace(options: OpenOptions): Promise<Workspace> {
     ...(key ? { signingKey: key } : {}),
     ...(options.inspect ? { inspect: options.inspect } : {}),
     ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
+    ...(options.opened ? { opened: options.opened } : {}),
     ...(options.refusalWaitMs === undefined ? {} : { refusalWaitMs: options.refusalWaitMs }),
   });
   closeAtExit(runtime);

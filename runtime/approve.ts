@@ -26,7 +26,7 @@ export interface ApprovalDecision {
 export async function approveInvocation(ex: Executor, id: string, decision: ApprovalDecision, options: { run?: boolean; rekey?: boolean; tenant?: string } = {}): Promise<InvocationHandle> {
   const store = ex.store;
   // Another tenant's invocation is unknown here: nothing of it is read further, and its inbox is not written.
-  checkGenesis(ex, id, (await store.read(id, 0, 1))[0], options.tenant ?? ex.options.tenant);
+  checkGenesis(ex, id, await ex.genesisOf(id), options.tenant ?? ex.options.tenant);
   // An ended run keeps the snapshot of its last rest (none is taken of a sealed run): its journal says it ended.
   if ((await store.tail(id))?.kind === 'invocation.sealed') {
     throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval: it has ended (${await invocationStatus(store, id)}, sealed)`);

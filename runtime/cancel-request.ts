@@ -23,7 +23,7 @@ export async function cancelInvocation(ex: Executor, id: string, options: Cancel
   await ex.ready();
   const store = ex.store;
   const tenant = options.tenant ?? ex.options.tenant;
-  checkGenesis(ex, id, (await store.read(id, 0, 1))[0], tenant);
+  checkGenesis(ex, id, await ex.genesisOf(id), tenant);
   const ended = await cancelledHandle(store, id, ex.pathOf(id), 'before');
   if (ended) return ended;
   // Taken up here (no live runtime holds it), it is sealed by this runtime's key: another key is refused before the inbox is written.

@@ -10,6 +10,8 @@
  *   what it acknowledges (or the user said `relaxed`);
  * - `run(…)`: under the lease a JournalWriter holds, start the invocation's machine (a live run, a
  *   resume from a snapshot, a parent driven to `superseded`) and return its handle;
+ * - `genesisOf(id)`: the invocation's pin record — the one runtime/open.ts read when the runtime
+ *   was opened for it (`opened`), so a command reads its pin once;
  * - what a pin names, looked up: libraries by name or digest (`pickLibrary`, `pinnedLibrary`),
  *   policies by id (`policyById`), the key in force (`sealKeyOf`, `checkSealKey`), and the blobs a
  *   start or a fork files by digest (`putBlobOnce`).
@@ -224,6 +226,13 @@ export class Executor {
   domainMetadata(digest: string, library: Library): Omit<InvocationMetadata, 'sealKey'> {
     const domain = this.options.domain;
     return { ...(domain ? { domain: domain.name } : {}), library: digest, ...(domain?.redact ? { redact: marksForLibrary(domain.redact, library) } : {}) };
+  }
+
+  /** The genesis record of `id` (undefined: none): the one `open` read, else read now. Checked by the caller (call-checks.ts checkGenesis). */
+  async genesisOf(id: string): Promise<JournalRecord | undefined> {
+    const opened = this.options.opened;
+    if (opened?.id === id) return opened.pinned;
+    return (await this.options.store.read(id, 0, 1))[0];
   }
 
   /** The journal file of an invocation whose tenant was checked already (Runtime.journalPath checks it for callers). */

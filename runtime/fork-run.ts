@@ -55,7 +55,7 @@ export async function forkInvocation(ex: Executor, parentId: string, options: Fo
  */
 async function askHolderToRest(ex: Executor, parentId: string, options: ForkOptions): Promise<void> {
   const store = ex.store;
-  checkGenesis(ex, parentId, (await store.read(parentId, 0, 1))[0], options.tenant ?? ex.options.tenant);
+  checkGenesis(ex, parentId, await ex.genesisOf(parentId), options.tenant ?? ex.options.tenant);
   const holder = await store.holder(parentId).catch(() => undefined);
   if (!holder?.live) return;
   const waiting = await store.peekInbox(parentId).catch(() => undefined);

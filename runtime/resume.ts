@@ -50,8 +50,9 @@ export interface ResumeOptions {
 export async function resumeInvocation(ex: Executor, command: 'resume' | 'approve' | 'cancel', id: string, options: ResumeOptions & { cancel?: InboxMessage } = {}): Promise<InvocationHandle> {
   await ex.ready();
   const store = ex.store;
-  const head = await store.read(id, 0, 2);
-  const first = head[0];
+  // The pin as the runtime was opened with it (executor.ts genesisOf), and the record after it (a fork's).
+  const first = await ex.genesisOf(id);
+  const head = first === undefined ? [] : [first, ...(await store.read(id, 1, 2))];
   checkGenesis(ex, id, first, options.tenant ?? ex.options.tenant);
   const pinnedRecord = first as JournalRecord<'invocation.pinned'>;
   const tail = await store.tail(id);

@@ -6,6 +6,7 @@
  * dispatcher the options imply (`chooseDispatcher`). Nothing here touches the store: a malformed
  * option is refused before anything is opened or written.
  */
+import type { JournalRecord } from '../journal/records.js';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { Redis as RedisClient } from 'ioredis';
 import type { Actuator } from '../actors/actuator.js';
@@ -112,6 +113,11 @@ export interface RuntimeOptions {
   /** Wall clock for envelopes only (never hashed). */
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * An invocation already opened (runtime/open.ts `openInvocation`): its genesis record, read once
+   * there, is not read again by the verb that continues it (the genesis of an id never changes).
+   */
+  opened?: { id: string; pinned: JournalRecord<'invocation.pinned'> };
 }
 
 /** RuntimeOptions with the domain's parts filled in. */
