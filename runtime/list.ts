@@ -10,6 +10,10 @@
  * gives the summary it keeps beside each ended journal (journal/stores/file-summary.ts), valid only
  * while that journal is unchanged, so an ended invocation costs a stat and one small read; only the
  * ones that have not ended (or have no valid summary) are read in full.
+ *
+ * Longer than 400 lines on purpose: the listing and one invocation's status (`invocationStatus`,
+ * what a refusal's JSON line reports) share `restingState` and the fixes it names (resume, move
+ * aside, snapshot, verify), which must say the same thing wherever a status is shown.
  */
 import { dirname, join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
