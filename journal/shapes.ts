@@ -69,6 +69,8 @@ export function shapeOf(schema: z.core.$ZodType, path = 'body'): Shape {
 }
 
 function readShape(def: Def, path: string): Shape {
+  // A refinement on anything but a string or a number is a rule the fast paths cannot know.
+  if (def.type !== 'string' && def.type !== 'number' && checksOf(def).length > 0) return unreadable(path, `a zod ${def.type} with a refinement`);
   switch (def.type) {
     case 'string':
       return stringShape(checksOf(def), path);
@@ -83,8 +85,7 @@ function readShape(def: Def, path: string): Shape {
       if (isJson(def)) return { type: 'json' };
       break;
     case 'array':
-      if (checksOf(def).length === 0) return { type: 'array', of: shapeOf(def.element, `${path}[]`) };
-      break;
+      return { type: 'array', of: shapeOf(def.element, `${path}[]`) };
     case 'record': {
       const key = def.keyType._zod.def as Def;
       if (key.type === 'string' && checksOf(key).length === 0) return { type: 'record', of: shapeOf(def.valueType, `${path}.*`) };
@@ -99,7 +100,7 @@ function readShape(def: Def, path: string): Shape {
 
 function fieldOf(name: string, member: z.core.$ZodType, path: string): Field {
   const def = member._zod.def as Def;
-  if (def.type === 'optional') return { name, shape: shapeOf(def.innerType, path), optional: true };
+  if (def.type === 'optional' && checksOf(def).length === 0) return { name, shape: shapeOf(def.innerType, path), optional: true };
   return { name, shape: shapeOf(member, path), optional: false };
 }
 

@@ -79,6 +79,8 @@ describe('the record declaration yields the fast validator', () => {
     expect(() => shapeOf(z.strictObject({ to: z.string().email() }), 'mail.sent')).toThrow(/cannot read mail\.sent\.to .*teach shapeOf and both fast validators/);
     expect(() => shapeOf(z.object({ at: z.string() }), 'loose')).toThrow(/cannot read loose \(a zod object of this form\)/);
     expect(() => shapeOf(z.strictObject({ n: z.number().int() }), 'n')).toThrow(/cannot read n\.n \(a number with the checks safeint\)/);
+    expect(() => shapeOf(z.strictObject({ ids: z.array(z.string()).min(1) }), 'batch')).toThrow(/cannot read batch\.ids \(a zod array with a refinement\)/);
+    expect(() => shapeOf(z.strictObject({ a: z.string() }).refine((b) => b.a !== 'x'), 'refined')).toThrow(/cannot read refined \(a zod object with a refinement\)/);
   });
 });
 
