@@ -12,6 +12,7 @@ export * from './canonical.js';
 export * from './digest.js';
 export * from './errors.js';
 export * from './records.js';
+export { checkBody } from './record-check.js';
 export * from './chain.js';
 export * from './seal.js';
 export * from './reader.js';

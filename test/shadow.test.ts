@@ -26,7 +26,7 @@ import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import { FileStore } from '../journal/stores/file.js';
 import { MemoryStore } from '../journal/stores/memory.js';
-import { checkBody } from '../journal/records.js';
+import { checkBody } from '../journal/record-check.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
 import { createRuntime, defineDomain, describeInvocation, listInvocations, Runtime, RuntimeUsageError } from '../runtime/index.js';
 import { shadowPin, worldEffectActuators } from '../runtime/shadow-pin.js';
