@@ -22,10 +22,11 @@ import { describe, expect, test } from 'vitest';
  */
 const floors: string[][] = [
   ['redis/'], //          the Redis connection policy: reconnect, give up, what of a URL may be printed
-  ['journal/'], //        the journal's format, and (for now) its stores
+  ['journal/'], //        the journal's pure format: records, canonical encoding, chain, seal, verify, bundle
   ['htn/'],
   ['machines/'],
   ['actors/', 'mining/', 'policy/'],
+  ['stores/'], //         where journals are kept: file, Redis, memory
   ['queue/'],
   ['runtime/'],
   ['examples/'], //       the built-in domains, which the CLI and the viewer load by name

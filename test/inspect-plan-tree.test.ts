@@ -23,7 +23,7 @@ import { initialTravelState, seedTravelState } from '../examples/travel/state.js
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import type { JournalRecord } from '../journal/records.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { derivePlanTrees, evaluablesFrom, loadPlanTrees, NOT_LOADED } from '../inspector/plan-trees.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { launchBrowser, requireChromium, screenshotOf } from './support/chromium.js';
@@ -32,7 +32,7 @@ import { requireRedis, startRedis, type RedisServer } from './support/redis-serv
 import { startWeftWorker, waitFor } from './support/weft-processes.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { createRuntime } from '../runtime/index.js';
 import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';
 

@@ -22,7 +22,7 @@ import type { InspectionEvent } from 'xstate';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { travelDomain } from '../examples/travel/domain.js';
 import type { JournalRecord } from '../journal/records.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { machineGraph } from '../inspector/machine-graph.js';
 import { trailOf, trailOfRecords } from '../inspector/replay-trail.js';
 import type { Domain } from '../runtime/domain.js';

@@ -13,7 +13,7 @@
  * A torn final record (a crash mid-write, never acknowledged) stops resume with TornTailError;
  * `--quarantine-torn` moves it aside — kept in journal.jsonl.torn-<seq> — first.
  */
-import { FileStore } from '../../journal/stores/file.js';
+import { FileStore } from '../../stores/file.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
 import { followRun, gapPathWhy, printOutcome, printRefusal } from '../follow.js';
