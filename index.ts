@@ -5,6 +5,7 @@
  * needs), the key helpers, zod, and the HTN engine and method mining as namespaces.
  */
 export * from './journal/index.js';
+export * from './stores/index.js';
 export * from './runtime/index.js';
 export * from './actors/index.js';
 export * from './queue/index.js';

@@ -44,8 +44,8 @@ import { readJournalText, verifyJournalText } from '../journal/reader.js';
 import { type JournalRecord, type Pin } from '../journal/records.js';
 import { JournalByteVerifier } from '../journal/verify-bytes.js';
 import { publicKeyOf, signFingerprint, signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
-import { FileStore, type FileStoreOptions } from '../journal/stores/file.js';
+import { MemoryStore } from '../stores/memory.js';
+import { FileStore, type FileStoreOptions } from '../stores/file.js';
 import { JournalWriter, type Genesis, type RecordDraft } from '../journal/writer.js';
 import { rawAppends } from './raw-appends.js';
 

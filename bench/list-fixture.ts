@@ -12,7 +12,7 @@ import { chainRecord, genesisHash } from '../journal/chain.js';
 import { signFingerprint, signingKeyFromSecret } from '../journal/seal.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { createRuntime } from '../runtime/index.js';
 import { BENCH_INTENT, noopActuators, noopLibrary, noopModel } from './noop-app.js';
 

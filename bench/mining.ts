@@ -19,7 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import type { Library } from '../htn/library/schema.js';
 import { derivedEpochsOf, gapSourcesOf, mine, renderReport } from '../mining/index.js';
 import { createRuntime, Runtime } from '../runtime/index.js';

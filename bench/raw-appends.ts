@@ -4,7 +4,7 @@
  * (fdatasyncSync) or on libuv's thread pool (`pool`).
  */
 import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
-import { fdatasyncOnPool } from '../journal/stores/file-io.js';
+import { fdatasyncOnPool } from '../stores/file-io.js';
 
 export async function rawAppends(file: string, chunks: readonly Uint8Array[], pool: boolean): Promise<void> {
   const fd = openSync(file, 'a');

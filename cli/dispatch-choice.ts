@@ -9,7 +9,7 @@
  * count. The choice is made once per run (serve: once per resumed invocation), never per job, so
  * one run's effects never move between the two mid-epoch.
  */
-import { isAccessRefused } from '../journal/stores/access-refused.js';
+import { isAccessRefused } from '../stores/access-refused.js';
 import { bullPrefix, closeWithin, queueForDomain, withReconnect } from '../queue/bullmq.js';
 import { positiveInt, UsageError, type OptionSpec } from './args.js';
 import { namesOf, workerHint, type DomainNames } from './hints.js';

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Pin } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { builtinDomainForLibrary, loadBuiltinDomain } from '../examples/registry.js';
 import { readLibraryBlob } from '../htn/library/stored.js';
 import { DomainLoadError, domainFlag, loadDomain, loadDomainRef, type LoadedDomain } from './domain-loader.js';

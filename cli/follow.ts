@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { isWeftError } from '../journal/errors.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { bounded } from '../machines/untrusted-text.js';
 import { journalFileOf, type JournalStore } from '../journal/store.js';
 import type { JournalRecord } from '../journal/records.js';

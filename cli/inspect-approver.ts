@@ -14,7 +14,7 @@
  */
 import type { Approver, Decision } from '../inspector/approve.js';
 import { isValidInvocationId, type JournalStore } from '../journal/store.js';
-import { checkRedisDurability, type RedisStore } from '../journal/stores/redis.js';
+import { checkRedisDurability, type RedisStore } from '../stores/redis.js';
 import { RuntimeUsageError } from '../runtime/errors.js';
 import { openWorkspaceFor } from './open-invocation.js';
 import type { StoreChoice } from './store-choice.js';

@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { assertInvocationId } from '../journal/stores/checks.js';
+import { assertInvocationId } from '../stores/checks.js';
 import type { DomainRef } from './domain-loader.js';
 
 /** What the CLI remembers about an invocation it started (workspace metadata, unhashed). */

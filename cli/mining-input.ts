@@ -32,7 +32,7 @@ import type { JournalRecord } from '../journal/records.js';
 import type { PublicKey } from '../journal/seal.js';
 import { journalFileOf, type JournalStore } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { Library } from '../htn/library/schema.js';
 import { validateLibrary } from '../htn/library/validate.js';

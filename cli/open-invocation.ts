@@ -7,7 +7,7 @@
  * compares all of it with the pin, and its signing key with the key in force, before it writes
  * anything; a workspace without a key makes none for an invocation whose store names its key.
  */
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import type { CrashHooks } from './faults.js';
 import { openStore, type StoreChoice } from './store-choice.js';
 import type { StatelyTap } from '../inspector/stately/runtime-tap.js';

@@ -10,10 +10,10 @@
  * for ever; the long-lived `serve`, `worker` and `inspect` keep reconnecting. The same budget bounds
  * every command's first PING — serve's too — timed from when the client library is loaded, not from
  * the start of the process. A server that refuses the URL's credentials or the user's ACL is
- * `store.auth_refused`, never unreachable (journal/stores/access-refused.ts).
+ * `store.auth_refused`, never unreachable (stores/access-refused.ts).
  */
 import type { JournalStore } from '../journal/store.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { DEFAULT_REDIS_GIVE_UP_MS, holdsCredentials } from '../redis/index.js';
 import { UsageError, type OptionSpec } from './args.js';
 import { closeAtExit } from './closing.js';
@@ -69,7 +69,7 @@ export async function openStore(choice: StoreChoice): Promise<JournalStore> {
   if (!choice.redis) return new FileStore(choice.dir);
   const { url, prefix, durability, giveUpAfterMs, reachWithinMs } = choice.redis;
   // Loaded here, not at the top: a command on the file store never loads the Redis store's modules.
-  const { RedisStore } = await import('../journal/stores/redis.js');
+  const { RedisStore } = await import('../stores/redis.js');
   const store = await RedisStore.open({ redis: url, prefix, durability, giveUpAfterMs, reachWithinMs, warn: (message) => process.stderr.write(`weft: WARNING: ${message}\n`) });
   closeAtExit(store);
   return store;

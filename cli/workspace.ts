@@ -12,7 +12,7 @@
 import path from 'node:path';
 import type { Actuator } from '../actors/actuator.js';
 import type { Model } from '../actors/model/model.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import type { JournalStore } from '../journal/store.js';
 import type { StoreChoice } from './store-choice.js';
 import { closeAtExit } from './closing.js';

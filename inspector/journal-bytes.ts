@@ -3,7 +3,7 @@
  *
  * - `journalBytes`: the lines a journal file holds, what the page verifies. A workspace journal is
  *   its file, byte for byte (so a tampered file is seen as it is), but while a live writer holds
- *   its lease only up to the writer's durable mark (journal/stores/file-durable.ts): never a record
+ *   its lease only up to the writer's durable mark (stores/file-durable.ts): never a record
  *   written and not yet flushed, nor one a failed flush takes back. A Redis journal is the list of
  *   its records written out line by line, the bytes `weft export` and `weft verify <id>` use (Redis
  *   answers a read only once the write before it is in its fsync'd AOF). A stored record that
@@ -21,8 +21,8 @@ import { splitJournalText } from '../journal/reader.js';
 import type { JournalRecord } from '../journal/records.js';
 import { journalFileOf, type JournalStore } from '../journal/store.js';
 import { storedJournalLines } from '../journal/stored-lines.js';
-import { FileStore } from '../journal/stores/file.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { FileStore } from '../stores/file.js';
+import { RedisStore } from '../stores/redis.js';
 
 /** The journal's bytes, or undefined when the store holds no journal for `id` (the id is valid). */
 export async function journalBytes(store: JournalStore, id: string): Promise<Uint8Array | undefined> {

@@ -1,7 +1,7 @@
 /**
  * Which invocations of a store may have changed: a hint, never data (live.ts reads the store by seq
  * on each one). With Redis, the nudges the store publishes after each durable append
- * (journal/stores/redis-nudge.ts), on a connection of their own; with the file store, fs.watch on the
+ * (stores/redis-nudge.ts), on a connection of their own; with the file store, fs.watch on the
  * invocations folder and on each invocation's folder in it (only the files a page shows count),
  * taken again at each poll when it could not be (the folder is created by the first run). A memory store, or a watch that cannot be had,
  * leaves the follower's poll to find changes.
@@ -10,9 +10,9 @@ import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { isValidInvocationId, journalFileOf, type JournalStore } from '../journal/store.js';
-import { DURABLE_MARK } from '../journal/stores/file-durable.js';
-import { decodeNudge, nudgeChannel } from '../journal/stores/redis-nudge.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { DURABLE_MARK } from '../stores/file-durable.js';
+import { decodeNudge, nudgeChannel } from '../stores/redis-nudge.js';
+import { RedisStore } from '../stores/redis.js';
 
 export interface StoreChanges {
   /** Whether changes are being reported now (false: only the follower's poll will find them). */

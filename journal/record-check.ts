@@ -8,9 +8,25 @@
  */
 import { genesisHash, hashedPrefixMatches, recordHash } from './chain.js';
 import { isDigest } from './digest.js';
-import { checkBody, isRecordKind, recordShapeSchema, type JournalRecord, type Pin } from './records.js';
+import { bodySchemas, isRecordKind, recordShapeSchema, type JournalRecord, type Pin, type RecordKind } from './records.js';
 import { keyIdOf, verifySeal, type PublicKey } from './seal.js';
 import { fastBodyOk, fastShapeOk } from './validate-fast.js';
+
+const OK = { ok: true } as const;
+
+/**
+ * Validate a body against its kind's schema; returns the first issue as a readable string.
+ * The fast validator (validate-fast.ts) answers the common case; zod, the specification, decides
+ * whenever it does not accept, and writes the message.
+ */
+export function checkBody(kind: RecordKind, body: unknown): { ok: true } | { ok: false; reason: string } {
+  if (fastBodyOk(kind, body)) return OK;
+  const result = bodySchemas[kind].safeParse(body);
+  if (result.success) return OK;
+  const issue = result.error.issues[0]!;
+  const where = issue.path.length ? `body.${issue.path.join('.')}` : 'body';
+  return { ok: false, reason: `${kind} ${where}: ${issue.message}` };
+}
 
 /** What the chain walk keeps besides the previous hash: a JournalReport's verdict fields. */
 export interface ChainState {

@@ -1,5 +1,7 @@
 /**
- * Journal record kinds and their body schemas — one zod schema per kind.
+ * Journal record kinds and their body schemas — one zod schema per kind, the one declaration of
+ * every body: the fast validators' shapes (shapes.ts) and the property tests' random bodies are
+ * read off these schemas, never written again.
  *
  * A record is `{ seq, kind, epoch, body, prev, hash }` plus an unhashed envelope `meta`
  * (wall time, writer id) that is observability only. Only `{ seq, kind, epoch, body }` and `prev`
@@ -9,7 +11,6 @@
  * may grow in later schema versions by adding optional fields; the record shape never changes.
  */
 import { z } from 'zod';
-import { fastBodyOk } from './validate-fast.js';
 
 const digest = z.string().regex(/^[0-9a-f]{64}$/, 'a 64-hex SHA-256 digest');
 const hex = z.string().regex(/^(?:[0-9a-f]{2})*$/, 'hex bytes');
@@ -311,19 +312,3 @@ export const recordShapeSchema = z.strictObject({
   hash: digest,
   meta: metaSchema.optional(),
 });
-
-const OK = { ok: true } as const;
-
-/**
- * Validate a body against its kind's schema; returns the first issue as a readable string.
- * The hand-written validator (validate-fast.ts) answers the common case; zod, the specification,
- * decides whenever it does not accept, and writes the message.
- */
-export function checkBody(kind: RecordKind, body: unknown): { ok: true } | { ok: false; reason: string } {
-  if (fastBodyOk(kind, body)) return OK;
-  const result = bodySchemas[kind].safeParse(body);
-  if (result.success) return OK;
-  const issue = result.error.issues[0]!;
-  const where = issue.path.length ? `body.${issue.path.join('.')}` : 'body';
-  return { ok: false, reason: `${kind} ${where}: ${issue.message}` };
-}

@@ -130,6 +130,9 @@ function build(shape: Shape): SpanCheck {
     }
     case 'count':
       return countSpan;
+    case 'nonNegative':
+      // A canonical number is finite; it is non-negative when its text starts with a digit, not '-'.
+      return (b, start) => b[start]! >= 0x30 && b[start]! <= 0x39;
     case 'oneOf': {
       const texts = shape.values.map((value) => encoder.encode(canonicalize(value)));
       return (b, start, end) => {

@@ -1,18 +1,25 @@
 /**
- * The record bodies' shapes as data: one declarative mirror of the zod schemas in records.ts, in
- * the small vocabulary journal bodies use — strings, lowercase-hex digests, counts, enums and
- * literals, JSON values, arrays, string-keyed records, and strict objects with optional members.
+ * The record bodies' shapes as data, read off the zod schemas of records.ts — the one declaration
+ * of every body. A shape speaks the small vocabulary journal bodies use: strings, lowercase-hex
+ * digests, counts, non-negative numbers, enums and literals, JSON values, arrays, string-keyed
+ * records, and strict objects with optional members.
  *
- * Two fast validators are compiled from this table, so their structure is written once:
- * validate-fast.ts (parsed values: the writer's check of every body, the text reader's fast path)
- * and scan-shapes.ts (canonical JSON bytes: the byte verifier's fast path). zod stays the
- * specification and the source of every error message; the compiled validators only ever ACCEPT
- * on their own, and test/journal-fast-path.test.ts and test/journal-verify-bytes.test.ts prove
- * "fast accepts ⇒ zod accepts" for both.
+ * Two fast validators are compiled from these shapes — validate-fast.ts (parsed values: the
+ * writer's check of every body, the text reader's fast path) and scan-shapes.ts (canonical JSON
+ * bytes: the byte verifier's fast path) — and so are the property tests' random bodies
+ * (test/record-arbitraries.ts). zod stays the specification and the source of every error message;
+ * the compiled validators only ever ACCEPT on their own, and test/journal-fast-path.test.ts and
+ * test/journal-verify-bytes.test.ts prove "fast accepts ⇒ zod accepts" for both.
  *
- * Pure: data and builders only.
+ * `shapeOf` reads zod 4's `schema._zod.def`. A construct outside the vocabulary throws when this
+ * module loads, naming the member: a body field that the fast paths could not check is a mistake
+ * to fix at once (use the vocabulary, or teach it here and to both validators), not a silent
+ * detour through zod on every record.
+ *
+ * Pure: no I/O.
  */
-import type { RecordKind } from './records.js';
+import type { z } from 'zod';
+import { bodySchemas, metaSchema, recordKinds, type RecordKind } from './records.js';
 
 export type Shape =
   /** `z.string()`, or `z.string().min(1)` when `nonEmpty`. */
@@ -21,6 +28,8 @@ export type Shape =
   | { readonly type: 'hex'; readonly length: number }
   /** `z.number().int().nonnegative()`: a safe non-negative integer. */
   | { readonly type: 'count' }
+  /** `z.number().nonnegative()`: a finite number ≥ 0 (an amount). */
+  | { readonly type: 'nonNegative' }
   /** `z.enum([...])` or `z.literal(v)`: one of these exact values. */
   | { readonly type: 'oneOf'; readonly values: readonly (string | number)[] }
   /** `z.json()`: any JSON value (finite numbers; plain objects and arrays of JSON). */
@@ -38,131 +47,103 @@ export interface Field {
   readonly optional: boolean;
 }
 
-// ---- builders (the vocabulary records.ts speaks in zod) ------------------------------------------
+type Def = z.core.$ZodTypes['_zod']['def'];
+type CheckDef = z.core.$ZodChecks['_zod']['def'];
 
-export const str: Shape = { type: 'string', nonEmpty: false };
-export const nonEmpty: Shape = { type: 'string', nonEmpty: true };
-export const digest: Shape = { type: 'hex', length: 64 };
-export const count: Shape = { type: 'count' };
-export const json: Shape = { type: 'json' };
-export const oneOf = (...values: readonly (string | number)[]): Shape => ({ type: 'oneOf', values });
-export const arrayOf = (of: Shape): Shape => ({ type: 'array', of });
-export const recordOf = (of: Shape): Shape => ({ type: 'record', of });
+/** The two lowercase-hex patterns records.ts declares: a SHA-256 digest, and hex bytes (with a length). */
+const DIGEST_PATTERN = '^[0-9a-f]{64}$';
+const HEX_BYTES_PATTERN = '^(?:[0-9a-f]{2})*$';
+/** What `z.json()` is made of (a lazy union). */
+const JSON_MEMBERS = 'string,number,boolean,null,array,record';
 
-/** An optional member of a strict object. */
-export interface Optional {
-  readonly optional: Shape;
-}
-export const optional = (shape: Shape): Optional => ({ optional: shape });
+const read = new WeakMap<object, Shape>();
 
-export function strict(members: Record<string, Shape | Optional>): Shape {
-  const fields = Object.keys(members).map((name): Field => {
-    const member = members[name]!;
-    return 'optional' in member ? { name, shape: member.optional, optional: true } : { name, shape: member, optional: false };
-  });
-  return { type: 'object', fields };
+/** The shape of a zod schema of the body vocabulary, read once per schema; throws, naming `path`, on anything else. */
+export function shapeOf(schema: z.core.$ZodType, path = 'body'): Shape {
+  let shape = read.get(schema);
+  if (shape === undefined) {
+    shape = readShape(schema._zod.def as Def, path);
+    read.set(schema, shape);
+  }
+  return shape;
 }
 
-// ---- the bodies -----------------------------------------------------------------------------
+function readShape(def: Def, path: string): Shape {
+  // A refinement on anything but a string or a number is a rule the fast paths cannot know.
+  if (def.type !== 'string' && def.type !== 'number' && checksOf(def).length > 0) return unreadable(path, `a zod ${def.type} with a refinement`);
+  switch (def.type) {
+    case 'string':
+      return stringShape(checksOf(def), path);
+    case 'number':
+      return numberShape(checksOf(def), path);
+    case 'enum':
+      return { type: 'oneOf', values: Object.values(def.entries) };
+    case 'literal':
+      if (def.values.every((v) => typeof v === 'string' || typeof v === 'number')) return { type: 'oneOf', values: def.values as (string | number)[] };
+      break;
+    case 'lazy':
+      if (isJson(def)) return { type: 'json' };
+      break;
+    case 'array':
+      return { type: 'array', of: shapeOf(def.element, `${path}[]`) };
+    case 'record': {
+      const key = def.keyType._zod.def as Def;
+      if (key.type === 'string' && checksOf(key).length === 0) return { type: 'record', of: shapeOf(def.valueType, `${path}.*`) };
+      break;
+    }
+    case 'object':
+      if (def.catchall?._zod.def.type === 'never') return { type: 'object', fields: Object.entries(def.shape).map(([name, member]) => fieldOf(name, member, `${path}.${name}`)) };
+      break;
+  }
+  return unreadable(path, `a zod ${def.type} of this form`);
+}
 
-const failureClass = oneOf('transient', 'permanent', 'policy');
-const purpose = oneOf('parse', 'author');
-const goal = strict({ task: nonEmpty, args: arrayOf(json) });
-const dispatched = strict({ step: count, actuator: nonEmpty, args: json, key: nonEmpty, attempt: count });
-const effectRef = strict({ step: count, actuator: nonEmpty, key: nonEmpty });
+function fieldOf(name: string, member: z.core.$ZodType, path: string): Field {
+  const def = member._zod.def as Def;
+  if (def.type === 'optional' && checksOf(def).length === 0) return { name, shape: shapeOf(def.innerType, path), optional: true };
+  return { name, shape: shapeOf(member, path), optional: false };
+}
 
-export const pinShape = strict({
-  library: digest,
-  runtime: nonEmpty,
-  flags: arrayOf(count),
-  model: strict({ id: nonEmpty, params: recordOf(json) }),
-  seed: str,
-  asOf: nonEmpty,
-  policy: nonEmpty,
-  limits: optional(recordOf(count)),
-  shadow: optional(strict({ results: oneOf('none', 'actuators') })),
-  deadline: optional(nonEmpty),
-});
+function checksOf(def: Def): CheckDef[] {
+  return ((def as { checks?: z.core.$ZodChecks[] }).checks ?? []).map((check) => check._zod.def);
+}
 
-export const bodyShapes: Record<RecordKind, Shape> = {
-  'invocation.pinned': strict({ schema: oneOf(1), invocation: nonEmpty, tenant: nonEmpty, intent: str, pin: pinShape, intentCut: optional(strict({ chars: count, digest })), forkOf: optional(strict({ parent: nonEmpty, atEpoch: count, parentSeq: count, parentHash: digest })) }),
-  'admission.decided': strict({
-    subject: oneOf('authoring', 'epoch', 'step'),
-    step: optional(count),
-    decision: oneOf('allow', 'deny', 'require_approval'),
-    policy: nonEmpty,
-    reason: optional(str),
-    rule: optional(nonEmpty),
-    warnings: optional(arrayOf(strict({ rule: nonEmpty, reason: nonEmpty }))),
-  }),
-  'model.requested': strict({ purpose, attempt: count, request: json }),
-  'model.completed': strict({ purpose, attempt: count, reply: json, refused: optional(strict({ code: nonEmpty, chars: count, digest })) }),
-  'model.failed': strict({ purpose, attempt: count, class: oneOf('transient', 'credentials', 'endpoint', 'permanent'), code: nonEmpty, message: str }),
-  'model.rejected': strict({ attempt: count, reason: nonEmpty, reply: optional(json) }),
-  'state.observed': strict({ actuator: nonEmpty, key: nonEmpty, state: json, failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })) }),
-  'epoch.derived': strict({ source: oneOf('htn', 'authored'), goal, library: digest, plan: digest, steps: count }),
-  'epoch.certified': strict({ plan: digest, policy: nonEmpty }),
-  'approval.requested': strict({ subject: optional(oneOf('authoring')), plan: optional(digest), reason: nonEmpty }),
-  'approval.decided': strict({ decision: oneOf('approved', 'rejected'), by: nonEmpty, note: optional(str) }),
-  'step.dispatched': dispatched,
-  'step.completed': strict({ step: count, key: nonEmpty, attempt: count, result: json }),
-  'step.failed': strict({ step: count, key: nonEmpty, attempt: count, class: failureClass, code: nonEmpty, message: str }),
-  'step.refused': strict({ step: count, key: nonEmpty, attempt: count, code: nonEmpty, reason: str, worker: nonEmpty }),
-  'step.shadowed': strict({
-    step: count,
-    actuator: nonEmpty,
-    args: json,
-    key: nonEmpty,
-    source: oneOf('actuator', 'none'),
-    result: json,
-    failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })),
-  }),
-  'compensation.dispatched': dispatched,
-  'compensation.completed': strict({
-    step: count,
-    key: nonEmpty,
-    attempt: count,
-    result: json,
-    failure: optional(strict({ class: failureClass, code: nonEmpty, message: str })),
-  }),
-  'compensation.halted': strict({
-    at: count,
-    why: oneOf('pivot', 'compensation_failed'),
-    ran: arrayOf(effectRef),
-    undone: arrayOf(effectRef),
-    notUndone: arrayOf(effectRef),
-    reason: nonEmpty,
-  }),
-  'timer.set': strict({ step: count, until: nonEmpty }),
-  'timer.fired': strict({ step: count, at: nonEmpty }),
-  'frontier.truncated': strict({ epoch: count, removed: arrayOf(count), reason: nonEmpty }),
-  'epoch.closed': strict({ outcome: oneOf('completed', 'compensated', 'denied'), steps: count }),
-  'cancel.requested': strict({ by: nonEmpty, reason: str, at: nonEmpty }),
-  'deadline.passed': strict({ deadline: nonEmpty, at: nonEmpty }),
-  'invocation.completed': strict({ summary: str }),
-  'invocation.failed': strict({ code: nonEmpty, class: failureClass, reason: nonEmpty }),
-  'invocation.handed_off': strict({ reason: nonEmpty }),
-  'invocation.forked': strict({
-    parent: nonEmpty,
-    parentSeq: count,
-    parentHash: digest,
-    atEpoch: count,
-    repinned: arrayOf(nonEmpty),
-    world: optional(nonEmpty),
-    state: strict({
-      epoch: count,
-      outcomes: arrayOf(json),
-      spent: json,
-      replans: count,
-      effects: arrayOf(strict({ epoch: count, step: count, operator: nonEmpty, actuator: nonEmpty, key: nonEmpty })),
-      obligations: arrayOf(strict({ epoch: count, step: count, actuator: nonEmpty, args: json })),
-    }),
-  }),
-  'invocation.superseded': strict({ by: nonEmpty, atEpoch: count, reason: nonEmpty }),
-  'invocation.cancelled': strict({ by: nonEmpty, reason: str, kept: arrayOf(strict({ epoch: count, step: count, actuator: nonEmpty, key: nonEmpty })) }),
-  'invocation.rekeyed': strict({ from: digest, to: digest }),
-  'invocation.sealed': strict({ algorithm: oneOf('ed25519'), fingerprint: digest, keyId: digest, signature: { type: 'hex', length: 128 } }),
-};
+function stringShape(checks: CheckDef[], path: string): Shape {
+  let minLength = 0;
+  let length: number | undefined;
+  let pattern: string | undefined;
+  for (const check of checks) {
+    if (check.check === 'min_length') minLength = check.minimum;
+    else if (check.check === 'length_equals') length = check.length;
+    else if (check.check === 'string_format' && check.format === 'regex') pattern = (check as z.core.$ZodCheckRegexDef).pattern.source;
+    else return unreadable(path, `a string check ${check.check}`);
+  }
+  if (pattern === undefined && length === undefined && minLength <= 1) return { type: 'string', nonEmpty: minLength === 1 };
+  if (pattern === DIGEST_PATTERN && length === undefined && minLength === 0) return { type: 'hex', length: 64 };
+  if (pattern === HEX_BYTES_PATTERN && length !== undefined && length % 2 === 0 && minLength === 0) return { type: 'hex', length };
+  return unreadable(path, 'a string of this pattern or length');
+}
 
-/** The unhashed envelope `meta`: `z.strictObject({ at: z.string().optional(), worker: z.string().optional(), writer: z.string().optional() })`. */
-export const metaShape = strict({ at: optional(str), worker: optional(str), writer: optional(str) });
+function numberShape(checks: CheckDef[], path: string): Shape {
+  const kinds = checks.map((check) => (check.check === 'number_format' ? check.format : check.check === 'greater_than' && check.value === 0 && check.inclusive ? 'nonnegative' : check.check)).sort();
+  if (kinds.join() === 'nonnegative,safeint') return { type: 'count' };
+  if (kinds.join() === 'nonnegative') return { type: 'nonNegative' };
+  return unreadable(path, `a number with the checks ${kinds.join(', ') || 'none'}`);
+}
+
+function isJson(def: z.core.$ZodLazyDef): boolean {
+  const inner = def.getter()._zod.def as Def;
+  return inner.type === 'union' && inner.options.map((option) => option._zod.def.type).join() === JSON_MEMBERS;
+}
+
+function unreadable(path: string, what: string): never {
+  throw new Error(
+    `shapes.ts cannot read ${path} (${what}): declare record bodies with strings, hex digests, counts, non-negative numbers, enums, literals, z.json(), arrays, string-keyed records and strict objects — or teach shapeOf and both fast validators (validate-fast.ts, scan-shapes.ts) the new form`,
+  );
+}
+
+/** Each kind's body shape. */
+export const bodyShapes = Object.fromEntries(recordKinds.map((kind) => [kind, shapeOf(bodySchemas[kind], kind)])) as Record<RecordKind, Shape>;
+
+/** The unhashed envelope `meta`. */
+export const metaShape = shapeOf(metaSchema, 'meta');

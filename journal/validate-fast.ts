@@ -1,6 +1,6 @@
 /**
- * Fast validators of parsed values, compiled from the body shapes of shapes.ts (the declarative
- * mirror of the zod schemas in records.ts) — the hot path of the writer (every body is checked
+ * Fast validators of parsed values, compiled from the body shapes of shapes.ts (read off the zod
+ * schemas of records.ts) — the hot path of the writer (every body is checked
  * before it is written) and of the text reader (every record's shape and body). The zod schemas
  * stay the specification and the source of every error message: these validators only ever ACCEPT on their own. When one says no (or meets anything unusual: a class
  * instance, a symbol key, a `__proto__` key, an inherited property), the caller asks zod, which
@@ -129,6 +129,8 @@ function build(shape: Shape): V {
     }
     case 'count':
       return count;
+    case 'nonNegative':
+      return (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
     case 'oneOf': {
       const set = new Set<unknown>(shape.values);
       return (v) => set.has(v);

@@ -14,7 +14,8 @@
 import { chainRecordForAppend, genesisHash } from './chain.js';
 import { forgetContentText } from './encode.js';
 import { InvalidRecordError, WeftError } from './errors.js';
-import { checkBody, type BodyOf, type JournalRecord, type Pin, type RecordKind, type RecordMeta } from './records.js';
+import { checkBody } from './record-check.js';
+import type { BodyOf, JournalRecord, Pin, RecordKind, RecordMeta } from './records.js';
 import { signFingerprint, type SigningKey } from './seal.js';
 import type { JournalStore, Lease } from './store.js';
 

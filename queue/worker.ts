@@ -34,7 +34,7 @@ import { Worker, type ConnectionOptions } from 'bullmq';
 import type { Actuator } from '../actors/actuator.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { JournalStore } from '../journal/store.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { RedisStore } from '../stores/redis.js';
 import { isConnectionLoss } from '../redis/index.js';
 import type { ActuatorDomain } from '../actors/domain-context.js';
 import { readLibraryBlob } from '../htn/library/stored.js';

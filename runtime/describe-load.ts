@@ -8,7 +8,7 @@
  * the inbox. A damaged invocation is described too (the listing's row says what is wrong); only an
  * id that is not valid, or that names nothing in the store, is an error (RuntimeUsageError).
  */
-import { isAccessRefused, StoreAccessRefusedError } from '../journal/stores/access-refused.js';
+import { isAccessRefused, StoreAccessRefusedError } from '../stores/access-refused.js';
 import { isWeftError, JournalIntegrityError, TornTailError } from '../journal/errors.js';
 import { readFileSync } from 'node:fs';
 import { splitJournalText, verifyRecords } from '../journal/reader.js';

@@ -7,7 +7,7 @@
  * suspended invocation is listed with why it stopped and the command that continues it.
  *
  * Cheap at 10,000 invocations: a store with a status index (Redis) answers from it, and a file store
- * gives the summary it keeps beside each ended journal (journal/stores/file-summary.ts), valid only
+ * gives the summary it keeps beside each ended journal (stores/file-summary.ts), valid only
  * while that journal is unchanged, so an ended invocation costs a stat and one small read; only the
  * ones that have not ended (or have no valid summary) are read in full.
  *
@@ -168,7 +168,7 @@ function damagedRow(id: string, err: unknown): InvocationSummary {
 }
 
 /**
- * A store that keeps a summary beside each ended journal (FileStore, journal/stores/file-summary.ts):
+ * A store that keeps a summary beside each ended journal (FileStore, stores/file-summary.ts):
  * facts read from the journal, given only while the journal is unchanged since.
  */
 interface SummarizingStore extends JournalStore {

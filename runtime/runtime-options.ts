@@ -13,7 +13,7 @@ import type { Actuator } from '../actors/actuator.js';
 import type { Model } from '../actors/model/model.js';
 import type { SigningKey } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { RedisStore } from '../stores/redis.js';
 import type { EvaluableRegistry } from '../htn/library/evaluables.js';
 import type { Library } from '../htn/library/schema.js';
 import type { InvocationLimits } from '../machines/context.js';

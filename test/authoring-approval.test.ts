@@ -22,7 +22,7 @@ import { readTravelState } from '../examples/travel/state.js';
 import { TRAVEL_GOALS, TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { FLAG_AUTHORING_APPROVAL } from '../machines/flags.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import { createRuntime, describeInvocation } from '../runtime/index.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import type { JournalRecord } from '../journal/records.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { readTravelState } from '../examples/travel/state.js';
 import { assertBuilt, weft } from './support/cli.js';
 

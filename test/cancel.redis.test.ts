@@ -16,7 +16,7 @@ import { readTravelState } from '../examples/travel/state.js';
 import { TRAVEL_GOALS, TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { RedisStore } from '../stores/redis.js';
 import { createRuntime } from '../runtime/index.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 

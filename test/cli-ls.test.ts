@@ -14,7 +14,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import type { InvocationSummary } from '../runtime/list.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { runInWorkspace } from './support/runs-here.js';

@@ -77,7 +77,7 @@ const allKeys = async () => (await admin.keys('*')).sort();
  * `refused`) and message (its `reason`, and the stderr line), and the warnings it would print.
  */
 async function storeRefusal(redisUrl: string): Promise<{ code: string | undefined; message: string; warnings: string[] }> {
-  const { RedisStore } = await fromDist<typeof import('../dist/journal/stores/redis.js')>('journal/stores/redis.js');
+  const { RedisStore } = await fromDist<typeof import('../dist/stores/redis.js')>('stores/redis.js');
   const warnings: string[] = [];
   try {
     const store = await RedisStore.open({ redis: redisUrl, prefix: 'weft', durability: 'strict', giveUpAfterMs: 10_000, reachWithinMs: 10_000, warn: (m) => warnings.push(m) });

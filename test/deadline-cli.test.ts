@@ -13,7 +13,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';
 

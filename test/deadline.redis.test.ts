@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { parseTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { RedisStore } from '../stores/redis.js';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { spawnWeft, waitFor, type Spawned } from './support/weft-processes.js';

@@ -17,7 +17,7 @@ import type { Actuator } from '../actors/actuator.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { createRuntime } from '../runtime/index.js';
 import { servable, type ServeEvent } from '../runtime/serve.js';
 import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';

@@ -17,7 +17,7 @@ import { ModelRequestError, type Model } from '../actors/model/model.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import { remindLaterLibrary } from './support/remind-library.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
 import { createRuntime, describeInvocation, type InvocationDescription, type RuntimeOptions } from '../runtime/index.js';
 import { initialTravelState, seedTravelState, TRAVEL_SUMMARY, travelPackPolicy, travelTranscript } from '../examples/travel/index.js';

@@ -19,7 +19,7 @@ import { plan } from '../htn/planner/plan.js';
 import type { PlanStep } from '../htn/planner/result.js';
 import type { Goal, WorldState } from '../htn/library/schema.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { judgeParseReply } from '../machines/reply.js';
 import { createRuntime } from '../runtime/index.js';
 import {

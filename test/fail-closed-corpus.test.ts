@@ -48,7 +48,7 @@ await fromDist('journal/sha256-node.js');
 await fromDist('journal/ed25519-node.js');
 const { OpenAiModel } = await fromDist<typeof import('../actors/model/openai.js')>('actors/model/openai.js');
 const { publicKeyOf, signingKeyFromSecret } = await fromDist<typeof import('../journal/seal.js')>('journal/seal.js');
-const { FileStore } = await fromDist<typeof import('../journal/stores/file.js')>('journal/stores/file.js');
+const { FileStore } = await fromDist<typeof import('../stores/file.js')>('stores/file.js');
 const { travelDomain } = await fromDist<typeof import('../examples/travel/domain.js')>('examples/travel/domain.js');
 const { TRAVEL_INTENT } = await fromDist<typeof import('../examples/travel/transcript.js')>('examples/travel/transcript.js');
 const { invocationStatus } = await fromDist<typeof import('../runtime/list.js')>('runtime/list.js');

@@ -33,8 +33,8 @@ import { TRAVEL_GOALS, TRAVEL_INTENT, TRAVEL_SUMMARY } from '../examples/travel/
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import type { JournalStore, Lease } from '../journal/store.js';
-import { FileStore } from '../journal/stores/file.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { FileStore } from '../stores/file.js';
+import { MemoryStore } from '../stores/memory.js';
 import type { InvocationLimits } from '../machines/context.js';
 import type { AdmissionPolicy } from '../machines/policy.js';
 import { createRuntime } from '../runtime/index.js';

@@ -27,7 +27,7 @@ import { canonicalize } from '../journal/canonical.js';
 import { chainRecord } from '../journal/chain.js';
 import type { ActuatorContext } from '../actors/actuator.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { createRuntime, invocationDescription, Runtime, type RuntimeOptions } from '../runtime/index.js';
 import { checkForkOf, forkOfBody } from '../runtime/fork.js';
 import { listInvocations } from '../runtime/list.js';

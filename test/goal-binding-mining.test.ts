@@ -18,7 +18,7 @@ import '../journal/sha256-node.js';
 import type { Model } from '../actors/model/model.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';

@@ -37,7 +37,7 @@ import { canonicalBytes, canonicalize } from '../journal/canonical.js';
 import { chainRecord, genesisHash } from '../journal/chain.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signFingerprint, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { travelDomain } from '../examples/travel/domain.js';

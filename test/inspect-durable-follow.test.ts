@@ -1,5 +1,5 @@
 /**
- * The viewer shows only durable records of a workspace journal (journal/stores/file-durable.ts, the
+ * The viewer shows only durable records of a workspace journal (stores/file-durable.ts, the
  * durable mark; inspector/journal-bytes.ts): a record written to the file but not yet flushed is
  * in neither the journal the page verifies nor what the live WebSocket sends, and when its flush
  * fails and the store takes it back, a follower never sees it — the record the writer appends in
@@ -24,8 +24,8 @@ import { chainRecord } from '../journal/chain.js';
 import { recordLine } from '../journal/encode.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
-import { DURABLE_MARK, writeDurableMark } from '../journal/stores/file-durable.js';
+import { FileStore } from '../stores/file.js';
+import { DURABLE_MARK, writeDurableMark } from '../stores/file-durable.js';
 import { createRuntime } from '../runtime/index.js';
 import { chain } from './store-fixtures.js';
 

@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { fillEnded } from '../bench/list-fixture.js';
 import { assertBuilt } from './support/cli.js';
 import { launchBrowser, requireChromium } from './support/chromium.js';

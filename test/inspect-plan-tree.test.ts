@@ -11,7 +11,7 @@
  *   names; a step that failed once (the airline down once) shows 2 attempts, the backoff between
  *   them and the worker (`in-process`) in the timeline; in Redis mode with a separate `weft worker`
  *   process, the worker's identity (`<host>:<pid>` of that process) is what the timeline names.
- * Screenshots are kept in WEFT_TEST_ARTIFACTS (else the temporary folder).
+ * Screenshots are kept in WEFT_TEST_ARTIFACTS when it names a folder (test/support/chromium.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -23,21 +23,20 @@ import { initialTravelState, seedTravelState } from '../examples/travel/state.js
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import type { JournalRecord } from '../journal/records.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { derivePlanTrees, evaluablesFrom, loadPlanTrees, NOT_LOADED } from '../inspector/plan-trees.js';
 import { assertBuilt, weft } from './support/cli.js';
-import { launchBrowser, requireChromium, screenshotOf } from './support/chromium.js';
+import { launchBrowser, requireChromium, screenshotOf, pageScreenshot } from './support/chromium.js';
 import { openPage, startViewer } from './support/inspect-viewer.js';
 import { requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 import { startWeftWorker, waitFor } from './support/weft-processes.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { createRuntime } from '../runtime/index.js';
 import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-plan-'));
-const ARTIFACTS = process.env.WEFT_TEST_ARTIFACTS ?? tmpdir();
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
 const hasChromium = requireChromium();
@@ -194,7 +193,7 @@ describe.runIf(hasChromium)('the plan tree and the timeline in a real Chromium',
       expect(text).toContain('re-derived, digest matches');
       for (const name of ['search-flights-and-hotels', 'direct-flight-hotel-near-venue', 'itinerary-on-preferred-channel', 'hold_flight(me, f-tp1353)', 'charge_card', 'send_itinerary', 'airline.hold']) expect(text).toContain(name);
       expect(await page.locator('#model-replies .mr-rejected .mr-reason').first().innerText()).toMatch(/rejected: the reply is not valid JSON/);
-      await screenshotOf(page, '#plans', path.join(ARTIFACTS, 'inspect-plan-tree.png'));
+      await screenshotOf(page, '#plans', 'inspect-plan-tree.png');
 
       await page.goto(`${viewer.url.replace(/\/(\?.*)?$/, '')}/invocations/${id}`);
       await page.waitForSelector('#timeline .tl-row', { timeout: 30_000 });
@@ -217,8 +216,8 @@ describe.runIf(hasChromium)('the plan tree and the timeline in a real Chromium',
       const widths = await page.locator('#timeline .tl-seg').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
       expect(widths.filter((w) => w >= 2).length).toBeGreaterThan(5);
       expect(await page.locator('#plans [data-verdict="matches"]').count()).toBe(2);
-      await screenshotOf(page, '#timeline', path.join(ARTIFACTS, 'inspect-timeline.png'));
-      await page.screenshot({ path: path.join(ARTIFACTS, 'inspect-invocation-full.png'), fullPage: true });
+      await screenshotOf(page, '#timeline', 'inspect-timeline.png');
+      await pageScreenshot(page, 'inspect-invocation-full.png');
       expect(errors).toEqual([]);
     } finally {
       await page.close();
@@ -257,7 +256,7 @@ describe.runIf(hasChromium)('the plan tree and the timeline in a real Chromium',
           const workers = await steps.locator('.tl-worker').allInnerTexts();
           expect(workers.every((w) => w === identity), `${workers.join(' | ')} vs ${identity}`).toBe(true);
           await expect.poll(() => page.locator('#plans [data-verdict="matches"]').count(), { timeout: 30_000 }).toBe(3);
-          await screenshotOf(page, '#timeline', path.join(ARTIFACTS, 'inspect-timeline-redis.png'));
+          await screenshotOf(page, '#timeline', 'inspect-timeline-redis.png');
           expect(errors).toEqual([]);
         } finally {
           await page.close();

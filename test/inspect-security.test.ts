@@ -27,16 +27,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { DATA, redactRecords, redactValue, REDACTED, STRUCTURAL, type RedactionMarks } from '../journal/redaction.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { scopeOf, visible } from '../inspector/access.js';
 import { evaluablesFrom, loadPlanTrees, type PlanNodeView, type PlansView } from '../inspector/plan-trees.js';
 import { createInspectorServer } from '../inspector/server.js';
 import { assertBuilt, weft } from './support/cli.js';
-import { launchBrowser, requireChromium } from './support/chromium.js';
+import { launchBrowser, requireChromium, pageScreenshot } from './support/chromium.js';
 import { openPage, startViewer } from './support/inspect-viewer.js';
 import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
 import { PRIVATE_CARD, PRIVATE_EMAIL, writePrivateTravelDomain } from './support/private-travel.js';
@@ -45,8 +45,6 @@ import { writeStrictTravelDomain } from './support/strict-travel.js';
 import { runInWorkspace, type RunLine } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-security-'));
-/** Where the screenshots go (kept after the run, not committed): WEFT_TEST_ARTIFACTS, or the temporary folder. */
-const ARTIFACTS = process.env.WEFT_TEST_ARTIFACTS ?? tmpdir();
 const dir = path.join(root, 'ws');
 const hasChromium = requireChromium();
 let browser: Browser;
@@ -274,7 +272,7 @@ describe.runIf(hasChromium)('redaction', () => {
     expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect((await weft(['verify', privateDone.journal, '--public-key', privateDone.publicKey, '--json'])).stdout).toContain(fingerprint);
     expect(await page.locator('main').textContent()).toContain('[redacted]');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'weft-inspect-redacted.png'), fullPage: true });
+    await pageScreenshot(page, 'weft-inspect-redacted.png');
     // The one awaiting approval: its asked steps and its observations.
     await page.goto(`${privateViewer.origin}/invocations/${privateWaiting.id}`);
     await page.locator('#verdict h2').waitFor();

@@ -12,9 +12,9 @@
  * - a user domain's invocation without `--domain` says "not replayed: domain not loaded" and lights
  *   the state its status gives; with `--domain` it is replayed.
  *
- * Screenshots go to WEFT_TEST_ARTIFACTS, else the temporary folder (kept, not committed).
+ * Screenshots go to WEFT_TEST_ARTIFACTS when it names a folder (test/support/chromium.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -22,22 +22,20 @@ import type { InspectionEvent } from 'xstate';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { travelDomain } from '../examples/travel/domain.js';
 import type { JournalRecord } from '../journal/records.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { machineGraph } from '../inspector/machine-graph.js';
 import { trailOf, trailOfRecords } from '../inspector/replay-trail.js';
 import type { Domain } from '../runtime/domain.js';
 import { invocationMachine } from '../machines/invocation-machine.js';
 import { replayJournal } from '../runtime/replay.js';
 import { assertBuilt } from './support/cli.js';
-import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium, screenshotOf } from './support/chromium.js';
+import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium, screenshotOf, pageScreenshot } from './support/chromium.js';
 import { openPage } from './support/inspect-viewer.js';
 import { serveInspector, type ServedViewer as Viewer } from './support/inspector.js';
 import { runInWorkspace, type RunLine } from './support/runs-here.js';
 import { writeStrictTravelDomain } from './support/strict-travel.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-inspect-chart-'));
-const ARTIFACTS = process.env.WEFT_TEST_ARTIFACTS ?? path.join(tmpdir(), 'weft-inspect-artifacts');
-mkdirSync(ARTIFACTS, { recursive: true });
 const hasChromium = requireChromium();
 let browser: Browser;
 
@@ -182,7 +180,7 @@ describe('the statechart and time travel in weft inspect', () => {
       const visited = await page.locator('g.sc-node.visited').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-state')));
       expect(new Set(visited)).toEqual(new Set(['parse', 'decompose', 'admit', 'execute', 'boundary', 'nextEpoch', 'finishing', 'completed']));
       expect(await page.locator('#chart-caption').textContent()).toContain('replayed from the journal with domain travel');
-      await screenshotOf(page, 'section.statechart', path.join(ARTIFACTS, 'inspect-statechart-completed.png'));
+      await screenshotOf(page, 'section.statechart', 'inspect-statechart-completed.png');
       expect(errors).toEqual([]);
     });
 
@@ -211,8 +209,8 @@ describe('the statechart and time travel in weft inspect', () => {
       expect(await page.locator('section.timeline section.epoch').nth(1).locator('.outcome-ok').count()).toBe(done);
       // Only the path up to here: the run has not reached finishing yet.
       expect(await page.locator('g.sc-edge.taken[data-edge="parse|onDone|1"]').count()).toBe(0);
-      await page.screenshot({ path: path.join(ARTIFACTS, 'inspect-statechart-travel.png'), fullPage: true });
-      await screenshotOf(page, 'section.statechart', path.join(ARTIFACTS, 'inspect-statechart-travel-chart.png'));
+      await pageScreenshot(page, 'inspect-statechart-travel.png');
+      await screenshotOf(page, 'section.statechart', 'inspect-statechart-travel-chart.png');
 
       // The keys and the buttons step one record; End goes to the last.
       await page.locator('h1').click();
@@ -234,7 +232,7 @@ describe('the statechart and time travel in weft inspect', () => {
       expect(await page.locator('#chart-caption').textContent()).toContain('not replayed: domain not loaded');
       expect(await current()).toBe('awaitingApproval');
       expect(await page.locator('g.sc-edge.taken').count()).toBe(0);
-      await screenshotOf(page, 'section.statechart', path.join(ARTIFACTS, 'inspect-statechart-not-replayed.png'));
+      await screenshotOf(page, 'section.statechart', 'inspect-statechart-not-replayed.png');
       expect(errors).toEqual([]);
     });
 

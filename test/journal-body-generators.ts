@@ -1,112 +1,20 @@
 // Random record bodies for the fast validators' property tests: one valid arbitrary per kind
-// (optional members sometimes absent), mutations that put near misses and odd objects anywhere in a
-// body, and the predicates that say which bodies are ordinary data. Shared by
-// journal-fast-path.test.ts (parsed values) and journal-canonical-scan.test.ts (canonical bytes).
+// (record-arbitraries.ts: every optional member, sometimes absent), mutations that put near misses
+// and odd objects anywhere in a body, and the predicates that say which bodies are ordinary data.
+// Shared by journal-fast-path.test.ts (parsed values) and journal-canonical-scan.test.ts (canonical bytes).
 import fc from 'fast-check';
-import { bytesToHex } from '../journal/digest.js';
-import { bodySchemas, recordKinds, type RecordKind } from '../journal/records.js';
+import { bodySchemas, pinSchema, recordKinds, type RecordKind } from '../journal/records.js';
+import { shapeOf } from '../journal/shapes.js';
+import { arbitraryOf, bodyArbitraries, count, digest } from './record-arbitraries.js';
 
 export const str = fc.string({ maxLength: 6 });
 export const name = fc.string({ minLength: 1, maxLength: 6 });
 export const json = fc.jsonValue({ maxDepth: 2 });
-export const count = fc.oneof(fc.nat({ max: 20 }), fc.maxSafeNat());
-export const digest = fc.uint8Array({ minLength: 32, maxLength: 32 }).map(bytesToHex);
-const cls = fc.constantFrom('transient', 'permanent', 'policy');
-const purpose = fc.constantFrom('parse', 'author');
+export { count, digest };
 
-export const pin = fc.record(
-  {
-    library: digest,
-    runtime: name,
-    flags: fc.array(count, { maxLength: 3 }),
-    model: fc.record({ id: name, params: fc.dictionary(str, json, { maxKeys: 3 }) }),
-    seed: str,
-    asOf: name,
-    policy: name,
-    limits: fc.dictionary(str, count, { maxKeys: 3 }),
-    shadow: fc.record({ results: fc.constantFrom('none', 'actuators') }),
-  },
-  { requiredKeys: ['library', 'runtime', 'flags', 'model', 'seed', 'asOf', 'policy'] },
-);
-const step = fc.record({ step: count, actuator: name, args: json, key: name, attempt: count });
-const done = fc.record({ step: count, key: name, attempt: count, result: json });
-
-/** Valid bodies, one arbitrary per kind (optional members sometimes absent). */
-export const valid: { [K in RecordKind]: fc.Arbitrary<unknown> } = {
-  'invocation.pinned': fc.record(
-    { schema: fc.constant(1), invocation: name, tenant: name, intent: str, pin, intentCut: fc.record({ chars: count, digest }) },
-    { requiredKeys: ['schema', 'invocation', 'tenant', 'intent', 'pin'] },
-  ),
-  'admission.decided': fc.record(
-    { subject: fc.constantFrom('authoring', 'epoch', 'step'), step: count, decision: fc.constantFrom('allow', 'deny', 'require_approval'), policy: name, reason: str, rule: name },
-    { requiredKeys: ['subject', 'decision', 'policy'] },
-  ),
-  'model.requested': fc.record({ purpose, attempt: count, request: json }),
-  'model.completed': fc.record(
-    { purpose, attempt: count, reply: json, refused: fc.record({ code: name, chars: count, digest }) },
-    { requiredKeys: ['purpose', 'attempt', 'reply'] },
-  ),
-  'model.failed': fc.record({ purpose, attempt: count, class: fc.constantFrom('transient', 'credentials', 'endpoint', 'permanent'), code: name, message: str }),
-  'model.rejected': fc.record({ attempt: count, reason: name, reply: json }, { requiredKeys: ['attempt', 'reason'] }),
-  'state.observed': fc.record(
-    { actuator: name, key: name, state: json, failure: fc.record({ class: cls, code: name, message: str }) },
-    { requiredKeys: ['actuator', 'key', 'state'] },
-  ),
-  'epoch.derived': fc.record({ source: fc.constantFrom('htn', 'authored'), goal: fc.record({ task: name, args: fc.array(json, { maxLength: 3 }) }), library: digest, plan: digest, steps: count }),
-  'epoch.certified': fc.record({ plan: digest, policy: name }),
-  'approval.requested': fc.record({ plan: digest, reason: name }),
-  'approval.decided': fc.record({ decision: fc.constantFrom('approved', 'rejected'), by: name, note: str }, { requiredKeys: ['decision', 'by'] }),
-  'step.dispatched': step,
-  'step.completed': done,
-  'step.failed': fc.record({ step: count, key: name, attempt: count, class: cls, code: name, message: str }),
-  'step.refused': fc.record({ step: count, key: name, attempt: count, code: name, reason: str, worker: name }),
-  'step.shadowed': fc.record(
-    { step: count, actuator: name, args: json, key: name, source: fc.constantFrom('actuator', 'none'), result: json, failure: fc.record({ class: cls, code: name, message: str }) },
-    { requiredKeys: ['step', 'actuator', 'args', 'key', 'source', 'result'] },
-  ),
-  'compensation.dispatched': step,
-  'compensation.completed': fc.record(
-    { step: count, key: name, attempt: count, result: json, failure: fc.record({ class: cls, code: name, message: str }) },
-    { requiredKeys: ['step', 'key', 'attempt', 'result'] },
-  ),
-  'compensation.halted': fc.record({
-    at: count,
-    why: fc.constantFrom('pivot' as const, 'compensation_failed' as const),
-    ran: fc.array(fc.record({ step: count, actuator: name, key: name }), { maxLength: 3 }),
-    undone: fc.array(fc.record({ step: count, actuator: name, key: name }), { maxLength: 3 }),
-    notUndone: fc.array(fc.record({ step: count, actuator: name, key: name }), { maxLength: 3 }),
-    reason: name,
-  }),
-  'timer.set': fc.record({ step: count, until: name }),
-  'timer.fired': fc.record({ step: count, at: name }),
-  'frontier.truncated': fc.record({ epoch: count, removed: fc.array(count, { maxLength: 4 }), reason: name }),
-  'epoch.closed': fc.record({ outcome: fc.constantFrom('completed', 'compensated', 'denied'), steps: count }),
-  'invocation.completed': fc.record({ summary: str }),
-  'invocation.failed': fc.record({ code: name, class: cls, reason: name }),
-  'invocation.handed_off': fc.record({ reason: name }),
-  'cancel.requested': fc.record({ by: name, reason: str, at: name }),
-  'deadline.passed': fc.record({ deadline: name, at: name }),
-  'invocation.cancelled': fc.record({ by: name, reason: str, kept: fc.array(fc.record({ epoch: count, step: count, actuator: name, key: name }), { maxLength: 3 }) }),
-  'invocation.rekeyed': fc.record({ from: digest, to: digest }),
-  'invocation.forked': fc.record({
-    world: name,
-    parent: name,
-    parentSeq: count,
-    parentHash: digest,
-    atEpoch: count,
-    repinned: fc.array(name, { maxLength: 3 }),
-    state: fc.record({
-      epoch: count,
-      outcomes: fc.array(json, { maxLength: 2 }),
-      spent: json,
-      replans: count,
-      effects: fc.array(fc.record({ epoch: count, step: count, operator: name, actuator: name, key: name }), { maxLength: 2 }),
-      obligations: fc.array(fc.record({ epoch: count, step: count, actuator: name, args: json }), { maxLength: 2 }),
-    }),
-  }, { requiredKeys: ['parent', 'parentSeq', 'parentHash', 'atEpoch', 'repinned', 'state'] }),
-  'invocation.superseded': fc.record({ by: name, atEpoch: count, reason: name }),
-  'invocation.sealed': fc.record({ algorithm: fc.constant('ed25519'), fingerprint: digest, keyId: digest, signature: fc.uint8Array({ minLength: 64, maxLength: 64 }).map(bytesToHex) }),
-};
+/** Valid bodies, one arbitrary per kind (optional members sometimes absent), from the one declaration. */
+export const valid = bodyArbitraries({ str, name, json });
+export const pin = arbitraryOf(shapeOf(pinSchema), { str, name, json });
 
 /** Values a mutation may put anywhere: near misses of every validator, and odd objects. */
 export const odd = fc.oneof(

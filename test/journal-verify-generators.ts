@@ -7,10 +7,11 @@ import '../journal/sha256-node.js';
 import { canonicalize } from '../journal/canonical.js';
 import { chainRecord } from '../journal/chain.js';
 import type { JournalReport, JournalVerdict } from '../journal/reader.js';
-import { bytesToHex } from '../journal/digest.js';
-import type { BodyOf, JournalRecord, RecordKind, RecordMeta } from '../journal/records.js';
+import { pinSchema, recordKinds, type BodyOf, type JournalRecord, type Pin, type RecordMeta } from '../journal/records.js';
+import { shapeOf } from '../journal/shapes.js';
 import { publicKeyOf, signFingerprint } from '../journal/seal.js';
 import { buildJournal, fixtureKey, rechain, sealRecord, toJsonl, type Draft, type GenesisInfo } from './fixtures/journal/make.js';
+import { arbitraryOf, bodyArbitraries, count } from './record-arbitraries.js';
 
 export { toJsonl };
 
@@ -18,95 +19,21 @@ export const key = fixtureKey('property');
 const other = fixtureKey('property-other');
 export const publicKey = publicKeyOf(key);
 
-// ---- valid random bodies, one arbitrary per kind ----------------------------------------------
+// ---- valid random bodies, one arbitrary per kind (record-arbitraries.ts) ------------------------
 const str = fc.string({ unit: 'grapheme', maxLength: 10 });
 const name = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 10 });
-type Json = BodyOf<'model.requested'>['request'];
-const json = fc.jsonValue({ maxDepth: 2, stringUnit: 'grapheme' }) as unknown as fc.Arbitrary<Json>;
-const count = fc.oneof(fc.nat({ max: 20 }), fc.maxSafeNat());
-const digest = fc.uint8Array({ minLength: 32, maxLength: 32 }).map(bytesToHex);
-const failureClass = fc.constantFrom('transient' as const, 'permanent' as const, 'policy' as const);
-const purpose = fc.constantFrom('parse' as const, 'author' as const);
-const goal = fc.record({ task: name, args: fc.array(json, { maxLength: 3 }) });
-const step = fc.record({ step: count, actuator: name, args: json, key: name, attempt: count });
-const done = fc.record({ step: count, key: name, attempt: count, result: json });
+const json = fc.jsonValue({ maxDepth: 2, stringUnit: 'grapheme' });
+const leaves = { str, name, json };
+const bodies = bodyArbitraries(leaves);
 
 // Kinds with a place of their own are left out: the pin (first), the seal (last), a re-key (each from the previous one's key, and the seal by the last one's).
-const bodies: { [K in Exclude<RecordKind, 'invocation.pinned' | 'invocation.rekeyed' | 'invocation.sealed'>]: fc.Arbitrary<BodyOf<K>> } = {
-  'admission.decided': fc.record(
-    { subject: fc.constantFrom('authoring' as const, 'epoch' as const, 'step' as const), step: count, decision: fc.constantFrom('allow' as const, 'deny' as const, 'require_approval' as const), policy: name, reason: str },
-    { requiredKeys: ['subject', 'decision', 'policy'] },
-  ),
-  'model.requested': fc.record({ purpose, attempt: count, request: json }),
-  'model.completed': fc.record({ purpose, attempt: count, reply: json }),
-  'model.rejected': fc.record({ attempt: count, reason: name, reply: json }, { requiredKeys: ['attempt', 'reason'] }),
-  'model.failed': fc.record({ purpose, attempt: count, class: fc.constantFrom('transient' as const, 'credentials' as const, 'endpoint' as const, 'permanent' as const), code: name, message: str }),
-  'state.observed': fc.record({ actuator: name, key: name, state: json }),
-  'epoch.derived': fc.record({ source: fc.constantFrom('htn' as const, 'authored' as const), goal, library: digest, plan: digest, steps: count }),
-  'epoch.certified': fc.record({ plan: digest, policy: name }),
-  'approval.requested': fc.record({ plan: digest, reason: name }),
-  'approval.decided': fc.record({ decision: fc.constantFrom('approved' as const, 'rejected' as const), by: name, note: str }, { requiredKeys: ['decision', 'by'] }),
-  'step.dispatched': step,
-  'step.completed': done,
-  'step.failed': fc.record({ step: count, key: name, attempt: count, class: failureClass, code: name, message: str }),
-  'step.refused': fc.record({ step: count, key: name, attempt: count, code: name, reason: str, worker: name }),
-  'step.shadowed': fc.record({ step: count, actuator: name, args: json, key: name, source: fc.constantFrom('actuator' as const, 'none' as const), result: json }),
-  'compensation.dispatched': step,
-  'compensation.completed': done,
-  'compensation.halted': fc.record({
-    at: count,
-    why: fc.constantFrom('pivot' as const, 'compensation_failed' as const),
-    ran: fc.array(fc.record({ step: count, actuator: name, key: name }), { maxLength: 3 }),
-    undone: fc.array(fc.record({ step: count, actuator: name, key: name }), { maxLength: 3 }),
-    notUndone: fc.array(fc.record({ step: count, actuator: name, key: name }), { maxLength: 3 }),
-    reason: name,
-  }),
-  'timer.set': fc.record({ step: count, until: name }),
-  'timer.fired': fc.record({ step: count, at: name }),
-  'frontier.truncated': fc.record({ epoch: count, removed: fc.array(count, { maxLength: 4 }), reason: name }),
-  'epoch.closed': fc.record({ outcome: fc.constantFrom('completed' as const, 'compensated' as const, 'denied' as const), steps: count }),
-  'invocation.completed': fc.record({ summary: str }),
-  'invocation.failed': fc.record({ code: name, class: failureClass, reason: name }),
-  'invocation.handed_off': fc.record({ reason: name }),
-  'invocation.forked': fc.record({
-    parent: name,
-    parentSeq: count,
-    parentHash: digest,
-    atEpoch: count,
-    repinned: fc.array(name, { maxLength: 3 }),
-    state: fc.record({
-      epoch: count,
-      outcomes: fc.array(json, { maxLength: 2 }),
-      spent: json,
-      replans: count,
-      effects: fc.array(fc.record({ epoch: count, step: count, operator: name, actuator: name, key: name }), { maxLength: 2 }),
-      obligations: fc.array(fc.record({ epoch: count, step: count, actuator: name, args: json }), { maxLength: 2 }),
-    }),
-  }),
-  'invocation.superseded': fc.record({ by: name, atEpoch: count, reason: name }),
-  'cancel.requested': fc.record({ by: name, reason: str, at: name }),
-  'deadline.passed': fc.record({ deadline: name, at: name }),
-  'invocation.cancelled': fc.record({ by: name, reason: str, kept: fc.array(fc.record({ epoch: count, step: count, actuator: name, key: name }), { maxLength: 3 }) }),
-};
+const draftKinds = recordKinds.filter((kind) => kind !== 'invocation.pinned' && kind !== 'invocation.rekeyed' && kind !== 'invocation.sealed');
 
 const draft: fc.Arbitrary<Draft> = fc
-  .constantFrom(...(Object.keys(bodies) as (keyof typeof bodies)[]))
+  .constantFrom(...draftKinds)
   .chain((kind) => fc.record({ kind: fc.constant(kind), epoch: count, body: bodies[kind] as fc.Arbitrary<never> }));
 
-const genesis: fc.Arbitrary<GenesisInfo> = fc.record({
-  invocation: name,
-  tenant: name,
-  intent: str,
-  pin: fc.record({
-    library: digest,
-    runtime: name,
-    flags: fc.array(count, { maxLength: 3 }),
-    model: fc.record({ id: name, params: fc.dictionary(str, json, { maxKeys: 3 }) }),
-    seed: str,
-    asOf: name,
-    policy: name,
-  }),
-});
+const genesis: fc.Arbitrary<GenesisInfo> = fc.record({ invocation: name, tenant: name, intent: str, pin: arbitraryOf(shapeOf(pinSchema), leaves) as fc.Arbitrary<Pin> });
 
 const meta: fc.Arbitrary<RecordMeta | undefined> = fc.option(fc.record({ at: str, writer: str }, { requiredKeys: [] }), { nil: undefined });
 

@@ -1,6 +1,6 @@
 /**
  * Listing a file store reads the summary the store keeps beside each ended journal
- * (journal/stores/file-summary.ts) instead of the journal — and never shows a status the journal
+ * (stores/file-summary.ts) instead of the journal — and never shows a status the journal
  * does not: a journal changed after its summary was written (edited, cut, copied under another id)
  * is read in full, and a missing summary (a crash before it was written) is no summary.
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import '../journal/sha256-node.js';
 import '../journal/ed25519-node.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { invocationSummary, listInvocations, listOpenInvocations } from '../runtime/list.js';
 import { fillEnded, fixtureSigningKey } from '../bench/list-fixture.js';
 import { verifyRecords } from '../journal/reader.js';

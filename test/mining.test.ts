@@ -25,7 +25,7 @@ import type { ModelReply, ModelRequest } from '../actors/model/model.js';
 import { canonicalize } from '../journal/canonical.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { LibraryBuilder, add, atom } from '../htn/library/builder.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';

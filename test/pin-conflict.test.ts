@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import type { Pin } from '../journal/records.js';
 import type { Library } from '../htn/library/schema.js';

@@ -26,7 +26,7 @@ import { readTravelState } from '../examples/travel/state.js';
 import { TRAVEL_GOALS, TRAVEL_INTENT } from '../examples/travel/transcript.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { FLAG_ADMISSION_RULE } from '../machines/flags.js';
 import { compileRulePack, packDigest, parseRulePack, parseRulePackText, PredicateRegistry, type PolicyPredicate, type RulePack } from '../policy/index.js';
 import { explainAdmissions } from '../runtime/admissions.js';

@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
 import { inWorkspace, runInWorkspace } from './support/runs-here.js';
 import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';

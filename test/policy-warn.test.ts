@@ -27,7 +27,7 @@ import { digestOf } from '../journal/digest.js';
 import type { JournalRecord } from '../journal/records.js';
 import { isInboxMessage } from '../journal/store.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { FLAG_WARNINGS } from '../machines/flags.js';
 import { compileRulePack, packDigest, parseRulePack, PredicateRegistry, RulePackError, type PolicyPredicate, type RulePack } from '../policy/index.js';
 import { explainAdmissions } from '../runtime/admissions.js';

@@ -24,7 +24,7 @@ import { travelDomain } from '../examples/travel/domain.js';
 import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { FLAG_REFUSALS } from '../machines/flags.js';
 import type { Job, JobOutcome } from '../queue/dispatcher.js';
 import { InProcessDispatcher } from '../queue/in-process.js';

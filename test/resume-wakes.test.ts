@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { travelDomain } from '../examples/travel/domain.js';
 import { createRuntime } from '../runtime/index.js';
 

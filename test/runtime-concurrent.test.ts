@@ -12,7 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import { signingKeyFromSecret, publicKeyOf } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { verifyJournalBytes } from '../journal/verify-bytes.js';
 import { createRuntime } from '../runtime/index.js';
 import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';

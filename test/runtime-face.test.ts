@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { BEHAVIOUR_FLAGS, createRuntime, pinnedModelParams, Runtime, RUNTIME_VERSION } from '../runtime/index.js';
 import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import type { JournalRecord } from '../journal/records.js';
 import { travelDomain, TRAVEL_AS_OF } from '../examples/travel/domain.js';
 import { createRuntime, Runtime, RuntimeUsageError } from '../runtime/index.js';

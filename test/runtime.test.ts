@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { LibraryBuilder, atom } from '../htn/library/builder.js';
 import '../journal/sha256-node.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { signingKeyFromSecret, publicKeyOf } from '../journal/seal.js';
 import { createRuntime } from '../runtime/index.js';
 import { newLedger, notifyActuators, notifyLibrary } from './support/notify-app.js';

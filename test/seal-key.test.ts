@@ -18,7 +18,7 @@ import { verifyRecords } from '../journal/reader.js';
 import { readJournalBytes } from '../journal/verify-bytes.js';
 import type { JournalRecord } from '../journal/records.js';
 import { publicKeyOf, signFingerprint, signingKeyFromSecret, type SigningKey } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { JournalWriter } from '../journal/writer.js';
 import { IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import type { AdmissionPolicy } from '../machines/policy.js';

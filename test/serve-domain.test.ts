@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { domainFilter } from '../runtime/serve-domain.js';
 import { notifyLibrary } from './support/notify-app.js';
 

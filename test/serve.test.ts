@@ -9,7 +9,7 @@ import '../journal/sha256-node.js';
 import type { Model, ModelRequest } from '../actors/model/model.js';
 import { ModelRequestError, ModelUnavailableError } from '../actors/model/model.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
 import { createRuntime, type ServeEvent } from '../runtime/index.js';

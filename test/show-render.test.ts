@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { createRuntime, describeInvocation, type InvocationDescription } from '../runtime/index.js';
 import { renderDescription } from '../cli/commands/show.js';
 import { initialTravelState, seedTravelState } from '../examples/travel/index.js';

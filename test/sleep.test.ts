@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { ScriptedModel } from '../actors/model/scripted.js';
 import { remindLaterLibrary } from './support/remind-library.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { createRuntime, defineDomain } from '../runtime/index.js';
 import { startWorker } from '../queue/worker.js';

@@ -22,7 +22,7 @@ import * as htn from '../htn/library/builder.js';
 import { refundsLibrary } from './support/refunds-library.mjs';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { JournalWriter } from '../journal/writer.js';
 import { InProcessDispatcher } from '../queue/in-process.js';
 import { checkEnvelopeEpoch, envelopeSpend, type ContractEnvelope } from '../machines/envelope.js';

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import '../journal/sha256-node.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { StatelyRelay } from '../inspector/stately/relay.js';
 import { eventMessage, MAX_SNAPSHOT_BYTES, snapshotMessage, boundedSnapshot } from '../inspector/stately/protocol.js';
 import { createRuntime } from '../runtime/index.js';

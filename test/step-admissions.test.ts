@@ -14,7 +14,7 @@ import { ScriptedModel } from '../actors/model/scripted.js';
 import { remindLaterLibrary } from './support/remind-library.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { FLAG_STEP_ADMISSIONS, IMPLEMENTED_FLAGS } from '../machines/flags.js';
 import { createRuntime } from '../runtime/index.js';
 import { initialTravelState, seedTravelState, travelPackPolicy } from '../examples/travel/index.js';

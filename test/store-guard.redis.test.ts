@@ -11,9 +11,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { StoreUnreachableError } from '../journal/errors.js';
 import type { JournalStore, Lease } from '../journal/store.js';
-import { FileStore } from '../journal/stores/file.js';
-import { MemoryStore } from '../journal/stores/memory.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { FileStore } from '../stores/file.js';
+import { MemoryStore } from '../stores/memory.js';
+import { RedisStore } from '../stores/redis.js';
 import { NO_REDIS_MESSAGE, requireRedis, startRedis, type RedisServer } from './support/redis-server.js';
 
 const available = requireRedis();

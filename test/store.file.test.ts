@@ -15,7 +15,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { canonicalize } from '../journal/canonical.js';
 import { LeaseHeldError } from '../journal/errors.js';
 import type { Lease } from '../journal/store.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { spawnTracked } from './support/children.js';
 import { chain, storeConformance, testPin, type Holder } from './store-conformance.js';
 
@@ -25,7 +25,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 let dirs = 0;
 const freshDir = () => join(scratch, `store-${++dirs}`, '.weft');
 
-/** The URL of the compiled journal (dist/, built by `npm test` before vitest runs) for holder processes. */
+/** The URL of the compiled journal (dist/, built by `npm test` before vitest runs) for holder processes; its stores are beside it (dist/stores/). */
 async function compiledJournal(): Promise<string> {
   const entry = join(repo, 'dist', 'journal', 'index.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" (npm test does it first)`);
@@ -35,7 +35,8 @@ async function compiledJournal(): Promise<string> {
 const CHILD = `
 const [url, dir, invocation, ttl, records, pin] = process.argv.slice(1);
 const j = await import(url);
-const store = new j.FileStore(dir);
+const { FileStore } = await import(url.replace('/journal/index.js', '/stores/index.js'));
+const store = new FileStore(dir);
 const options = { writer: 'child-' + process.pid, ttlMs: Number(ttl) };
 let lease;
 try {

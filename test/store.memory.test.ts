@@ -3,7 +3,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { LeaseHeldError } from '../journal/errors.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { chain, storeConformance } from './store-conformance.js';
 
 storeConformance({

@@ -14,7 +14,7 @@ import { recordLine } from '../journal/encode.js';
 import { canonicalize } from '../journal/canonical.js';
 import { FencedError, JournalIntegrityError, LeaseHeldError, SeqConflictError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
-import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../journal/stores/redis.js';
+import { checkRedisDurability, RedisDurabilityError, RedisStore } from '../stores/redis.js';
 import { chainRecord } from '../journal/chain.js';
 import { invocationSummary, listInvocations, listOpenInvocations } from '../runtime/list.js';
 import { fillEnded } from '../bench/list-fixture.js';

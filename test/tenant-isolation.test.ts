@@ -22,7 +22,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import '../journal/sha256-node.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
 import { createRuntime, type RuntimeOptions } from '../runtime/index.js';
 import { travelDomain } from '../examples/travel/domain.js';

@@ -15,7 +15,7 @@ import '../journal/sha256-node.js';
 import type { Model, ModelRequest } from '../actors/model/model.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { FileStore } from '../journal/stores/file.js';
+import { FileStore } from '../stores/file.js';
 import { createRuntime, Runtime, type RuntimeOptions } from '../runtime/index.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';
 import { travelPackPolicy } from '../examples/travel/policy-pack.js';

@@ -22,7 +22,7 @@ import '../journal/sha256-node.js';
 import type { Actuator } from '../actors/actuator.js';
 import { createRandom } from '../actors/random.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { createRuntime } from '../runtime/index.js';
 import { travelActuators } from '../examples/travel/app.js';
 import { TRAVEL_STATE_FILE, travelDomain } from '../examples/travel/domain.js';

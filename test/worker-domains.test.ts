@@ -20,7 +20,7 @@ import '../journal/sha256-node.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { canonicalBytes } from '../journal/canonical.js';
-import { RedisStore } from '../journal/stores/redis.js';
+import { RedisStore } from '../stores/redis.js';
 import { BullMqDispatcher, queueForDomain } from '../queue/bullmq.js';
 import { startWorker, type RunningWorker } from '../queue/worker.js';
 import { QueueOwnedError, queueOwner } from '../queue/queue-owner.js';

@@ -17,7 +17,7 @@ import { ScriptedModel } from '../actors/model/scripted.js';
 import { FencedError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
 import { signingKeyFromSecret } from '../journal/seal.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { MemoryStore } from '../stores/memory.js';
 import { spendApprovalPolicy } from '../machines/policy.js';
 import { createRuntime, type InvocationHandle, type RuntimeOptions } from '../runtime/index.js';
 import { newLedger, notifyActuators, notifyLibrary, type Ledger } from './support/notify-app.js';

@@ -12,8 +12,8 @@ import { InvalidRecordError, LeaseHeldError, WeftError } from '../journal/errors
 import { verifyRecords } from '../journal/reader.js';
 import { publicKeyOf, signingKeyFromSecret } from '../journal/seal.js';
 import type { JournalStore } from '../journal/store.js';
-import { FileStore } from '../journal/stores/file.js';
-import { MemoryStore } from '../journal/stores/memory.js';
+import { FileStore } from '../stores/file.js';
+import { MemoryStore } from '../stores/memory.js';
 import { JournalWriter, type Genesis, type RecordDraft } from '../journal/writer.js';
 import { testPin } from './store-conformance.js';
 

@@ -22,7 +22,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { BundleError, buildBundle, type Bundle } from '../../journal/bundle.js';
 import { InvalidNameError, WeftError } from '../../journal/errors.js';
-import { FileStore } from '../../journal/stores/file.js';
+import { FileStore } from '../../stores/file.js';
 import { isTenants, tenantOption } from '../tenant-scope.js';
 import { sealKeyProblem } from '../../journal/reader.js';
 import type { JournalRecord, Pin } from '../../journal/records.js';

@@ -22,8 +22,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { JournalStore } from '../../journal/store.js';
-import { FileStore } from '../../journal/stores/file.js';
-import { RedisStore } from '../../journal/stores/redis.js';
+import { FileStore } from '../../stores/file.js';
+import { RedisStore } from '../../stores/redis.js';
 import { isLoopback } from '../../inspector/access.js';
 import { createInspectorServer } from '../../inspector/server.js';
 import { KeyFileError, loadPublicKey } from '../../runtime/keys.js';

@@ -13,7 +13,7 @@
  * A torn final record (a crash mid-write, never acknowledged) stops resume with TornTailError;
  * `--quarantine-torn` moves it aside — kept in journal.jsonl.torn-<seq> — first.
  */
-import { FileStore } from '../../journal/stores/file.js';
+import { FileStore } from '../../stores/file.js';
 import { UsageError } from '../args.js';
 import { continueCommand } from '../continue-command.js';
 import { crashHooks } from '../faults.js';

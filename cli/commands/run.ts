@@ -33,7 +33,7 @@ import { libraryChoice } from '../library-choice.js';
 import { readPolicyFile } from '../policy-choice.js';
 import { printFailureLine } from '../json-line.js';
 import { isWeftError } from '../../journal/errors.js';
-import { assertInvocationId } from '../../journal/stores/checks.js';
+import { assertInvocationId } from '../../stores/checks.js';
 import { EXIT } from '../exit-codes.js';
 import { progressLine } from '../progress.js';
 import { Runtime } from '../../runtime/runtime.js';
@@ -103,7 +103,7 @@ async function readIntentFile(file: string): Promise<string> {
   return text.replace(/\r?\n$/, '');
 }
 
-/** `--id ID`: a name the store can file (journal/stores/checks.ts), or a UsageError saying the rule. */
+/** `--id ID`: a name the store can file (stores/checks.ts), or a UsageError saying the rule. */
 function invocationIdFlag(id: string): string {
   try {
     assertInvocationId(id);

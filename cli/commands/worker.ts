@@ -16,7 +16,7 @@
  * sooner but needs every job to renew it in time. `WEFT_WORKER_LOCK_MS` sets it where no flag does.
  */
 import { isWeftError, type StoreAuthRefusedError } from '../../journal/errors.js';
-import { RedisStore } from '../../journal/stores/redis.js';
+import { RedisStore } from '../../stores/redis.js';
 import { QueueOwnedError } from '../../queue/queue-owner.js';
 import { bullPrefix, queueForDomain } from '../../queue/bullmq.js';
 import { OutageLog } from '../../queue/outage.js';

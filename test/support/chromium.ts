@@ -3,7 +3,8 @@
  * WEFT_TEST_CHROMIUM) driven by playwright-core. `requireChromium()` works like requireRedis: without
  * the browser, tests fail under CI (CI=true; .ci/run installs it) and are skipped, loudly, elsewhere.
  */
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 export const chromiumPath = process.env.WEFT_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -33,11 +34,29 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * A screenshot of one part of the page, kept as evidence (not asserted on). The viewer redraws a
- * section as records arrive, so the element can be replaced while Playwright waits for it to be
- * stable ("Element is not attached to the DOM"): the shot is taken again of the new one, up to 5 times.
+ * Where the screenshots go: the folder WEFT_TEST_ARTIFACTS names. Unset, none is taken — a screenshot
+ * is evidence for a person to look at (docs/, a review), never asserted on, and rendering and
+ * encoding one costs the suite CPU on every run.
  */
-export async function screenshotOf(page: import('playwright-core').Page, selector: string, file: string): Promise<void> {
+export const screenshotFolder: string | undefined = process.env.WEFT_TEST_ARTIFACTS || undefined;
+
+/** The whole page as a screenshot named `name` in WEFT_TEST_ARTIFACTS (nothing without it). */
+export async function pageScreenshot(page: import('playwright-core').Page, name: string): Promise<void> {
+  if (screenshotFolder === undefined) return;
+  mkdirSync(screenshotFolder, { recursive: true });
+  await page.screenshot({ path: path.join(screenshotFolder, name), fullPage: true });
+}
+
+/**
+ * A screenshot of one part of the page, named `name` in WEFT_TEST_ARTIFACTS (nothing without it).
+ * The viewer redraws a section as records arrive, so the element can be replaced while Playwright
+ * waits for it to be stable ("Element is not attached to the DOM"): the shot is taken again of the
+ * new one, up to 5 times.
+ */
+export async function screenshotOf(page: import('playwright-core').Page, selector: string, name: string): Promise<void> {
+  if (screenshotFolder === undefined) return;
+  mkdirSync(screenshotFolder, { recursive: true });
+  const file = path.join(screenshotFolder, name);
   for (let attempt = 1; ; attempt++) {
     try {
       await page.locator(selector).screenshot({ path: file, timeout: 10_000 });

@@ -33,7 +33,7 @@ async function load() {
     ...(await fromDist<typeof import('../../dist/cli/closing.js')>('cli/closing.js')),
     ...(await fromDist<typeof import('../../dist/cli/terminal-guard.js')>('cli/terminal-guard.js')),
     ...(await fromDist<typeof import('../../dist/journal/store.js')>('journal/store.js')),
-    ...(await fromDist<typeof import('../../dist/journal/stores/file.js')>('journal/stores/file.js')),
+    ...(await fromDist<typeof import('../../dist/stores/file.js')>('stores/file.js')),
     ...(await fromDist<typeof import('../../dist/journal/stored-lines.js')>('journal/stored-lines.js')),
     ...(await fromDist<typeof import('../../dist/journal/seal.js')>('journal/seal.js')),
     ...(await fromDist<typeof import('../../dist/journal/bundle.js')>('journal/bundle.js')),

@@ -6,10 +6,10 @@
  * called it, naming what the page did not show.
  */
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { pageScreenshot } from './chromium.js';
 import { weft } from './cli.js';
 import { openPage } from './inspect-viewer.js';
 import { writeStrictTravelDomain } from './strict-travel.js';
@@ -24,8 +24,6 @@ export interface RunLine {
 }
 export const lastLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as RunLine;
 
-/** Where the screenshots go (kept after the run, not committed): WEFT_TEST_ARTIFACTS, or the temporary folder. */
-export const ARTIFACTS = process.env.WEFT_TEST_ARTIFACTS ?? tmpdir();
 
 /** The seqs the invocation page lists in its journal, in the order shown. */
 export const shownSeqs = async (page: Page) => (await page.locator('details.record .seq').allTextContents()).map(Number);
@@ -58,7 +56,7 @@ export async function followARun(
   await page.locator('#verdict').waitFor();
   expect(await page.locator('[data-field="status"] .status').textContent()).toBe('running');
   const shownWhileRunning = (await shownSeqs(page)).length;
-  await page.screenshot({ path: path.join(ARTIFACTS, `weft-inspect-live-${store}-running.png`), fullPage: true });
+  await pageScreenshot(page, `weft-inspect-live-${store}-running.png`);
   await whileRunning(page);
   const run = await running;
   expect(run.status).toBe('completed');
@@ -71,7 +69,7 @@ export async function followARun(
   await list.locator(`tr[data-id="${id}"] .status`, { hasText: 'completed' }).waitFor({ timeout: 15_000 });
   expect(listErrors).toEqual([]);
   expect(errors).toEqual([]);
-  await page.screenshot({ path: path.join(ARTIFACTS, `weft-inspect-live-${store}-ended.png`), fullPage: true });
+  await pageScreenshot(page, `weft-inspect-live-${store}-ended.png`);
   await page.close();
   await list.close();
   return { run, shownWhileRunning, seqs };

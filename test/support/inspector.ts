@@ -29,7 +29,7 @@ export async function serveInspector(args: string[]): Promise<ServedViewer> {
   // The command's own modules (./commands-here.ts, ./dist.ts), loaded once.
   const { FileStore, loadPublicKey, loadDomain, storeChoice, workspaceDir } = await commandModules();
   const { createInspectorServer } = await fromDist<typeof import('../../dist/inspector/server.js')>('inspector/server.js');
-  const { RedisStore } = await fromDist<typeof import('../../dist/journal/stores/redis.js')>('journal/stores/redis.js');
+  const { RedisStore } = await fromDist<typeof import('../../dist/stores/redis.js')>('stores/redis.js');
   const { locationOf } = await fromDist<typeof import('../../dist/cli/hints.js')>('cli/hints.js');
   const { inspectApprover } = await fromDist<typeof import('../../dist/cli/inspect-approver.js')>('cli/inspect-approver.js');
   const flags: Record<string, string | undefined> = {};

@@ -66,7 +66,7 @@ export async function verifyBundle(file: string, keyFile: string): Promise<{ cod
 /** Invocation `id`'s journal in the Redis store at `url` under `prefix`, written out as `weft export` and `weft verify <id> --redis` read it (undefined when there is none). */
 export async function storedJournal(url: string, prefix: string, id: string): Promise<Uint8Array | undefined> {
   const m = await commandModules();
-  const { RedisStore } = await fromDist<typeof import('../../dist/journal/stores/redis.js')>('journal/stores/redis.js');
+  const { RedisStore } = await fromDist<typeof import('../../dist/stores/redis.js')>('stores/redis.js');
   const store = await RedisStore.open({ redis: url, prefix });
   try {
     return await m.storedJournalLines(store, id);

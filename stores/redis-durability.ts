@@ -11,7 +11,7 @@
  * that fails it unless the caller accepts the risk (`durability: 'relaxed'`).
  */
 import type { Redis } from 'ioredis';
-import { WeftError } from '../errors.js';
+import { WeftError } from '../journal/errors.js';
 import { connectRefusal, isAccessRefused } from './access-refused.js';
 
 /** `refused`: the server refused this user CONFIG GET (NOPERM) — a permission to grant, not a setting to fix. */

@@ -16,10 +16,10 @@
  *
  * Pure: no I/O, no clock (callers pass `now`).
  */
-import { isDigest } from '../digest.js';
-import { FencedError, InvalidNameError, JournalIntegrityError, SeqConflictError } from '../errors.js';
-import type { JournalRecord } from '../records.js';
-import { isInboxMessage, isValidInvocationId, type InboxMessage, type Lease, type Snapshot } from '../store.js';
+import { isDigest } from '../journal/digest.js';
+import { FencedError, InvalidNameError, JournalIntegrityError, SeqConflictError } from '../journal/errors.js';
+import type { JournalRecord } from '../journal/records.js';
+import { isInboxMessage, isValidInvocationId, type InboxMessage, type Lease, type Snapshot } from '../journal/store.js';
 
 export function assertInvocationId(id: string): void {
   if (typeof id !== 'string' || !isValidInvocationId(id)) {

@@ -21,10 +21,10 @@
  */
 import { fstatSync, statSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalize } from '../canonical.js';
+import { canonicalize } from '../journal/canonical.js';
 import { atomicWrite, errno, readIfExists } from './file-io.js';
 import { headLines, linesFrom, offsetOfLine } from './file-ranges.js';
-import { forkOfFact, supersededByFact, type ForkOfFact } from '../lineage.js';
+import { forkOfFact, supersededByFact, type ForkOfFact } from '../journal/lineage.js';
 
 export const SUMMARY = 'summary.json';
 

@@ -20,10 +20,10 @@
  * An entry is merged, never replaced blindly: the merge script keeps a sealed ending (completed,
  * failed, handed off, cancelled) against any later, stale update.
  */
-import type { JournalRecord } from '../records.js';
-import { endingOf } from '../store.js';
+import type { JournalRecord } from '../journal/records.js';
+import { endingOf } from '../journal/store.js';
 import { RedisScript } from './redis-scripts.js';
-import { forkOfFact, supersededByFact, type ForkOfFact } from '../lineage.js';
+import { forkOfFact, supersededByFact, type ForkOfFact } from '../journal/lineage.js';
 
 export interface IndexEntry {
   id: string;

@@ -15,13 +15,13 @@
  * - Status notes live apart from the journal entries (canonical JSON text, keyed by id): a note
  *   alone does not make an invocation appear in `list()`.
  */
-import { canonicalize } from '../canonical.js';
-import { sha256Hex } from '../digest.js';
-import { recordLine } from '../encode.js';
-import { BlobError, LeaseHeldError } from '../errors.js';
-import type { JournalRecord } from '../records.js';
-import { isStatusNote, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
-import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, type AdvisoryMessage } from '../advisory.js';
+import { canonicalize } from '../journal/canonical.js';
+import { sha256Hex } from '../journal/digest.js';
+import { recordLine } from '../journal/encode.js';
+import { BlobError, LeaseHeldError } from '../journal/errors.js';
+import type { JournalRecord } from '../journal/records.js';
+import { isStatusNote, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../journal/store.js';
+import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, type AdvisoryMessage } from '../journal/advisory.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, parseInboxMessage, checkAppend, checkFence, checkSnapshotAnchor, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
 
 export interface MemoryStoreOptions {

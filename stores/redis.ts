@@ -56,21 +56,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { canonicalize } from '../canonical.js';
-import { sha256Hex } from '../digest.js';
-import { recordLine } from '../encode.js';
-import { AppendOutcomeUnknownError, BlobError, InvalidNameError, JournalIntegrityError, StoreUnreachableError } from '../errors.js';
-import type { JournalRecord } from '../records.js';
-import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, SEALED_STATUSES, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
-import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, parseAdvisory, type AdvisoryMessage } from '../advisory.js';
+import { canonicalize } from '../journal/canonical.js';
+import { sha256Hex } from '../journal/digest.js';
+import { recordLine } from '../journal/encode.js';
+import { AppendOutcomeUnknownError, BlobError, InvalidNameError, JournalIntegrityError, StoreUnreachableError } from '../journal/errors.js';
+import type { JournalRecord } from '../journal/records.js';
+import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, SEALED_STATUSES, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../journal/store.js';
+import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, parseAdvisory, type AdvisoryMessage } from '../journal/advisory.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, processAlive } from './file-io.js';
 import { checkRedisDurability, durabilityRefusal, relaxedDurabilityWarning } from './redis-durability.js';
-import { answerWithin, DEFAULT_REDIS_GIVE_UP_MS, isConnectionLoss, reconnectStrategy, redisServerName } from '../../redis/index.js';
+import { answerWithin, DEFAULT_REDIS_GIVE_UP_MS, isConnectionLoss, reconnectStrategy, redisServerName } from '../redis/index.js';
 import { connectRefusal, isConnectRefusal } from './access-refused.js';
 import { appendPatch, indexIntent, mergeScript, parseEntry, snapshotStatus, type IndexEntry } from './redis-index.js';
 import { encodeNudge, nudgeChannel } from './redis-nudge.js';
-import { forkOfFact, supersededByFact } from '../lineage.js';
+import { forkOfFact, supersededByFact } from '../journal/lineage.js';
 import { Code, refusal, scripts, type RefusalContext, type Verdict } from './redis-scripts.js';
 
 export { checkRedisDurability, RedisDurabilityError, type DurabilityVerdict } from './redis-durability.js';

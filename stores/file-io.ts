@@ -21,7 +21,7 @@
 import { closeSync, fdatasync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { WeftError } from '../errors.js';
+import { WeftError } from '../journal/errors.js';
 
 export const HOST = hostname();
 const LOCK_STALE_MS = 10_000;

@@ -12,7 +12,7 @@
  * changes nothing: a person fixes the URL's credentials or the user's ACL. The errors live in the
  * one registry, journal/errors.ts.
  */
-import { StoreAccessRefusedError, StoreAuthRefusedError } from '../errors.js';
+import { StoreAccessRefusedError, StoreAuthRefusedError } from '../journal/errors.js';
 
 export { StoreAccessRefusedError, StoreAuthRefusedError };
 

@@ -19,8 +19,8 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { LeaseHeldError } from '../errors.js';
-import type { AcquireOptions, Lease } from '../store.js';
+import { LeaseHeldError } from '../journal/errors.js';
+import type { AcquireOptions, Lease } from '../journal/store.js';
 import { checkFence, heldDetail, leaseExcludes, type StoredLease } from './checks.js';
 import { HOST, atomicWrite, processAlive, readIfExists, withLock } from './file-io.js';
 

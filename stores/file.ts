@@ -52,14 +52,14 @@
  */
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { canonicalize } from '../canonical.js';
-import { sha256Hex } from '../digest.js';
-import { recordLine } from '../encode.js';
-import { BlobError, JournalIntegrityError, TornTailError } from '../errors.js';
-import { splitJournalText } from '../reader.js';
-import type { JournalRecord } from '../records.js';
-import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../store.js';
-import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, type AdvisoryMessage } from '../advisory.js';
+import { canonicalize } from '../journal/canonical.js';
+import { sha256Hex } from '../journal/digest.js';
+import { recordLine } from '../journal/encode.js';
+import { BlobError, JournalIntegrityError, TornTailError } from '../journal/errors.js';
+import { splitJournalText } from '../journal/reader.js';
+import type { JournalRecord } from '../journal/records.js';
+import { endingOf, isStatusNote, isValidInvocationId, normalizeInvocationMetadata, normalizeStatusNote, parseInvocationMetadata, type InvocationMetadata, type AcquireOptions, type JournalStore, type Lease, type Snapshot, type StatusNote, type InboxMessage } from '../journal/store.js';
+import { advisoryKey, assertAdvisoryMessage, MAX_ADVISORIES, orderedAdvisories, type AdvisoryMessage } from '../journal/advisory.js';
 import { assertBlobDigest, assertInboxMessage, assertInvocationId, checkAppend, parseInboxMessage, checkFence, checkSnapshotAnchor, leaseExcludes } from './checks.js';
 import { atomicWrite, errno, fdatasyncOnPool, fsyncDir, readIfExists } from './file-io.js';
 import { acquireLease, holderAlive, LeaseReader, readLease, releaseLease, renewLease } from './file-lease.js';

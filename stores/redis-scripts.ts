@@ -30,9 +30,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { JournalIntegrityError, LeaseHeldError, SeqConflictError } from '../errors.js';
-import type { JournalRecord } from '../records.js';
-import type { Lease, Snapshot } from '../store.js';
+import { JournalIntegrityError, LeaseHeldError, SeqConflictError } from '../journal/errors.js';
+import type { JournalRecord } from '../journal/records.js';
+import type { Lease, Snapshot } from '../journal/store.js';
 import { checkAppend, checkFence, checkSnapshotAnchor, heldDetail, type StoredLease } from './checks.js';
 
 /** Script reply codes. */
