@@ -98,6 +98,30 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
     }
   });
 
+  test('a redraw while a person types their name keeps the field, its focus and its caret: nothing typed is lost', async () => {
+    const dir = path.join(root, 'typing');
+    const { run, domain } = await awaitingHere(dir, 'page-typing');
+    const viewer = await serveInspector(['--dir', dir, '--domain', domain, '--public-key', run.publicKey]);
+    try {
+      const { page, errors } = await openPage(browser);
+      await page.goto(`${viewer.url}invocations/${run.id}`);
+      await page.locator('#approve-form[data-enabled="true"]').waitFor();
+      await page.locator('#approve-by').click();
+      await page.keyboard.type('o');
+      // The page redraws as it does when the plans or a record arrive (here: a trusted key dropped in, KEY_CHANGED).
+      await page.evaluate(() => document.getElementById('app')!.firstElementChild!.setAttribute('data-before', ''));
+      await page.evaluate(() => document.dispatchEvent(new Event('weft-trusted-key')));
+      await page.waitForFunction(() => document.querySelector('#app > [data-before]') === null); // drawn anew
+      await page.keyboard.type('ps');
+      expect(await page.locator('#approve-by').inputValue()).toBe('ops');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('approve-by');
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await viewer.stop();
+    }
+  });
+
   test('a decision needs the token and this viewer\'s Origin (401, 403), bad input is a 400, and none of them writes; a good one goes to the inbox for weft resume', async () => {
     const dir = path.join(root, 'posts');
     const { run } = await awaitingHere(dir, 'page-posts');

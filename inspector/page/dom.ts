@@ -28,6 +28,30 @@ export function replace(parent: Node, ...children: Child[]): void {
   append(parent, ...children);
 }
 
+/**
+ * Draw `parent` anew from what `build` returns, and give the text field a person was typing in its
+ * focus and caret back when the new drawing holds the same element (the approval form is kept across
+ * redraws). A live redraw — the plans or a record arriving — used to take the focus away mid-word, and
+ * what was typed next went nowhere. The focus is read before `build` runs: building moves a kept
+ * element into the new tree, out of the document, and the focus with it.
+ */
+export function redraw(parent: Node, build: () => Child[]): void {
+  const typing = typingWithin(parent);
+  replace(parent, ...build());
+  if (typing && parent.contains(typing.field)) {
+    typing.field.focus({ preventScroll: true });
+    if (typing.caret) typing.field.setSelectionRange(typing.caret[0], typing.caret[1]);
+  }
+}
+
+/** The text field inside `parent` that has the focus, with its caret, if there is one. */
+function typingWithin(parent: Node): { field: HTMLInputElement | HTMLTextAreaElement; caret: [number, number] | null } | null {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) || !parent.contains(active)) return null;
+  const { selectionStart, selectionEnd } = active;
+  return { field: active, caret: selectionStart === null || selectionEnd === null ? null : [selectionStart, selectionEnd] };
+}
+
 /** A status as a coloured badge (the class is from a closed list; unknown statuses get a neutral one). */
 const STATUSES = new Set(['completed', 'failed', 'handed_off', 'superseded', 'cancelled', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'running', 'interrupted', 'damaged']);
 export function statusBadge(status: string): HTMLElement {

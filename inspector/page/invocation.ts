@@ -14,7 +14,7 @@
 import type { JournalRecord } from '../../journal/records.js';
 import { epochsOf } from '../../runtime/describe-epoch.js';
 import { approvalForm } from './approve.js';
-import { append, cut, el, failure, getJson, replace, statusBadge, showWhere } from './dom.js';
+import { append, cut, el, failure, getJson, redraw, replace, statusBadge, showWhere } from './dom.js';
 import { lineageLines } from './lineage.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { dropPanel } from './drop.js';
@@ -351,8 +351,8 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
   const verdict: ShownVerdict = server ?? verifyInPage(bytes, key);
   const bad = verdict.kind === 'server' ? verdict.verdict : verdict;
   const records = parsedRecords(text);
-  replace(
-    root,
+  // Redrawn whole, keeping the focus of a field being typed in (the approval form is the same element).
+  redraw(root, () => [
     crumbs(),
     el('h1', { class: 'mono' }, description.id),
     verdictPanel(verdict),
@@ -365,7 +365,7 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     modelRepliesSection(records),
     journalList(text, bad.kind === 'failed' ? bad.seq : null),
     (drop ??= dropPanel(() => currentKey)),
-  );
+  ]);
   if (travelAt !== null && travelAt < shown.records.length - 1) renderAt(shown.records.slice(0, travelAt + 1));
   for (const d of root.querySelectorAll<HTMLDetailsElement>('details.record')) if (expanded.has(d.querySelector('.seq')?.textContent ?? null)) d.open = true;
   document.body.dataset.verdict = bad.kind;
