@@ -109,12 +109,12 @@ describe.runIf(hasChromium)('approvals from the page, over a workspace', () => {
       await page.locator('#approve-by').click();
       await page.keyboard.type('o');
       // The page redraws as it does when the plans or a record arrive (here: a trusted key dropped in, KEY_CHANGED).
-      await page.evaluate(() => document.getElementById('app')!.firstElementChild!.setAttribute('data-before', ''));
-      await page.evaluate(() => document.dispatchEvent(new Event('weft-trusted-key')));
-      await page.waitForFunction(() => document.querySelector('#app > [data-before]') === null); // drawn anew
+      await page.locator('#app > .crumbs').evaluate((crumbs) => crumbs.setAttribute('data-before', ''));
+      await page.evaluate(() => (globalThis as unknown as { document: { dispatchEvent(e: unknown): boolean } }).document.dispatchEvent(new Event('weft-trusted-key')));
+      await page.locator('#app > .crumbs[data-before]').waitFor({ state: 'detached' }); // drawn anew
       await page.keyboard.type('ps');
       expect(await page.locator('#approve-by').inputValue()).toBe('ops');
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('approve-by');
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id)).toBe('approve-by');
       expect(errors).toEqual([]);
       await page.close();
     } finally {
