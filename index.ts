@@ -30,7 +30,7 @@ export {
 export * as htn from './htn/index.js';
 /** Method mining (`weft mine`): methods learned from recorded gap-path runs. */
 export * as mining from './mining/index.js';
-/** Rule packs (`weft run --policy FILE`): admission as data, pinned by digest; policy predicates. */
+/** Policy packs (`weft run --policy FILE`): admission as data, pinned by digest; policy predicates. */
 export * as policy from './policy/index.js';
 /**
  * zod, re-exported: a domain's actuator schemas are zod schemas, and this is the copy Weft itself

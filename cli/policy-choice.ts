@@ -1,5 +1,5 @@
 /**
- * `--policy FILE` (weft run): a rule pack read from a file, validated and compiled against the
+ * `--policy FILE` (weft run): a policy pack read from a file, validated and compiled against the
  * domain's policy predicates — before the store is opened, so a bad pack writes nothing. The
  * run pins `pack:<name>@<version>#<digest>` and files the pack in the store by its digest; resume,
  * approve, serve and replay read it back from there (runtime/pack-blob.ts), so they need no flag.

@@ -74,7 +74,7 @@ export interface OpenOptions {
   tenant?: string | undefined;
   /** An invocation runtime/open.ts opened: the runtime does not read its pin again. */
   opened?: RuntimeOptions['opened'];
-  /** A policy new runs pin instead of the domain's (`weft run --policy FILE`: a rule pack); the domain's stay for the others. */
+  /** A policy new runs pin instead of the domain's (`weft run --policy FILE`: a policy pack); the domain's stay for the others. */
   policy?: AdmissionPolicy | undefined;
 }
 

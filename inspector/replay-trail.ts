@@ -157,7 +157,7 @@ export async function trailOf(store: JournalStore, id: string, domains: TrailDom
   }
   library ??= domain.libraries.find((l) => libraryDigest(l) === digest);
   if (!library) return { replayed: false, reason: `not replayed: the pinned library ${digest} is neither in the store nor in domain ${domain.name}`, records: records.length };
-  // A rule pack the run pinned is read back from the store (runtime/pack-blob.ts), as a resume does.
+  // A policy pack the run pinned is read back from the store (runtime/pack-blob.ts), as a resume does.
   const pinned = await readPinnedPack(store, (first as JournalRecord<'invocation.pinned'>).body.pin.policy, predicateRegistry(domain.policyPredicates)).catch(() => undefined);
   if (pinned && 'mismatch' in pinned) return { replayed: false, reason: `not replayed: ${pinned.mismatch.fix}`, records: records.length };
   return trailOfRecords(records, domain, library, pinned?.policy);

@@ -5,7 +5,7 @@
  *
  *   { "format": "weft.bundle.v1", "invocation": id, "journal": "<JSONL text>",
  *     "libraries": { "<sha256 hex>": <library JSON> }, "publicKey": <weft.pub object> | null,
- *     "packs"?: { "<sha256 hex>": <rule pack JSON> },   (only when the journal or a parent pinned a rule pack)
+ *     "packs"?: { "<sha256 hex>": <policy pack JSON> },   (only when the journal or a parent pinned a policy pack)
  *     "lineage"?: [{ "invocation": <parent id>, "journal": "<JSONL text, up to the fork's boundary>" }, …] }
  *                                         (only for a fork: its parents' journals, bundle-lineage.ts)
  *
@@ -36,7 +36,7 @@ export interface Bundle {
   libraries: Record<string, unknown>;
   /** The sealing public key: the same object a weft.pub file holds, or null when unsealed/unknown. */
   publicKey: { format: 'weft.ed25519.public.v1'; publicKey: string; keyId: string } | null;
-  /** The rule pack the journal pinned (policy `pack:…#<digest>`), by digest, when it pinned one; absent otherwise. */
+  /** The policy pack the journal pinned (policy `pack:…#<digest>`), by digest, when it pinned one; absent otherwise. */
   packs?: Record<string, unknown>;
   /** A fork's parents' journals (nearest first), each up to the record its child names: what the fork's replay checks (bundle-lineage.ts). Absent otherwise. */
   lineage?: Array<{ invocation: string; journal: string }>;

@@ -78,7 +78,7 @@ export const bodySchemas = {
     decision: z.enum(['allow', 'deny', 'require_approval']),
     policy: z.string().min(1),
     reason: z.string().optional(),
-    /** Under flag 7, with a policy that names its rules (a rule pack): the id of the rule that decided. */
+    /** Under flag 7, with a policy that names its rules (a policy pack): the id of the rule that decided. */
     rule: z.string().min(1).optional(),
     /**
      * Under flag 12: the rules that applied with the verdict `warn` (policy/verdict.ts), in pack order,

@@ -148,7 +148,7 @@ export function envelopeSpend(env: ContractEnvelope, steps: readonly EpochStep[]
   return total;
 }
 
-/** The part of the envelope a refusal comes from (a rule pack names the rule that set it). */
+/** The part of the envelope a refusal comes from (a policy pack names the rule that set it). */
 export type EnvelopePart = 'spend' | 'actuators' | 'recipients' | 'stepsPerFragment' | 'dispatchesPerEpoch';
 
 /** A refusal and the part of the envelope it comes from. */

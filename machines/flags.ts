@@ -26,7 +26,7 @@
  *     admitted again); rejected, the epoch closes denied and the model is asked for another goal.
  *     Without it, the run was handed off.
  * 6 — reserved (cancel and deadlines).
- * 7 — admissions name the rule that decided: under a policy that names its rules (a rule pack,
+ * 7 — admissions name the rule that decided: under a policy that names its rules (a policy pack,
  *     policy/), each `admission.decided` records `rule` — the pack's rule id, or the runtime's own
  *     check (`weft:certify`, `weft:task-constraints`, `weft:default` when no rule objected).
  *     Without it (or under a policy that names no rules) the record has no `rule`, as before.
@@ -60,7 +60,7 @@
  *     `weft:default` is left for library plans no rule decided. A run that ends `handed_off`
  *     lists, in its reason, the model-authored world effects that stay applied (actuator, key,
  *     amount), in cancel's wording (machines/kept-effects.ts).
- * 12 — warnings recorded: a rule pack's rule may state its verdict (`block`, `approval` or `warn`,
+ * 12 — warnings recorded: a policy pack's rule may state its verdict (`block`, `approval` or `warn`,
  *     policy/verdict.ts); a rule that warns stops nothing, and each `admission.decided` records the
  *     warnings beside its decision (`warnings: [{rule, reason}]`, whichever rule decided), from which
  *     the runtime raises an advisory in the invocation's inbox (journal/store.ts `putAdvisory`).

@@ -12,7 +12,7 @@ import type { EpochPlan, EpochStep, Goal } from './context.js';
 import type { ContractEnvelope } from './envelope.js';
 
 /**
- * A decision, with its reason and — for a policy that names its rules (a rule pack, policy/) — the
+ * A decision, with its reason and — for a policy that names its rules (a policy pack, policy/) — the
  * id of the rule that decided; recorded on `admission.decided` under behaviour flag 7.
  */
 export type Admission =
@@ -21,7 +21,7 @@ export type Admission =
   | { decision: 'require_approval'; reason: string; rule?: string; warnings?: readonly AdmissionWarning[] };
 
 /**
- * A rule that applied with the verdict `warn` (a rule pack's, policy/verdict.ts): it stops nothing —
+ * A rule that applied with the verdict `warn` (a policy pack's, policy/verdict.ts): it stops nothing —
  * the admission is decided by the other rules — and is recorded on `admission.decided` beside the
  * decision, whichever rule decided it (behaviour flag 12).
  */
@@ -70,12 +70,12 @@ export interface AdmissionPolicy {
   /** What any invocation under this policy may do at most (envelope.ts); absent = no envelope. */
   readonly envelope?: ContractEnvelope;
   /**
-   * True for a policy whose every decision names the rule that decided (a rule pack): under flag 7
+   * True for a policy whose every decision names the rule that decided (a policy pack): under flag 7
    * the runtime records it, and names its own checks too (`weft:certify`, `weft:task-constraints`,
    * the envelope rule from `envelopeRules`). Absent: nothing is named, as before.
    */
   readonly namesRules?: boolean;
-  /** The rule id behind each part of `envelope` (a rule pack's envelope rules). */
+  /** The rule id behind each part of `envelope` (a policy pack's envelope rules). */
   readonly envelopeRules?: EnvelopeRuleIds;
 }
 

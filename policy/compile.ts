@@ -1,5 +1,5 @@
 /**
- * A rule pack compiled into the AdmissionPolicy the runtime runs (machines/policy.ts):
+ * A policy pack compiled into the AdmissionPolicy the runtime runs (machines/policy.ts):
  * - its id is `pack:<name>@<version>#<digest>` (digest.ts), so the pin names the exact rules;
  * - its envelope rules become the policy's contract envelope (machines/envelope.ts), checked by the
  *   runtime under flag 1 exactly as a coded policy's, and `envelopeRules` says which rule set which
@@ -16,7 +16,7 @@ import { PredicateRegistry, type PolicyPredicate } from './predicates.js';
 import { admitAuthoringByRules, admitEpochByRules, admitStepByRules } from './rules.js';
 import type { Rule, RulePack } from './schema.js';
 
-/** A policy compiled from a rule pack: the AdmissionPolicy, with the pack, its digest and the predicates it references. */
+/** A policy compiled from a policy pack: the AdmissionPolicy, with the pack, its digest and the predicates it references. */
 export interface PackPolicy extends AdmissionPolicy {
   readonly namesRules: true;
   readonly envelopeRules: EnvelopeRuleIds;
@@ -28,7 +28,7 @@ export interface PackPolicy extends AdmissionPolicy {
 
 const PACK_BRAND: unique symbol = Symbol.for('weft.rule-pack-policy') as never;
 
-/** True for a policy compiled from a rule pack (by any copy of weft). */
+/** True for a policy compiled from a policy pack (by any copy of weft). */
 export function isPackPolicy(policy: AdmissionPolicy | undefined): policy is PackPolicy {
   return typeof policy === 'object' && policy !== null && (policy as unknown as Record<symbol, unknown>)[PACK_BRAND] === 1;
 }

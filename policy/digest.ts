@@ -1,5 +1,5 @@
 /**
- * A rule pack's identity. Its digest is the SHA-256 of its canonical JSON (RFC 8785, the journal's
+ * A policy pack's identity. Its digest is the SHA-256 of its canonical JSON (RFC 8785, the journal's
  * one canonical module), so key order and white space in the file do not matter and any change of
  * meaning does. The policy id an invocation pins names the pack and its digest:
  *

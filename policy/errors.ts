@@ -1,17 +1,17 @@
 /**
- * The errors of rule packs: a pack that does not validate (naming where it came from, the field
+ * The errors of policy packs: a pack that does not validate (naming where it came from, the field
  * and zod's message), a predicate it names that is not registered, and a pack that is not the one
  * a digest pins. Each says what to do. Pure.
  */
 import { WeftError } from '../journal/errors.js';
 
-/** A pack that is not a valid rule pack: `where` (a file, a blob) and the first issues, with their paths. */
+/** A pack that is not a valid policy pack: `where` (a file, a blob) and the first issues, with their paths. */
 export class RulePackError extends WeftError {
   constructor(
     readonly where: string,
     readonly issues: readonly string[],
   ) {
-    super('policy.invalid_pack', 'permanent', `${where} is not a valid rule pack: ${issues.join('; ')} (docs/policy-packs.md shows one; weft policy check FILE validates it)`);
+    super('policy.invalid_pack', 'permanent', `${where} is not a valid policy pack: ${issues.join('; ')} (docs/policy-packs.md shows one; weft policy check FILE validates it)`);
   }
 }
 
@@ -24,7 +24,7 @@ export class PredicateMissingError extends WeftError {
     super(
       'policy.predicate_missing',
       'permanent',
-      `the rule pack references predicate ${predicate}, which is not registered${available.length ? ` (registered: ${available.join(', ')})` : ''}; register that name and version (createRuntime({ policyPredicates }) or the domain's policyPredicates)`,
+      `the policy pack references predicate ${predicate}, which is not registered${available.length ? ` (registered: ${available.join(', ')})` : ''}; register that name and version (createRuntime({ policyPredicates }) or the domain's policyPredicates)`,
     );
   }
 }
@@ -35,6 +35,6 @@ export class RulePackDigestError extends WeftError {
     readonly pinned: string,
     readonly found: string,
   ) {
-    super('policy.pack_mismatch', 'permanent', `the rule pack pinned as ${pinned} is not the pack offered (its digest is ${found}); resume with the pack the invocation pinned`);
+    super('policy.pack_mismatch', 'permanent', `the policy pack pinned as ${pinned} is not the pack offered (its digest is ${found}); resume with the pack the invocation pinned`);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Admission as data — rule packs: zod-validated JSON, versioned, pinned by digest, compiled into the
+ * Admission as data — policy packs: zod-validated JSON, versioned, pinned by digest, compiled into the
  * AdmissionPolicy the runtime runs; and the policy predicates a pack may reference by name and
  * version. The folder's public face; everything here is pure (docs/policy-packs.md).
  */

@@ -1,5 +1,5 @@
 /**
- * Reading a rule pack: JSON text or a value, validated by the schema (schema.ts). A pack that is not
+ * Reading a policy pack: JSON text or a value, validated by the schema (schema.ts). A pack that is not
  * JSON, or not a valid pack, is a RulePackError naming where it came from and the first issues with
  * their paths (`rules[2].cap: Too small…`). Pure: the caller reads the file or the blob.
  */

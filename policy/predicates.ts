@@ -1,5 +1,5 @@
 /**
- * Policy predicates: TypeScript conditions a rule pack references by name and version
+ * Policy predicates: TypeScript conditions a policy pack references by name and version
  * (`{ "rule": "predicate", "predicate": "night-taxi@1", "on": "step", ... }`) when JSON cannot say
  * it. The runtime is given a registry (`createRuntime({ policyPredicates })`, or a domain's); a pack
  * naming a predicate the registry lacks does not compile, and an invocation pinned to it is not

@@ -1,5 +1,5 @@
 /**
- * How a rule pack decides — the three admissions (authoring call, epoch, step at dispatch), each
+ * How a policy pack decides — the three admissions (authoring call, epoch, step at dispatch), each
  * over the pack's rules in declared order. Every rule that applies gives a verdict (verdict.ts); the
  * strongest decision wins (deny over require_approval over allow) and, among equals, the first in
  * the pack — so the order of rules never lets an approval hide a denial. The decision names the rule

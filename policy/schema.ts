@@ -1,5 +1,5 @@
 /**
- * A rule pack — admission as data: zod-validated JSON `{ pack: 1, name, version, rules: [...] }`
+ * A policy pack — admission as data: zod-validated JSON `{ pack: 1, name, version, rules: [...] }`
  * that compiles into an AdmissionPolicy (compile.ts). Each rule has an id (unique in the pack) and
  * a kind (`rule`); what each kind says:
  *
@@ -151,7 +151,7 @@ const packShape = z
     if (warns.length > MAX_WARN_RULES) ctx.addIssue({ code: 'custom', path: ['rules', warns[MAX_WARN_RULES]!, 'verdict'], message: `a pack has at most ${MAX_WARN_RULES} rules that warn (so every admission's warnings stay bounded)` });
   });
 
-/** A rule pack: the strict schema, and a `verdict` on a kind that takes none refused with why. */
+/** A policy pack: the strict schema, and a `verdict` on a kind that takes none refused with why. */
 export const rulePackSchema = z.unknown().superRefine((value, ctx) => {
   const misplaced = verdictMisplaced(value);
   if (misplaced) ctx.addIssue({ code: 'custom', path: ['rules', misplaced.index, 'verdict'], message: noVerdictMessage(misplaced.kind) });

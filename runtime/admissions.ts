@@ -163,7 +163,7 @@ export function explainAdmissions(records: readonly JournalRecord[], pack?: Rule
       rule,
       kind: known ? known.rule : rule?.startsWith('weft:') ? 'runtime' : null,
       says: known ? describeRule(known) : rule === null ? null : runtimeRule(rule, flag11),
-      why: rule !== null ? null : !flag7 ? 'rule not recorded (pinned before flag 7)' : `rule not recorded (policy ${body.policy} names no rules: only rule packs do)`,
+      why: rule !== null ? null : !flag7 ? 'rule not recorded (pinned before flag 7)' : `rule not recorded (policy ${body.policy} names no rules: only policy packs do)`,
       approval,
       warnings: (body.warnings ?? []).map((w) => {
         const warned = rules.get(w.rule);

@@ -51,7 +51,7 @@ export function checkFileTenant(ex: Executor, file: string): void {
 /**
  * Compare the pin with what this runtime offers — resolving the pinned library on the way (one of
  * this runtime's, one given, or the store's blob) — and return that library; throws
- * PinMismatchError naming every differing field. A rule pack the pin names is read back from the
+ * PinMismatchError naming every differing field. A policy pack the pin names is read back from the
  * store's blob and known to the executor from then on.
  */
 export async function checkPin(ex: Executor, command: 'resume' | 'approve' | 'cancel' | 'replay', pinned: JournalRecord<'invocation.pinned'>, given: readonly Library[], withModel: boolean): Promise<Library> {

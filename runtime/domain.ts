@@ -60,7 +60,7 @@ export interface DomainDefinition {
   policy?: AdmissionPolicy;
   /** Older policy versions, kept so invocations pinned to them resume and replay. */
   policies?: readonly AdmissionPolicy[];
-  /** Policy predicates a rule pack run with this domain may reference by name@version (policy/predicates.ts). */
+  /** Policy predicates a policy pack run with this domain may reference by name@version (policy/predicates.ts). */
   policyPredicates?: readonly PolicyPredicate[];
   /** The evaluable predicates the libraries reference (by name and version). */
   evaluables?: EvaluableRegistry | readonly EvaluablePredicate[];

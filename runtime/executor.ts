@@ -71,7 +71,7 @@ export class Executor {
   readonly digests = new Map<Library, string>();
   /** True when the runtime made its store from `redis` (and closes it). */
   readonly ownsStore: boolean;
-  /** Rule packs read back from the store's blobs for invocations that pinned them (pack-blob.ts), by policy id. */
+  /** Policy packs read back from the store's blobs for invocations that pinned them (pack-blob.ts), by policy id. */
   readonly pinnedPacks = new Map<string, PackPolicy>();
   /** Policies a fork was given as objects (fork-run.ts): known from then on, for the fork's run, resume and replay. */
   readonly forkPolicies: AdmissionPolicy[] = [];
@@ -253,7 +253,7 @@ export class Executor {
     return known ?? readLibraryBlob(this.options.store, digest);
   }
 
-  /** Every policy this runtime knows: its own, older versions, rule packs read back for pins, those forks were given. */
+  /** Every policy this runtime knows: its own, older versions, policy packs read back for pins, those forks were given. */
   policies(): AdmissionPolicy[] {
     return [this.options.policy ?? allowAll, ...(this.options.policies ?? []), ...this.pinnedPacks.values(), ...this.forkPolicies, allowAll];
   }

@@ -121,7 +121,7 @@ async function forkAtRest(ex: Executor, parentId: string, options: ForkOptions):
   const digest = libraryDigest(library);
   const policy = options.policy === undefined ? parentPin.policy : typeof options.policy === 'string' ? options.policy : options.policy.id;
   if (typeof options.policy === 'object' && !ex.policies().some((p) => p.id === policy)) ex.forkPolicies.push(options.policy);
-  // A rule pack is filed by its digest, as a start files it, so any process finds the pack the fork pins.
+  // A policy pack is filed by its digest, as a start files it, so any process finds the pack the fork pins.
   const pack = options.policy;
   if (typeof pack === 'object' && isPackPolicy(pack)) await ex.putBlobOnce(pack.digest, () => packBytes(pack.pack));
   const modelPin = options.model ? { id: options.model.id, params: pinnedModelParams(options.model) } : parentPin.model;

@@ -1,5 +1,5 @@
 /**
- * A pinned rule pack read back from a store's blob area — where `start` files it by digest, as it
+ * A pinned policy pack read back from a store's blob area — where `start` files it by digest, as it
  * files the pinned library — so that resume, approve, serve and replay in any process run the
  * pinned rules with no file to hand. The bytes are proven to be the pack the pin names (its
  * canonical digest) before they are compiled, against the predicates this runtime registers.
@@ -20,7 +20,7 @@ import type { PinMismatch } from './pin-check.js';
 export type PinnedPack = { policy: PackPolicy } | { mismatch: PinMismatch };
 
 /**
- * The rule pack the policy id `id` pins, read from the store's blob and checked against the id (its
+ * The policy pack the policy id `id` pins, read from the store's blob and checked against the id (its
  * name, version and digest); undefined when `id` names no pack. Not compiled: a reader that only
  * shows the pack (`weft policy explain`) needs no predicates.
  */

@@ -9,7 +9,7 @@
  *   the exact bytes from the store's blob area or a bundle);
  * - `evaluables`: every `name@version` the pinned library references must be registered;
  * - `policy`: the pinned policy id (`name@version`) must be one of the runtime's policies — or a
- *   rule pack's (`pack:<name>@<version>#<digest>`), read back from the store's blob under that
+ *   policy pack's (`pack:<name>@<version>#<digest>`), read back from the store's blob under that
  *   digest and compiled against the runtime's policy predicates (runtime/pack-blob.ts): a missing
  *   blob, other bytes under the digest or an unregistered predicate is a mismatch;
  * - `model.id` and `model.params` (temperature, seed, … — never the endpoint: `baseUrl` was pinned by

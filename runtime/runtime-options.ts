@@ -81,7 +81,7 @@ export interface RuntimeOptions {
   /** Older policy versions, for resuming and replaying invocations pinned to them. */
   policies?: readonly AdmissionPolicy[];
   /**
-   * The policy predicates rule packs may reference by name and version (policy/predicates.ts): a
+   * The policy predicates policy packs may reference by name and version (policy/predicates.ts): a
    * pack pinned by an invocation is read back from the store's blob and compiled against them.
    */
   policyPredicates?: PredicateRegistry | readonly PolicyPredicate[];

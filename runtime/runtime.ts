@@ -5,7 +5,7 @@
  * policies known, and the machine's run under a lease). The verbs that only validate and write — a
  * decision to the inbox, a cancel request, a fork's request to rest — say so at their file's top.
  *
- * - `start(intent, opts?)` (start.ts) pins, files the library, rule pack and public key in the
+ * - `start(intent, opts?)` (start.ts) pins, files the library, policy pack and public key in the
  *   store's blobs by digest, writes `invocation.pinned` and runs the machine; the id of the key that
  *   will seal it goes into the store's unhashed metadata, not the pin (seal-key.ts). Options default
  *   as `weft run` does (start-options.ts); starting an id that exists attaches to it — or fails

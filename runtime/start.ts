@@ -2,7 +2,7 @@
  * `runtime.start(intent, options?)`: pin, file and run a new invocation.
  *
  * It pins (library digest, runtime version and flags, model, seed, asOf, policy, limits, the
- * actuators that spend), files the library — and a rule pack policy (policy/) — and the signing
+ * actuators that spend), files the library — and a policy pack policy (policy/) — and the signing
  * key's public half in the store's blobs by digest, puts the store's unhashed metadata (domain,
  * library, redaction marks, and the id of the key that will seal: seal-key.ts), writes
  * `invocation.pinned`, and runs the machine. Options default as `weft run` does (start-options.ts);
@@ -50,7 +50,7 @@ export async function startInvocation(ex: Executor, intent: string, options?: Pa
   await ex.ready();
   const digest = ex.digests.get(library)!;
   await ex.putBlobOnce(digest, () => canonicalBytes(library));
-  // A rule pack is filed by its digest too, so any process resumes or replays under the pinned rules with no file.
+  // A policy pack is filed by its digest too, so any process resumes or replays under the pinned rules with no file.
   const policy = ex.options.policy;
   if (isPackPolicy(policy)) await ex.putBlobOnce(policy.digest, () => packBytes(policy.pack));
   // The public key, by its id (a blob's digest is its key id), so that any process finds the key a journal was sealed with.

@@ -275,8 +275,8 @@ describe('the pack syntax and the packs pinned before it', () => {
   test("`per` is 'fragment' or 'run' (the schema stays strict); a journal pinned to travel@4 replays in a store that has no pack (nor library) filed, the domain keeping both", async () => {
     const allowance = (admit: unknown) => JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'a', rule: 'authored-effects', admit }] });
     expect(parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, per: 'run' }), 'run.json').rules[0]).toMatchObject({ admit: { per: 'run' } });
-    expect(() => parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, per: 'week' }), 'week.json')).toThrow(/^week\.json is not a valid rule pack: .*rules\[0\]\.admit/);
-    expect(() => parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, scope: 'run' }), 'scope.json')).toThrow(/not a valid rule pack/);
+    expect(() => parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, per: 'week' }), 'week.json')).toThrow(/^week\.json is not a valid policy pack: .*rules\[0\]\.admit/);
+    expect(() => parseRulePackText(allowance({ actuators: ['taxi.book'], spendAtMost: 80, scope: 'run' }), 'scope.json')).toThrow(/not a valid policy pack/);
     const dir = join(import.meta.dirname, 'fixtures', 'runtime', 'travel-v5', 'invocations');
     const [invocation] = readdirSync(dir);
     const records = readFileSync(join(dir, invocation!, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalRecord);

@@ -259,7 +259,7 @@ describe('runtime.fork', () => {
     await expect(ws.runtime.approve(parent, { decision: 'approved', by: 'ops' })).rejects.toMatchObject({ code: 'runtime.not_awaiting_approval', message: expect.stringContaining('superseded') });
   });
 
-  test('a hibernated run forked at epoch 1 onto a rule pack: the fork pins the pack by digest and files it, so a runtime never given the pack resumes and replays it', async () => {
+  test('a hibernated run forked at epoch 1 onto a policy pack: the fork pins the pack by digest and files it, so a runtime never given the pack resumes and replays it', async () => {
     const ws = workspace();
     const parent = await hibernatedRun(ws);
     const pack = await readPolicyFile(join(import.meta.dirname, '..', 'examples', 'travel', 'policy-approval.json'));

@@ -16,7 +16,7 @@
  * travel-v2's; `travel-v3`: flags 1 and 2, before the behaviour flags of issue 23 — the fixture
  * was regenerated only because a new run pins them, and a test holds every other byte equal;
  * `travel-v4`: flags 1, 2, 4, 5, 7, 8 under the coded policy `spend-approval@3`, before travel's
- * default policy became the rule pack travel@4 — regenerated only because a new run pins the pack's
+ * default policy became the policy pack travel@4 — regenerated only because a new run pins the pack's
  * id, and under flag 7 records the rule on each admission, and a test holds every other byte equal;
  * `travel-v5`: flags 1, 2, 4, 5, 7, 8 under the travel@4 pack, before flag 9 — regenerated only
  * because a new run pins flag 9 and records each step's admission at dispatch, allow included; a

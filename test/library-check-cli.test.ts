@@ -58,7 +58,7 @@ describe('weft policy check --domain checks the library too', () => {
     expect(out.stderr).toMatch(/weft policy check: warning: task pay_back has no method, so the model authors its fragments: operator send dispatches money\.send with amount, to/);
     const text = await weft(['policy', 'check', pack, '--domain', domainFile]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/valid rule pack small@1/);
+    expect(text.stdout).toMatch(/valid policy pack small@1/);
     expect(text.stderr).toMatch(/warning: .*operator send dispatches money\.send with amount, to/);
   });
 

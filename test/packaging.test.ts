@@ -1,6 +1,6 @@
 /**
  * The installed package and the demo's start:
- * - every file under examples/ that the README or docs/ name for a command (a rule pack, the
+ * - every file under examples/ that the README or docs/ name for a command (a policy pack, the
  *   helpdesk domain — not a .ts source, which ships compiled in dist/) is in package.json "files",
  *   so the documented `--policy examples/travel/policy-approval.json` works from an installed project;
  * - `npm start` builds only when a source changed (scripts/build-if-stale.mjs): run against a

@@ -1,5 +1,5 @@
 /**
- * Rule packs from the command line, each command a separate process (dist/cli/main.js):
+ * Policy packs from the command line, each command a separate process (dist/cli/main.js):
  * - `weft run travel <the standard intent> --policy examples/travel/policy-approval.json` rests
  *   awaiting approval (the 780 EUR booking is above the pack's 500); `weft approve` — a new
  *   process given no pack: it reads the pinned pack from the store — completes it; the world holds
@@ -82,7 +82,7 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
     const text = await weft(['policy', 'explain', id, '--dir', dir]);
     expect(text.code, text.stderr).toBe(0);
     const lines = text.stdout.split('\n');
-    expect(lines).toContain(`policy      pack:travel-approval@1#${approvalDigest}  (rule pack travel-approval@1)`);
+    expect(lines).toContain(`policy      pack:travel-approval@1#${approvalDigest}  (policy pack travel-approval@1)`);
     expect(lines).toContain('rules       recorded on each admission (flag 7)');
     expect(lines).toContain('epoch 2  epoch     require_approval');
     expect(lines).toContain('  reason    the epoch spends 780, above the 500 limit');
@@ -167,7 +167,7 @@ describe('weft policy check, and a bad pack on weft run', () => {
   test('a good pack: its digest, the id a run pins, its rules (text and --json)', async () => {
     const text = await weft(['policy', 'check', approvalFile]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain('valid rule pack travel-approval@1 (8 rules)');
+    expect(text.stdout).toContain('valid policy pack travel-approval@1 (8 rules)');
     expect(text.stdout).toContain(`digest      ${approvalDigest}`);
     expect(text.stdout).toContain('  approve-above-500     approve-above         a person approves an epoch spending more than 500 amount');
     const json = last((await weft(['policy', 'check', approvalFile, '--json'])).stdout);
@@ -180,7 +180,7 @@ describe('weft policy check, and a bad pack on weft run', () => {
     writeFileSync(bad, JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'cap', rule: 'spend-cap', arg: 'amount', cap: 'lots' }] }));
     const check = await weft(['policy', 'check', bad]);
     expect(check.code).toBe(1);
-    expect(check.stderr).toMatch(new RegExp(`^weft policy check: ${bad.replaceAll('.', '\\.')} is not a valid rule pack: rules\\[0\\]\\.cap: `));
+    expect(check.stderr).toMatch(new RegExp(`^weft policy check: ${bad.replaceAll('.', '\\.')} is not a valid policy pack: rules\\[0\\]\\.cap: `));
     const json = last((await weft(['policy', 'check', bad, '--json'])).stdout);
     expect(json).toMatchObject({ ok: false, refused: 'policy.invalid_pack' });
 
@@ -188,11 +188,11 @@ describe('weft policy check, and a bad pack on weft run', () => {
     const run = await weft(['run', 'travel', intent, '--as-of', asOf, '--dir', dir, '--policy', bad, '--json']);
     expect(run.code).toBe(2);
     expect(last(run.stdout)).toMatchObject({ status: null, refused: 'policy.invalid_pack' });
-    expect(run.stderr).toContain(`${bad} is not a valid rule pack: rules[0].cap:`);
+    expect(run.stderr).toContain(`${bad} is not a valid policy pack: rules[0].cap:`);
     expect(existsSync(path.join(dir, 'invocations'))).toBe(false);
     const missing = await weft(['run', 'travel', intent, '--dir', dir, '--policy', path.join(root, 'nope.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/nope\.json is not a valid rule pack: cannot read it \(ENOENT\)/);
+    expect(missing.stderr).toMatch(/nope\.json is not a valid policy pack: cannot read it \(ENOENT\)/);
     expect(existsSync(path.join(dir, 'invocations'))).toBe(false);
   });
 });

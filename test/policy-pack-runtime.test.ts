@@ -1,5 +1,5 @@
 /**
- * Rule packs in the runtime (issue 23, "Admission as data"). Each scenario runs the travel domain
+ * Policy packs in the runtime (issue 23, "Admission as data"). Each scenario runs the travel domain
  * under a pack and asserts the journal's records (every admission names the rule that decided,
  * under flag 7), the world's final state, a replay to the same fingerprint, and an offline verify:
  * - an epoch over the pack's spend cap is denied (nothing held, nothing charged);
@@ -100,7 +100,7 @@ async function expectReplaysAndVerifies(storeDir: string, id: string, fingerprin
   expect((await runtime.verify({ journalPath: runtime.journalPath(id)! }, publicKeyOf(key))).ok).toBe(true);
 }
 
-describe('rule packs in the runtime', () => {
+describe('policy packs in the runtime', () => {
   test('an epoch over the pack\'s spend cap is denied by its rule: nothing held or charged; replays and verifies', async () => {
     const pack = variant('travel-tight', (rules) => rules.map((r) => (r.rule === 'spend-cap' ? { ...r, cap: 700 } : r)));
     const dir = mkdtempSync(path.join(root, 'store-'));

@@ -1,5 +1,5 @@
 /**
- * Rule packs in the distributed mode: journals, snapshots and blobs in a private Redis, each
+ * Policy packs in the distributed mode: journals, snapshots and blobs in a private Redis, each
  * command a separate process in a folder of its own (nothing shared but Redis and one signing key).
  * `weft run --policy` files the pack in Redis by its digest and rests awaiting approval; `weft
  * approve` from another folder, given no pack, reads it back and completes the run; the world in
@@ -40,7 +40,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe.skipIf(!available)('rule packs on Redis', () => {
+describe.skipIf(!available)('policy packs on Redis', () => {
   test('run --policy in one folder, approve (no pack) in another, replay and explain in a third', async () => {
     const on = ['--redis', redis.url, '--redis-prefix', 'packs', '--dispatch', 'in-process'];
     const a = fresh('run');

@@ -1,5 +1,5 @@
 /**
- * Rule packs, the pure side (policy/): a pack validates or is refused naming the field; its digest
+ * Policy packs, the pure side (policy/): a pack validates or is refused naming the field; its digest
  * is that of its canonical JSON (key order and spacing do not change it, a rule does); travel's
  * pack says what travelPolicy v3 says (same envelope, same decisions, same reasons); and each rule
  * kind decides as documented — the strongest verdict wins whatever the order, read-only steps are
@@ -47,7 +47,7 @@ const booking = [
 const sharing = [step('send_itinerary', 'message.send', { channel: 'email' }), step('set_checkin_reminder', 'reminder.set')];
 const pack = (rules: unknown[]): RulePack => parseRulePack({ pack: 1, name: 'test', version: '1', rules }, 'test pack');
 
-describe('a rule pack is validated, versioned and digested', () => {
+describe('a policy pack is validated, versioned and digested', () => {
   test("travel's packs validate; the digest is the canonical JSON's: key order and spacing do not change it, a rule does", () => {
     const digest = packDigest(travelPack);
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
@@ -74,7 +74,7 @@ describe('a rule pack is validated, versioned and digested', () => {
     ['a rule id used twice', JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'r', rule: 'pivot-last' }, { id: 'r', rule: 'approve-mutations' }] }), /rules\[1\]\.id: rule id "r" is used twice/],
     ['two spend caps', JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'a', rule: 'spend-cap', arg: 'amount', cap: 1 }, { id: 'b', rule: 'spend-cap', arg: 'amount', cap: 2 }] }), /at most one spend-cap rule/],
     ['a step predicate that asks a person', JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'p', rule: 'predicate', predicate: 'p@1', on: 'step', decision: 'require_approval', reason: 'r' }] }), /decides deny/],
-    ['a pack version 2', JSON.stringify({ pack: 2, name: 'x', version: '1', rules: [] }), /^bad\.json is not a valid rule pack: pack:/],
+    ['a pack version 2', JSON.stringify({ pack: 2, name: 'x', version: '1', rules: [] }), /^bad\.json is not a valid policy pack: pack:/],
   ])('%s is refused, naming where and which field', (_what, text, message) => {
     let caught: unknown;
     try {
@@ -84,7 +84,7 @@ describe('a rule pack is validated, versioned and digested', () => {
     }
     expect(caught).toBeInstanceOf(RulePackError);
     expect((caught as RulePackError).code).toBe('policy.invalid_pack');
-    expect((caught as Error).message).toMatch(/^bad\.json is not a valid rule pack: /);
+    expect((caught as Error).message).toMatch(/^bad\.json is not a valid policy pack: /);
     expect((caught as Error).message).toMatch(message);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * A rule may warn (issue 30, "A rule may warn"; the verifier's third verdict, seed 001 §11.4). Each
- * scenario runs the travel domain under a rule pack and asserts the journal's records, the world's
+ * scenario runs the travel domain under a policy pack and asserts the journal's records, the world's
  * effects, the inbox, and a replay to the same fingerprint:
  * - approve-above at 500 with `verdict: "warn"`: the run completes without a person; epoch 2's
  *   `admission.decided` is an allow that carries the warning with its rule (flag 12); the world
@@ -233,7 +233,7 @@ describe('how a pack decides with warn rules (policy/rules.ts)', () => {
   });
 });
 
-describe('a rule pack states a rule\'s verdict', () => {
+describe('a policy pack states a rule\'s verdict', () => {
   const refused = (edit: (rules: Array<Record<string, unknown>>) => Array<Record<string, unknown>>) => {
     try {
       variant('bad', edit);

@@ -133,7 +133,7 @@ export async function exportBundle(dir: string, id: string, from?: JournalStore)
   return bundle;
 }
 
-/** The library (and rule pack) `pin` pinned, read from the store's blob area into `libraries` (and `packs`), by digest. */
+/** The library (and policy pack) `pin` pinned, read from the store's blob area into `libraries` (and `packs`), by digest. */
 async function addPinned(store: JournalStore, id: string, pin: Pin, where: string, libraries: Record<string, unknown>, packs: Record<string, unknown>): Promise<void> {
   const digest = pin.library;
   let library: Library | undefined;
@@ -144,11 +144,11 @@ async function addPinned(store: JournalStore, id: string, pin: Pin, where: strin
   }
   if (library === undefined) throw new Refused(`the pinned library ${digest} of ${id} is not in ${where}: the bundle could not be replayed without it`);
   libraries[digest] = library;
-  // A rule pack the journal pinned goes with it (by digest), so the bundle replays with no store.
+  // A policy pack the journal pinned goes with it (by digest), so the bundle replays with no store.
   const pack = parsePackPolicyId(pin.policy);
   if (pack) {
     const bytes = await store.getBlob(pack.digest).catch(() => undefined);
-    if (bytes === undefined) throw new Refused(`the pinned rule pack ${pin.policy} of ${id} is not in ${where}: the bundle could not be replayed without it`);
+    if (bytes === undefined) throw new Refused(`the pinned policy pack ${pin.policy} of ${id} is not in ${where}: the bundle could not be replayed without it`);
     packs[pack.digest] = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
   }
 }

@@ -38,14 +38,14 @@ export const usage =
   '                                       if it rests, ends superseded and sealed. Refused if the parent applied world effects after N';
 
 /**
- * `--policy <file | id>`: a rule pack file (as `weft run --policy FILE` takes it: validated and
+ * `--policy <file | id>`: a policy pack file (as `weft run --policy FILE` takes it: validated and
  * compiled before anything is written; the fork pins its digest and files it in the store), or the
  * id of a policy the domain knows.
  */
 export async function policyChoice(spec: string, domain: Domain): Promise<string | AdmissionPolicy> {
   if (existsSync(spec)) return readPolicyFile(spec, domain.policyPredicates);
   const known = [domain.policy, ...(domain.policies ?? [])].filter((p) => p !== undefined).map((p) => p!.id);
-  if (!known.includes(spec)) throw new UsageError(`--policy ${spec}: no such rule pack file, and domain ${domain.name} has no policy with that id (it has ${known.join(', ') || 'none'})`);
+  if (!known.includes(spec)) throw new UsageError(`--policy ${spec}: no such policy pack file, and domain ${domain.name} has no policy with that id (it has ${known.join(', ') || 'none'})`);
   return spec;
 }
 

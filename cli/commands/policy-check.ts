@@ -1,5 +1,5 @@
 /**
- * `weft policy check FILE [--domain D] [--json]` — validate a rule pack (policy/schema.ts) and print
+ * `weft policy check FILE [--domain D] [--json]` — validate a policy pack (policy/schema.ts) and print
  * its digest, the policy id a run with it pins (`pack:<name>@<version>#<digest>`) and each rule in
  * words. With `--domain`, the predicates it references are resolved against that domain's policy
  * predicates too; without, they are listed as unchecked. With `--domain`, the domain's method
@@ -27,7 +27,7 @@ import { printJsonLine } from '../json-line.js';
 import { inert } from '../terminal-text.js';
 import { EXIT } from '../exit-codes.js';
 
-export const usage = 'policy check FILE [--domain D] [--json]\n                                       validate a rule pack and print its digest';
+export const usage = 'policy check FILE [--domain D] [--json]\n                                       validate a policy pack and print its digest';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -77,7 +77,7 @@ export async function run(argv: string[]): Promise<number> {
   const width = Math.max(...rules.map((r) => r.id.length), 2);
   const kind = Math.max(...rules.map((r) => r.rule.length), 2);
   const out = [
-    `valid rule pack ${inert(pack.name)}@${inert(pack.version)} (${rules.length} rule${rules.length === 1 ? '' : 's'})`,
+    `valid policy pack ${inert(pack.name)}@${inert(pack.version)} (${rules.length} rule${rules.length === 1 ? '' : 's'})`,
     `digest      ${digest}`,
     `policy      ${inert(policy)}   (what a run with --policy ${inert(file)} pins)`,
     ...(pack.description ? [`about       ${inert(pack.description)}`] : []),

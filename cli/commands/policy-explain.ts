@@ -73,7 +73,7 @@ function subjectOf(a: AdmissionExplained): string {
 export function renderExplanation(e: AdmissionsExplained): string[] {
   const out = [
     `invocation  ${e.id}`,
-    `policy      ${inert(e.policy)}${e.pack ? `  (rule pack ${inert(e.pack.name)}@${inert(e.pack.version)})` : ''}`,
+    `policy      ${inert(e.policy)}${e.pack ? `  (policy pack ${inert(e.pack.name)}@${inert(e.pack.version)})` : ''}`,
     `rules       ${e.rulesRecorded ? 'recorded on each admission (flag 7)' : 'not recorded: pinned before flag 7'}`,
     `steps       ${e.stepsRecorded ? "each step's admission at dispatch recorded, allows included (flag 9)" : 'a step allowed at dispatch was not recorded (pinned before flag 9): implied by its dispatch'}`,
   ];

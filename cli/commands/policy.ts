@@ -1,5 +1,5 @@
 /**
- * `weft policy <check|explain> ...` — rule packs from the command line. Dispatches to
+ * `weft policy <check|explain> ...` — policy packs from the command line. Dispatches to
  * policy-check.ts (validate a pack, print its digest) and policy-explain.ts (which rule decided
  * each admission of an invocation).
  */
@@ -7,7 +7,7 @@ import { EXIT } from '../exit-codes.js';
 
 export const usage =
   'policy check FILE [--domain D] [--json] | policy explain <id> [--dir D] [--tenant T] [--redis URL …] [--json]\n' +
-  '                                       check: validate a rule pack and print its digest and the policy id a run pins;\n' +
+  '                                       check: validate a policy pack and print its digest and the policy id a run pins;\n' +
   '                                       explain: each admission of an invocation (authoring, epoch, step) and the rule that decided it';
 
 export async function run(argv: string[]): Promise<number> {

@@ -139,7 +139,7 @@ function journalOf(bytes: Uint8Array, where: string): { records: JournalRecord[]
 /** Replay with no workspace: a memory store, the domain's code, the given libraries. Writes nothing. */
 async function replayDetached(loaded: LoadedDomain, records: JournalRecord[], libraries: Library[], packs: readonly unknown[] = [], parents: ReadonlyArray<{ invocation: string; records: readonly JournalRecord[] }> = []): Promise<ReplayResult> {
   const store = new MemoryStore();
-  // A bundle's rule pack, filed as a start files it: the runtime reads it back and checks it against the pin (runtime/pack-blob.ts).
+  // A bundle's policy pack, filed as a start files it: the runtime reads it back and checks it against the pin (runtime/pack-blob.ts).
   for (const pack of packs) await store.putBlob(canonicalBytes(pack));
   // A fork's parents, as far as the bundle carries them, where its replay looks for them (with the libraries they pinned).
   if (parents.length > 0) for (const library of libraries) await store.putBlob(canonicalBytes(library));

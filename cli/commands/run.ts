@@ -6,7 +6,7 @@
  * given as the first positional or as `--domain`; the workspace remembers it, so `resume`,
  * `approve` and `replay` find it again by themselves.
  *
- * `--policy FILE` pins a rule pack (docs/policy-packs.md) instead of the domain's policy: validated
+ * `--policy FILE` pins a policy pack (docs/policy-packs.md) instead of the domain's policy: validated
  * before anything is opened (a bad pack writes nothing), filed in the store by its digest, so
  * `resume`, `approve` and `serve` read it back from there with no flag.
  *
@@ -57,7 +57,7 @@ export const usage =
   '                                       --model-timeout-ms/--model-attempts: how long one model call may take and how many times a\n' +
   '                                       transient failure is tried before the invocation suspends (pinned; default 60000 and 3);\n' +
   '                                       --library: pin this version of the domain\'s library (a file from weft mine, or a digest in the store);\n' +
-  '                                       --policy: pin this rule pack (JSON, docs/policy-packs.md) instead of the domain\'s policy; resume,\n' +
+  '                                       --policy: pin this policy pack (JSON, docs/policy-packs.md) instead of the domain\'s policy; resume,\n' +
   '                                       approve and serve read it back from the store by its digest;\n' +
   '                                       --deadline: when the run must have ended (ISO 8601, or a duration from now: 90s, 15m, 2h, 1d; pinned):\n' +
   '                                       passing it ends the run failed after compensating its current epoch; --step-timeout-ms: how long\n' +
@@ -194,7 +194,7 @@ export async function run(argv: string[]): Promise<number> {
   const domain = loaded.domain;
   let policy;
   try {
-    // A rule pack, validated before anything is opened: a bad one writes nothing (cli/policy-choice.ts).
+    // A policy pack, validated before anything is opened: a bad one writes nothing (cli/policy-choice.ts).
     policy = args.strings.policy === undefined ? undefined : await readPolicyFile(args.strings.policy, domain.policyPredicates);
   } catch (err) {
     if (!isWeftError(err)) throw err;

@@ -72,7 +72,7 @@ export const travelPolicyV2: AdmissionPolicy = spendApprovalPolicy({
 });
 
 /**
- * Version 3, kept so journals pinned to it resume and replay (the rule pack travel@4 says the same
+ * Version 3, kept so journals pinned to it resume and replay (the policy pack travel@4 says the same
  * rules; new runs pin travel@5, which holds the allowance per run, policy-pack.ts): version 2's rules over the taxi's actuators too, and the gap path
  * of the taxi intents runs without a person — a model-authored fragment's world effects are admitted
  * when they are taxi bookings (`taxi.book`) spending at most AUTHORED_TAXI_ALLOWANCE (80 EUR) in
@@ -119,7 +119,7 @@ export interface TravelApp {
 
 /**
  * The parts over one state file, seeded now (with `options.initialState` or the seed world), under
- * the domain's default policy: the rule pack travel@5 (policy-pack.ts).
+ * the domain's default policy: the policy pack travel@5 (policy-pack.ts).
  */
 export function createTravelApp(options: ProviderOptions & { stateFile: string }): TravelApp {
   seedTravelState(options.stateFile, options.initialState);

@@ -15,7 +15,7 @@
  *   atomic read-modify-writes (state.ts), so a resumed run sees what a crashed run applied, any
  *   number of runs and workers share it, and replaying a journal elsewhere writes nothing.
  * - `asOf` is before the conference (the 12th), so the check-in reminder lands on the 11th.
- * - New invocations pin the rule pack travel@5 (policy-pack.ts: `pack:travel@5#<digest>`, filed in
+ * - New invocations pin the policy pack travel@5 (policy-pack.ts: `pack:travel@5#<digest>`, filed in
  *   the store at start) — travelPolicy v3's rules as data, the model's taxi allowance held per run,
  *   so each admission records the rule that decided it (flags 7 and 11). travel@4 (the allowance per
  *   fragment) and the coded `travelPolicy` (v3), `travelPolicyV2` and `travelPolicyV1` stay in

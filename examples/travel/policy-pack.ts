@@ -1,6 +1,6 @@
 /**
  * travel@5 — the travel example's default policy, as data: travelPolicy v3 (`spend-approval@3`,
- * app.ts) said as a rule pack (policy/), with the model's taxi allowance held per run, so `weft run
+ * app.ts) said as a policy pack (policy/), with the model's taxi allowance held per run, so `weft run
  * travel` pins `pack:travel@5#<digest>` and every admission names the rule that decided it (flags 7
  * and 11). examples/travel/policy-pack.json is the same pack as a file, for `weft policy check` and
  * `weft run --policy`; a test holds the file equal, byte for byte, to this object written as JSON

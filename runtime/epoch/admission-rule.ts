@@ -1,6 +1,6 @@
 /**
  * Which rule decided an admission, as `admission.decided` records it (behaviour flag 7): only under
- * a policy that names its rules (a rule pack, policy/) — the rule its decision names, or
+ * a policy that names its rules (a policy pack, policy/) — the rule its decision names, or
  * `weft:default` when it named none. Under any other policy, or a pin without flag 7, nothing is
  * recorded, so those journals read exactly as before.
  *

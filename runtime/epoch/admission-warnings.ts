@@ -12,7 +12,7 @@ import { FLAG_WARNINGS, hasFlag } from '../../machines/flags.js';
 import type { Admission, AdmissionWarning } from '../../machines/policy.js';
 import { clip } from '../../machines/untrusted-text.js';
 
-/** At most this many warnings on one record (a rule pack has at most as many warn rules, policy/schema.ts). */
+/** At most this many warnings on one record (a policy pack has at most as many warn rules, policy/schema.ts). */
 export const MAX_RECORDED_WARNINGS = 32;
 const REASON_CHARS = 500;
 

@@ -10,7 +10,7 @@
  * them (`authoredEffects: 'allow'`, or an allowance of actuators and spend that they stay within). None of this pre-authorizes a step: each is admitted again at
  * dispatch (execute-steps.ts).
  *
- * Under flag 7 and a policy that names its rules (a rule pack, policy/), the decision records the
+ * Under flag 7 and a policy that names its rules (a policy pack, policy/), the decision records the
  * rule that decided: the pack's rule id, or the runtime's own check — `weft:certify`,
  * `weft:task-constraints`, `weft:envelope.<part>`, `weft:authored-effects`, `weft:default`.
  *

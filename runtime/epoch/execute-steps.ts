@@ -13,7 +13,7 @@
  * `admitStep`; the decision on each step of a model-authored fragment is recorded, allow included.
  * A denial ends the epoch with a `step.denied` policy failure: under flag 4 the machine compensates
  * the steps done before it (compensate below), truncates and re-plans; before it, the run failed.
- * Under flag 7 and a rule pack, each recorded step admission names the rule that decided
+ * Under flag 7 and a policy pack, each recorded step admission names the rule that decided
  * (admission-rule.ts): the pack's, or the envelope part's rule. Under flag 9 every step's admission
  * is recorded, allow included, before its first attempt (dispatched or shadowed) — once, whatever
  * the fragment's source; a retry is checked against the envelope again but records only a refusal,

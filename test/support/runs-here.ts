@@ -68,7 +68,7 @@ export interface StartOptions {
 export interface WorkspaceRunOptions extends StartOptions {
   /** The workspace (`--dir`). */
   dir: string;
-  /** `--policy FILE`: a rule pack pinned instead of the domain's policy (read as cli/policy-choice.ts reads it). */
+  /** `--policy FILE`: a policy pack pinned instead of the domain's policy (read as cli/policy-choice.ts reads it). */
   policy?: string;
   /** `--library FILE|DIGEST`: a version of the domain's library to pin (cli/library-choice.ts). */
   library?: string;
