@@ -8,7 +8,6 @@
  * Every command printed names the store the command used (cli/hints.ts), so it works as printed;
  * a store without files (Redis) has no journal path, and its hints take the id with --redis.
  */
-import path from 'node:path';
 import { isWeftError } from '../journal/errors.js';
 import { FileStore } from '../stores/file.js';
 import { bounded } from '../machines/untrusted-text.js';
@@ -139,7 +138,7 @@ export async function printRefusal(commandName: string, id: string | null, where
     // Refused as unknown (missing, or another tenant's: --tenant), nothing of it is told — its status and journal included.
     const known = refused !== REFUSED.notFound && id !== null && store !== null && (await store.length(id).catch(() => 0)) > 0;
     const status = known ? await invocationStatus(store!, id!).catch(() => null) : null;
-    const journal = known ? (typeof where === 'string' ? path.join(where, 'invocations', id!, 'journal.jsonl') : (journalFileOf(store!, id!) ?? null)) : null;
+    const journal = known ? (journalFileOf(store!, id!) ?? null) : null;
     printJsonLine({ id, status, reason: message, journal, fingerprint: null, publicKey: null, refused });
   }
   process.stderr.write(`weft ${commandName}: ${message}\n`);

@@ -43,7 +43,7 @@ export async function journalSource(target: string, strings: Record<string, stri
   // A path (an existing file, a folder in it, a .jsonl or .json name) is a file: the reader says what is wrong with it.
   if ((existsSync(target) && statSync(target).isFile()) || /[\\/]|\.jsonl?$/.test(target) || !isValidInvocationId(target)) {
     // --tenant T: another tenant's file (or one whose pin cannot be read) is answered as a missing file — the words readJournalFile uses.
-    if (strings.tenant !== undefined && tenantOfFile(target) !== strings.tenant) throw new Error(`cannot read journal ${target} (ENOENT)`);
+    if (strings.tenant !== undefined && tenantOfFile(target) !== strings.tenant) throw unreadableJournal(target, { code: 'ENOENT' }); // the very error of a file that is not there
     return { file: target, name: target };
   }
   // Without --dir: the default workspace (workspace.ts DEFAULT_DIR; not imported, verify stays light).

@@ -27,7 +27,8 @@ export async function cancelInvocation(ex: Executor, id: string, options: Cancel
   const ended = await cancelledHandle(store, id, ex.pathOf(id), 'before');
   if (ended) return ended;
   // Taken up here (no live runtime holds it), it is sealed by this runtime's key: another key is refused before the inbox is written.
-  if (!(await store.holder(id).catch(() => undefined))?.live) ex.checkSealKey('cancel', id, await ex.sealKeyOf(id), false);
+  let heldLive = (await store.holder(id).catch(() => undefined))?.live === true;
+  if (!heldLive) ex.checkSealKey('cancel', id, await ex.sealKeyOf(id), false);
   const since = await store.length(id);
   const waiting = await store.peekInbox(id).catch(() => undefined);
   const message: InboxMessage = waiting?.type === 'cancel' ? waiting : { type: 'cancel', by: options.by ?? 'runtime', reason: options.reason ?? '', at: ex.now().getTime() };
@@ -35,7 +36,7 @@ export async function cancelInvocation(ex: Executor, id: string, options: Cancel
   const resumeOptions = tenant === undefined ? {} : { tenant };
   for (;;) {
     // Held by a live runtime, it is that runtime's to stop (this one need not be able to run it); else this one takes it up.
-    if (!(await store.holder(id).catch(() => undefined))?.live) {
+    if (!heldLive) {
       try {
         return await resumeInvocation(ex, 'cancel', id, { ...resumeOptions, cancel: message });
       } catch (err) {
@@ -45,5 +46,6 @@ export async function cancelInvocation(ex: Executor, id: string, options: Cancel
     // A live runtime holds it: it sees the request before its next step. Wait for the journal to end, or the lease to come free.
     const waited = await waitForEnd(store, id, ex.pathOf(id), options, { message, since });
     if (waited) return waited;
+    heldLive = (await store.holder(id).catch(() => undefined))?.live === true; // read again only after the wait
   }
 }

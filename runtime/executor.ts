@@ -116,6 +116,11 @@ export class Executor {
     return this.options.store;
   }
 
+  /** How long a lease this runtime takes lives unless renewed (the options', else 30 s). */
+  get leaseTtlMs(): number {
+    return this.options.leaseTtlMs ?? 30_000;
+  }
+
   /** The wall clock of envelopes and inbox messages (never hashed): the options' `now`, else the system's. */
   now(): Date {
     return this.options.now?.() ?? new Date();
@@ -154,7 +159,7 @@ export class Executor {
       if (record.kind === 'cancel.requested' || record.kind === 'invocation.sealed') void store.clearInbox(input.invocation).catch(() => undefined);
     });
     // A rule's warning (flag 12) raises an advisory beside the inbox's command slot: never a command.
-    handle.on('record', advisoryRaiser(store, input.invocation, () => (this.options.now ? this.options.now().getTime() : Date.now())));
+    handle.on('record', advisoryRaiser(store, input.invocation, () => this.now().getTime()));
     let inboxLookedAt = Number.NEGATIVE_INFINITY;
     const services: EpochServices = {
       recorder: () => recorder,
@@ -180,7 +185,7 @@ export class Executor {
         if (message?.type === 'rest' && handle.state?.context?.hibernateRequested !== true) handle.hibernate();
         return message;
       },
-      now: () => (this.options.now ? this.options.now().getTime() : Date.now()),
+      now: () => this.now().getTime(),
     };
     const actor = createInvocationActor(services, {
       input,
@@ -194,14 +199,14 @@ export class Executor {
         if (result.status === 'waiting_timer' && result.wakeAt) await dispatcher.scheduleWake!(result.id, result.wakeAt);
       };
     }
-    handle.attach(actor, this.options.store, writer, this.options.leaseTtlMs ?? 30_000);
+    handle.attach(actor, this.options.store, writer, this.leaseTtlMs);
     actor.start();
     return handle;
   }
 
   /** The options of every JournalWriter this runtime opens: its writer id, the lease's lifetime, the envelope clock. */
   writerOptions() {
-    return { writer: this.writerId, ttlMs: this.options.leaseTtlMs ?? 30_000, ...(this.options.now ? { now: this.options.now } : { now: () => new Date() }) };
+    return { writer: this.writerId, ttlMs: this.leaseTtlMs, now: () => this.now() };
   }
 
   /** Put a blob whose digest is `digest` in the store (content-addressed, so once per runtime is enough); a failure is retried by the next start. */

@@ -83,8 +83,7 @@ async function askHolderToRest(ex: Executor, parentId: string, options: ForkOpti
 }
 
 async function forkAtRest(ex: Executor, parentId: string, options: ForkOptions): Promise<InvocationHandle> {
-  const { atEpoch } = options;
-  if (!Number.isSafeInteger(atEpoch) || atEpoch < 1) throw new RuntimeUsageError('fork.bad_epoch', `fork: atEpoch must be an epoch number (1, 2, …), not ${JSON.stringify(atEpoch)}`);
+  const { atEpoch } = options; // checked by forkInvocation, its only caller
   const key = ex.options.signingKey;
   if (!key) throw new RuntimeUsageError('runtime.no_signing_key', 'runtime.fork: this runtime has no signing key, and a fork is sealed by the key it starts with (and seals the parent it supersedes): pass createRuntime({ signingKey })');
   await ex.ready();
@@ -200,7 +199,8 @@ async function supersede(ex: Executor, parentId: string, records: readonly Journ
   if (status === 'suspended' && context?.suspension?.class === 'runtime') {
     throw new ForkRefusedError('fork.parent_not_at_rest', `cannot fork ${parentId}: it is suspended by a runtime error that its journal does not record; resume it first (weft resume ${parentId}) until it rests, then fork. Nothing was written`);
   }
-  const sealKey = ex.checkSealKey('resume', parentId, await ex.sealKeyOf(parentId), false);
+  const inForce = await ex.sealKeyOf(parentId);
+  const sealKey = ex.checkSealKey('resume', parentId, inForce, false);
   let writer: JournalWriter;
   try {
     writer = await JournalWriter.open(store, parentId, ex.writerOptions());
@@ -213,7 +213,7 @@ async function supersede(ex: Executor, parentId: string, records: readonly Journ
     throw new ForkRefusedError('fork.parent_moved', `cannot fork ${parentId}: its journal grew while the fork was being made (another process ran it); ask again. Nothing was written`);
   }
   const input = inputFromJournal(records);
-  const handle = ex.run(writer, library, input, [], { seq: snapshot.seq, tail: snapshot.hash, data: snapshot.data }, sealKey?.to ?? (await ex.sealKeyOf(parentId))?.keyId);
+  const handle = ex.run(writer, library, input, [], { seq: snapshot.seq, tail: snapshot.hash, data: snapshot.data }, sealKey?.to ?? inForce?.keyId);
   handle.send({ type: 'supersede', ...supersession });
   const result = await handle.done;
   if (result.status !== 'superseded') {

@@ -97,7 +97,7 @@ export async function startInvocation(ex: Executor, intent: string, options?: Pa
 
 /** The same start asked again: resume the invocation that exists — unless its tenant, intent, pin or sealing key differ (refused, naming what). */
 async function attach(ex: Executor, id: string, intent: string, tenant: string, pin: Pin): Promise<InvocationHandle> {
-  const first = (await ex.store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'>;
+  const first = (await ex.genesisOf(id)) as JournalRecord<'invocation.pinned'>;
   const existing = first.body;
   if (existing.tenant !== tenant) {
     // Another tenant's invocation: say nothing of it — not its intent, not its pin.

@@ -116,9 +116,10 @@ async function replayBundle(file: string, bytes: Uint8Array, domainFlag: string 
   const bundle = parseBundle(new TextDecoder().decode(bytes));
   const { records, first } = journalOf(new TextEncoder().encode(bundle.journal), `the bundle ${file}`);
   if (first.body.invocation !== bundle.invocation) throw new ForeignJournalError(bundle.invocation, first.body.invocation);
-  const libraries: Library[] = Object.values(bundle.libraries).map((l) => validateLibrary(l));
-  const pinnedLibrary = bundle.libraries[first.body.pin.library];
-  const pinnedName = pinnedLibrary === undefined ? undefined : validateLibrary(pinnedLibrary).name;
+  // Each carried library validated once, by its digest in the bundle.
+  const validated = new Map(Object.entries(bundle.libraries).map(([digest, l]) => [digest, validateLibrary(l)] as const));
+  const libraries: Library[] = [...validated.values()];
+  const pinnedName = validated.get(first.body.pin.library)?.name;
   const loaded = domainFlag ? await loadDomain(domainFlag) : await domainForLibrary(pinnedName, first.body.pin.library, bundle.invocation);
   // A fork is proven by its parents: the bundle must carry their journals up to the boundaries (bundle-lineage.ts).
   const lineage = bundleLineage(bundle, records);

@@ -28,7 +28,7 @@ type Write = typeof process.stdout.write;
 
 /** `weft <args>` in this process (see the header); `env` as `weft()` takes it ('' for a variable unset). */
 export async function weftHere(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
-  const { expectJsonLine, wantsJson, closeStores, guardText } = await commandModules();
+  const { expectJsonLine, wantsJson, closeStores, guardText, exitCodeOf } = await commandModules();
   const [name, ...rest] = args;
   if (name === undefined || !/^[a-z]+$/.test(name)) throw new Error(`weftHere: not a command: ${JSON.stringify(name)}`);
   if (wantsJson(rest)) throw new Error('weftHere: --json is tested on a real process (cli/json-line.ts prints one JSON line per process)');
@@ -62,7 +62,7 @@ export async function weftHere(args: string[], env: Record<string, string> = {},
         code = await mod.run(rest);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        code = err instanceof Error && err.name === 'DomainLoadError' ? 2 : 1;
+        code = exitCodeOf(err); // as cli/main.ts answers a thrown error (cli/exit-codes.ts)
         process.stderr.write(`weft: ${message}\n`);
       }
     }

@@ -30,6 +30,7 @@ async function load() {
     ...(await fromDist<typeof import('../../dist/cli/tenant-scope.js')>('cli/tenant-scope.js')),
     ...(await fromDist<typeof import('../../dist/cli/given-key.js')>('cli/given-key.js')),
     ...(await fromDist<typeof import('../../dist/cli/json-line.js')>('cli/json-line.js')),
+    ...(await fromDist<typeof import('../../dist/cli/exit-codes.js')>('cli/exit-codes.js')),
     ...(await fromDist<typeof import('../../dist/cli/closing.js')>('cli/closing.js')),
     ...(await fromDist<typeof import('../../dist/cli/terminal-guard.js')>('cli/terminal-guard.js')),
     ...(await fromDist<typeof import('../../dist/journal/store.js')>('journal/store.js')),
