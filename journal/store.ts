@@ -320,6 +320,16 @@ export function journalFileOf(store: JournalStore, invocation: string): string |
   return typeof file === 'function' ? file.call(store, invocation) : undefined;
 }
 
+/**
+ * Tell `closed` each time the store's connection to its server closes (a Redis store: it reconnects
+ * by itself), for a long-lived process that reports an outage as it starts rather than when a command
+ * gives up; returns what stops telling. A store with no connection (memory, file) never tells.
+ */
+export function watchConnectionClosed(store: JournalStore, closed: () => void): () => void {
+  const watch = (store as { onConnectionClosed?: (listener: () => void) => () => void }).onConnectionClosed;
+  return typeof watch === 'function' ? watch.call(store, closed) : () => undefined;
+}
+
 const INVOCATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /** Invocation ids become file names and Redis keys: letters, digits, `.`, `_`, `-`; ≤ 200 chars. */

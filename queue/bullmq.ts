@@ -293,7 +293,13 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     const { bull } = await this.ready;
     const worker = new bull.Worker(this.wakeQueueName, async (job) => wake((job.data as { invocation: string }).invocation), { connection: this.connection, prefix: this.prefix });
     worker.on('error', () => undefined);
-    await worker.waitUntilReady();
+    try {
+      await worker.waitUntilReady();
+    } catch (err) {
+      // Not left running on a connection it never had: serve asks for another consumer later.
+      await worker.close(true).catch(() => undefined);
+      throw err;
+    }
     // Forced: a wake-up's work is one synchronous call, and BullMQ's graceful close can wait for ever after a Redis outage.
     return { close: () => worker.close(true) };
   }

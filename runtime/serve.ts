@@ -36,13 +36,16 @@
  * - **Per invocation, where its effects run**: `runtimeFor(id)` may hand each resume a runtime of its
  *   own (the CLI's `--dispatch auto`: BullMQ when a worker consumes the domain's queue at that
  *   moment, else this process); default, the runtime given.
- * - **Outages**: when the store cannot be listed — an error, or no answer within `listTimeoutMs` —
- *   one `outage` event when that starts and one when a listing succeeds again (with how long it
- *   lasted), not one per poll. Polling never waits for the wake-up consumer to connect.
+ * - **Outages**: when the store's connection closes (Redis), or it cannot be listed — an error, or no
+ *   answer within `listTimeoutMs` — one `outage` event when that starts and one when a listing
+ *   succeeds again (with how long it lasted), not one per poll. Polling never waits for the wake-up
+ *   consumer to connect; one that could not connect in an outage is started again after it.
  */
 import { LeaseHeldError } from '../journal/errors.js';
 import type { Library } from '../htn/library/schema.js';
+import { watchConnectionClosed } from '../journal/store.js';
 import { Outage } from '../queue/outage.js';
+import { isConnectionLoss } from '../redis/reconnect.js';
 import type { InvocationSummary } from './list.js';
 import type { ServableRuntime } from './servable-runtime.js';
 import { domainFilter } from './serve-domain.js';
@@ -145,24 +148,6 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
     backoff.set(id, { failures, notBefore: now() + Math.min(cap, base * 2 ** (failures - 1)) });
   };
 
-  // With BullMQ, a durable sleep's delayed job wakes it at once; the listing below is the fallback.
-  // Not awaited: the listing must not wait for it (a Redis lost while it connects would hold serve
-  // before its first poll for ever); a consumer that connects after serve stopped is closed at once.
-  let wakeups: { close(): Promise<void> } | undefined;
-  let stopped = false;
-  void runtime
-    .onWake((id) => {
-      if (running.has(id) || options.signal?.aborted) return;
-      take({ id, tenant: '?', intent: '?', records: 0, status: 'waiting_timer' }, 'timer');
-    })
-    ?.then(
-      (consumer) => {
-        if (stopped) void consumer.close().catch(() => undefined);
-        else wakeups = consumer;
-      },
-      (err: unknown) => emit({ kind: 'error', message: `cannot consume wake-ups: ${(err as Error)?.message ?? String(err)}` }),
-    );
-
   const repairMs = options.repairMs ?? 30_000;
   const listTimeoutMs = options.listTimeoutMs ?? 30_000;
   let repairedAt: number | undefined;
@@ -172,6 +157,38 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
       ? { kind: 'outage', state: 'started', since: new Date(change.since).toISOString(), message: change.reason }
       : { kind: 'outage', state: 'ended', since: new Date(change.since).toISOString(), ms: change.ms }),
   );
+  // An outage starts the moment the store's connection closes (Redis), not only when a listing gives
+  // up after its reconnects; it ends when a listing succeeds.
+  const unwatch = watchConnectionClosed(runtime.store, () => outage.unreachable(`the connection to ${runtime.store.name} closed`));
+
+  // With BullMQ, a durable sleep's delayed job wakes it at once; the listing below is the fallback.
+  // Not awaited: the listing must not wait for it (a Redis lost while it connects would hold serve
+  // before its first poll for ever); a consumer that connects after serve stopped is closed at once.
+  // One that could not connect because Redis went away is part of the outage, and is asked for again
+  // once a listing succeeds.
+  let wakeups: { close(): Promise<void> } | undefined;
+  let wakeupsAgain = false;
+  let stopped = false;
+  const consumeWakeups = () =>
+    runtime
+      .onWake((id) => {
+        if (running.has(id) || options.signal?.aborted) return;
+        take({ id, tenant: '?', intent: '?', records: 0, status: 'waiting_timer' }, 'timer');
+      })
+      ?.then(
+        (consumer) => {
+          if (stopped) void consumer.close().catch(() => undefined);
+          else wakeups = consumer;
+        },
+        (err: unknown) => {
+          const message = `cannot consume wake-ups: ${(err as Error)?.message ?? String(err)}`;
+          if (!isConnectionLoss(err)) return emit({ kind: 'error', message });
+          outage.unreachable(message);
+          wakeupsAgain = true;
+        },
+      );
+  void consumeWakeups();
+
   while (!options.signal?.aborted) {
     let rows: InvocationSummary[] = [];
     try {
@@ -180,6 +197,10 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
       rows = await within(listTimeoutMs, runtime.listOpen({ repair }), `the store did not answer a listing within ${listTimeoutMs} ms`);
       if (repair) repairedAt = Date.now();
       outage.reachable();
+      if (wakeupsAgain && !stopped) {
+        wakeupsAgain = false;
+        void consumeWakeups();
+      }
       domain.keepOnly([...rows.map((row) => row.id), ...running.keys()]); // what ended is forgotten
     } catch (err) {
       outage.unreachable(`cannot list the store: ${(err as Error)?.message ?? String(err)}`);
@@ -195,6 +216,7 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
     await pause(pollMs, options.signal);
   }
   stopped = true;
+  unwatch();
   await wakeups?.close().catch(() => undefined);
   await Promise.allSettled([...running.values()]);
 }

@@ -192,6 +192,31 @@ export class RedisStore implements JournalStore {
     }
   }
 
+  /**
+   * Tell `listener` each time the connection to the server closes (the client reconnects by itself);
+   * returns what stops telling. For `weft serve`, whose outage starts there (journal/store.ts
+   * watchConnectionClosed), not when a command gives up after its reconnects.
+   */
+  onConnectionClosed(listener: () => void): () => void {
+    let off = false;
+    let client: Redis | undefined;
+    const tell = () => {
+      if (!off) listener();
+    };
+    void this.client.then(
+      (c) => {
+        if (off) return;
+        client = c;
+        c.on('close', tell);
+      },
+      () => undefined,
+    );
+    return () => {
+      off = true;
+      client?.off('close', tell);
+    };
+  }
+
   /** The client has stopped for good (gave up reconnecting, or was closed): nothing waiting on it will be answered. */
   private ended(): void {
     const cause = new Error('Connection is closed.');

@@ -237,6 +237,69 @@ describe('serve', () => {
     expect((events[1] as { ms: number }).ms).toBeGreaterThanOrEqual(0);
   });
 
+  test('a wake-up consumer that cannot connect because Redis went away is part of the outage, and is asked for again once a listing succeeds', async () => {
+    class Flaky extends MemoryStore {
+      down = true;
+      override async list(): Promise<string[]> {
+        if (this.down) throw new Error('connect ECONNREFUSED 127.0.0.1:1');
+        return super.list();
+      }
+    }
+    const store = new Flaky();
+    const runtime = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }));
+    let asked = 0;
+    let closed = 0;
+    const lost = Object.assign(new Error('Reached the max retries per request limit (which is 20).'), { name: 'MaxRetriesPerRequestError' });
+    const wakeable = {
+      store,
+      options: runtime.options,
+      resume: (id: string) => runtime.resume(id),
+      listOpen: (o?: { repair?: boolean }) => runtime.listOpen(o),
+      onWake: () => (++asked === 1 ? Promise.reject(lost) : Promise.resolve({ close: async () => void closed++ })),
+    };
+    const events: ServeEvent[] = [];
+    const stop = new AbortController();
+    const serving = serve(wakeable, { pollMs: 2, signal: stop.signal, onEvent: (e) => events.push(e) });
+    while (!events.some((e) => e.kind === 'outage')) await new Promise((r) => setTimeout(r, 5));
+    expect(asked).toBe(1);
+    store.down = false;
+    while (asked < 2) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    await serving;
+    expect(events.map((e) => `${e.kind}:${e.kind === 'outage' ? e.state : ''}`)).toEqual(['outage:started', 'outage:ended']);
+    expect(asked).toBe(2); // once after the outage, not once per poll
+    expect(closed).toBe(1); // the second consumer, closed when serve stopped
+  });
+
+  test('a store whose connection closes starts the outage at once, before any listing fails', async () => {
+    class Closing extends MemoryStore {
+      listener: (() => void) | undefined;
+      down = false;
+      onConnectionClosed(listener: () => void) {
+        this.listener = listener;
+        return () => (this.listener = undefined);
+      }
+      override async list(): Promise<string[]> {
+        if (this.down) return new Promise<string[]>(() => undefined); // a command waiting on reconnects
+        return super.list();
+      }
+    }
+    const store = new Closing();
+    const runtime = runtimeOver(store, new ScriptedModel({ model: 'notify', entries }));
+    const events: ServeEvent[] = [];
+    const stop = new AbortController();
+    const serving = runtime.serve({ pollMs: 2, signal: stop.signal, onEvent: (e) => events.push(e) });
+    while (!store.listener) await new Promise((r) => setTimeout(r, 5));
+    store.down = true;
+    store.listener();
+    expect(events).toMatchObject([{ kind: 'outage', state: 'started', message: 'the connection to memory closed' }]);
+    store.down = false;
+    stop.abort();
+    await serving;
+    expect(store.listener).toBeUndefined(); // serve stopped listening when it stopped
+  });
+
   test('runtimeFor picks, per resumed invocation, the runtime that runs it, and the event says where its effects run', async () => {
     const store = new MemoryStore();
     const down = runtimeOver(store, flaky(1, () => new ModelUnavailableError('m', 'HTTP 503')), { limits: { modelAttempts: 1 } });
