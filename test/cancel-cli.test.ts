@@ -4,6 +4,12 @@
  * inbox unwritten), then cancelled, its JSON line and text naming the effects that stay done; `weft
  * ls` lists it cancelled, `weft replay` re-derives it, `weft verify` checks it offline. `weft run
  * --deadline` pins the deadline.
+ *
+ * `weft run` and every `weft cancel` (refused, done, asked again) are processes: their JSON lines,
+ * texts and exit codes are the subject. What the readers then make of the cancelled run — ls's row,
+ * replay's status and fingerprint, verify's verdict, log's record — is read in this process by the
+ * same code (test/support/command-in-process.ts, runs-here.ts); those commands run end to end in
+ * cli-runtime.test.ts and others.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +20,8 @@ import type { JournalRecord } from '../journal/records.js';
 import { FileStore } from '../stores/file.js';
 import { readTravelState } from '../examples/travel/state.js';
 import { assertBuilt, weft } from './support/cli.js';
+import { weftHere } from './support/command-in-process.js';
+import { replayById } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cancel-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -57,14 +65,13 @@ describe('weft cancel', () => {
     expect(again.stdout).toMatch(/status\s+cancelled — cancelled by ops: conference cancelled/);
     expect(again.stdout).toMatch(/stays done\s+nothing/);
 
-    const ls = await weft(['ls', '--dir', dir]);
+    // What the readers make of it: ls, verify and log by their modules in this process, replay as `weft replay ID --dir D` replays.
+    const ls = await weftHere(['ls', '--dir', dir]);
     expect(ls.stdout).toMatch(new RegExp(`${started.id}.*cancelled`));
-    const replay = await weft(['replay', started.id, '--dir', dir, '--json']);
-    expect(replay.code, replay.stderr).toBe(0);
-    expect(lastJson(replay.stdout)).toMatchObject({ status: 'cancelled', fingerprint: line.fingerprint });
-    const verify = await weft(['verify', started.journal, '--public-key', started.publicKey]);
+    expect(await replayById(started.id, { dir, generateKey: false })).toMatchObject({ status: 'cancelled', fingerprint: line.fingerprint });
+    const verify = await weftHere(['verify', started.journal, '--public-key', started.publicKey]);
     expect(verify.code, verify.stderr).toBe(0);
-    const log = await weft(['log', started.id, '--dir', dir]);
+    const log = await weftHere(['log', started.id, '--dir', dir]);
     expect(log.stdout).toMatch(/cancel\.requested.*by ops/);
   });
 });

@@ -8,7 +8,9 @@
  * status note (endpoint down); a folder holding only a status note, and a stray file. `ls` lists
  * every invocation, exits 0, and names for each damaged or suspended one what is wrong and the
  * command to run; `--json` carries the same as fields. The commands under test — `ls`, and the
- * `resume` each fix names, and a run killed mid-epoch — are real processes.
+ * `resume` each fix names, and a run killed mid-epoch — are real processes; an empty workspace's
+ * one line is the command's module in this process (test/support/command-in-process.ts), and the
+ * listing after the torn run's resume is the runtime's (runtime/list.ts, what `ls --json` prints).
  */
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,8 @@ import { FileStore } from '../stores/file.js';
 import type { InvocationSummary } from '../runtime/list.js';
 import { assertBuilt, weft } from './support/cli.js';
 import { runInWorkspace } from './support/runs-here.js';
+import { weftHere } from './support/command-in-process.js';
+import { commandModules } from './support/commands-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-cli-ls-'));
 const dir = path.join(root, 'ws');
@@ -114,7 +118,7 @@ describe('weft ls', () => {
   });
 
   test('a workspace with no invocations says so and exits 0', async () => {
-    const r = await weft(['ls', '--dir', path.join(root, 'nothing')]);
+    const r = await weftHere(['ls', '--dir', path.join(root, 'nothing')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^no invocations in /);
   });
@@ -123,7 +127,9 @@ describe('weft ls', () => {
     const resumed = await weft(['resume', 'torn', '--dir', dir, '--quarantine-torn', '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ id: 'torn', status: 'completed' });
-    const rows = JSON.parse((await weft(['ls', '--dir', dir, '--json'])).stdout) as InvocationSummary[];
+    // The listing `weft ls --json` prints (runtime/list.ts, in this process; the command ran end to end above).
+    const { listInvocations, FileStore: DistFileStore } = await commandModules();
+    const rows = await listInvocations(new DistFileStore(dir));
     expect(rows.find((row) => row.id === 'torn')).toMatchObject({ status: 'completed' });
     expect(rows).toHaveLength(7);
   });

@@ -10,7 +10,9 @@
  * in a new process at the first and the last kill point of each kind; at the others it is the same
  * command's code in this process (test/support/runs-here.ts resumeInWorkspace), which shares
  * nothing with the killed process but the files either — a CLI start (0.3–0.45 s of CPU) for each of
- * some 25 resumes proved nothing the two real ones do not.
+ * some 25 resumes proved nothing the two real ones do not. The uninterrupted reference run, which
+ * only gives the journal and the kill points to compare with, is made in this process as `weft run`
+ * makes it (runInWorkspace, counting the durable appends as WEFT_COUNT_APPENDS does).
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { effectCounts } from '../examples/travel/state.js';
 import { assertBuilt, pool, weft } from './support/cli.js';
-import { resumeInWorkspace } from './support/runs-here.js';
+import { resumeInWorkspace, runInWorkspace } from './support/runs-here.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-crash-'));
 const refDir = path.join(root, 'reference');
@@ -67,14 +69,13 @@ async function crashThenResume(dir: string, env: Record<string, string>, resumeB
 
 beforeAll(async () => {
   assertBuilt();
-  const ref = await weft(['run', 'travel', '--dir', refDir, '--json'], { WEFT_COUNT_APPENDS: '1' });
-  expect(ref.code, ref.stderr).toBe(0);
-  const out = JSON.parse(ref.stdout) as { id: string; status: string };
-  expect(out.status).toBe('completed');
+  // The uninterrupted run, counting its durable appends (what WEFT_COUNT_APPENDS prints): made here as `weft run` makes it.
+  const out = await runInWorkspace('travel', { dir: refDir, countAppends: true });
+  expect(out.status, out.reason ?? '').toBe('completed');
   refId = out.id;
   refHashes = journalHashes(refDir, refId);
   refApplied = applied(refDir);
-  appends = Number(/appends: (\d+)/.exec(ref.stderr)?.[1]);
+  appends = out.appends!;
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));

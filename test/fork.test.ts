@@ -10,11 +10,14 @@
  *
  * The fork's semantics go through the runtime's API (`runtime.fork`), in this process. `weft fork`'s
  * own tests are processes: its JSON line and refusals, `--library` by file and by name, what it
- * prints for a superseded and an ended parent, the lineage `ls` and `show` print, and `replay` and
- * `verify` of a fork's exported bundle (and of bundles that lack or alter its lineage). What those
- * tests start from or only read afterwards — the parent runs, the cancel that ends one, the fork's
- * offline check and replay, the bundle `weft export` prints, the rows `ls --json` prints — is made or
- * read in this process as the commands do it (test/support/runs-here.ts, journals-here.ts).
+ * prints for a superseded and an ended parent, the lineage `ls` prints, and `replay` and `verify` of
+ * a fork's exported bundle. What those tests start from or only read afterwards — the parent runs,
+ * the cancel that ends one, the fork's offline check and replay, the bundle `weft export` prints,
+ * the rows `ls --json` prints — is made or read in this process as the commands do it
+ * (test/support/runs-here.ts, journals-here.ts); what `show` prints of the lineage, and the verdicts
+ * of `verify` and `replay` on bundles that lack or alter it, come from those commands' own modules
+ * run in this process (test/support/command-in-process.ts): their subject is what the command
+ * computes for each damage, not its process.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -42,6 +45,7 @@ import { travelLibrary } from '../examples/travel/library.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { assertBuilt, weft } from './support/cli.js';
+import { weftHere } from './support/command-in-process.js';
 import { inWorkspace, runInWorkspace } from './support/runs-here.js';
 import { exportAs, verifyJournal } from './support/journals-here.js';
 import { redisAvailable, startRedis, type RedisServer } from './support/redis-server.js';
@@ -664,8 +668,9 @@ describe('weft fork: lineage in the CLI', () => {
     const rows = await inWorkspace(dir, (ws) => ws.runtime.list());
     expect(rows.find((r) => r.id === fork)?.forkOf).toEqual({ parent, atEpoch: 1 });
     expect(rows.find((r) => r.id === parent)?.supersededBy).toBe(fork);
-    expect((await weft(['show', fork, '--dir', dir])).stdout).toMatch(new RegExp(`fork of\\s+${parent} at the end of epoch 1`));
-    expect((await weft(['show', parent, '--dir', dir])).stdout).toMatch(new RegExp(`forked as\\s+${fork}`));
+    // What `weft show` prints of each (the command's module, in this process; `show` runs end to end in cli-show.test.ts).
+    expect((await weftHere(['show', fork, '--dir', dir])).stdout).toMatch(new RegExp(`fork of\\s+${parent} at the end of epoch 1`));
+    expect((await weftHere(['show', parent, '--dir', dir])).stdout).toMatch(new RegExp(`forked as\\s+${fork}`));
 
     // A second fork of the superseded parent is refused, naming the fork to go on from.
     writeFileSync(join(root, 'travel-v2-lineage.json'), JSON.stringify(travelV2()));
@@ -693,19 +698,21 @@ describe('weft fork: lineage in the CLI', () => {
     const verified = await weft(['verify', file], {}, empty);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
 
+    // The verdicts on bundles that lack or alter the lineage: what replay and verify print and exit with, from the
+    // commands' modules in this process (test/support/command-in-process.ts) — the two processes above ran them end to end.
     // An older bundle (no lineage) replays no further than its parent: it says which parent is missing, and what to do.
     const old = join(empty, 'old.json');
     writeFileSync(old, JSON.stringify({ ...bundle, lineage: undefined }));
-    const noParent = await weft(['replay', old], {}, empty);
+    const noParent = await weftHere(['replay', old], {}, empty);
     expect(noParent.code).toBe(1);
     expect(noParent.stderr).toContain(`is a fork of ${parent} (at the end of epoch 1), whose journal up to seq ${seq} the bundle does not carry`);
-    expect((await weft(['verify', old], {}, empty)).code).toBe(1);
+    expect((await weftHere(['verify', old], {}, empty)).code).toBe(1);
     // A parent's journal changed inside the bundle: verify names it.
     const tampered = join(empty, 'tampered.json');
     const changed = JSON.parse(exported.stdout) as typeof bundle;
     changed.lineage![0]!.journal = changed.lineage![0]!.journal.replace('"price":310', '"price":311');
     writeFileSync(tampered, JSON.stringify(changed));
-    const bad = await weft(['verify', tampered], {}, empty);
+    const bad = await weftHere(['verify', tampered], {}, empty);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(`the bundle's journal of ${parent} (the parent of ${fork}) does not verify`);
 
@@ -714,7 +721,7 @@ describe('weft fork: lineage in the CLI', () => {
     const noBody = JSON.parse(exported.stdout) as typeof bundle & { journal: string };
     noBody.journal = ['{"kind":"invocation.pinned"}', ...noBody.journal.split('\n').slice(1)].join('\n');
     writeFileSync(headless, JSON.stringify(noBody));
-    const broken = await weft(['verify', headless, '--no-signature'], {}, empty);
+    const broken = await weftHere(['verify', headless, '--no-signature'], {}, empty);
     expect(broken.code, broken.stdout + broken.stderr).toBe(1);
     expect(broken.stderr).not.toMatch(/Cannot read properties/);
 
@@ -729,7 +736,7 @@ describe('weft fork: lineage in the CLI', () => {
     other.journal = rechained.map((r) => canonicalize(r) + '\n').join('');
     const mismatch = join(empty, 'mismatch.json');
     writeFileSync(mismatch, JSON.stringify(other));
-    const refused = await weft(['verify', mismatch, '--no-signature'], {}, empty);
+    const refused = await weftHere(['verify', mismatch, '--no-signature'], {}, empty);
     expect(refused.code, refused.stdout + refused.stderr).toBe(1);
     expect(refused.stdout + refused.stderr).toContain(`invocation.pinned names its parent as`);
   });

@@ -9,6 +9,11 @@
  * - A journal edited in Redis (its author reply) is refused by `weft mine --redis`, as `weft verify`
  *   refuses it: nothing mined, written or filed.
  *
+ * The commands under test are processes: the Redis run on the worker, `mine --redis` (and `--dir`, to
+ * compare), the run on the mined version, replay, verify. The two runs that are only material — the
+ * same run in a workspace on disk, and the run whose journal is then edited in Redis — are made in
+ * this process as `weft run` makes them (test/support/runs-here.ts).
+ *
  * Needs `redis-server` on PATH (under CI=true its absence fails; elsewhere skipped loudly) and the build.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TRAVEL_TRANSFER_INTENTS } from '../examples/travel/transfer-script.js';
 import { assertBuilt, weft, type CliResult } from './support/cli.js';
 import { fileRedis } from './support/file-redis.js';
+import { runInWorkspace, runOnRedis } from './support/runs-here.js';
 import { startWeftWorker, type WorkerProcess } from './support/weft-processes.js';
 
 /** The file's private Redis (AOF, fsync always); each scenario under its own --redis-prefix. */
@@ -55,12 +61,13 @@ describe.skipIf(!redisOk)('mining with Redis and workers', () => {
   test('mining the Redis store gives the file store\'s version; the mined version runs on the existing worker with no authoring', async () => {
     worker = await startWeftWorker(['--domain', 'travel', ...redisArgs(), '--dir', path.join(root, 'worker')]);
     const lisbonArgs = ['run', 'travel', TRAVEL_TRANSFER_INTENTS.lisbon, '--seed', '11', '--as-of', AS_OF, '--json'];
+    // The same run in a workspace on disk, the one to compare with: made here as `weft run … --dir ws --json` makes it.
     const [inRedis, onDisk] = await Promise.all([
       weft([...lisbonArgs, ...redisArgs(), '--dispatch', 'bullmq', '--dir', path.join(root, 'runtime')]),
-      weft([...lisbonArgs, '--dir', path.join(root, 'ws')]),
+      runInWorkspace('travel', { intent: TRAVEL_TRANSFER_INTENTS.lisbon, seed: '11', asOf: AS_OF, dir: path.join(root, 'ws') }),
     ]);
     expect(lastJson(inRedis)).toMatchObject({ status: 'completed' });
-    expect(lastJson(onDisk)).toMatchObject({ status: 'completed', fingerprint: lastJson(inRedis).fingerprint });
+    expect(onDisk).toMatchObject({ status: 'completed', fingerprint: lastJson(inRedis).fingerprint });
 
     const fromRedis = lastJson(await weft(['mine', ...redisArgs(), '--library', 'travel', '--out', path.join(root, 'redis.json'), '--apply', '--json']));
     const fromFiles = lastJson(await weft(['mine', '--dir', path.join(root, 'ws'), '--library', 'travel', '--out', path.join(root, 'files.json'), '--json']));
@@ -89,7 +96,8 @@ describe.skipIf(!redisOk)('mining with Redis and workers', () => {
 
   test('a journal edited in Redis is refused: weft verify says the chain is broken and weft mine --redis mines nothing (exit 1, named by id)', async () => {
     const args = ['--redis', redis.url, '--redis-prefix', 'tampered'];
-    const run = lastJson(await weft(['run', 'travel', TRAVEL_TRANSFER_INTENTS.lisbon, '--seed', '21', '--as-of', AS_OF, ...args, '--dir', path.join(root, 'tampered'), '--json']));
+    // The run to tamper with: made here as `weft run … --redis URL --redis-prefix tampered --json` makes it (its runtime in this process).
+    const run = await runOnRedis('travel', { intent: TRAVEL_TRANSFER_INTENTS.lisbon, seed: '21', asOf: AS_OF, redis: redis.url, prefix: 'tampered', dir: path.join(root, 'tampered'), dispatch: 'in-process' });
     expect(run.status).toBe('completed');
     const id = run.id as string;
     const before = lastJson(await weft(['mine', ...args, '--library', 'travel', '--out', path.join(root, 't0.json'), '--json']));

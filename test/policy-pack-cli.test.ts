@@ -1,5 +1,5 @@
 /**
- * Policy packs from the command line, each command a separate process (dist/cli/main.js):
+ * Policy packs from the command line (dist/cli/main.js):
  * - `weft run travel <the standard intent> --policy examples/travel/policy-approval.json` rests
  *   awaiting approval (the 780 EUR booking is above the pack's 500); `weft approve` — a new
  *   process given no pack: it reads the pinned pack from the store — completes it; the world holds
@@ -14,6 +14,13 @@
  *   not recorded, its admission implied by its dispatch;
  * - `weft policy check` prints a good pack's digest (text and --json) and refuses a bad one naming
  *   the file and the field; `weft run --policy` with a bad pack is refused before anything is written.
+ *
+ * Each command runs end to end as a separate process: run and approve with a pack, log, explain
+ * (text and --json), replay and verify of the bundle, check (--json, good and bad), run with a bad
+ * pack (--json). What a command prints for the other inputs — explain of an unknown id and of the
+ * older journals, check's text of a good and a bad pack, run with a pack file that is not there — is
+ * the command's module run in this process (test/support/command-in-process.ts: the code the
+ * process runs, with main.ts's exit codes): its subject is what the command computes, not its process.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +31,7 @@ import { readTravelState } from '../examples/travel/state.js';
 import type { JournalRecord } from '../journal/records.js';
 import { packDigest, parseRulePackText } from '../policy/index.js';
 import { assertBuilt, repoRoot, weft } from './support/cli.js';
+import { weftHere } from './support/command-in-process.js';
 import { exportAs, verifyJournal } from './support/journals-here.js';
 import { inWorkspace } from './support/runs-here.js';
 
@@ -123,13 +131,13 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
   });
 
   test('an unknown id is refused, and a journal an older weft wrote says its rules were not recorded', async () => {
-    const missing = await weft(['policy', 'explain', 'inv-nope', '--dir', dir]);
+    const missing = await weftHere(['policy', 'explain', 'inv-nope', '--dir', dir]);
     expect(missing.code).toBe(2); // an unknown invocation: a command line to fix (cli/exit-codes.ts)
     expect(missing.stderr).toMatch(/no invocation inv-nope/);
     const old = path.join(root, 'old');
     cpSync(path.join(repoRoot, 'test', 'fixtures', 'runtime', 'travel-v3'), old, { recursive: true });
     const oldId = (JSON.parse(readFileSync(path.join(old, 'fixture.json'), 'utf8')) as { id: string }).id;
-    const explained = await weft(['policy', 'explain', oldId, '--dir', old]);
+    const explained = await weftHere(['policy', 'explain', oldId, '--dir', old]);
     expect(explained.code, explained.stderr).toBe(0);
     expect(explained.stdout).toContain('rules       not recorded: pinned before flag 7');
     const rules = explained.stdout.split('\n').filter((l) => l.startsWith('  rule '));
@@ -143,7 +151,7 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
     const old = path.join(root, 'before-9');
     cpSync(path.join(repoRoot, 'test', 'fixtures', 'runtime', 'travel-v5'), old, { recursive: true });
     const oldId = (JSON.parse(readFileSync(path.join(old, 'fixture.json'), 'utf8')) as { id: string }).id;
-    const text = await weft(['policy', 'explain', oldId, '--dir', old]);
+    const text = await weftHere(['policy', 'explain', oldId, '--dir', old]);
     expect(text.code, text.stderr).toBe(0);
     const lines = text.stdout.split('\n');
     expect(lines).toContain('rules       recorded on each admission (flag 7)');
@@ -165,7 +173,7 @@ describe('weft run --policy makes the approval path reachable from the CLI', () 
 
 describe('weft policy check, and a bad pack on weft run', () => {
   test('a good pack: its digest, the id a run pins, its rules (text and --json)', async () => {
-    const text = await weft(['policy', 'check', approvalFile]);
+    const text = await weftHere(['policy', 'check', approvalFile]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('valid policy pack travel-approval@1 (8 rules)');
     expect(text.stdout).toContain(`digest      ${approvalDigest}`);
@@ -178,7 +186,7 @@ describe('weft policy check, and a bad pack on weft run', () => {
   test('a bad pack is refused naming the file and the field; run --policy with it writes nothing', async () => {
     const bad = path.join(root, 'bad-pack.json');
     writeFileSync(bad, JSON.stringify({ pack: 1, name: 'x', version: '1', rules: [{ id: 'cap', rule: 'spend-cap', arg: 'amount', cap: 'lots' }] }));
-    const check = await weft(['policy', 'check', bad]);
+    const check = await weftHere(['policy', 'check', bad]);
     expect(check.code).toBe(1);
     expect(check.stderr).toMatch(new RegExp(`^weft policy check: ${bad.replaceAll('.', '\\.')} is not a valid policy pack: rules\\[0\\]\\.cap: `));
     const json = last((await weft(['policy', 'check', bad, '--json'])).stdout);
@@ -190,7 +198,7 @@ describe('weft policy check, and a bad pack on weft run', () => {
     expect(last(run.stdout)).toMatchObject({ status: null, refused: 'policy.invalid_pack' });
     expect(run.stderr).toContain(`${bad} is not a valid policy pack: rules[0].cap:`);
     expect(existsSync(path.join(dir, 'invocations'))).toBe(false);
-    const missing = await weft(['run', 'travel', intent, '--dir', dir, '--policy', path.join(root, 'nope.json')]);
+    const missing = await weftHere(['run', 'travel', intent, '--dir', dir, '--policy', path.join(root, 'nope.json')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/nope\.json is not a valid policy pack: cannot read it \(ENOENT\)/);
     expect(existsSync(path.join(dir, 'invocations'))).toBe(false);

@@ -12,7 +12,8 @@
  *   a resume from another process and folder ends with the uninterrupted fingerprint, every effect
  *   applied once — and in the second case the actuator is not run again (the stored outcome is read).
  * - `weft worker`: SIGTERM while idle exits 0 promptly; a missing --domain or --redis, or a job lock
- *   under 500 ms, exits 2 with usage.
+ *   under 500 ms, exits 2 with usage (the first as a process, the other two by the command's module
+ *   in this process: one argument check after another on the same path).
  * - Two domains on one Redis: each has its own queue (weft-effects-<domain>), so a helpdesk worker
  *   never sees travel's jobs; a worker logs one line per job (none with --quiet); the notice of a run
  *   without a worker names a worker command that, run as printed, consumes the run's queue.
@@ -40,6 +41,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { writeKeyPair } from '../runtime/keys.js';
 import { assertBuilt, repoRoot, weft, weftBin, type CliResult } from './support/cli.js';
+import { weftHere } from './support/command-in-process.js';
 import { fileRedis } from './support/file-redis.js';
 import { resumeOnRedis, runInWorkspace, runOnRedis } from './support/runs-here.js';
 import { spawnNode, spawnWeft, startWeftWorker, waitFor, type WorkerProcess } from './support/weft-processes.js';
@@ -353,11 +355,13 @@ describe.skipIf(!redisOk)('weft worker processes', () => {
     expect(noDomain.code).toBe(2);
     expect(noDomain.stderr).toContain('--domain is required');
     expect(noDomain.stderr).toMatch(usage);
-    const noRedis = await weft(['worker', '--domain', 'travel'], { WEFT_REDIS_URL: '' });
+    // The other two refusals are the same path with another check (cli/commands/worker.ts): the command's
+    // module in this process (test/support/command-in-process.ts) — what it prints and the exit code main.ts gives.
+    const noRedis = await weftHere(['worker', '--domain', 'travel'], { WEFT_REDIS_URL: '' });
     expect(noRedis.code).toBe(2);
     expect(noRedis.stderr).toContain('--redis URL (or WEFT_REDIS_URL) is required');
     expect(noRedis.stderr).toMatch(usage);
-    const tooShort = await weft(['worker', '--domain', 'travel', '--redis', redis.url, '--lock-ms', '100']);
+    const tooShort = await weftHere(['worker', '--domain', 'travel', '--redis', redis.url, '--lock-ms', '100']);
     expect(tooShort.code).toBe(2);
     expect(tooShort.stderr).toContain('--lock-ms is at least 500');
   });
