@@ -54,11 +54,11 @@ export const REFUSED = {
 } as const;
 
 /**
- * Codes that say "the invocation you named is not there", by whichever layer noticed: the runtime
- * (`runtime.unknown_invocation`), the CLI's pin lookup, verify/log's journal source. All of them
- * are answered as one: `invocation.not_found`, exit 2.
+ * Codes that say "the invocation you named is not there": one code, `invocation.not_found`, whichever
+ * layer noticed (the runtime and the client: runtime/errors.ts InvocationNotFoundError; the CLI's pin
+ * lookup) — exit 2. verify/log's journal source says so by its error's name (JournalNotFoundError).
  */
-const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['invocation.not_found', 'runtime.unknown_invocation']);
+const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['invocation.not_found']);
 
 /** Refusal codes of a command line to fix (exit 2) besides the not-found ones and `domain.*`. */
 const USAGE_CODES: ReadonlySet<string> = new Set(['usage', 'file.not_found', 'runtime.bad_invocation_id', 'journal.invalid_name']);

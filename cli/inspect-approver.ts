@@ -15,7 +15,7 @@
 import type { Approver, Decision } from '../inspector/approve.js';
 import { isValidInvocationId, type JournalStore } from '../journal/store.js';
 import { checkRedisDurability, type RedisStore } from '../stores/redis.js';
-import { RuntimeUsageError } from '../runtime/errors.js';
+import { InvocationNotFoundError, RuntimeUsageError } from '../runtime/errors.js';
 import { openWorkspaceFor } from './open-invocation.js';
 import type { StoreChoice } from './store-choice.js';
 
@@ -60,7 +60,7 @@ export function inboxMessage(decision: Decision, at: number) {
 async function checkAwaitingApproval(store: JournalStore, id: string): Promise<void> {
   if (!isValidInvocationId(id)) throw new RuntimeUsageError('runtime.bad_invocation_id', `${JSON.stringify(id.slice(0, 80))} is not an invocation id`);
   const tail = await store.tail(id);
-  if (tail === undefined) throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${store.name}`);
+  if (tail === undefined) throw new InvocationNotFoundError(id, store.name);
   if (tail.kind === 'invocation.sealed') throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval: it has ended`);
   const value = ((await store.getSnapshot(id))?.data as { value?: unknown } | undefined)?.value;
   if (value !== 'awaitingApproval') throw new RuntimeUsageError('runtime.not_awaiting_approval', `invocation ${id} is not awaiting approval (its last snapshot is in ${JSON.stringify(value ?? 'no snapshot')})`);

@@ -115,7 +115,7 @@ export async function approvalRoute(approver: Approver | undefined, req: Incomin
     await approver.decide(id, decision);
   } catch (err) {
     if (isWeftError(err)) {
-      const status = err.code === 'runtime.unknown_invocation' ? 404 : err.code === 'runtime.bad_invocation_id' ? 400 : 409;
+      const status = err.code === 'invocation.not_found' ? 404 : err.code === 'runtime.bad_invocation_id' ? 400 : 409;
       reply(res, status, { error: err.message, code: err.code });
       return true;
     }

@@ -171,7 +171,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
       return send(res, 200, 'application/x-ndjson; charset=utf-8', shown.bytes, shown.redacted ? { [REDACTED_HEADER]: '1' } : {});
     } catch (err) {
       if (isWeftError(err) && err.code === 'runtime.bad_invocation_id') return sendJson(res, 400, { error: err.message });
-      if (isWeftError(err) && err.code === 'runtime.unknown_invocation') return sendJson(res, 404, { error: err.message });
+      if (isWeftError(err) && err.code === 'invocation.not_found') return sendJson(res, 404, { error: err.message });
       throw err;
     }
   }

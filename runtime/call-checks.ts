@@ -13,7 +13,7 @@ import { verifyRecords } from '../journal/reader.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { Library } from '../htn/library/schema.js';
 import { FLAG_DECLARED_SPEND, hasFlag } from '../machines/flags.js';
-import { ForeignJournalError, PinMismatchError, RuntimeUsageError } from './errors.js';
+import { ForeignJournalError, InvocationNotFoundError, PinMismatchError } from './errors.js';
 import type { Executor } from './executor.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { readPinnedPack } from './pack-blob.js';
@@ -37,7 +37,7 @@ export function checkGenesis(ex: Executor, id: string, first: JournalRecord | un
  */
 export function checkTenant(ex: Executor, id: string, first: JournalRecord | undefined, asked: string | undefined): void {
   const { tenant, foreign } = callScope(ex.options.tenant, asked);
-  const unknown = () => new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id}${tenant === undefined ? '' : ` of tenant ${JSON.stringify(tenant)}`} in ${ex.store.name}`);
+  const unknown = () => new InvocationNotFoundError(id, ex.store.name, tenant);
   if (foreign || !first || first.kind !== 'invocation.pinned') throw unknown();
   if (tenant !== undefined && (first as JournalRecord<'invocation.pinned'>).body.tenant !== tenant) throw unknown();
 }
@@ -45,7 +45,7 @@ export function checkTenant(ex: Executor, id: string, first: JournalRecord | und
 /** A journal file named to a scoped runtime must be its tenant's: another's (or a missing one) is unknown, as an id is. */
 export function checkFileTenant(ex: Executor, file: string): void {
   const scope = ex.options.tenant;
-  if (scope !== undefined && tenantOfJournalFile(file) !== scope) throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation journal ${file} of tenant ${JSON.stringify(scope)}`);
+  if (scope !== undefined && tenantOfJournalFile(file) !== scope) throw new InvocationNotFoundError(`journal ${file}`, ex.store.name, scope);
 }
 
 /**

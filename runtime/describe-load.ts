@@ -15,7 +15,7 @@ import { splitJournalText, verifyRecords } from '../journal/reader.js';
 import type { JournalRecord } from '../journal/records.js';
 import { isValidInvocationId, journalFileOf, type JournalStore } from '../journal/store.js';
 import { invocationDescription, type InvocationDescription } from './describe.js';
-import { RuntimeUsageError } from './errors.js';
+import { InvocationNotFoundError, RuntimeUsageError } from './errors.js';
 import { invocationSummary } from './list.js';
 
 /** Describe invocation `id` of `store`; throws RuntimeUsageError for a bad or unknown id. */
@@ -23,7 +23,7 @@ export async function describeInvocation(store: JournalStore, id: string): Promi
   if (!isValidInvocationId(id)) {
     throw new RuntimeUsageError('runtime.bad_invocation_id', `${JSON.stringify(id.slice(0, 80))} is not an invocation id (letters, digits, '.', '_' and '-', at most 200); weft ls lists them`);
   }
-  if (!(await exists(store, id))) throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${store.name}; weft ls lists them`);
+  if (!(await exists(store, id))) throw new InvocationNotFoundError(id, store.name);
   const summary = await invocationSummary(store, id);
   let records: JournalRecord[] = [];
   let journalProblem: string | undefined;

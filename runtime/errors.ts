@@ -49,6 +49,19 @@ export class RuntimeUsageError extends WeftError {
   }
 }
 
+/**
+ * An invocation the store does not hold — or another tenant's, answered with the very same words,
+ * so one tenant learns nothing of another's. One code and one wording wherever an id (or a journal
+ * file named for one) is not found: the runtime's verbs, the client, opening a pin, `weft show`,
+ * the viewer — `invocation.not_found`, which the CLI answers with exit 2 (cli/exit-codes.ts).
+ */
+export class InvocationNotFoundError extends RuntimeUsageError {
+  constructor(id: string, storeName: string, tenant?: string) {
+    super('invocation.not_found', `no invocation ${id}${tenant === undefined ? '' : ` of tenant ${JSON.stringify(tenant)}`} in ${storeName}; weft ls lists them`);
+    this.name = 'InvocationNotFoundError';
+  }
+}
+
 /** What a runtime offers differs from what an invocation pinned; nothing was written. */
 export class PinMismatchError extends WeftError {
   constructor(

@@ -15,6 +15,6 @@ export { replayJournal, type ReplayResult, type ReplayDeps } from './replay.js';
 export { Recorder } from './recorder.js';
 export { serve, servable, type ServeOptions, type ServeEvent } from './serve.js';
 export { ForkRefusedError, ForkParentError, type ForkOptions, type ForkState, type WorldEffect } from './fork.js';
-export { ReplayDivergenceError, ReplayEndedError, RuntimeUsageError, PinMismatchError, ForeignJournalError, SealKeyMismatchError } from './errors.js';
+export { ReplayDivergenceError, ReplayEndedError, RuntimeUsageError, InvocationNotFoundError, PinMismatchError, ForeignJournalError, SealKeyMismatchError } from './errors.js';
 export { generateSigningKey, loadSigningKey, loadPublicKey, writeKeyPair, KeyFileError, SECRET_FILE, PUBLIC_FILE } from './keys.js';
 export { openInvocation, pinnedRecord, type OpenedInvocation, type OpenResolvers, type StoredInvocation } from './open.js';

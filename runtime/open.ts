@@ -16,9 +16,9 @@
  * rebuilt (cli/open-invocation.ts), and this module decides what is read, once, and when.
  */
 import type { Model } from '../actors/model/model.js';
-import { WeftError } from '../journal/errors.js';
 import type { JournalRecord, Pin } from '../journal/records.js';
 import type { InvocationMetadata, JournalStore } from '../journal/store.js';
+import { InvocationNotFoundError } from './errors.js';
 
 /** What the store holds about an invocation before a runtime is built for it. */
 export interface StoredInvocation {
@@ -48,7 +48,7 @@ export async function pinnedRecord(store: JournalStore, id: string, tenant?: str
   const first = (await store.read(id, 0, 1))[0];
   if (!first || first.kind !== 'invocation.pinned' || (tenant !== undefined && (first as JournalRecord<'invocation.pinned'>).body.tenant !== tenant)) {
     // The CLI adds the location flags of the store it used to `weft ls` (cli/hints.ts).
-    throw new WeftError('invocation.not_found', 'permanent', `no invocation ${id}${tenant === undefined ? '' : ` of tenant ${JSON.stringify(tenant)}`} in ${store.name} (weft ls lists them)`);
+    throw new InvocationNotFoundError(id, store.name, tenant);
   }
   return first as JournalRecord<'invocation.pinned'>;
 }

@@ -199,11 +199,11 @@ describe('cancel', () => {
     const heldBefore = providers(stateDir, handle.id);
 
     // Another tenant cannot cancel it, and writes nothing.
-    await expect(runtime.cancel(handle.id, { reason: 'x', tenant: 't2' })).rejects.toMatchObject({ code: 'runtime.unknown_invocation' });
+    await expect(runtime.cancel(handle.id, { reason: 'x', tenant: 't2' })).rejects.toMatchObject({ code: 'invocation.not_found' });
     await expect(runtime.cancel(handle.id, { reason: 'x', tenant: 't2' })).rejects.toBeInstanceOf(RuntimeUsageError);
     expect(await runtime.store.peekInbox(handle.id)).toBeUndefined();
     const scoped = createRuntime({ store: new FileStore(dir), domain: travelDomain, stateDir, model, signingKey: key, tenant: 't2' });
-    await expect(scoped.cancel(handle.id, { reason: 'x' })).rejects.toMatchObject({ code: 'runtime.unknown_invocation' });
+    await expect(scoped.cancel(handle.id, { reason: 'x' })).rejects.toMatchObject({ code: 'invocation.not_found' });
 
     // A second runtime over the same store cancels it.
     const { runtime: other } = travelRuntime(dir);

@@ -15,7 +15,7 @@ import { DomainLoadError } from '../cli/domain-loader.js';
 import { EXIT, exitCodeOf, MissingPathError, refusalCode } from '../cli/exit-codes.js';
 import { JournalNotFoundError } from '../cli/journal-source.js';
 import { statusFlag } from '../cli/commands/ls.js';
-import { PinMismatchError, RuntimeUsageError } from '../runtime/errors.js';
+import { InvocationNotFoundError, PinMismatchError, RuntimeUsageError } from '../runtime/errors.js';
 import { assertBuilt, pool, repoRoot, weft, type CliResult } from './support/cli.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'weft-exit-codes-'));
@@ -30,7 +30,7 @@ const lastLine = (r: CliResult) => JSON.parse(r.stdout.trim().split('\n').at(-1)
 describe('the table', () => {
   test.each([
     ['a usage error', new UsageError('bad flag'), 'usage', EXIT.usage],
-    ['the runtime: unknown invocation', new RuntimeUsageError('runtime.unknown_invocation', 'no invocation x'), 'invocation.not_found', EXIT.usage],
+    ['the runtime and the client: unknown invocation', new InvocationNotFoundError('x', 'memory'), 'invocation.not_found', EXIT.usage],
     ['the CLI pin lookup: invocation not found', new DomainLoadError('no invocation x', 'invocation.not_found'), 'invocation.not_found', EXIT.usage],
     ['verify/log: no journal and no invocation', new JournalNotFoundError('no journal file x'), 'invocation.not_found', EXIT.usage],
     ['a missing file the user named', new MissingPathError('no file'), 'file.not_found', EXIT.usage],

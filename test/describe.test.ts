@@ -162,7 +162,7 @@ describe('describing an invocation of the travel domain', () => {
   test('a bad id and an unknown id are typed errors; a tampered record is where the description stops trusting the journal', async () => {
     const { store, runtime } = travel();
     await expect(describeInvocation(store, '../etc/passwd')).rejects.toMatchObject({ code: 'runtime.bad_invocation_id' });
-    await expect(describeInvocation(store, 'nobody')).rejects.toMatchObject({ code: 'runtime.unknown_invocation', message: expect.stringContaining('weft ls') });
+    await expect(describeInvocation(store, 'nobody')).rejects.toMatchObject({ code: 'invocation.not_found', message: expect.stringContaining('weft ls') });
     const result = await (await runtime.start(travelDomain.intent!, start)).done;
     const file = store.journalPath(result.id);
     const lines = readFileSync(file, 'utf8').split('\n');

@@ -465,8 +465,8 @@ describe('runtime.fork', () => {
     expect(await ws.store.list()).toEqual([parent]);
     expect(await ws.store.length(parent)).toBe(length);
 
-    await expect(ws.runtime.fork(parent, { atEpoch: 1, tenant: 'other' })).rejects.toMatchObject({ code: 'runtime.unknown_invocation' });
-    await expect(workspaceOver(ws, { tenant: 'other' }).fork(parent, { atEpoch: 1 })).rejects.toMatchObject({ code: 'runtime.unknown_invocation' });
+    await expect(ws.runtime.fork(parent, { atEpoch: 1, tenant: 'other' })).rejects.toMatchObject({ code: 'invocation.not_found' });
+    await expect(workspaceOver(ws, { tenant: 'other' }).fork(parent, { atEpoch: 1 })).rejects.toMatchObject({ code: 'invocation.not_found' });
     await expectUntouched(ws, parent, length);
   });
 

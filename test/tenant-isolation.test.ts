@@ -95,7 +95,7 @@ describe('through the library', () => {
     const asMissing = async (run: (id: string) => Promise<unknown>) => {
       const foreign = await refusal(() => run(acmeId));
       const none = await refusal(() => run(missing));
-      expect(foreign.code).toBe('runtime.unknown_invocation');
+      expect(foreign.code).toBe('invocation.not_found');
       // The same words for another tenant's id and for none.
       expect(foreign.message!.replace(acmeId, '<id>')).toBe(none.message!.replace(missing, '<id>'));
       expect(foreign.message).not.toContain('acme');
@@ -119,15 +119,15 @@ describe('through the library', () => {
     }
     // A journal file by path: another tenant's is unknown to a scoped runtime, as a missing file is.
     const file = store.journalPath(acmeId);
-    expect((await refusal(() => globex.verify({ journalPath: file }))).code).toBe('runtime.unknown_invocation');
-    expect((await refusal(() => globex.replay({ journalPath: file }))).code).toBe('runtime.unknown_invocation');
+    expect((await refusal(() => globex.verify({ journalPath: file }))).code).toBe('invocation.not_found');
+    expect((await refusal(() => globex.replay({ journalPath: file }))).code).toBe('invocation.not_found');
     expect(globex.journalPath(acmeId)).toBeUndefined();
     expect(runtime({ tenant: 'acme' }).journalPath(acmeId)).toBe(file);
     // An unscoped runtime narrowed per call to globex is refused too.
-    expect((await refusal(() => runtime().approve(acmeId, { decision: 'approved', by: 'mallory' }, { tenant: 'globex' }))).code).toBe('runtime.unknown_invocation');
-    expect((await refusal(() => runtime().cancel(acmeId, { tenant: 'globex', waitMs: 0 }))).code).toBe('runtime.unknown_invocation');
+    expect((await refusal(() => runtime().approve(acmeId, { decision: 'approved', by: 'mallory' }, { tenant: 'globex' }))).code).toBe('invocation.not_found');
+    expect((await refusal(() => runtime().cancel(acmeId, { tenant: 'globex', waitMs: 0 }))).code).toBe('invocation.not_found');
     // acme's records handed to globex's replay: refused as unknown, as its id is.
-    expect((await refusal(() => globex.replay({ records: before.records }))).code).toBe('runtime.unknown_invocation');
+    expect((await refusal(() => globex.replay({ records: before.records }))).code).toBe('invocation.not_found');
     // A start or a fork under acme's id: refused, quoting nothing of acme's invocation.
     const started = await refusal(() => globex.start(travelDomain.intent!, { id: acmeId, seed: 1, asOf: travelDomain.asOf! }));
     expect(started.code).toBe('runtime.id_conflict');

@@ -11,7 +11,7 @@
  */
 import type { JournalStore } from '../../journal/store.js';
 import { explainAdmissions, type AdmissionExplained, type AdmissionsExplained, type ImpliedStepAdmission } from '../../runtime/admissions.js';
-import { RuntimeUsageError } from '../../runtime/errors.js';
+import { InvocationNotFoundError } from '../../runtime/errors.js';
 import type { RulePack } from '../../policy/schema.js';
 import { readPinnedRulePack } from '../../runtime/pack-blob.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
@@ -46,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
   let explained: AdmissionsExplained;
   try {
     const store = await openStore(choice);
-    const missing = () => new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${store.name}; weft ls lists them`);
+    const missing = () => new InvocationNotFoundError(id, store.name, args.strings.tenant);
     if (!(await isTenants(store, id, args.strings.tenant))) throw missing();
     const records = await store.read(id);
     if (records[0]?.kind !== 'invocation.pinned') throw missing();

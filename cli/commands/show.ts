@@ -22,7 +22,7 @@ import { describeSpenders } from '../../machines/spenders.js';
 import { inert, quoted } from '../terminal-text.js';
 import { workspaceDir } from '../workspace.js';
 import { isTenants, tenantOption } from '../tenant-scope.js';
-import { RuntimeUsageError } from '../../runtime/errors.js';
+import { InvocationNotFoundError } from '../../runtime/errors.js';
 
 export const usage =
   `show <id> [--dir D] [--tenant T] ${storeUsage} [--json]\n` +
@@ -44,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const store = await openStore(choice);
     // --tenant T: another tenant's invocation is answered as a missing one (cli/tenant-scope.ts).
-    if (!(await isTenants(store, id, args.strings.tenant))) throw new RuntimeUsageError('runtime.unknown_invocation', `no invocation ${id} in ${store.name}; weft ls lists them`);
+    if (!(await isTenants(store, id, args.strings.tenant))) throw new InvocationNotFoundError(id, store.name, args.strings.tenant);
     description = await describeInvocation(store, id);
   } catch (err) {
     const message = locate(inert(err instanceof Error ? err.message : String(err)), id, locationOf(choice));
