@@ -15,6 +15,12 @@
  * every invoking state's `onError` into `suspended`, and `suspended`'s `resume` back to each of
  * them. Laid out with the rest they would cross the whole chart; they are edges all the same
  * (`fan: true`) with straight points, and the page draws one only when a run took it.
+ *
+ * The whole machine is some 6,000 px wide: shrunk to a page, its labels are specks. So the page
+ * opens on the path a run took, laid out on its own (`GET /api/machine?states=a,b&taken=e1,e2`,
+ * `machineGraphFor`): only the states it visited, every transition between two of them, and
+ * the fan transitions it took (laid out by dagre there, as a few of them cross nothing). Names
+ * that are not the machine's are ignored; each path's layout is kept (the last PATHS_KEPT).
  */
 import dagre from '@dagrejs/dagre';
 import type { AnyTransitionDefinition } from 'xstate';
@@ -60,6 +66,10 @@ export interface MachineEdge {
 export interface MachineGraph {
   machine: string;
   initial: string;
+  /** The states laid out when only a path is (sorted), or null for the whole machine. */
+  only: string[] | null;
+  /** The states the whole machine has (what a path's layout leaves out is the rest). */
+  total: number;
   width: number;
   height: number;
   nodes: MachineNode[];
@@ -103,6 +113,10 @@ function rawEdges(): { nodes: Array<Omit<MachineNode, 'x' | 'y' | 'width' | 'hei
   return { nodes, edges };
 }
 
+let parts: ReturnType<typeof rawEdges> | undefined;
+/** The machine's states and transitions, read from its definition once. */
+const machineParts = () => (parts ??= rawEdges());
+
 const isFan = (e: RawEdge) => (e.event === 'onError' && e.target === 'suspended') || (e.source === 'suspended' && e.event === 'resume');
 
 /** Where the segment from a box's centre towards `to` leaves the box. */
@@ -118,9 +132,18 @@ function border(n: MachineNode, to: Point): Point {
 
 const round = (p: Point): Point => ({ x: Math.round(p.x * 10) / 10, y: Math.round(p.y * 10) / 10 });
 
-/** The machine laid out (see the header). */
-export function layOutMachine(): MachineGraph {
-  const { nodes: raw, edges } = rawEdges();
+/** Which part of the machine to lay out: the states a run visited and the fan transitions it took (see the header). */
+export interface MachinePath {
+  states: ReadonlySet<string>;
+  taken: ReadonlySet<string>;
+}
+
+/** The machine laid out (see the header): the whole of it, or only `path`. */
+export function layOutMachine(path?: MachinePath): MachineGraph {
+  const { nodes: all, edges: allEdges } = machineParts();
+  const raw = path ? all.filter((n) => path.states.has(n.id)) : all;
+  const laidOut = (e: RawEdge) => !isFan(e) || (path !== undefined && path.taken.has(edgeId(e.source, e.event, e.index)));
+  const edges = path ? allEdges.filter((e) => path.states.has(e.source) && path.states.has(e.target) && laidOut(e)) : allEdges;
   const g = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 36, edgesep: 14, marginx: 12, marginy: 18 });
   g.setDefaultEdgeLabel(() => ({}));
@@ -129,7 +152,7 @@ export function layOutMachine(): MachineGraph {
     g.setNode(n.id, { width, height: NODE_H });
   }
   for (const e of edges) {
-    if (isFan(e)) continue;
+    if (!laidOut(e)) continue;
     const text = labelText(e);
     g.setEdge(e.source, e.target, { width: Math.ceil(text.length * LABEL_W) + 8, height: LABEL_H, labelpos: 'c' }, edgeId(e.source, e.event, e.index));
   }
@@ -141,19 +164,28 @@ export function layOutMachine(): MachineGraph {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const laid: MachineEdge[] = edges.map((e) => {
     const id = edgeId(e.source, e.event, e.index);
-    const common = { id, source: e.source, target: e.target, event: e.event, guard: e.guard, otherwise: e.otherwise };
-    if (isFan(e)) {
+    const common = { id, source: e.source, target: e.target, event: e.event, guard: e.guard, otherwise: e.otherwise, fan: isFan(e) };
+    if (!laidOut(e)) {
       const a = byId.get(e.source)!;
       const b = byId.get(e.target)!;
       const from = border(a, { x: b.x + b.width / 2, y: b.y + b.height / 2 });
       const to = border(b, { x: a.x + a.width / 2, y: a.y + a.height / 2 });
-      return { ...common, fan: true, points: [round(from), round(to)], label: round({ x: (from.x + to.x) / 2, y: (from.y + to.y) / 2 }) };
+      return { ...common, points: [round(from), round(to)], label: round({ x: (from.x + to.x) / 2, y: (from.y + to.y) / 2 }) };
     }
     const label = g.edge({ v: e.source, w: e.target, name: id });
-    return { ...common, fan: false, points: (label.points ?? []).map(round), label: round({ x: label.x ?? 0, y: label.y ?? 0 }) };
+    return { ...common, points: (label.points ?? []).map(round), label: round({ x: label.x ?? 0, y: label.y ?? 0 }) };
   });
   const size = g.graph();
-  return { machine: invocationMachine.id, initial: raw.find((n) => n.kind === 'initial')?.id ?? '', width: Math.ceil(size.width ?? 0), height: Math.ceil(size.height ?? 0), nodes, edges: laid };
+  return {
+    machine: invocationMachine.id,
+    initial: all.find((n) => n.kind === 'initial')?.id ?? '',
+    only: path ? raw.map((n) => n.id).sort() : null,
+    total: all.length,
+    width: Math.ceil(size.width ?? 0),
+    height: Math.ceil(size.height ?? 0),
+    nodes,
+    edges: laid,
+  };
 }
 
 /** The text an edge's label shows: the guard's name, else the event (an unguarded fallback says so). */
@@ -169,4 +201,30 @@ let cached: MachineGraph | undefined;
 export function machineGraph(): MachineGraph {
   cached ??= layOutMachine();
   return cached;
+}
+
+const PATHS_KEPT = 64;
+const paths = new Map<string, MachineGraph>();
+
+/**
+ * What `GET /api/machine` answers for its query: `states` (comma-separated state names) lays out only
+ * those, with the fan transitions named in `taken` (edge ids); without `states`, the whole machine.
+ * Names the machine does not have are dropped; a path of no known state is the whole machine.
+ */
+export function machineGraphFor(query: URLSearchParams): MachineGraph {
+  const listed = query.get('states');
+  if (listed === null) return machineGraph();
+  const known = new Set(machineParts().nodes.map((n) => n.id));
+  const states = [...new Set(listed.split(',').filter((s) => known.has(s)))].sort();
+  if (states.length === 0) return machineGraph();
+  const fans = new Set(machineParts().edges.filter(isFan).map((e) => edgeId(e.source, e.event, e.index)));
+  const taken = [...new Set((query.get('taken') ?? '').split(',').filter((e) => fans.has(e)))].sort();
+  const key = `${states.join(',')}\u0000${taken.join(',')}`;
+  let graph = paths.get(key);
+  if (graph === undefined) {
+    graph = layOutMachine({ states: new Set(states), taken: new Set(taken) });
+    while (paths.size >= PATHS_KEPT) paths.delete(paths.keys().next().value!);
+  } else paths.delete(key);
+  paths.set(key, graph);
+  return graph;
 }

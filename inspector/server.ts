@@ -8,7 +8,7 @@
  *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
  *   GET /api/invocations/<id>/trail    its journal replayed: the state at each record, the transitions taken (replay-trail.ts)
- *   GET /api/machine                   the invocation statechart, laid out (machine-graph.ts)
+ *   GET /api/machine[?states=…]        the invocation statechart, laid out: all of it, or a run's path (machine-graph.ts)
  *   GET /api/invocations/<id>/plans    each epoch's plan tree re-derived and checked (plan-trees.ts)
  *   GET /api/invocations/<id>/verdict  the server's verdict on the stored journal (redact.ts), for a redacted one
  *   GET /api/trusted-key               the key given with --public-key and its label, or null
@@ -148,7 +148,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     return sendJson(res, 200, key ? { ...key, label: `from the store (${options.store.name}), not independent: it shows the journal is unchanged since this key sealed it, not whose key it is — pass --public-key, or drop your weft.pub on the page` } : null);
   }
   // The statechart's layout (dagre, the machine): loaded by the first page that asks, not at start.
-  if (p === '/api/machine') return sendJson(res, 200, (await import('./machine-graph.js')).machineGraph());
+  if (p === '/api/machine') return sendJson(res, 200, (await import('./machine-graph.js')).machineGraphFor(url.searchParams));
   if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
   const api = /^\/api\/invocations\/([^/]+)(\/journal|\/trail|\/plans|\/verdict)?$/.exec(p);
   if (api) {

@@ -152,4 +152,13 @@ dl.pt-checks { margin: 6px 0 10px; grid-template-columns: 110px 1fr; } dl.pt-che
 .mr-reply { margin-top: 6px; } .mr-label { color: var(--muted); font-size: 12px; } .mr-request summary { cursor: pointer; color: var(--muted); font-size: 12px; margin-top: 4px; }
 .mr-count.bad { color: var(--bad); }
 .gist { color: #475467; font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 520px; } .gist.rejected { color: var(--bad); font-weight: 600; }
+/* statechart */
+.sc-tools { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 8px; padding: 0 10px 6px; font-size: 12.5px; color: var(--muted); text-align: left; }
+.sc-button { font: inherit; min-width: 30px; padding: 2px 10px; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; color: var(--fg); cursor: pointer; }
+.sc-button:hover { border-color: var(--accent); } .sc-button[aria-pressed="true"] { background: #eef4ff; border-color: #84adff; } .sc-button[hidden] { display: none; }
+.sc-zoom { min-width: 42px; text-align: center; font-variant-numeric: tabular-nums; } .sc-scope { color: #344054; margin-left: 6px; } .sc-hint { margin-left: auto; font-size: 12px; }
+.sc-viewport svg.statechart-svg { display: block; width: 100%; max-width: none; height: 480px; cursor: grab; touch-action: none; user-select: none; border-top: 1px solid var(--line); }
+.sc-viewport svg.statechart-svg.dragging { cursor: grabbing; } .sc-viewport svg.statechart-svg:focus-visible { outline: 2px solid var(--accent); outline-offset: -2px; }
+svg.statechart-svg.lit .sc-node:not(.visited):not(.current) { opacity: .32; }
+svg.statechart-svg.lit .sc-edge:not(.taken):not(.sc-label) { opacity: .45; } svg.statechart-svg.lit .sc-label:not(.taken) { opacity: .7; }
 `;
