@@ -13,23 +13,16 @@
  * - Buffers pass unchanged: a command that writes bytes (`weft export`'s bundle) writes a Buffer.
  */
 
-// C0 except \t and \n; DEL; C1; bidi marks, embeddings, overrides, isolates; LS and PS.
-const ACTIVE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+import { escapeActive, hasActive } from '../journal/active-text.js';
+
+// The characters that act on a reader, and their escape: one set for the terminal and the viewer's page.
+export { escapeActive, escapeChar } from '../journal/active-text.js';
 // The styles this CLI itself draws (cli/commands/log.ts), kept whole.
 const OWN_STYLE = /(\x1b\[(?:2|22|31|39)m)/;
 
-/** A character written as a visible `\uXXXX` (also its JSON escape). */
-export const escapeChar = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-
-/** `text` with every character that could act on a terminal written as `\uXXXX` (tab and newline kept; no style kept). */
-export function escapeActive(text: string): string {
-  return text.replace(ACTIVE, escapeChar);
-}
-
 /** `text` with every character that could act on a terminal written as `\uXXXX`, the CLI's own styles kept. */
 export function guardText(text: string): string {
-  ACTIVE.lastIndex = 0;
-  if (!ACTIVE.test(text)) return text;
+  if (!hasActive(text)) return text;
   // split with a capturing group: odd parts are the CLI's own styles, even parts are guarded.
   return text
     .split(OWN_STYLE)

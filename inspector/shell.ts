@@ -4,6 +4,7 @@
  * @noble/curves, zod) to files the viewer serves from the installed packages — no bundler, no CDN.
  * The shell holds no data: the page fetches it from the JSON endpoints and renders it as text.
  */
+import { escapeActive } from '../journal/active-text.js';
 import { STYLE } from './style.js';
 
 /** The import map's text (its hash is in the Content-Security-Policy: server.ts). */
@@ -31,7 +32,7 @@ export function pageShell(page: PageName, title: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
+<title>${escapeHtml(escapeActive(title))}</title>
 <style>${STYLE}</style>
 <script type="importmap">${IMPORT_MAP}</script>
 <script type="module" src="/assets/inspector/page/${page}.js"></script>
@@ -46,7 +47,7 @@ ${PRELOAD[page].map((m) => `<link rel="modulepreload" href="/assets/inspector/pa
 `;
 }
 
-/** For the few server-made strings that go into markup (the title). */
+/** For the few server-made strings that go into markup (the title, made inert first: an id from the URL may hold a bidi override). */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }

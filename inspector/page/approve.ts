@@ -9,7 +9,7 @@
  * `weft serve`, its records arrive and the page redraws to its end. Nothing polls. Everything from
  * the server reaches the DOM as text.
  */
-import { el, getJson, replace } from './dom.js';
+import { el, getJson, replace, setText } from './dom.js';
 
 interface Approvals {
   enabled: boolean;
@@ -28,12 +28,12 @@ export function approvalForm(id: string, command: string): HTMLElement {
 
   const decide = async (decision: 'approved' | 'rejected') => {
     if (by.value.trim() === '') {
-      status.textContent = 'Say who decides (by): an approval records it.';
+      setText(status, 'Say who decides (by): an approval records it.');
       by.focus();
       return;
     }
     approve.disabled = reject.disabled = by.disabled = note.disabled = true;
-    status.textContent = `sending: ${decision}…`;
+    setText(status, `sending: ${decision}…`);
     try {
       const res = await fetch(`/api/invocations/${encodeURIComponent(id)}/decision`, {
         method: 'POST',
@@ -43,17 +43,19 @@ export function approvalForm(id: string, command: string): HTMLElement {
       });
       const answer = (await res.json().catch(() => ({}))) as { error?: string; resumes?: string };
       if (!res.ok) {
-        status.textContent = `refused (HTTP ${res.status}): ${answer.error ?? 'no reason given'}`;
+        setText(status, `refused (HTTP ${res.status}): ${answer.error ?? 'no reason given'}`);
         approve.disabled = reject.disabled = by.disabled = note.disabled = false;
         return;
       }
       form.dataset.decided = decision;
-      status.textContent =
+      setText(
+        status,
         answer.resumes === 'viewer'
           ? `${decision}: this viewer resumed it; following it to its end…`
-          : `${decision}: in its inbox. weft serve resumes it — or run weft resume ${id} with this store. Following it…`;
+          : `${decision}: in its inbox. weft serve resumes it — or run weft resume ${id} with this store. Following it…`,
+      );
     } catch (err) {
-      status.textContent = `could not send the decision: ${err instanceof Error ? err.message : String(err)}`;
+      setText(status, `could not send the decision: ${err instanceof Error ? err.message : String(err)}`);
       approve.disabled = reject.disabled = by.disabled = note.disabled = false;
     }
   };
@@ -65,7 +67,7 @@ export function approvalForm(id: string, command: string): HTMLElement {
       form.dataset.enabled = String(a.enabled);
       if (a.enabled) {
         approve.disabled = reject.disabled = false;
-        status.textContent = a.resumes === 'viewer' ? 'this viewer resumes it once decided' : 'the decision goes to its inbox; weft serve (or weft resume) goes on from there';
+        setText(status, a.resumes === 'viewer' ? 'this viewer resumes it once decided' : 'the decision goes to its inbox; weft serve (or weft resume) goes on from there');
       } else {
         replace(status, `deciding here is off${a.reason ? `: ${a.reason}` : ''}. Run: `, el('span', { class: 'mono', id: 'approve-command' }, command));
       }

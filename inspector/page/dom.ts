@@ -3,14 +3,21 @@
  * args, results, reasons) is untrusted: it only ever reaches the DOM as a text node (`textContent`),
  * never as markup — there is no innerHTML anywhere in the page. Attributes are set one by one, and
  * links are built from encoded ids.
+ *
+ * And it reaches the DOM inert: every string these helpers put into the page — text nodes and
+ * attribute values (a title holding a cut text in full) — has its control characters and bidi
+ * marks, embeddings, overrides and isolates written as visible `\uXXXX` escapes
+ * (journal/active-text.ts, the set the CLI escapes on a terminal). An intent holding U+202E cannot
+ * make "evil" read "live", here or on any page that draws through `el`, `append`, `cut` or `setText`.
  */
+import { escapeActive } from '../../journal/active-text.js';
 
 export type Child = Node | string | number | null | undefined | false;
 
 /** An element with attributes and children; strings become text nodes. */
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, escapeActive(value));
   append(node, ...children);
   return node;
 }
@@ -18,8 +25,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(escapeActive(String(child))) : child);
   }
+}
+
+/** Set `node`'s text to `text`, made inert (see the header): the one way a page writes `textContent`. */
+export function setText(node: Node, text: string): void {
+  node.textContent = escapeActive(text);
 }
 
 /** Replace everything inside `parent`. */
@@ -66,7 +78,7 @@ export function invocationHref(id: string): string {
 /** Cut long text for a table cell; the full text is in the title. */
 export function cut(text: string, max: number): HTMLElement {
   const span = el('span', {}, text.length > max ? `${text.slice(0, max - 1)}…` : text);
-  if (text.length > max) span.title = text;
+  if (text.length > max) span.title = escapeActive(text);
   return span;
 }
 
@@ -87,7 +99,7 @@ export function showWhere(): void {
   getJson<{ store: string }>('/api/viewer')
     .then((info) => {
       const where = document.getElementById('where');
-      if (where) where.textContent = info.store;
+      if (where) setText(where, info.store);
     })
     .catch(() => undefined);
 }

@@ -14,12 +14,13 @@
 import type { JournalRecord } from '../../journal/records.js';
 import { epochsOf } from '../../runtime/describe-epoch.js';
 import { approvalForm } from './approve.js';
-import { append, cut, el, failure, getJson, redraw, replace, statusBadge, showWhere } from './dom.js';
+import { append, cut, el, failure, getJson, redraw, replace, setText, statusBadge, showWhere } from './dom.js';
 import { lineageLines } from './lineage.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { dropPanel } from './drop.js';
 import { KEY_CHANGED, keyForSeal, sealKeyIdOf } from './trusted-key.js';
-import { modelGist, modelRepliesSection } from './model-replies.js';
+import { modelRepliesSection } from './model-replies.js';
+import { isSadKind, recordSummary } from './record-summary.js';
 import { planTreeSection } from './plan-tree.js';
 import { timelineSection } from './timeline.js';
 import { verdictPanel } from './verdict-view.js';
@@ -156,6 +157,11 @@ function parsedRecords(text: string): LineRecord[] {
   return out;
 }
 
+/** A record's one line (record-summary.ts), cut for the row; the whole body is under it. */
+function summaryOf(rec: LineRecord): HTMLElement {
+  return el('span', { class: `gist record-summary${isSadKind(rec.kind) ? ' rejected' : ''}` }, cut(recordSummary(rec.kind, rec.body), 220));
+}
+
 /** The journal's lines as the page received them; a line that is not JSON is shown as text. */
 function journalList(text: string, badSeq: number | null): HTMLElement {
   const lines = text.split('\n');
@@ -176,7 +182,7 @@ function journalList(text: string, badSeq: number | null): HTMLElement {
       el('span', { class: `mono kind${rec && /\.(rejected|failed)$/.test(String(rec.kind)) ? ' sad' : ''}` }, rec ? String(rec.kind) : '(not JSON)'),
       el('span', { class: 'epoch-tag' }, rec && rec.epoch !== undefined ? `epoch ${String(rec.epoch)}` : ''),
       el('span', { class: 'at' }, rec?.meta?.at !== undefined ? String(rec.meta.at) : ''),
-      rec ? modelGist(rec) : null,
+      rec ? summaryOf(rec) : null,
       bad ? el('span', { class: 'flag bad' }, 'first bad record') : after ? el('span', { class: 'flag after' }, 'after the bad record') : null,
     );
     const detail = rec
@@ -303,7 +309,7 @@ function showChart(k: number, last: number): void {
     tone = 'partial';
   }
   if (caption) {
-    caption.textContent = text;
+    setText(caption, text);
     caption.className = `chart-caption ${tone}`;
   }
 }

@@ -5,7 +5,7 @@
  * the call's own failure (`model.failed`). A reply is untrusted text: it reaches the DOM only as
  * text (dom.ts). Built from the journal's records, any prefix of them.
  */
-import { cut, el } from './dom.js';
+import { el } from './dom.js';
 import type { LineRecord } from './wire.js';
 
 interface Exchange {
@@ -72,12 +72,3 @@ export function modelRepliesSection(records: readonly LineRecord[]): HTMLElement
   );
 }
 
-/** A one-line gist of a model record for the journal's row (a rejected reply's reason first of all). */
-export function modelGist(rec: LineRecord): HTMLElement | null {
-  const body = (rec.body ?? {}) as Record<string, unknown>;
-  if (rec.kind === 'model.rejected') return el('span', { class: 'gist rejected' }, cut(`rejected: ${text(body.reason)}`, 160));
-  if (rec.kind === 'model.completed') return el('span', { class: 'gist' }, cut(`${text(body.purpose)} #${text(body.attempt)}: ${text(body.reply)}`, 120));
-  if (rec.kind === 'model.requested') return el('span', { class: 'gist' }, `${text(body.purpose)} #${text(body.attempt)}`);
-  if (rec.kind === 'model.failed') return el('span', { class: 'gist rejected' }, cut(`${text(body.purpose)} #${text(body.attempt)} failed: ${text(body.code)}`, 160));
-  return null;
-}
