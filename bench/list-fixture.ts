@@ -40,8 +40,8 @@ export async function putJournal(store: JournalStore, id: string, records: reado
 
 const TEMPLATE_ID = 'list-template';
 
-/** The template's journal, re-linked as invocation `id` of `tenant` (see the header). */
-export function relinked(template: readonly JournalRecord[], id: string, tenant: string): JournalRecord[] {
+/** The template's journal, re-linked as invocation `id` of `tenant` (see the header), its envelope times moved `shiftMs` later. */
+export function relinked(template: readonly JournalRecord[], id: string, tenant: string, shiftMs = 0): JournalRecord[] {
   const renamed = JSON.parse(JSON.stringify(template).split(JSON.stringify(TEMPLATE_ID).slice(1, -1)).join(id)) as JournalRecord[];
   const pinned = renamed[0] as JournalRecord<'invocation.pinned'>;
   pinned.body.tenant = tenant;
@@ -49,7 +49,7 @@ export function relinked(template: readonly JournalRecord[], id: string, tenant:
   return renamed.map((record) => {
     const body = record.kind === 'invocation.sealed' ? { ...(record.body as object), fingerprint: prev, signature: signFingerprint(key, prev) } : record.body;
     const linked = chainRecord(prev, { seq: record.seq, kind: record.kind, epoch: record.epoch, body } as never) as JournalRecord;
-    if (record.meta !== undefined) linked.meta = record.meta;
+    if (record.meta !== undefined) linked.meta = shiftMs === 0 || record.meta.at === undefined ? record.meta : { ...record.meta, at: new Date(Date.parse(record.meta.at) + shiftMs).toISOString() };
     prev = linked.hash;
     return linked;
   });
@@ -60,9 +60,12 @@ export const fixtureSigningKey = key;
 
 /**
  * Fill `stores` with `count` completed invocations (ids `list-000000`…, tenants `t0`…`t9`),
- * `concurrency` invocations at a time (their flushes overlap); `onProgress` every 1,000.
+ * `concurrency` invocations at a time (their flushes overlap); `onProgress` every 1,000. With
+ * `spreadMs`, invocation i's envelope times (unhashed) are (count − 1 − i) × spreadMs earlier than
+ * the template's, so they started one after another, in id order, the last just now (the list's
+ * newest-first order is then reversed id order).
  */
-export async function fillEnded(stores: readonly JournalStore[], count: number, options: { concurrency?: number; onProgress?: (done: number) => void } = {}): Promise<string[]> {
+export async function fillEnded(stores: readonly JournalStore[], count: number, options: { concurrency?: number; onProgress?: (done: number) => void; spreadMs?: number } = {}): Promise<string[]> {
   const ids = Array.from({ length: count }, (_, i) => `list-${String(i).padStart(6, '0')}`);
   const template = await endedJournal(TEMPLATE_ID, 't0');
   let next = 0;
@@ -70,7 +73,7 @@ export async function fillEnded(stores: readonly JournalStore[], count: number, 
   const lane = async () => {
     while (next < count) {
       const i = next++;
-      const records = relinked(template, ids[i]!, `t${i % 10}`);
+      const records = relinked(template, ids[i]!, `t${i % 10}`, (i - (count - 1)) * (options.spreadMs ?? 0));
       for (const store of stores) await putJournal(store, ids[i]!, records);
       if (++done % 1_000 === 0) options.onProgress?.(done);
     }

@@ -161,4 +161,24 @@ dl.pt-checks { margin: 6px 0 10px; grid-template-columns: 110px 1fr; } dl.pt-che
 .sc-viewport svg.statechart-svg.dragging { cursor: grabbing; } .sc-viewport svg.statechart-svg:focus-visible { outline: 2px solid var(--accent); outline-offset: -2px; }
 svg.statechart-svg.lit .sc-node:not(.visited):not(.current) { opacity: .32; }
 svg.statechart-svg.lit .sc-edge:not(.taken):not(.sc-label) { opacity: .45; } svg.statechart-svg.lit .sc-label:not(.taken) { opacity: .7; }
+/* list */
+.table-frame { max-width: 100%; overflow-x: auto; }
+table.invocations { table-layout: fixed; width: 100%; }
+table.invocations td { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; vertical-align: middle; padding: 6px 8px; }
+table.invocations th { padding: 6px 8px; vertical-align: bottom; text-transform: none; letter-spacing: 0; font-size: 12.5px; overflow: hidden; text-overflow: ellipsis; }
+table.invocations th.id { width: 150px; } table.invocations th.tenant { width: 76px; } table.invocations th.status-cell { width: 170px; }
+table.invocations th.started { width: 100px; } table.invocations th.activity { width: 160px; } table.invocations th.duration { width: 86px; }
+table.invocations th.epoch { width: 62px; } table.invocations th.records { width: 76px; }
+table.invocations td.why { max-width: none; } table.invocations td.started, table.invocations td.activity { color: #344054; font-size: 12.5px; font-variant-numeric: tabular-nums; }
+table.invocations td.status-cell .lineage { display: inline; margin: 0 0 0 6px; }
+table.invocations th button.sort { all: unset; cursor: pointer; } table.invocations th button.sort:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+table.invocations th[aria-sort] { color: var(--fg); }
+table.invocations td.loading { font-style: italic; }
+.verdict-mark { margin-left: 6px; font-size: 12px; } .verdict-ok { color: var(--ok); } .verdict-failed { color: var(--bad); font-weight: 600; }
+tr[data-verdict="failed"], tr[data-verdict="server-failed"] { background: var(--bad-bg); }
+@media (max-width: 1200px) {
+  table.invocations th.id { width: 120px; } table.invocations th.tenant { width: 60px; } table.invocations th.status-cell { width: 140px; }
+  table.invocations th.started { width: 88px; } table.invocations th.activity { width: 116px; } table.invocations th.duration { width: 76px; }
+  table.invocations th.epoch { width: 56px; } table.invocations th.records { width: 70px; }
+}
 `;

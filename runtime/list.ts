@@ -69,6 +69,8 @@ export interface InvocationSummary {
   epoch?: number;
   /** The last record's kind and envelope time (ISO 8601, the writer's clock), when known. */
   last?: { kind: string; at?: string };
+  /** When it started: its first record's envelope time (ISO 8601, the writer's clock), when known. */
+  startedAt?: string;
 }
 
 /** The listing's `epoch` and `last` fields from a last record's facts (absent facts stay absent). */
@@ -77,6 +79,11 @@ function lastFields(kind: string | undefined, epoch: number | undefined, at: str
     ...(epoch === undefined ? {} : { epoch }),
     ...(kind === undefined ? {} : { last: at === undefined ? { kind } : { kind, at } }),
   };
+}
+
+/** The listing's `startedAt` field from the first record's envelope time (absent when unknown). */
+function startedField(at: unknown): Pick<InvocationSummary, 'startedAt'> {
+  return typeof at === 'string' && at !== '' ? { startedAt: at } : {};
 }
 
 /** The listing's `shadow` field from a pin's `shadow.results` (however it was kept), absent on a real run. */
@@ -107,7 +114,7 @@ export async function invocationStatus(store: JournalStore, id: string): Promise
 
 /** A store with a status index (RedisStore): listing reads it instead of every journal. */
 interface IndexedStore extends JournalStore {
-  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number; epoch?: number; lastKind?: string; lastAt?: string; shadow?: string; forkOf?: unknown; supersededBy?: string }>>;
+  indexed(filter?: { tenant?: string; status?: string }): Promise<Array<{ id: string; tenant: string; intent: string; status: string; records: number; epoch?: number; lastKind?: string; lastAt?: string; startedAt?: string; shadow?: string; forkOf?: unknown; supersededBy?: string }>>;
 }
 
 function isIndexed(store: JournalStore): store is IndexedStore {
@@ -126,7 +133,7 @@ export async function listInvocations(store: JournalStore, filter: { tenant?: st
     const out: InvocationSummary[] = [];
     for (const entry of await store.indexed(filter.tenant === undefined ? {} : { tenant: filter.tenant })) {
       const row = SEALED_STATUSES.has(entry.status)
-        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus, ...shadowField(entry.shadow), ...lineageFields(entry.forkOf, entry.supersededBy), ...lastFields(entry.lastKind, entry.epoch, entry.lastAt) }
+        ? { id: entry.id, tenant: entry.tenant, intent: entry.intent, records: entry.records, status: entry.status as ListedStatus, ...shadowField(entry.shadow), ...lineageFields(entry.forkOf, entry.supersededBy), ...lastFields(entry.lastKind, entry.epoch, entry.lastAt), ...startedField(entry.startedAt) }
         : await summarize(store, entry.id).catch((err: unknown) => damagedRow(entry.id, err));
       if (keep(row)) out.push(row);
     }
@@ -172,7 +179,7 @@ function damagedRow(id: string, err: unknown): InvocationSummary {
  * facts read from the journal, given only while the journal is unchanged since.
  */
 interface SummarizingStore extends JournalStore {
-  summary(id: string): Promise<{ firstKind: string; pinnedFor: string | undefined; tenant: string | undefined; intent: string | undefined; records: number; lastKinds: string[]; lastEpoch?: number; lastAt?: string; shadow?: string; forkOf?: unknown; supersededBy?: string } | undefined>;
+  summary(id: string): Promise<{ firstKind: string; pinnedFor: string | undefined; tenant: string | undefined; intent: string | undefined; records: number; lastKinds: string[]; lastEpoch?: number; lastAt?: string; startedAt?: string; shadow?: string; forkOf?: unknown; supersededBy?: string } | undefined>;
 }
 
 function isSummarizing(store: JournalStore): store is SummarizingStore {
@@ -189,7 +196,7 @@ async function endedFromSummary(store: JournalStore, id: string): Promise<Invoca
   const facts = await store.summary(id).catch(() => undefined);
   if (!facts || facts.firstKind !== 'invocation.pinned' || facts.pinnedFor !== id) return undefined;
   const ending = endingOf(facts.lastKinds);
-  return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending, ...shadowField(facts.shadow), ...lineageFields(facts.forkOf, facts.supersededBy), ...lastFields(facts.lastKinds.at(-1), facts.lastEpoch, facts.lastAt) };
+  return ending === undefined ? undefined : { id, tenant: facts.tenant ?? '?', intent: facts.intent ?? '?', records: facts.records, status: ending, ...shadowField(facts.shadow), ...lineageFields(facts.forkOf, facts.supersededBy), ...lastFields(facts.lastKinds.at(-1), facts.lastEpoch, facts.lastAt), ...startedField(facts.startedAt) };
 }
 
 /**
@@ -285,7 +292,7 @@ async function summarize(store: JournalStore, id: string): Promise<InvocationSum
   let first: JournalRecord<'invocation.pinned'> | undefined;
   try {
     first = (await store.read(id, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined;
-    const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?', ...shadowField(first?.body?.pin?.shadow?.results), ...lineageFields(first?.body?.forkOf, undefined) };
+    const base = { id, tenant: first?.body?.tenant ?? '?', intent: first?.body?.intent ?? '?', ...startedField(first?.meta?.at), ...shadowField(first?.body?.pin?.shadow?.results), ...lineageFields(first?.body?.forkOf, undefined) };
     if (!first) {
       const note = await readNote(store, id);
       return { ...base, records: 0, status: 'damaged', problem: EMPTY_JOURNAL, ...(note?.reason === undefined ? {} : { reason: note.reason }), fix: moveAsideFix(store, id) };

@@ -4,7 +4,7 @@
  * small file and stats one journal per invocation instead of reading every journal.
  *
  * What it holds are facts read from the journal itself — its first record's kind, invocation,
- * tenant and intent (and a fork's parent), its length, and the kinds of its last two records (and the
+ * tenant, intent and envelope time (and a fork's parent), its length, and the kinds of its last two records (and the
  * fork that superseded it) — never a status: the lister
  * decides the status from them exactly as it would from the journal (runtime/list.ts).
  *
@@ -42,6 +42,8 @@ export interface JournalSummary {
   /** The last record's epoch and envelope time (ISO 8601), for the listing's columns. */
   lastEpoch?: number;
   lastAt?: string;
+  /** The first record's envelope time (ISO 8601): when it started, for the listing's columns. */
+  startedAt?: string;
   /** A shadow run's pinned `shadow.results`; absent on a real run. */
   shadow?: string;
   /** A fork's parent and epoch (its first record's `forkOf`, journal/lineage.ts); absent otherwise. */
@@ -74,7 +76,7 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
     const at = offsetOfLine(journalPath, length, Math.max(0, length - 2));
     const last = at === undefined ? undefined : linesFrom(journalPath, at)?.lines;
     if (first === undefined || last === undefined || length === 0) return;
-    const head = JSON.parse(first) as { kind?: unknown; body?: { invocation?: unknown; tenant?: unknown; intent?: unknown; pin?: { shadow?: { results?: unknown } } } };
+    const head = JSON.parse(first) as { kind?: unknown; meta?: { at?: unknown }; body?: { invocation?: unknown; tenant?: unknown; intent?: unknown; pin?: { shadow?: { results?: unknown } } } };
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
     const tail = last.map((line) => JSON.parse(line) as { kind?: unknown; epoch?: unknown; body?: unknown; meta?: { at?: unknown } });
     const end = tail.at(-1);
@@ -88,6 +90,7 @@ export function writeJournalSummary(dir: string, invocation: string, journalPath
       lastKinds: tail.map((record) => String(record.kind)),
       lastEpoch: typeof end?.epoch === 'number' ? end.epoch : undefined,
       lastAt: text(end?.meta?.at),
+      startedAt: text(head.meta?.at),
       shadow: text(head.body?.pin?.shadow?.results),
       forkOf: forkOfFact(head.body),
       supersededBy: supersededByFact(tail),
@@ -154,12 +157,28 @@ export function readJournalSummary(dir: string, invocation: string, journalPath:
     lastKinds: s.lastKinds.filter((k): k is string => typeof k === 'string'),
     ...(typeof s.lastEpoch === 'number' ? { lastEpoch: s.lastEpoch } : {}),
     ...(typeof s.lastAt === 'string' ? { lastAt: s.lastAt } : {}),
+    ...startedAtOf(s.startedAt, journalPath),
     ...(typeof s.shadow === 'string' ? { shadow: s.shadow } : {}),
     ...(forkOfFact(s.forkOf) ? { forkOf: forkOfFact(s.forkOf)! } : {}),
     ...(typeof s.supersededBy === 'string' ? { supersededBy: s.supersededBy } : {}),
   };
   cache?.set(invocation, now, summary);
   return summary;
+}
+
+/**
+ * A summary's `startedAt`, or — for one written before summaries kept it — the journal's first
+ * line's envelope time, read once (the summary is cached with it). Absent when neither says.
+ */
+function startedAtOf(kept: unknown, journalPath: string): { startedAt?: string } {
+  if (typeof kept === 'string') return { startedAt: kept };
+  try {
+    const first = headLines(journalPath, 1)?.lines[0];
+    const at = first === undefined ? undefined : (JSON.parse(first) as { meta?: { at?: unknown } }).meta?.at;
+    return typeof at === 'string' ? { startedAt: at } : {};
+  } catch {
+    return {};
+  }
 }
 
 function stripUndefined<T extends object>(value: T): T {

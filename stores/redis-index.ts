@@ -1,6 +1,6 @@
 /**
  * The Redis store's status index: one hash `<prefix>:index` (invocation id → JSON entry { tenant,
- * intent (a short prefix), status, epoch, records, updated, reason?, lastKind?, lastAt?, shadow?, forkOf?, supersededBy? }), so that `weft ls --redis
+ * intent (a short prefix), status, epoch, records, updated, reason?, lastKind?, lastAt?, startedAt?, shadow?, forkOf?, supersededBy? }), so that `weft ls --redis
  * URL [--tenant T] [--status S]` needs no scan of every journal, and one set `<prefix>:open` of the
  * ids whose entry has not ended, kept by the same merge script: `weft serve` reads it (and only
  * those entries) on every poll instead of the whole index, and repairs it with the index now and
@@ -38,6 +38,8 @@ export interface IndexEntry {
   /** The kind of the last record as of the entry's update, and its envelope time (ISO 8601), when known. */
   lastKind?: string;
   lastAt?: string;
+  /** The first record's envelope time (ISO 8601): when it started (from the genesis). */
+  startedAt?: string;
   /** A shadow run's pinned `shadow.results` (from the genesis); absent on a real run. */
   shadow?: string;
   /** A fork's parent and epoch (the genesis's `forkOf`, journal/lineage.ts); absent otherwise. */
@@ -94,6 +96,7 @@ export function appendPatch(records: readonly JournalRecord[], now: number): Rec
     const body = first.body as { tenant: string; intent: string };
     patch.tenant = body.tenant;
     patch.intent = indexIntent(body.intent);
+    if (first.meta?.at !== undefined) patch.startedAt = first.meta.at;
     const shadow = (first.body as { pin?: { shadow?: { results?: unknown } } }).pin?.shadow?.results;
     if (typeof shadow === 'string') patch.shadow = shadow;
     const forkOf = forkOfFact(first.body);
@@ -137,6 +140,7 @@ export function parseEntry(id: string, text: string): IndexEntry | undefined {
       ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
       ...(typeof e.lastKind === 'string' ? { lastKind: e.lastKind } : {}),
       ...(typeof e.lastAt === 'string' ? { lastAt: e.lastAt } : {}),
+      ...(typeof e.startedAt === 'string' ? { startedAt: e.startedAt } : {}),
       ...(typeof e.shadow === 'string' ? { shadow: e.shadow } : {}),
       ...(forkOfFact(e.forkOf) ? { forkOf: forkOfFact(e.forkOf)! } : {}),
       ...(typeof e.supersededBy === 'string' ? { supersededBy: e.supersededBy } : {}),

@@ -660,7 +660,33 @@ export class RedisStore implements JournalStore {
     if (missing.length > 0) await this.reindex(missing);
     const fresh = missing.length > 0 ? await redis.hgetall(this.indexKey) : stored;
     const entries = ids.map((id) => parseEntry(id, fresh[id] ?? '')).filter((e): e is IndexEntry => e !== undefined);
+    await this.dateEntries(redis, entries.filter((e) => e.startedAt === undefined && e.records > 0));
     return entries.filter((e) => (filter.tenant === undefined || e.tenant === filter.tenant) && (filter.status === undefined || e.status === filter.status));
+  }
+
+  /**
+   * Give entries written before the index kept `startedAt` their start (the genesis's envelope time,
+   * one LINDEX each, pipelined) and keep it in the index, so it is read once. In place; best effort.
+   */
+  private async dateEntries(redis: Redis, undated: IndexEntry[]): Promise<void> {
+    for (let i = 0; i < undated.length; i += PIPELINE_CHUNK) {
+      const chunk = undated.slice(i, i + PIPELINE_CHUNK);
+      const pipeline = redis.pipeline();
+      for (const e of chunk) pipeline.lindex(this.keys(e.id).journal, 0);
+      const replies = (await pipeline.exec().catch(() => null)) ?? [];
+      chunk.forEach((e, j) => {
+        const [err, line] = replies[j] ?? [new Error('no reply'), null];
+        if (err || typeof line !== 'string') return;
+        try {
+          const at = (JSON.parse(line) as { meta?: { at?: unknown } }).meta?.at;
+          if (typeof at !== 'string') return;
+          e.startedAt = at;
+          this.indexPatch(redis, e.id, { startedAt: at });
+        } catch {
+          /* a genesis that does not parse: its listing says why (it is read in full) */
+        }
+      });
+    }
   }
 
   /**
@@ -733,6 +759,7 @@ export class RedisStore implements JournalStore {
         updated: this.now(),
         ...(tail.at(-1) === undefined ? {} : { lastKind: tail.at(-1)!.kind }),
         ...(tail.at(-1)?.meta?.at === undefined ? {} : { lastAt: tail.at(-1)!.meta!.at }),
+        ...(first?.meta?.at === undefined ? {} : { startedAt: first.meta.at }),
         ...(status === 'suspended' && note?.reason !== undefined ? { reason: note.reason } : {}),
         ...(typeof (first?.body as { pin?: { shadow?: { results?: unknown } } } | undefined)?.pin?.shadow?.results === 'string' ? { shadow: (first!.body as { pin: { shadow: { results: string } } }).pin.shadow.results } : {}),
         ...(first?.kind === 'invocation.pinned' && forkOfFact(first.body) ? { forkOf: forkOfFact(first.body)! } : {}),

@@ -17,6 +17,8 @@ export interface ListedInvocation {
   /** The last record's epoch, kind and envelope time (ISO 8601), when the store knows them. */
   epoch?: number;
   last?: { kind: string; at?: string };
+  /** When it started: its first record's envelope time (ISO 8601, the writer's clock), when the store knows it. */
+  startedAt?: string;
   /** A fork: its parent and the epoch it goes on from. */
   forkOf?: { parent: string; atEpoch: number };
   /** A run a fork superseded: that fork. */
