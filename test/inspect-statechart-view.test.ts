@@ -166,10 +166,6 @@ describe.runIf(hasChromium)('the statechart a person reads, in the page', () => 
     expect(await page.locator('.sc-scope').textContent()).toContain('those not taken dimmed');
     // The view stays on the current state, as big as it was.
     expect((await measure(page)).inView.completed).toBe(true);
-    if (screenshotFolder) {
-      for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Zoom out' }).click();
-      await screenshotOf(page, 'section.statechart', 'inspect-statechart-all.png');
-    }
     await page.getByRole('button', { name: 'Fit: the path taken' }).click();
     await page.locator('svg.statechart-svg[data-layout="path"]').waitFor();
     expect(await viewBox(page)).toEqual(fitted);
@@ -276,6 +272,9 @@ describe.runIf(hasChromium)('the statechart a person reads, in the page', () => 
       await page.waitForTimeout(200);
       await pageScreenshot(page, 'inspect-invocation-page.png');
       await page.screenshot({ path: path.join(screenshotFolder, 'inspect-invocation.png'), fullPage: true, clip: { x: 0, y: 0, width: 1360, height: 1900 } });
+      // The whole machine around the state at that record, the states not taken dimmed.
+      await page.getByRole('button', { name: 'Show all states' }).click();
+      await screenshotOf(page, 'section.statechart', 'inspect-statechart-all.png');
     }
     expect(errors).toEqual([]);
     await page.context().close();
