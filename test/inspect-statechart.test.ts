@@ -1,7 +1,8 @@
 /**
  * The statechart and time travel on one invocation's page of `weft inspect`, in a real Chromium:
  *
- * - the page draws every state of the machine (compared with the machine's own state list) from
+ * - the page opens on the path the run took, and "All states" draws every state of the machine
+ *   (compared with the machine's own state list) from
  *   `/api/machine`, and labels each guarded transition by its guard's name;
  * - a completed travel run (`weft run travel …` from the CLI) lights `completed` and draws its path;
  * - the slider at record k shows the state replay reaches at k — computed here apart from the
@@ -162,9 +163,14 @@ describe('the statechart and time travel in weft inspect', () => {
 
     const current = () => page.locator('svg.statechart-svg').getAttribute('data-current');
 
-    test('a completed travel run: every state drawn, guards named, completed lit and its path drawn', async () => {
+    test('a completed travel run: its path drawn first, every state under "All states", guards named, completed lit', async () => {
       await page.goto(`${viewer.url.replace(/\/$/, '')}/invocations/${travel.id}`);
-      await page.locator('svg.statechart-svg[data-current="completed"]').waitFor({ timeout: 30_000 });
+      // It opens on the path the run took (inspect-statechart-view.test.ts reads it): the states visited alone.
+      await page.locator('svg.statechart-svg[data-current="completed"][data-layout="path"]').waitFor({ timeout: 30_000 });
+      const path = await page.locator('svg.statechart-svg g.sc-node').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-state')));
+      expect([...path].sort()).toEqual(['admit', 'boundary', 'completed', 'decompose', 'execute', 'finishing', 'nextEpoch', 'parse']);
+      await page.getByRole('button', { name: 'Show all states' }).click();
+      await page.locator('svg.statechart-svg[data-layout="all"]').waitFor();
       const drawn = await page.locator('svg.statechart-svg g.sc-node').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-state')));
       expect([...drawn].sort()).toEqual(machineStates);
       // Guards by name, on the edges they guard.

@@ -155,10 +155,13 @@ function makeChart(graph: LaidOutGraph): Statechart {
       const box = union([...view.route.states].flatMap((s) => whole.box(s) ?? []));
       fitBox(box ?? whole.bounds, view.current ? whole.box(view.current) : undefined);
     } else {
-      // Not replayed: the whole machine, at a scale to read, on the state the status gives (if any).
+      // Not replayed: the whole machine at full size, on the state the status gives (if any).
       display(whole);
       const at = view.current ? whole.box(view.current) : undefined;
-      fitBox(at ?? whole.bounds, at);
+      if (at && vp.size().width > 0) {
+        setHeight(maxHeight());
+        vp.set(centre(at).x, centre(at).y, 1);
+      } else fitBox(whole.bounds, undefined);
     }
     focused = view.current;
   }
