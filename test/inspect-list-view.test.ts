@@ -131,7 +131,7 @@ describe.each(modes)('the invocations list over the $name', (mode) => {
       expect(await page.locator('thead th[data-sort="started"]').getAttribute('aria-sort')).toBe('descending');
       // Each row says when it started, when it was last active and for how long (the fixture's run: 0.1–2 s).
       const first = page.locator('tbody tr[data-id]').first();
-      expect(await first.locator('td.started').getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(await first.locator('td.started span').getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(await first.locator('td.started').textContent()).not.toBe('');
       expect(await first.locator('td.activity').textContent()).toContain('invocation.sealed');
       expect(await first.locator('td.duration').textContent()).toMatch(/^\d+(\.\d+)? m?s$/);
@@ -149,7 +149,7 @@ describe.each(modes)('the invocations list over the $name', (mode) => {
       // One line each: the long intent's row is as tall as the others.
       expect(new Set(fit.heights).size, `row heights at ${width} px: ${[...new Set(fit.heights)].join(', ')}`).toBe(1);
       expect(fit.heights[0]).toBeLessThan(44);
-      const long = page.locator(`tr[data-id="${LONG_ID}"] td.intent`);
+      const long = page.locator(`tr[data-id="${LONG_ID}"] td.intent span`);
       // The title holds what the listing holds: the whole intent (file store), or the index's first 120 characters (Redis); all of it is on the invocation's page.
       expect(await long.getAttribute('title')).toContain('x'.repeat(100));
       expect(await long.textContent()).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
