@@ -38,13 +38,15 @@ export async function putJournal(store: JournalStore, id: string, records: reado
   }
 }
 
-const TEMPLATE_ID = 'list-template';
+/** The id the template journal is run under (`endedJournal(TEMPLATE_ID, …)` is what `relinked` takes). */
+export const TEMPLATE_ID = 'list-template';
 
-/** The template's journal, re-linked as invocation `id` of `tenant` (see the header), its envelope times moved `shiftMs` later. */
-export function relinked(template: readonly JournalRecord[], id: string, tenant: string, shiftMs = 0): JournalRecord[] {
+/** The template's journal, re-linked as invocation `id` of `tenant` (see the header), its envelope times moved `shiftMs` later (and its intent `intent`, when given). */
+export function relinked(template: readonly JournalRecord[], id: string, tenant: string, shiftMs = 0, intent?: string): JournalRecord[] {
   const renamed = JSON.parse(JSON.stringify(template).split(JSON.stringify(TEMPLATE_ID).slice(1, -1)).join(id)) as JournalRecord[];
   const pinned = renamed[0] as JournalRecord<'invocation.pinned'>;
   pinned.body.tenant = tenant;
+  if (intent !== undefined) pinned.body.intent = intent;
   let prev = genesisHash(id, pinned.body.pin);
   return renamed.map((record) => {
     const body = record.kind === 'invocation.sealed' ? { ...(record.body as object), fingerprint: prev, signature: signFingerprint(key, prev) } : record.body;

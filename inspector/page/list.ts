@@ -77,11 +77,9 @@ function plain(text: string): string {
   return text.replace(/[\n\r\t]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.charCodeAt(0).toString(16).padStart(4, '0')}}`);
 }
 
-/** A one-line cell holding `text` (cut by the style sheet where it does not fit); the whole text is its title. */
+/** A one-line cell holding `text` (cut by the style sheet where it does not fit); the whole text is its span's title. */
 function lineCell(cls: string, text: string, title = text): HTMLTableCellElement {
-  const td = el('td', { class: cls }, text);
-  if (title !== '') td.title = title;
-  return td;
+  return el('td', { class: cls }, title === '' ? text : el('span', { title }, text));
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -163,7 +161,7 @@ function row(inv: ListedInvocation, verdicts: ListVerdicts): HTMLTableRowElement
 
 /** A drawn row's "… ago", brought up to date (written only when it reads differently now). */
 function refreshAge(tr: Element, inv: ListedInvocation): void {
-  const shown = tr.querySelector('td.activity');
+  const shown = tr.querySelector('td.activity span');
   if (!shown) return;
   const now = activity(inv);
   if (shown.textContent !== now) shown.textContent = now;
