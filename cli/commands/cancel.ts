@@ -68,8 +68,8 @@ function whoAmI(): string {
 function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, location: Location): number {
   const journal = journalFileOf(ws.store, result.id) ?? null;
   const kept = result.cancelled?.kept ?? [];
-  // Ended otherwise before the cancel could act (the runtime's reason says "nothing was cancelled").
-  const alreadyEnded = result.status !== 'cancelled' && result.cancelled === undefined && (result.reason ?? '').endsWith('nothing was cancelled');
+  // Ended otherwise before the cancel could act (runtime/cancel.ts cancelledHandle says so).
+  const alreadyEnded = result.alreadyEnded === true;
   const ok = result.status === 'cancelled' || alreadyEnded;
   if (json) {
     printJsonLine({
