@@ -18,7 +18,7 @@ import { keptEffectText } from '../../machines/kept-effects.js';
 import type { InvocationResult } from '../../runtime/handle.js';
 import { UsageError } from '../args.js';
 import { continueCommand } from '../continue-command.js';
-import { journalRefOf } from '../follow.js';
+import { outcomeLine } from '../follow.js';
 import { refuseGivenOtherKey } from '../given-key.js';
 import { command, type Location } from '../hints.js';
 import { printJsonLine } from '../json-line.js';
@@ -73,12 +73,7 @@ function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, 
   const ok = result.status === 'cancelled' || alreadyEnded;
   if (json) {
     printJsonLine({
-      id: result.id,
-      status: result.status,
-      reason: result.reason ?? null,
-      journal: journal ?? journalRefOf(ws.store, result.id),
-      fingerprint: result.fingerprint ?? null,
-      publicKey: ws.publicKeyFile,
+      ...outcomeLine(ws, result),
       by: result.cancelled?.by ?? null,
       kept,
       alreadyEnded,
