@@ -34,14 +34,10 @@ import { listInvocations, type InvocationSummary, type ListedStatus } from '../r
 import type { StartOptions } from '../runtime/start-options.js';
 import { pinInvocation } from '../runtime/start.js';
 import { callScope } from '../runtime/tenant-of.js';
-import { ClientHandle, type ResultOptions } from './handle.js';
+import { ClientHandle, type CancelReceipt, type ResultOptions } from './handle.js';
 import { resolveClientOptions, type ClientOptions } from './options.js';
 
-/** What a cancel found: `requested` — the request is in the inbox; false — it had ended already, and nothing was written (`handle.result()` says how). */
-export interface CancelReceipt {
-  handle: ClientHandle;
-  requested: boolean;
-}
+export type { CancelReceipt } from './handle.js';
 
 export class WeftClient {
   private readonly core: ClientCore;

@@ -8,7 +8,20 @@
 import type { InvocationResult } from '../runtime/handle.js';
 import type { InvocationDescription } from '../runtime/describe.js';
 import type { ApprovalDecision } from '../runtime/approve.js';
-import type { WeftClient, CancelReceipt } from './client.js';
+
+/** What a cancel found: `requested` — the request is in the inbox; false — it had ended already, and nothing was written (`handle.result()` says how). */
+export interface CancelReceipt {
+  handle: ClientHandle;
+  requested: boolean;
+}
+
+/** What a handle asks of the client that made it (client.ts WeftClient). */
+export interface ClientCalls {
+  describe(id: string, options: { tenant?: string }): Promise<InvocationDescription>;
+  result(id: string, options: ResultOptions & { tenant?: string }): Promise<InvocationResult>;
+  approve(id: string, decision: ApprovalDecision, options: { tenant?: string }): Promise<ClientHandle>;
+  cancel(id: string, options: { reason?: string; by?: string; tenant?: string }): Promise<CancelReceipt>;
+}
 
 export interface ResultOptions {
   /** Stop waiting when this aborts: `result()` rejects with the signal's reason (nothing is written either way). */
@@ -19,7 +32,7 @@ export interface ResultOptions {
 
 export class ClientHandle {
   constructor(
-    private readonly client: WeftClient,
+    private readonly client: ClientCalls,
     /** The invocation's id. */
     readonly id: string,
     /** The tenant asked for on the call that made this handle (a scoped client's own otherwise). */
