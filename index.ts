@@ -1,12 +1,13 @@
 /**
- * Weft — a durable, replayable plan runtime for Node.js. The package's public face: the runtime,
- * the journal (canonical JSON, digests, records, chain, seal, reader, writer, stores), the
+ * Weft — a durable, replayable plan runtime for Node.js. The package's public face: the runtime (the
+ * executor) and the client (client/: writes pins and inbox messages, runs nothing), the journal (canonical JSON, digests, records, chain, seal, reader, writer, stores), the
  * machine, actuators and dispatchers, the domain contract (defineDomain and the types an author
  * needs), the key helpers, zod, and the HTN engine and method mining as namespaces.
  */
 export * from './journal/index.js';
 export * from './stores/index.js';
 export * from './runtime/index.js';
+export * from './client/index.js';
 export * from './actors/index.js';
 export * from './queue/index.js';
 export {

@@ -65,7 +65,7 @@ export async function followRun(handle: InvocationHandle, print: boolean): Promi
 export function printOutcome(ws: Workspace, result: InvocationResult, json: boolean, location: Location, why?: string): number {
   const journal = journalFileOf(ws.store, result.id) ?? null;
   if (json) {
-    printJsonLine({ id: result.id, status: result.status, reason: result.reason ?? null, journal: journal ?? journalRefOf(ws.store, result.id), fingerprint: result.fingerprint ?? null, publicKey: ws.publicKeyFile });
+    printJsonLine(outcomeLine(ws, result));
   } else {
     const id = result.id;
     const lines = [``, `invocation  ${id}`, `status      ${result.status}${result.reason ? ` — ${result.reason}` : ''}`];
@@ -111,6 +111,22 @@ export async function gapPathWhy(store: JournalStore, result: InvocationResult):
  * What `journal` names in a `--json` line when the store keeps no file: a Redis journal's reference
  * (cli/journal-ref.ts), which `weft verify` and `weft log` read as they read a path; null otherwise.
  */
+/**
+ * The `--json` line of a run's outcome — `{ id, status, reason, journal, fingerprint, publicKey }` —
+ * built in this one place; a command that says more (cancel: what stays done; fork: its parent)
+ * adds its fields after these.
+ */
+export function outcomeLine(ws: Workspace, result: InvocationResult): { id: string; status: string; reason: string | null; journal: string | null; fingerprint: string | null; publicKey: string | null } {
+  return {
+    id: result.id,
+    status: result.status,
+    reason: result.reason ?? null,
+    journal: journalFileOf(ws.store, result.id) ?? journalRefOf(ws.store, result.id),
+    fingerprint: result.fingerprint ?? null,
+    publicKey: ws.publicKeyFile,
+  };
+}
+
 export function journalRefOf(store: JournalStore, id: string): string | null {
   const redis = store as { prefix?: unknown; name?: unknown };
   return typeof redis.prefix === 'string' && typeof redis.name === 'string' && /^rediss?:\/\//.test(redis.name) ? redisJournalRef(redis.name, redis.prefix, id) : null;

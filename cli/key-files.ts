@@ -49,20 +49,30 @@ export async function workspaceKey(dir: string, options: { file?: string | undef
   }
   const workspaceKeys = path.join(dir, 'keys');
   const ownKeys = options.redis ? userKeysDir() : workspaceKeys;
+  // Each key file is read (and its key derived) once, however many of the choices below look at it.
+  const loaded = new Map<string, Promise<SigningKey>>();
+  const load = (file: string) => {
+    let key = loaded.get(file);
+    if (!key) loaded.set(file, (key = loadSigningKey(file)));
+    return key;
+  };
   if (options.recorded !== undefined) {
     for (const keysDir of options.redis ? [ownKeys, workspaceKeys] : [ownKeys]) {
       const secretFile = path.join(keysDir, SECRET_FILE);
       if (!existsSync(secretFile)) continue;
-      const key = await loadSigningKey(secretFile);
+      const key = await load(secretFile);
       if (key.keyId === options.recorded) return { key, publicKeyFile: path.join(keysDir, PUBLIC_FILE), keysDir, generated: false };
     }
   }
+  const ownSecret = path.join(ownKeys, SECRET_FILE);
   if (options.generate === false) {
-    const secretFile = path.join(ownKeys, SECRET_FILE);
     // The runtime refuses a key other than the recorded one, naming both: hand it the key there is.
-    const key = existsSync(secretFile) ? await loadSigningKey(secretFile) : undefined;
+    const key = existsSync(ownSecret) ? await load(ownSecret) : undefined;
     return { key, publicKeyFile: path.join(ownKeys, PUBLIC_FILE), keysDir: ownKeys, generated: false };
   }
+  // Read already (it did not have the recorded id): it is the key there is, as ensureKeyPair would read it again.
+  const read = loaded.get(ownSecret);
+  if (read) return { key: await read, publicKeyFile: path.join(ownKeys, PUBLIC_FILE), keysDir: ownKeys, generated: false };
   const { key, publicFile, generated } = await ensureKeyPair(ownKeys);
   return { key, publicKeyFile: publicFile, keysDir: ownKeys, generated };
 }

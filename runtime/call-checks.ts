@@ -14,6 +14,7 @@ import type { JournalRecord } from '../journal/records.js';
 import type { Library } from '../htn/library/schema.js';
 import { FLAG_DECLARED_SPEND, hasFlag } from '../machines/flags.js';
 import { ForeignJournalError, InvocationNotFoundError, PinMismatchError } from './errors.js';
+import type { ClientCore } from './client-core.js';
 import type { Executor } from './executor.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { readPinnedPack } from './pack-blob.js';
@@ -22,7 +23,7 @@ import { callScope, tenantOfJournalFile } from './tenant-of.js';
 import { BEHAVIOUR_FLAGS } from './version.js';
 
 /** The journal starts with this invocation's own pin — and, with `tenant`, that tenant's (another's is refused as unknown, as a missing one). */
-export function checkGenesis(ex: Executor, id: string, first: JournalRecord | undefined, tenant?: string): void {
+export function checkGenesis(ex: ClientCore, id: string, first: JournalRecord | undefined, tenant?: string): void {
   checkTenant(ex, id, first, tenant);
   const report = verifyRecords([first]);
   if (!report.ok) throw report.error!;
@@ -35,7 +36,7 @@ export function checkGenesis(ex: Executor, id: string, first: JournalRecord | un
  * call's own tenant; a scoped runtime's scope always applies, and another tenant asked per call
  * is refused) — else it is refused as unknown, with the words a missing id gets.
  */
-export function checkTenant(ex: Executor, id: string, first: JournalRecord | undefined, asked: string | undefined): void {
+export function checkTenant(ex: ClientCore, id: string, first: JournalRecord | undefined, asked: string | undefined): void {
   const { tenant, foreign } = callScope(ex.options.tenant, asked);
   const unknown = () => new InvocationNotFoundError(id, ex.store.name, tenant);
   if (foreign || !first || first.kind !== 'invocation.pinned') throw unknown();
@@ -43,7 +44,7 @@ export function checkTenant(ex: Executor, id: string, first: JournalRecord | und
 }
 
 /** A journal file named to a scoped runtime must be its tenant's: another's (or a missing one) is unknown, as an id is. */
-export function checkFileTenant(ex: Executor, file: string): void {
+export function checkFileTenant(ex: ClientCore, file: string): void {
   const scope = ex.options.tenant;
   if (scope !== undefined && tenantOfJournalFile(file) !== scope) throw new InvocationNotFoundError(`journal ${file}`, ex.store.name, scope);
 }

@@ -69,6 +69,8 @@ export async function cancelledHandle(store: JournalStore, id: string, journal: 
     journal,
     ...(reason === undefined ? {} : { reason }),
     ...(cancelled ? { cancelled: { by: cancelled.by, reason: cancelled.reason, kept: cancelled.kept } } : {}),
+    // Asked to cancel it, the caller finds it ended another way: nothing was cancelled (a flag, not a sentence to match).
+    ...(!cancelled && when !== 'now' ? { alreadyEnded: true } : {}),
   });
 }
 

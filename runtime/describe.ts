@@ -250,6 +250,8 @@ function commandsFor(summary: InvocationSummary): CommandDescription[] {
       return [{ command: `weft resume ${id}`, does: 'continue where it stopped, once the cause is fixed' }];
     case 'interrupted':
       return [{ command: `weft resume ${id}`, does: 'take it over and continue from what is durable (weft serve does it too)' }];
+    case 'pending':
+      return [{ command: `weft resume ${id}`, does: 'run it here (weft serve takes it up too)' }];
     case 'completed':
     case 'failed':
     case 'handed_off':

@@ -1,57 +1,44 @@
 /**
  * The executor: the small core that every verb of the runtime (start.ts, resume.ts, approve.ts,
  * cancel-request.ts, fork-run.ts, replay-source.ts, verify.ts) takes instead of the whole `Runtime`.
- * It holds what `createRuntime(options)` resolved once — the options with the domain's parts filled
- * in, the store, the dispatcher, this process's writer id (its leases), the limits, each library's
- * digest, the policies known (given, read back from the store's rule-pack blobs, handed to a fork) —
- * and the few acts the verbs share:
+ * It is the client's core (client-core.ts: the store, the tenant scope, the clock, the writer id,
+ * the libraries and their digests, the limits, what a start pins, the blobs it files, the key in
+ * force) and what only a process that runs machines needs — the dispatcher, the policies known
+ * (given, read back from the store's policy-pack blobs, handed to a fork), the inspection observer —
+ * with the acts only it does:
  *
- * - `ready()`: before the first operation over a RedisStore it opened itself, the server must keep
- *   what it acknowledges (or the user said `relaxed`);
  * - `run(…)`: under the lease a JournalWriter holds, start the invocation's machine (a live run, a
  *   resume from a snapshot, a parent driven to `superseded`) and return its handle;
- * - `genesisOf(id)`: the invocation's pin record — the one runtime/open.ts read when the runtime
- *   was opened for it (`opened`), so a command reads its pin once;
- * - what a pin names, looked up: libraries by name or digest (`pickLibrary`, `pinnedLibrary`),
- *   policies by id (`policyById`), the key in force (`sealKeyOf`, `checkSealKey`), and the blobs a
- *   start or a fork files by digest (`putBlobOnce`).
+ * - what a pin names, looked up to run it: libraries by digest, also the store's blob
+ *   (`pinnedLibrary`), policies by id (`policyById`), what replay needs (`replayDeps`).
  *
  * Refusals before anything is written (the journal is this id's and this tenant's; the pin is one
  * this runtime can run) are call-checks.ts. `Runtime` (runtime.ts) is the public face over this.
  */
-import { hostname } from 'node:os';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { Model } from '../actors/model/model.js';
 import { WeftError } from '../journal/errors.js';
 import type { JournalRecord } from '../journal/records.js';
-import { journalFileOf, type InvocationMetadata, type JournalStore } from '../journal/store.js';
-import { checkRedisDurability, RedisStore } from '../stores/redis.js';
-import { durabilityRefusal, relaxedDurabilityWarning } from '../stores/redis-durability.js';
 import type { JournalWriter } from '../journal/writer.js';
-import { marksForLibrary } from '../journal/redaction.js';
 import { libraryDigest } from '../htn/library/digest.js';
 import type { Library } from '../htn/library/schema.js';
 import { readLibraryBlob } from '../htn/library/stored.js';
-import { validateLibrary } from '../htn/library/validate.js';
-import type { InvocationInput, InvocationLimits } from '../machines/context.js';
+import type { InvocationInput } from '../machines/context.js';
 import { allowAll, type AdmissionPolicy } from '../machines/policy.js';
-import { pinnedSpenders, spendDeclarationProblem, type PinnedSpender } from '../machines/spenders.js';
 import type { PackPolicy } from '../policy/compile.js';
 import { predicateRegistry, type PredicateRegistry } from '../policy/predicates.js';
 import type { Dispatcher } from '../queue/dispatcher.js';
 import { BullMqDispatcher } from '../queue/bullmq.js';
 import { advisoryRaiser } from './advisories.js';
+import { ClientCore } from './client-core.js';
 import { INBOX_LOOK_MS } from './cancel.js';
 import { createInvocationActor, type EpochServices } from './epoch-actors.js';
 import { RuntimeUsageError } from './errors.js';
 import { InvocationHandle } from './handle.js';
 import { guardedObserver } from './inspection.js';
-import { keyInForce, refuseOtherKey } from './key-in-force.js';
-import { DEFAULT_LIMITS } from './limits.js';
 import type { ReplayDeps } from './replay.js';
 import { Recorder } from './recorder.js';
 import { chooseDispatcher, resolveDomain, type ResolvedOptions, type RuntimeOptions } from './runtime-options.js';
-import type { SealKeyInForce } from './seal-key.js';
 
 /** Where a run starts from: a snapshot (its seq, the hash it ends at, the machine's persisted state). */
 export interface RunSnapshot {
@@ -60,87 +47,29 @@ export interface RunSnapshot {
   data: unknown;
 }
 
-export class Executor {
+export class Executor extends ClientCore {
   /** The options with the domain's parts filled in: what this runtime actually runs. */
-  readonly options: ResolvedOptions;
+  declare readonly options: ResolvedOptions;
   readonly dispatcher?: Dispatcher;
-  /** Identifies this process in leases and record envelopes. */
-  readonly writerId: string;
-  readonly limits: InvocationLimits;
-  /** Each library's digest, computed once: pinning and resuming look libraries up by it. */
-  readonly digests = new Map<Library, string>();
-  /** True when the runtime made its store from `redis` (and closes it). */
-  readonly ownsStore: boolean;
   /** Policy packs read back from the store's blobs for invocations that pinned them (pack-blob.ts), by policy id. */
   readonly pinnedPacks = new Map<string, PackPolicy>();
   /** Policies a fork was given as objects (fork-run.ts): known from then on, for the fork's run, resume and replay. */
   readonly forkPolicies: AdmissionPolicy[] = [];
   readonly predicates: PredicateRegistry;
-  /**
-   * What this runtime's actuators declare they spend (flag 2; machines/spenders.ts) — pinned by
-   * `start`, compared with the pin on resume — or undefined when it knows no actuators (its own
-   * dispatcher, and a domain whose actuators come from a factory). Admission never reads it: it
-   * reads the pin.
-   */
-  readonly declaredSpenders: readonly PinnedSpender[] | undefined;
   /** The runtime's inspection observer, unable to throw into a run (inspection.ts). */
   readonly inspector: Observer<InspectionEvent> | undefined;
-  private readiness: Promise<void> | undefined;
-  /** Blobs this runtime has put in the store (pinned libraries; the signing key's public half, by its key id), by digest. */
-  private readonly blobsStored = new Map<string, Promise<void>>();
 
   constructor(given: RuntimeOptions) {
-    const options = resolveDomain(given);
-    this.options = options;
-    this.ownsStore = given.store === undefined;
-    if (options.libraries.length === 0) throw new RuntimeUsageError('runtime.no_library', 'createRuntime needs at least one method library');
-    for (const library of options.libraries) {
-      validateLibrary(library);
-      this.digests.set(library, libraryDigest(library));
-    }
-    if (options.actuators) {
-      const problem = spendDeclarationProblem((options.policy ?? allowAll).envelope, options.actuators);
-      if (problem) throw new RuntimeUsageError('runtime.ambiguous_spend', `createRuntime: ${problem}`);
-      this.declaredSpenders = pinnedSpenders(options.actuators);
-    } else {
-      this.declaredSpenders = options.domain?.declaredSpenders;
-    }
+    super(resolveDomain(given), given.store === undefined);
+    const options = this.options;
     this.dispatcher = options.dispatcher ?? chooseDispatcher(options);
-    this.writerId = options.writer ?? `${hostname()}:${process.pid}`;
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.inspector = options.inspect ? guardedObserver(options.inspect) : undefined;
     this.predicates = predicateRegistry(options.policyPredicates);
   }
 
-  get store(): JournalStore {
-    return this.options.store;
-  }
-
-  /** How long a lease this runtime takes lives unless renewed (the options', else 30 s). */
-  get leaseTtlMs(): number {
-    return this.options.leaseTtlMs ?? 30_000;
-  }
-
-  /** The wall clock of envelopes and inbox messages (never hashed): the options' `now`, else the system's. */
-  now(): Date {
-    return this.options.now?.() ?? new Date();
-  }
-
-  /**
-   * Before the first operation of a runtime over a RedisStore it opened itself: the server must keep
-   * what it acknowledges (AOF, appendfsync always, noeviction) — or the user said `relaxed`.
-   */
-  ready(): Promise<void> {
-    this.readiness ??= (async () => {
-      const store = this.options.store;
-      if (!(store instanceof RedisStore) || !this.ownsStore) return;
-      await store.reachable();
-      const verdict = await checkRedisDurability(await store.connection());
-      if (verdict.ok) return;
-      if ((this.options.durability ?? 'strict') === 'strict') throw durabilityRefusal(store.name, verdict);
-      process.emitWarning(relaxedDurabilityWarning(store.name, verdict.problems));
-    })();
-    return this.readiness;
+  /** Whether the dispatcher gets a shadow result from `actuator` (what a shadow start pins: shadow-pin.ts). */
+  override canShadow(actuator: string): boolean {
+    return this.dispatcher?.canShadow?.(actuator) === true;
   }
 
   /**
@@ -204,54 +133,6 @@ export class Executor {
     return handle;
   }
 
-  /** The options of every JournalWriter this runtime opens: its writer id, the lease's lifetime, the envelope clock. */
-  writerOptions() {
-    return { writer: this.writerId, ttlMs: this.leaseTtlMs, now: () => this.now() };
-  }
-
-  /** Put a blob whose digest is `digest` in the store (content-addressed, so once per runtime is enough); a failure is retried by the next start. */
-  putBlobOnce(digest: string, bytes: () => Uint8Array): Promise<void> {
-    let stored = this.blobsStored.get(digest);
-    if (!stored) {
-      stored = (async () => {
-        const filed = await this.options.store.putBlob(bytes());
-        if (filed !== digest) throw new WeftError('runtime.blob_mismatch', 'permanent', `the store filed blob ${digest} under ${filed}`);
-      })();
-      stored.catch(() => this.blobsStored.delete(digest));
-      this.blobsStored.set(digest, stored);
-    }
-    return stored;
-  }
-
-  /**
-   * The store metadata's domain, library and the domain's redaction marks (seal-key.ts adds the key).
-   * The marks are written for the library pinned: an operator's marks under its actuator too, since
-   * a journal's dispatch names only the actuator (journal/redaction.ts marksForLibrary).
-   */
-  domainMetadata(digest: string, library: Library): Omit<InvocationMetadata, 'sealKey'> {
-    const domain = this.options.domain;
-    return { ...(domain ? { domain: domain.name } : {}), library: digest, ...(domain?.redact ? { redact: marksForLibrary(domain.redact, library) } : {}) };
-  }
-
-  /** The genesis record of `id` (undefined: none): the one `open` read, else read now. Checked by the caller (call-checks.ts checkGenesis). */
-  async genesisOf(id: string): Promise<JournalRecord | undefined> {
-    const opened = this.options.opened;
-    if (opened?.id === id) return opened.pinned;
-    return (await this.options.store.read(id, 0, 1))[0];
-  }
-
-  /** The journal file of an invocation whose tenant was checked already (Runtime.journalPath checks it for callers). */
-  pathOf(id: string): string | undefined {
-    return journalFileOf(this.options.store, id);
-  }
-
-  /** The library a start names (default: the first). */
-  pickLibrary(name?: string): Library {
-    const found = name === undefined ? this.options.libraries[0] : this.options.libraries.find((l) => l.name === name);
-    if (!found) throw new RuntimeUsageError('runtime.unknown_library', `no library named ${name}; this runtime has ${this.options.libraries.map((l) => l.name).join(', ')}`);
-    return found;
-  }
-
   /** The pinned library: one of this runtime's, one given (a bundle's), or the store's blob — or undefined. */
   async pinnedLibrary(digest: string, given: readonly Library[]): Promise<Library | undefined> {
     const known = this.options.libraries.find((l) => this.digests.get(l) === digest) ?? given.find((l) => libraryDigest(l) === digest);
@@ -267,21 +148,6 @@ export class Executor {
     const found = this.policies().find((p) => p.id === id);
     if (!found) throw new WeftError('runtime.policy_missing', 'permanent', `the invocation is pinned to policy ${id}, which this runtime does not have; pass it in createRuntime({ policies })`);
     return found;
-  }
-
-  /** The key in force for `id`: its journal's last re-key, else the key its store metadata recorded at start (seal-key.ts). */
-  sealKeyOf(id: string, snapshotSeq?: number): Promise<SealKeyInForce | undefined> {
-    return keyInForce(this.options.store, id, snapshotSeq);
-  }
-
-  /**
-   * The key in force (seal-key.ts) must be this runtime's signing key. Returns the key in force and
-   * the one to seal with — different only when `rekey` asks to change it (the caller records the
-   * change) — or undefined when no key is in force (any key seals). Throws SealKeyMismatchError,
-   * having written nothing.
-   */
-  checkSealKey(command: 'resume' | 'approve' | 'cancel', id: string, inForce: SealKeyInForce | undefined, rekey: boolean): { from: string; to: string } | undefined {
-    return refuseOtherKey(command, id, inForce, this.options.signingKey?.keyId, rekey);
   }
 
   /** What replay needs to re-run a journal pinned to `library` (its digest `digest`) here. */

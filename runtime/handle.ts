@@ -44,6 +44,8 @@ export interface InvocationResult {
   records?: number;
   /** For a cancelled invocation: who cancelled it, why, and the world effects that stay done (its `invocation.cancelled`). */
   cancelled?: { by: string; reason: string; kept: KeptEffect[] };
+  /** For a cancel: the invocation ended another way (before the request, or before its runtime saw it), so nothing was cancelled. */
+  alreadyEnded?: true;
 }
 
 const STOPPING: Record<string, InvocationStatus> = {

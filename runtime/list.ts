@@ -27,8 +27,10 @@ import type { InvocationStatus } from './handle.js';
 /**
  * `interrupted`: not ended, not resting, and no live runtime holds it — its process stopped (a crash,
  * a kill) or gave up on an unreachable store, when it could not say so in the store either.
+ * `pending`: pinned and never taken up — a client's start (runtime/start.ts pinInvocation) released
+ * its lease with nothing but the pin written; `weft serve` (or a resume) runs it.
  */
-export type ListedStatus = InvocationStatus | 'running' | 'interrupted' | 'damaged' | 'suspended';
+export type ListedStatus = InvocationStatus | 'running' | 'pending' | 'interrupted' | 'damaged' | 'suspended';
 
 /** What `invocationStatus` can say: every listed status but `damaged` (which only a failed read shows). */
 export type RestingStatus = Exclude<ListedStatus, 'damaged'>;
@@ -274,6 +276,8 @@ async function restingState(store: JournalStore, id: string, length?: number): P
   if (note?.status === 'running' && note.reason !== undefined) return { status: 'running', reason: note.reason, ...(note.fix === undefined ? {} : { fix: note.fix }) };
   const holder = await store.holder(id).catch(() => undefined);
   if (holder?.live) return { status: 'running' };
+  // Only its pin, and no lease was ever left on it (a client's start releases the one it took): nothing has run yet.
+  if (holder === undefined && length === 1) return { status: 'pending', reason: 'pinned by a client, not yet taken up by a runtime', fix: `weft resume ${id}   # or leave it to weft serve, which runs it` };
   return {
     status: 'interrupted',
     reason: holder

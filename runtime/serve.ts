@@ -3,6 +3,7 @@
  * anyone typing `resume`. Each round it lists the invocations that have not ended (with Redis, from
  * the status index's open set, so a poll costs nothing per ended invocation) and resumes:
  *
+ * - a **pending** one — pinned by a client (`client.start`) and never taken up;
  * - an **interrupted** invocation — not ended, not resting, and no live runtime holds its lease
  *   (its process died: the lease expired, or its holder is a dead process on this host);
  * - a **suspended** one whose suspension a retry can fix — class `transient` (the model endpoint
@@ -90,12 +91,13 @@ export type ServeEvent =
   | { kind: 'outage'; state: 'ended'; since: string; ms: number; id?: undefined };
 
 /** Why serve picks an invocation up. */
-export type ServeReason = 'interrupted' | 'suspended' | 'timer' | 'approval' | 'cancel' | 'deadline';
+export type ServeReason = 'pending' | 'interrupted' | 'suspended' | 'timer' | 'approval' | 'cancel' | 'deadline';
 
 const RESTING: ReadonlySet<string> = new Set(['hibernated', 'awaiting_approval', 'waiting_timer', 'suspended']);
 
 /** Why serve would pick this invocation up now, or undefined. */
 export function servable(row: InvocationSummary, now: number = Date.now()): ServeReason | undefined {
+  if (row.status === 'pending') return 'pending';
   if (row.status === 'interrupted') return 'interrupted';
   if (RESTING.has(row.status) && row.cancelRequested) return 'cancel';
   if (RESTING.has(row.status) && row.deadline !== undefined && Date.parse(row.deadline) <= now) return 'deadline';

@@ -52,7 +52,7 @@ describe('the table', () => {
     expect(statusFlag('awaiting_approval')).toBe('awaiting_approval');
     expect(statusFlag(undefined)).toBeUndefined();
     expect(() => statusFlag('bogus')).toThrow(UsageError);
-    expect(() => statusFlag('bogus')).toThrow(/use one of running, awaiting_approval, .*completed, failed, .*damaged/);
+    expect(() => statusFlag('bogus')).toThrow(/use one of pending, running, awaiting_approval, .*completed, failed, .*damaged/);
   });
 });
 

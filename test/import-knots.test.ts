@@ -29,6 +29,7 @@ const floors: string[][] = [
   ['stores/'], //         where journals are kept: file, Redis, memory
   ['queue/'],
   ['runtime/'],
+  ['client/'], //         the client: start, approve, cancel, list, describe — writes pins and inbox messages, runs nothing
   ['examples/'], //       the built-in domains, which the CLI and the viewer load by name
   ['index.ts', 'inspector/'],
   ['cli/'],

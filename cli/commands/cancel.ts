@@ -18,7 +18,7 @@ import { keptEffectText } from '../../machines/kept-effects.js';
 import type { InvocationResult } from '../../runtime/handle.js';
 import { UsageError } from '../args.js';
 import { continueCommand } from '../continue-command.js';
-import { journalRefOf } from '../follow.js';
+import { outcomeLine } from '../follow.js';
 import { refuseGivenOtherKey } from '../given-key.js';
 import { command, type Location } from '../hints.js';
 import { printJsonLine } from '../json-line.js';
@@ -68,17 +68,12 @@ function whoAmI(): string {
 function printCancelled(ws: Workspace, result: InvocationResult, json: boolean, location: Location): number {
   const journal = journalFileOf(ws.store, result.id) ?? null;
   const kept = result.cancelled?.kept ?? [];
-  // Ended otherwise before the cancel could act (the runtime's reason says "nothing was cancelled").
-  const alreadyEnded = result.status !== 'cancelled' && result.cancelled === undefined && (result.reason ?? '').endsWith('nothing was cancelled');
+  // Ended otherwise before the cancel could act (runtime/cancel.ts cancelledHandle says so).
+  const alreadyEnded = result.alreadyEnded === true;
   const ok = result.status === 'cancelled' || alreadyEnded;
   if (json) {
     printJsonLine({
-      id: result.id,
-      status: result.status,
-      reason: result.reason ?? null,
-      journal: journal ?? journalRefOf(ws.store, result.id),
-      fingerprint: result.fingerprint ?? null,
-      publicKey: ws.publicKeyFile,
+      ...outcomeLine(ws, result),
       by: result.cancelled?.by ?? null,
       kept,
       alreadyEnded,

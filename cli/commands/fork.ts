@@ -15,14 +15,14 @@
  */
 import type { Library } from '../../htn/library/schema.js';
 import type { JournalRecord } from '../../journal/records.js';
-import { endingOf, journalFileOf, type JournalStore } from '../../journal/store.js';
+import { endingOf, type JournalStore } from '../../journal/store.js';
 import type { Domain } from '../../runtime/domain.js';
 import type { AdmissionPolicy } from '../../machines/policy.js';
 import { existsSync } from 'node:fs';
 import { positiveInt, UsageError, usageFailure } from '../args.js';
 import { continueCommand } from '../continue-command.js';
 import { crashHooks } from '../faults.js';
-import { exitCodeOfResult, journalRefOf, printOutcome } from '../follow.js';
+import { exitCodeOfResult, outcomeLine, printOutcome } from '../follow.js';
 import { libraryChoice } from '../library-choice.js';
 import { printJsonLine } from '../json-line.js';
 import { readInvocationMeta, writeInvocationMeta } from '../invocation-meta.js';
@@ -118,12 +118,7 @@ export function run(argv: string[]): Promise<number> {
     print: (ws, result, { id: parent, json, location }) => {
       if (!json) return printOutcome(ws, result, json, location);
       printJsonLine({
-        id: result.id,
-        status: result.status,
-        reason: result.reason ?? null,
-        journal: journalFileOf(ws.store, result.id) ?? journalRefOf(ws.store, result.id),
-        fingerprint: result.fingerprint ?? null,
-        publicKey: ws.publicKeyFile,
+        ...outcomeLine(ws, result),
         parent,
         atEpoch,
         repinned: forked?.body.repinned ?? null,

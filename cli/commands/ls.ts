@@ -33,7 +33,7 @@ export const usage =
   '                                       the invocations whose rules warned, each warning (epoch, rule, reason) from its inbox';
 
 /** Every status `--status` can ask for (a listed status: runtime/list.ts); the compiler checks none is missing. */
-export const LISTED_STATUSES = ['running', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'interrupted', 'completed', 'failed', 'handed_off', 'cancelled', 'superseded', 'damaged'] as const satisfies readonly ListedStatus[];
+export const LISTED_STATUSES = ['pending', 'running', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'interrupted', 'completed', 'failed', 'handed_off', 'cancelled', 'superseded', 'damaged'] as const satisfies readonly ListedStatus[];
 const everyStatusListed: [Exclude<ListedStatus, (typeof LISTED_STATUSES)[number]>] extends [never] ? true : never = true;
 void everyStatusListed;
 

@@ -28,6 +28,8 @@ import { validateLibrary } from '../../htn/library/validate.js';
 import { ForeignJournalError, RuntimeUsageError } from '../../runtime/errors.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { ReplayResult } from '../../runtime/replay.js';
+import type { JournalStore } from '../../journal/store.js';
+import type { Workspace } from '../workspace.js';
 import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain, type LoadedDomain } from '../domain-loader.js';
 import { openWorkspace, workspaceDir } from '../workspace.js';
@@ -85,13 +87,36 @@ export async function run(argv: string[]): Promise<number> {
 
 /** An invocation in a workspace, by id. */
 async function replayById(id: string, dirOption: string | undefined, domainFlag: string | undefined, json: boolean, choice: StoreChoice, tenant: string | undefined): Promise<number> {
-  const dir = workspaceDir(dirOption);
-  const store = await openStore(choice);
-  // The pin only says where to find the domain; the runtime checks the genesis (a foreign journal) and the pin.
-  const { pin } = (await pinnedRecord(store, id, tenant)).body; // --tenant T: another tenant's is not there
-  const ws = await openWorkspace({ dir, store, redis: choice.redis, domain: await domainForInvocation(store, id, pin, domainFlag, { meta: readInvocationMeta(dir, id), dir }) });
+  const { ws } = await openForReplay(id, { dir: dirOption, domain: domainFlag, choice, tenant });
   const result = await ws.runtime.replay(id);
   return report(json, result, ws.runtime.journalPath(id) ?? null, ws.publicKeyFile);
+}
+
+/**
+ * The workspace `weft replay <id>` replays in: the store chosen, and the domain the pin names (the
+ * flag, else the workspace's record of it, else the store's metadata, a built-in or a domains.json
+ * mapping: cli/domain-map.ts domainForInvocation). The pin only says where to find the domain; the
+ * runtime checks the genesis (a foreign journal) and the pin. The caller closes the runtime (and a
+ * Redis store); tests replay in their own process through this very path (test/support/runs-here.ts).
+ */
+export async function openForReplay(id: string, options: { dir?: string | undefined; domain?: string | undefined; choice: StoreChoice; tenant?: string | undefined; signingKeyFile?: string; generateKey?: false }): Promise<{ ws: Workspace; store: JournalStore }> {
+  const dir = workspaceDir(options.dir);
+  const store = await openStore(options.choice);
+  try {
+    const { pin } = (await pinnedRecord(store, id, options.tenant)).body; // --tenant T: another tenant's is not there
+    const ws = await openWorkspace({
+      dir,
+      store,
+      redis: options.choice.redis,
+      domain: await domainForInvocation(store, id, pin, options.domain, { meta: readInvocationMeta(dir, id), dir }),
+      ...(options.signingKeyFile ? { signingKeyFile: options.signingKeyFile } : {}),
+      ...(options.generateKey === false ? { generateKey: false } : {}),
+    });
+    return { ws, store };
+  } catch (err) {
+    if (options.choice.redis) await store.close().catch(() => undefined);
+    throw err;
+  }
 }
 
 /** A journal file: in a workspace (`<dir>/invocations/<id>/journal.jsonl`) or anywhere with --domain. */

@@ -45,6 +45,7 @@ async function load() {
     commands: {
       verify: await fromDist<typeof import('../../dist/cli/commands/verify.js')>('cli/commands/verify.js'),
       export: await fromDist<typeof import('../../dist/cli/commands/export.js')>('cli/commands/export.js'),
+      replay: await fromDist<typeof import('../../dist/cli/commands/replay.js')>('cli/commands/replay.js'),
     },
   };
 }

@@ -230,11 +230,9 @@ export async function resumeOnRedis(id: string, options: OnRedis & Pick<StartOpt
 }
 
 /**
- * `weft replay <id> --dir D [--domain D] [--redis URL --redis-prefix P]` in this process, as the
- * command's replayById does it (cli/commands/replay.ts): the pin names where to find the domain
- * (`domain`, else the workspace's record of it, else the store's metadata, a built-in or a
- * domains.json mapping: cli/domain-map.ts domainForInvocation), then the runtime replays the journal
- * (it checks the genesis and the pin). Rejects with what the command prints as its refusal (a
+ * `weft replay <id> --dir D [--domain D] [--redis URL --redis-prefix P]` in this process, through the
+ * command's own path (cli/commands/replay.ts openForReplay: the pin names where to find the domain),
+ * then the runtime replays the journal (it checks the genesis and the pin). Rejects with what the command prints as its refusal (a
  * divergence throws, where the command exits 1). `generateKey: false`: unlike the command, make no
  * signing key where there is none (a replay seals nothing).
  */
@@ -242,20 +240,17 @@ export async function replayById(id: string, options: Omit<OnRedis, 'redis' | 'p
   const m = await commandModules();
   const dir = m.workspaceDir(options.dir);
   const choice = m.storeChoice(dir, options.redis === undefined ? {} : { redis: options.redis, 'redis-prefix': options.prefix, ...(options.giveUpMs === undefined ? {} : { 'redis-give-up-ms': String(options.giveUpMs) }) });
-  const store = await m.openStore(choice);
+  const { ws, store } = await m.commands.replay.openForReplay(id, {
+    dir,
+    ...(options.domain === undefined ? {} : { domain: options.domain }),
+    choice,
+    ...(options.signingKey ? { signingKeyFile: options.signingKey } : {}),
+    ...(options.generateKey === false ? { generateKey: false } : {}),
+  });
   try {
-    const { pin } = (await m.pinnedRecord(store, id)).body;
-    const ws = await m.openWorkspace({
-      dir, store, redis: choice.redis, domain: await m.domainForInvocation(store, id, pin, options.domain, { meta: m.readInvocationMeta(dir, id), dir }),
-      ...(options.signingKey ? { signingKeyFile: options.signingKey } : {}),
-      ...(options.generateKey === false ? { generateKey: false } : {}),
-    });
-    try {
-      return await ws.runtime.replay(id);
-    } finally {
-      await ws.runtime.close();
-    }
+    return await ws.runtime.replay(id);
   } finally {
+    await ws.runtime.close();
     if (choice.redis) await store.close();
   }
 }
