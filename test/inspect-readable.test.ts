@@ -177,6 +177,9 @@ describe.runIf(hasChromium)('on a workspace on disk', () => {
     expect(exported.code, exported.stderr).toBe(0);
     const bundle = path.join(root, 'bundle.json');
     writeFileSync(bundle, exported.stdout);
+    // On the list page, which has no key of its own here: the bundle is checked with the key it carries.
+    await page.goto(new URL('/', storeKeyed.origin).href);
+    await page.locator('#drop').waitFor();
     await page.setInputFiles('#drop-file', bundle);
     const dropped = page.locator('#drop-result #verdict');
     await dropped.waitFor();
