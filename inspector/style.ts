@@ -158,7 +158,7 @@ main section h3 > *, main section dd, main section td, details.record summary > 
 details.record summary { flex-wrap: wrap; } details.record .record-summary { flex: 1 1 240px; max-width: none; white-space: normal; color: #344054; }
 details.record .record-summary.rejected { color: var(--bad); }
 details.record pre { max-height: 420px; overflow: auto; }
-.status-unverified { background: var(--bad-bg); color: var(--bad); box-shadow: inset 0 0 0 1.5px var(--bad); white-space: normal; }
+.status-journal-bad { background: var(--bad-bg); color: var(--bad); box-shadow: inset 0 0 0 1.5px var(--bad); white-space: normal; }
 .verdict.trust-store h2, .verdict.trust-bundle h2 { color: var(--wait); }
 .verdict.trust-bundle { border-color: #f79009; }
 .tl-axis { display: grid; grid-template-columns: 240px 1fr 470px; gap: 4px 14px; align-items: center; padding: 4px 0 10px; border-bottom: 1px solid var(--line); margin-bottom: 4px; }

@@ -41,7 +41,7 @@ const json = (value: unknown) => (value === null || value === undefined ? '' : J
  */
 function statusOf(d: DescriptionView, verdict: Verdict): HTMLElement {
   if (verdict.kind !== 'failed') return statusBadge(d.status);
-  return el('span', { class: 'status status-unverified', 'data-verified': 'no', title: `the journal fails verification at seq ${verdict.seq}: this status is read from records that do not hold` }, `${d.status.replace(/_/g, ' ')} — journal NOT verified`);
+  return el('span', { class: 'status status-journal-bad', 'data-verified': 'no', title: `the journal fails verification at seq ${verdict.seq}: this status is read from records that do not hold` }, `${d.status.replace(/_/g, ' ')} — journal NOT verified`);
 }
 
 function header(d: DescriptionView, verdict: Verdict): HTMLElement {
