@@ -27,6 +27,11 @@
  * invocations filters them by `visibleRows(requestScope(req), rows)`. Every payload about an
  * invocation passes redact.ts (`redactedFor(store, id, value)`) before it is sent.
  *
+ * A tenant's token sees no server path: not the store's name or location (`/api/viewer` names the
+ * tenant instead), not the --public-key file, and no message it gets (an error, a plan tree's
+ * problem) names them — `sealedFromTenant` takes them out of every JSON and text answer to a tenant's
+ * request (the journal's own bytes and the page's files pass unchanged).
+ *
  * Nothing here but approve.ts writes to
  * the store, and no secret key is ever read: the trusted key is a public key. Untrusted text in the
  * JSON is rendered by the page as text; the Content-Security-Policy allows no script but this
@@ -114,6 +119,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   }
   if (fromUrl && needsToken(options) && token !== undefined) res.setHeader('set-cookie', tokenCookie(token));
   rememberScope(req, scope);
+  if (scope.kind === 'tenant') hidden.set(res, serverPaths(options));
   // Every path about one invocation, whatever follows its id: another tenant's is not there.
   const about = invocationOfPath(url.pathname);
   const aboutId = about === undefined ? undefined : decoded(about);
@@ -140,16 +146,20 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   }
   if (p === '/api/trusted-key') {
     const t = options.trustedKey;
-    return sendJson(res, 200, t ? { publicKey: t.key.publicKey, keyId: t.key.keyId, label: t.label } : null);
+    // A tenant is not told where the key's file lies on the server.
+    const label = scope.kind === 'tenant' ? "the key this viewer was started with (--public-key)" : t?.label;
+    return sendJson(res, 200, t ? { publicKey: t.key.publicKey, keyId: t.key.keyId, label } : null);
   }
   const storeKey = /^\/api\/keys\/([0-9a-f]{64})$/.exec(p);
   if (storeKey) {
     const key = await publicKeyFromStore(options.store, storeKey[1]!);
-    return sendJson(res, 200, key ? { ...key, label: `from the store (${options.store.name}), not independent: it shows the journal is unchanged since this key sealed it, not whose key it is — pass --public-key, or drop your weft.pub on the page` } : null);
+    const where = scope.kind === 'tenant' ? 'from the store' : `from the store (${options.store.name})`;
+    return sendJson(res, 200, key ? { ...key, label: `${where}, not independent: it shows the journal is unchanged since this key sealed it, not whose key it is — pass --public-key, or drop your weft.pub on the page` } : null);
   }
   // The statechart's layout (dagre, the machine): loaded by the first page that asks, not at start.
   if (p === '/api/machine') return sendJson(res, 200, (await import('./machine-graph.js')).machineGraphFor(url.searchParams));
-  if (p === '/api/viewer') return sendJson(res, 200, { store: options.store.name, location: options.location ?? '' });
+  // A tenant's page names its tenant where others name the store, and its commands carry no store flags.
+  if (p === '/api/viewer') return sendJson(res, 200, scope.kind === 'tenant' ? { store: `tenant ${scope.tenant}`, location: '' } : { store: options.store.name, location: options.location ?? '' });
   const api = /^\/api\/invocations\/([^/]+)(\/journal|\/trail|\/plans|\/verdict)?$/.exec(p);
   if (api) {
     const id = decoded(api[1]!);
@@ -223,5 +233,28 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 
 function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...COMMON_HEADERS, 'content-type': type, ...headers });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
+  res.end(res.req.method === 'HEAD' ? undefined : typeof body === 'string' ? sealedFromTenant(res, body) : body);
+}
+
+/** The server paths to keep from a response to a tenant's request (set once its scope is decided). */
+const hidden = new WeakMap<ServerResponse, readonly string[]>();
+
+/**
+ * The strings that say where the server keeps things: the store's name (`file:/srv/weft`, a Redis
+ * URL and prefix), its folder, the CLI flags naming it (`--dir /srv/weft`) — each also as it reads
+ * inside a JSON string. Short ones are left out (they would match ordinary words).
+ */
+function serverPaths(options: InspectorOptions): string[] {
+  const names = [options.store.name, options.store.name.replace(/^file:/, ''), options.location ?? ''].filter((name) => name.length >= 4);
+  const all = names.flatMap((name) => [name, JSON.stringify(name).slice(1, -1)]);
+  return [...new Set(all)].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with the server's paths written as "the store", when `res` answers a tenant's request. */
+function sealedFromTenant(res: ServerResponse, text: string): string {
+  const paths = hidden.get(res);
+  if (!paths) return text;
+  let out = text;
+  for (const path of paths) out = out.split(path).join('the store');
+  return out;
 }

@@ -181,4 +181,21 @@ tr[data-verdict="failed"], tr[data-verdict="server-failed"] { background: var(--
   table.invocations th.started { width: 88px; } table.invocations th.activity { width: 116px; } table.invocations th.duration { width: 76px; }
   table.invocations th.epoch { width: 56px; } table.invocations th.records { width: 70px; }
 }
+/* readability */
+main section, main section p, main section li, main section dd, main section td, main section th, main section h3 > *, .note, .reason, .gist, .chart-caption, .tl-reason, .crumbs { overflow-wrap: anywhere; }
+main section h3 > *, main section dd, main section td, details.record summary > * { min-width: 0; }
+details.record summary { flex-wrap: wrap; } details.record .record-summary { flex: 1 1 240px; max-width: none; white-space: normal; color: #344054; }
+details.record .record-summary.rejected { color: var(--bad); }
+details.record pre { max-height: 420px; overflow: auto; }
+.status-journal-bad { background: var(--bad-bg); color: var(--bad); box-shadow: inset 0 0 0 1.5px var(--bad); white-space: normal; }
+.verdict.trust-store h2, .verdict.trust-bundle h2 { color: var(--wait); }
+.verdict.trust-bundle { border-color: #f79009; }
+.tl-axis { display: grid; grid-template-columns: 240px 1fr 470px; gap: 4px 14px; align-items: center; padding: 4px 0 10px; border-bottom: 1px solid var(--line); margin-bottom: 4px; }
+.tl-axis-track { position: relative; height: 36px; border-bottom: 1px solid #98a2b3; }
+.tl-tick { position: absolute; bottom: -16px; transform: translateX(-50%); font-size: 11px; color: var(--muted); white-space: nowrap; } .tl-tick:first-child { transform: none; } .tl-tick-end { transform: translateX(-100%); }
+.tl-axis-epoch { position: absolute; top: 2px; height: 22px; min-width: 14px; padding: 0 2px; border: 1px solid #84adff; border-radius: 4px; background: #eef4ff; color: var(--accent); font: 600 11px/20px system-ui, sans-serif; cursor: pointer; overflow: hidden; }
+.tl-axis-epoch:hover, .tl-axis-epoch:focus-visible { background: #d1e0ff; } .tl-axis-epoch.zoomed { background: var(--accent); color: #fff; }
+.tl-axis + .tl-epoch { border-top: 0; } .tl-epoch.zoomed .tl-track { background-color: #f5f8ff; }
+.tl-zoom { font: inherit; font-size: 12px; font-weight: 400; padding: 1px 8px; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; color: var(--accent); cursor: pointer; } .tl-epoch.zoomed .tl-zoom { background: #eef4ff; border-color: #84adff; }
+@media (max-width: 1180px) { .tl-row, .tl-axis { grid-template-columns: 180px 1fr; } .tl-facts { grid-column: 2; flex-wrap: wrap; white-space: normal; } .tl-reason { grid-column: 1 / 3; } }
 `;

@@ -199,7 +199,7 @@ describe('the statechart and time travel in weft inspect', () => {
         await page.locator(`.travel[data-at="${k}"]`).waitFor();
         expect(await current(), `record ${k}`).toBe(expected);
         expect(await page.locator(`g.sc-node[data-state="${expected}"]`).getAttribute('class')).toContain('current');
-        expect(await page.locator('#travel-readout').textContent()).toContain(`record ${k} of ${records.length - 1} · ${records[k]!.kind} · ${expected}`);
+        expect(await page.locator('#travel-readout').textContent()).toContain(`record ${k + 1} of ${records.length} · seq ${k} · ${records[k]!.kind} · ${expected}`);
         // The journal up to k; later records dimmed.
         const later = await page.locator('.journal li').evaluateAll((lis) => lis.map((li) => li.classList.contains('later')));
         expect(later).toEqual(records.map((_, i) => i > k));

@@ -247,7 +247,7 @@ describe.runIf(hasChromium)('weft inspect, who may connect', () => {
       // No --public-key: a sealed journal is checked against the store's own key, labelled as not independent.
       const verdict = (await page.locator('#verdict').textContent()) ?? '';
       if (!/not sealed yet/.test(verdict)) expect(verdict).toMatch(/verified in this page[\s\S]*from the store[\s\S]*not independent/);
-      // A bundle from weft export, chosen on the list page: verified in the page against the key it carries, labelled as such.
+      // A bundle from weft export, chosen on the list page: verified in the page against the key it carries, labelled as such (amber: integrity only).
       const exported = await weft(['export', completed.id, '--dir', dir]);
       expect(exported.code, exported.stderr).toBe(0);
       const bundle = path.join(root, 'bundle.json');
@@ -256,7 +256,7 @@ describe.runIf(hasChromium)('weft inspect, who may connect', () => {
       await page.locator('#drop').waitFor();
       await page.setInputFiles('#drop-file', bundle);
       await page.locator('#drop-result #verdict').waitFor();
-      expect(await page.locator('#drop-result #verdict h2').textContent()).toBe('✓ verified in this page');
+      expect(await page.locator('#drop-result #verdict h2').textContent()).toBe("✓ integrity only — sealed by the bundle's own key");
       expect(await page.locator('#drop-result #fingerprint').textContent()).toBe(completed.fingerprint);
       expect(await page.locator('#drop-result #verdict').textContent()).toContain('the key carried in the bundle — from the file, not independent');
       expect(await page.locator('#drop-result .dropped').textContent()).toBe(`bundle.json — bundle of ${completed.id}`);

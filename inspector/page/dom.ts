@@ -14,6 +14,20 @@ import { escapeActive } from '../../journal/active-text.js';
 
 export type Child = Node | string | number | null | undefined | false;
 
+/**
+ * The token leaves the address bar as the page loads. The URL `weft inspect` prints carries it
+ * (`?token=…`); the server answered that request with the cookie that carries it from then on
+ * (access.ts), so the page no longer needs it in its URL — where it would be seen over a shoulder,
+ * kept in the history and copied with a link. Every page imports this module first of all.
+ */
+function forgetTokenInAddress(): void {
+  const url = new URL(location.href);
+  if (!url.searchParams.has('token')) return;
+  url.searchParams.delete('token');
+  history.replaceState(history.state, '', `${url.pathname}${url.search}${url.hash}`);
+}
+forgetTokenInAddress();
+
 /** An element with attributes and children; strings become text nodes. */
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);

@@ -26,7 +26,7 @@ import { timelineSection } from './timeline.js';
 import { verdictPanel } from './verdict-view.js';
 import { statechart, stateOfStatus, viewAt, type Statechart } from './statechart.js';
 import { timeTravel } from './time-travel.js';
-import { serverVerdict, verifyInPage, type ShownVerdict } from './verify.js';
+import { serverVerdict, verifyInPage, type ShownVerdict, type Verdict } from './verify.js';
 import type { DescriptionView, EpochView, LineRecord, MachineGraphView, PlansView, StepView, TrailView, TrustedKey, ViewerInfo } from './wire.js';
 
 const root = document.getElementById('app')!;
@@ -34,9 +34,19 @@ const id = decodeURIComponent(location.pathname.replace(/^\/invocations\//, '').
 
 const json = (value: unknown) => (value === null || value === undefined ? '' : JSON.stringify(value));
 
-function header(d: DescriptionView): HTMLElement {
+/**
+ * The status as the description says it — unless the journal failed verification: then the badge
+ * says the status is not to be believed ("completed — journal NOT verified", in red), since it was
+ * read from records that do not hold.
+ */
+function statusOf(d: DescriptionView, verdict: Verdict): HTMLElement {
+  if (verdict.kind !== 'failed') return statusBadge(d.status);
+  return el('span', { class: 'status status-journal-bad', 'data-verified': 'no', title: `the journal fails verification at seq ${verdict.seq}: this status is read from records that do not hold` }, `${d.status.replace(/_/g, ' ')} — journal NOT verified`);
+}
+
+function header(d: DescriptionView, verdict: Verdict): HTMLElement {
   const rows: Array<[string, Node | string]> = [
-    ['status', el('span', {}, statusBadge(d.status), d.reason ? el('span', { class: 'reason' }, d.reason) : null)],
+    ['status', el('span', {}, statusOf(d, verdict), d.reason ? el('span', { class: 'reason' }, d.reason) : null)],
     ['tenant', d.tenant ?? '?'],
     ['intent', d.intent ?? '?'],
   ];
@@ -259,7 +269,8 @@ function chartSection(d: DescriptionView, travels: boolean): HTMLElement | null 
         describe: (k) => {
           const r = shown.records[k];
           const state = trail.replayed ? trail.states[k] : null;
-          return `record ${k} of ${records - 1}${r?.kind !== undefined ? ` · ${String(r.kind)}` : ''}${state ? ` · ${state}` : ''}`;
+          // Counted as the journal's heading counts them ("56 records": record 1 of 56 is seq 0).
+          return `record ${k + 1} of ${records} · seq ${k}${r?.kind !== undefined ? ` · ${String(r.kind)}` : ''}${state ? ` · ${state}` : ''}`;
         },
         onChange: (k) => {
           travelAt = k === records - 1 ? null : k;
@@ -362,7 +373,7 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     crumbs(),
     el('h1', { class: 'mono' }, description.id),
     verdictPanel(verdict),
-    header(description),
+    header(description, bad),
     nextPanel(description, info),
     chartSection(description, bad.kind !== 'failed'),
     planTreeSection(records, description, plans),

@@ -49,7 +49,7 @@ const SUMMARIES = {
   'admission.decided': (b) =>
     `${short(b.subject, 20)}${b.step !== undefined ? ` #${short(b.step)}` : ''}: ${short(b.decision, 20).replace(/_/g, ' ')} by ${short(b.policy, 60)}${b.rule ? ` (rule ${short(b.rule, 60)})` : ''}${dash(b.reason)}${list(b.warnings).length ? ` · ${plural(list(b.warnings).length, 'warning')}` : ''}`,
   'model.requested': (b) => `${short(b.purpose, 20)} · attempt ${short(b.attempt)} · asked the model`,
-  'model.completed': (b) => `${short(b.purpose, 20)} · attempt ${short(b.attempt)} · replied ${json(b.reply, 120)}${b.refused ? ` · refused: ${short(obj(b.refused).code, 60)}` : ''}`,
+  'model.completed': (b) => `${short(b.purpose, 20)} · attempt ${short(b.attempt)} · replied ${short(b.reply, 120)}${b.refused ? ` · refused: ${short(obj(b.refused).code, 60)}` : ''}`,
   'model.failed': (b) => `${short(b.purpose, 20)} · attempt ${short(b.attempt)} · call failed: ${failure(b)}`,
   'model.rejected': (b) => `attempt ${short(b.attempt)} rejected: ${short(b.reason, 200)}`,
   'state.observed': (b) => `observed by ${short(b.actuator, 60)}${b.failure ? ` — failed: ${failure(obj(b.failure))}` : `: ${json(b.state, 120)}`}`,

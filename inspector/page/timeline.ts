@@ -6,10 +6,15 @@
  * records' envelope times (`meta.at`): a dispatch's write-ahead record to its completion.
  *
  * Built only from the journal's records (a prefix of them, for the time-travel slider): an attempt
- * whose completion is not yet among them is shown running up to the last record's time. Each row
- * is drawn as a bar on the epoch's own time axis; the bars' positions are set through the CSSOM
- * (`element.style`), which the page's Content-Security-Policy allows (it forbids only style
- * attributes and inline style elements). Pure data first (`timelineOf`), then the DOM.
+ * whose completion is not yet among them is shown running up to the last record's time.
+ *
+ * One time axis for the whole run (`runSpanOf`: its first record to its last): every epoch's rows
+ * are drawn on it, so a 36 ms epoch is a sliver beside a 2 s one, as it was, and the axis above
+ * shows each epoch where it fell. Clicking an epoch (on the axis or its heading) zooms it to its own
+ * scale, and again back to the run's; the zoom is kept across the redraws a live run causes. The
+ * bars' positions are set through the CSSOM (`element.style`), which the page's
+ * Content-Security-Policy allows (it forbids only style attributes and inline style elements). Pure
+ * data first (`timelineOf`, `runSpanOf`), then the DOM.
  */
 import { cut, el } from './dom.js';
 import type { DescriptionView, LineRecord, PlanNodeView, PlansView } from './wire.js';
@@ -205,6 +210,30 @@ export function timelineOf(records: readonly LineRecord[], description: Descript
   return out;
 }
 
+/** The whole run's time: the wall time of its first record and its length in ms (0, 0 when no record has a time). */
+export function runSpanOf(records: readonly LineRecord[]): { startAt: number; spanMs: number } {
+  const times = recs(records)
+    .map((r) => r.at)
+    .filter((t): t is number => t !== null);
+  if (!times.length) return { startAt: 0, spanMs: 0 };
+  const startAt = Math.min(...times);
+  return { startAt, spanMs: Math.max(...times) - startAt };
+}
+
+/**
+ * Where an epoch's rows are drawn: `offset` ms from the scale's start to the epoch's, over `span` ms
+ * — the run's (offset: the epoch's start in the run) or, zoomed, the epoch's own (offset 0).
+ */
+export interface Scale {
+  offset: number;
+  span: number;
+}
+
+/** The scale epoch `e` is drawn on: the run's, or its own when zoomed. */
+export function scaleOf(e: EpochTimeline, run: { startAt: number; spanMs: number }, zoomedIn: boolean): Scale {
+  return zoomedIn || run.spanMs <= 0 ? { offset: 0, span: e.spanMs } : { offset: e.startAt - run.startAt, span: run.spanMs };
+}
+
 /** A duration for people: 850 ms, 1.2 s, 2 min 5 s. */
 export function duration(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)} ms`;
@@ -213,22 +242,24 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-function bar(row: Row, spanMs: number): HTMLElement {
+function bar(row: Row, scale: Scale): HTMLElement {
   const track = el('div', { class: 'tl-track' });
-  const scale = spanMs > 0 ? spanMs : 1;
-  const pct = (ms: number) => `${Math.min(100, Math.max(0, (ms / scale) * 100)).toFixed(3)}%`;
+  const span = scale.span > 0 ? scale.span : 1;
+  // A position (ms since the epoch's start) on the scale; a length in ms as a width on it.
+  const at = (ms: number) => `${Math.min(100, Math.max(0, ((scale.offset + ms) / span) * 100)).toFixed(3)}%`;
+  const width = (ms: number) => `${Math.min(100, Math.max(0, (ms / span) * 100)).toFixed(3)}%`;
   for (let i = 0; i < row.segments.length; i++) {
     const seg = row.segments[i]!;
     const prev = row.segments[i - 1];
     if (prev && seg.start > prev.end) {
       const wait = el('div', { class: 'tl-backoff', title: `backoff ${duration(seg.start - prev.end)} before attempt ${seg.attempt}` });
-      wait.style.left = pct(prev.end);
-      wait.style.width = pct(seg.start - prev.end);
+      wait.style.left = at(prev.end);
+      wait.style.width = width(seg.start - prev.end);
       track.append(wait);
     }
     const part = el('div', { class: `tl-seg tl-${seg.outcome}`, 'data-attempt': String(seg.attempt), title: `attempt ${seg.attempt}: ${seg.outcome}, ${duration(seg.end - seg.start)}${seg.worker ? ` on ${seg.worker}` : ''}${seg.note ? ` — ${seg.note}` : ''}` });
-    part.style.left = pct(seg.start);
-    part.style.width = pct(Math.max(seg.end - seg.start, 0));
+    part.style.left = at(seg.start);
+    part.style.width = width(Math.max(seg.end - seg.start, 0));
     track.append(part);
   }
   return track;
@@ -239,14 +270,14 @@ function workers(row: Row): string {
   return names.length ? names.join(', ') : row.kind === 'model' ? 'runtime' : '—';
 }
 
-function rowElement(row: Row, spanMs: number): HTMLElement {
+function rowElement(row: Row, scale: Scale): HTMLElement {
   const took = row.segments.reduce((sum, s) => sum + Math.max(0, s.end - s.start), 0);
   const attempts = row.segments.length;
   return el(
     'div',
     { class: `tl-row tl-kind-${row.kind} tl-row-${row.outcome}` },
     el('div', { class: 'tl-label' }, el('span', { class: 'mono tl-name' }, row.label), row.detail ? el('span', { class: 'tl-detail', title: row.detail }, row.detail) : null),
-    bar(row, spanMs),
+    bar(row, scale),
     el('div', { class: 'tl-facts' },
       el('span', { class: `outcome outcome-${row.outcome === 'ok' ? 'ok' : row.outcome === 'running' ? 'dispatched' : 'failed'}` }, row.outcome),
       el('span', { class: 'tl-took num' }, duration(took)),
@@ -261,22 +292,76 @@ function rowElement(row: Row, spanMs: number): HTMLElement {
   );
 }
 
-/** The timeline section: one block per epoch, rows as bars on the epoch's time axis. */
+/** The epochs zoomed to their own scale (kept across redraws; the page shows one invocation). */
+const zoomed = new Set<number>();
+
+/** The run's axis: its length, ticks at each quarter, and each epoch where it fell — a button that zooms it. */
+function runAxis(epochs: readonly EpochTimeline[], run: { startAt: number; spanMs: number }, toggle: (epoch: number) => void): HTMLElement {
+  const track = el('div', { class: 'tl-axis-track' });
+  const span = run.spanMs > 0 ? run.spanMs : 1;
+  const pct = (ms: number) => `${Math.min(100, Math.max(0, (ms / span) * 100)).toFixed(3)}%`;
+  for (const q of [0, 0.25, 0.5, 0.75, 1]) {
+    const tick = el('span', { class: `tl-tick${q === 1 ? ' tl-tick-end' : ''}` }, duration(run.spanMs * q));
+    tick.style.left = pct(run.spanMs * q);
+    track.append(tick);
+  }
+  for (const e of epochs) {
+    const block = el(
+      'button',
+      { type: 'button', class: `tl-axis-epoch${zoomed.has(e.epoch) ? ' zoomed' : ''}`, 'data-epoch': String(e.epoch), title: `epoch ${e.epoch}: ${duration(e.spanMs)} from ${duration(e.startAt - run.startAt)} — click to ${zoomed.has(e.epoch) ? 'see it on the run\'s scale' : 'zoom to its own scale'}` },
+      String(e.epoch),
+    );
+    block.style.left = pct(e.startAt - run.startAt);
+    block.style.width = pct(e.spanMs);
+    block.addEventListener('click', () => toggle(e.epoch));
+    track.append(block);
+  }
+  return el(
+    'div',
+    { class: 'tl-axis', id: 'run-axis', 'data-span-ms': String(run.spanMs) },
+    el('div', { class: 'tl-label' }, el('span', { class: 'tl-name' }, 'whole run'), el('span', { class: 'tl-detail' }, 'epochs on one scale; click one to zoom')),
+    track,
+    el('div', { class: 'tl-facts' }, el('span', {}, `${duration(run.spanMs)} from ${run.spanMs > 0 || run.startAt > 0 ? new Date(run.startAt).toISOString().slice(11, 23) : '—'}`)),
+  );
+}
+
+/**
+ * The timeline section: the run's axis, then one block per epoch, rows as bars on the run's time
+ * axis — or the epoch's own, for an epoch zoomed in.
+ */
 export function timelineSection(records: readonly LineRecord[], description: DescriptionView | null, plans: PlansView | Error | null = null): HTMLElement {
   const epochs = timelineOf(records, description, plans instanceof Error ? null : plans);
-  return el(
+  const run = runSpanOf(records);
+  let section: HTMLElement;
+  // Zoom an epoch in or out, and draw the section again in place (the same records).
+  const toggle = (epoch: number) => {
+    if (!zoomed.delete(epoch)) zoomed.add(epoch);
+    const again = timelineSection(records, description, plans);
+    section.replaceWith(again);
+    again.querySelector<HTMLElement>(`.tl-epoch[data-epoch="${epoch}"] .tl-zoom`)?.focus({ preventScroll: true });
+  };
+  section = el(
     'section',
     { class: 'tl', id: 'timeline' },
     el('h2', {}, 'timeline'),
-    epochs.length === 0 ? el('p', { class: 'empty' }, 'nothing dispatched yet') : null,
+    epochs.length === 0 ? el('p', { class: 'empty' }, 'nothing dispatched yet') : runAxis(epochs, run, toggle),
     ...epochs.map((e) => {
       const goal = description?.epochs.find((d) => d.epoch === e.epoch)?.goal;
+      const zoomedIn = zoomed.has(e.epoch);
+      const scale = scaleOf(e, run, zoomedIn);
+      const zoom = el(
+        'button',
+        { type: 'button', class: 'tl-zoom', 'aria-pressed': String(zoomedIn), title: zoomedIn ? "back to the whole run's scale" : 'zoom to this epoch (its own scale)' },
+        zoomedIn ? `zoomed: its own scale (${duration(e.spanMs)}) — back to the run's` : `on the run's scale (${duration(run.spanMs)}) — zoom in`,
+      );
+      zoom.addEventListener('click', () => toggle(e.epoch));
       return el(
         'div',
-        { class: 'tl-epoch', 'data-epoch': String(e.epoch) },
-        el('h3', {}, el('span', { class: 'epoch-no' }, `epoch ${e.epoch}`), goal ? el('span', { class: 'mono goal' }, `${goal.task}(${goal.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(', ')})`) : null, el('span', { class: 'plan' }, `${duration(e.spanMs)} from ${new Date(e.startAt).toISOString().slice(11, 23)}`)),
-        ...e.rows.map((row) => rowElement(row, e.spanMs)),
+        { class: `tl-epoch${zoomedIn ? ' zoomed' : ''}`, 'data-epoch': String(e.epoch), 'data-scale': zoomedIn ? 'epoch' : 'run' },
+        el('h3', {}, el('span', { class: 'epoch-no' }, `epoch ${e.epoch}`), goal ? el('span', { class: 'mono goal' }, `${goal.task}(${goal.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(', ')})`) : null, el('span', { class: 'plan' }, `${duration(e.spanMs)} from ${new Date(e.startAt).toISOString().slice(11, 23)}`), zoom),
+        ...e.rows.map((row) => rowElement(row, scale)),
       );
     }),
   );
+  return section;
 }

@@ -1,9 +1,51 @@
 /**
  * A verification's verdict (verify.ts) as a panel: verified with the fingerprint and the key it was
  * checked against, the chain alone when there is no key or no seal yet, or the first bad seq.
+ *
+ * A verified seal is shown at the trust of the key that checked it (trusted-key.ts `Trust`): green
+ * for a key you gave; amber for the store's own key and for the key a bundle carries, each saying
+ * what it does not prove — the panel's colour never claims more than its words.
  */
 import { el } from './dom.js';
+import { trustOf, type Trust } from './trusted-key.js';
 import type { ShownVerdict, Verdict } from './verify.js';
+
+type Verified = Extract<Verdict, { kind: 'verified' }>;
+
+/** What a seal checked against a key of each trust shows: its panel's class, heading and words. */
+const TRUSTED: Record<Trust, { tone: string; heading: string; says: (records: number) => string }> = {
+  given: {
+    tone: 'ok',
+    heading: '✓ verified in this page',
+    says: (n) => `${n} records: chain, hashes and schemas hold, and the seal's signature is by the trusted key — a key you gave.`,
+  },
+  store: {
+    tone: 'partial',
+    heading: "✓ verified in this page — by the store's own key, not independent",
+    says: (n) =>
+      `${n} records: chain, hashes and schemas hold, and the seal's signature is by the key this store holds. That shows the journal is unchanged since that key sealed it, not whose key it is: give yours (--public-key, or drop your weft.pub here) to know who sealed it.`,
+  },
+  bundle: {
+    tone: 'partial',
+    heading: "✓ integrity only — sealed by the bundle's own key",
+    says: (n) =>
+      `${n} records: chain, hashes and schemas hold, and the seal's signature is by the key that came inside the bundle. That proves only integrity — nothing changed since that key sealed it — not authorship: anyone can seal a journal with a key of their own and ship it beside it. Compare the key's id with one you trust, or drop your weft.pub here.`,
+  },
+};
+
+/** The panel of a verified seal, at its key's trust; `source` says who checked (the page, or the server). */
+function verifiedPanel(verdict: Verified, heading: (h: string) => string, by: 'page' | 'server', ...before: Node[]): HTMLElement {
+  const trust = trustOf(verdict.key);
+  const shown = TRUSTED[trust];
+  return el(
+    'section',
+    { class: `verdict ${shown.tone} trust-${trust}${by === 'server' ? ' server' : ''}`, id: 'verdict', 'data-trust': trust, ...(by === 'server' ? { 'data-by': 'server' } : {}) },
+    el('h2', {}, heading(shown.heading)),
+    ...before,
+    el('p', {}, shown.says(verdict.records)),
+    el('dl', {}, el('dt', {}, 'fingerprint'), el('dd', { class: 'mono', id: 'fingerprint' }, verdict.fingerprint), el('dt', {}, 'sealed by key'), el('dd', { class: 'mono' }, verdict.keyId), el('dt', {}, 'trusted key'), el('dd', {}, verdict.key.label)),
+  );
+}
 
 /** Why the page shows the server's verdict instead of its own. */
 export const SERVER_VERIFIED_NOTE = 'verified by the server (this journal has redacted fields, so the page cannot check it itself)';
@@ -13,13 +55,7 @@ export function verdictPanel(shown: ShownVerdict): HTMLElement {
   const verdict: Verdict = shown;
   switch (verdict.kind) {
     case 'verified':
-      return el(
-        'section',
-        { class: 'verdict ok', id: 'verdict' },
-        el('h2', {}, '✓ verified in this page'),
-        el('p', {}, `${verdict.records} records: chain, hashes and schemas hold, and the seal's signature is by the trusted key.`),
-        el('dl', {}, el('dt', {}, 'fingerprint'), el('dd', { class: 'mono', id: 'fingerprint' }, verdict.fingerprint), el('dt', {}, 'sealed by key'), el('dd', { class: 'mono' }, verdict.keyId), el('dt', {}, 'trusted key'), el('dd', {}, verdict.key.label)),
-      );
+      return verifiedPanel(verdict, (h) => h, 'page');
     case 'chain-only':
       return el(
         'section',
@@ -49,14 +85,7 @@ function serverPanel(verdict: Verdict): HTMLElement {
   const note = el('p', { class: 'verdict-source', id: 'verdict-source' }, SERVER_VERIFIED_NOTE);
   switch (verdict.kind) {
     case 'verified':
-      return el(
-        'section',
-        { class: 'verdict ok server', id: 'verdict', 'data-by': 'server' },
-        el('h2', {}, '✓ verified by the server'),
-        note,
-        el('p', {}, `${verdict.records} records: chain, hashes and schemas hold, and the seal's signature is by the trusted key.`),
-        el('dl', {}, el('dt', {}, 'fingerprint'), el('dd', { class: 'mono', id: 'fingerprint' }, verdict.fingerprint), el('dt', {}, 'sealed by key'), el('dd', { class: 'mono' }, verdict.keyId), el('dt', {}, 'trusted key'), el('dd', {}, verdict.key.label)),
-      );
+      return verifiedPanel(verdict, (h) => h.replace('verified in this page', 'verified by the server'), 'server', note);
     case 'chain-only':
       return el(
         'section',

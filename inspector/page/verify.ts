@@ -7,6 +7,7 @@
  */
 import { BundleError, looksLikeBundle, parseBundle, type Bundle } from '../../journal/bundle.js';
 import { verifyJournalBytes } from '../../journal/verify-bytes.js';
+import { ranked } from './trusted-key.js';
 import type { TrustedKey } from './wire.js';
 
 export type Verdict =
@@ -28,7 +29,10 @@ export type ShownVerdict = Verdict | { kind: 'server'; verdict: Verdict };
 export function serverVerdict(value: unknown): ShownVerdict {
   const v = (value as { verdict?: Partial<Verdict> & { kind?: unknown } } | null)?.verdict;
   const ok = typeof v === 'object' && v !== null && (v.kind === 'verified' || v.kind === 'chain-only' || v.kind === 'failed');
-  return { kind: 'server', verdict: ok ? (v as Verdict) : failed(0, "the server's verdict could not be read", false) };
+  if (!ok) return { kind: 'server', verdict: failed(0, "the server's verdict could not be read", false) };
+  // The server checks a seal only against the key it was started with (--public-key): a key given.
+  const verdict = v as Verdict;
+  return { kind: 'server', verdict: verdict.kind === 'verified' ? { ...verdict, key: ranked(verdict.key, 'given') } : verdict };
 }
 
 /**
@@ -77,7 +81,7 @@ export function verifyFile(bytes: Uint8Array, trusted: TrustedKey | null): FileV
     return { input: 'bundle', verdict: failed(0, problem, false), invocation: null, problem };
   }
   const carried = bundle.publicKey
-    ? { publicKey: bundle.publicKey.publicKey, keyId: bundle.publicKey.keyId, label: 'the key carried in the bundle — from the file, not independent: compare its id with a key you trust' }
+    ? ranked({ publicKey: bundle.publicKey.publicKey, keyId: bundle.publicKey.keyId, label: 'the key carried in the bundle — from the file, not independent: compare its id with a key you trust' }, 'bundle')
     : null;
   const journal = new TextEncoder().encode(bundle.journal);
   const verdict = verifyInPage(journal, trusted ?? carried);
