@@ -29,7 +29,7 @@ td.empty, p.empty { color: var(--muted); text-align:center; padding: 24px; }
 .status, .outcome { display:inline-block; padding:1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; white-space: nowrap; background:var(--idle-bg); color:var(--idle); }
 .status-completed, .outcome-ok, .outcome-completed { background:var(--ok-bg); color:var(--ok); }
 .status-failed, .status-damaged, .outcome-failed, .outcome-denied { background:var(--bad-bg); color:var(--bad); }
-.status-awaiting_approval, .status-suspended, .status-interrupted, .outcome-compensated { background:var(--wait-bg); color:var(--wait); }
+.status-awaiting_approval, .status-suspended, .status-interrupted, .status-pending, .outcome-compensated { background:var(--wait-bg); color:var(--wait); }
 .status-running, .status-waiting_timer, .outcome-dispatched, .outcome-open, .outcome-sleeping { background:var(--run-bg); color:var(--run); }
 .reason { margin-left: 8px; color: var(--muted); }
 td.status-cell .lineage { margin-top: 4px; font-size: 12px; color: var(--muted); white-space: nowrap; } .lineage .lineage-id { font-size: 12px; }

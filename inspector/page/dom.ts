@@ -79,7 +79,7 @@ function typingWithin(parent: Node): { field: HTMLInputElement | HTMLTextAreaEle
 }
 
 /** A status as a coloured badge (the class is from a closed list; unknown statuses get a neutral one). */
-const STATUSES = new Set(['completed', 'failed', 'handed_off', 'superseded', 'cancelled', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'running', 'interrupted', 'damaged']);
+const STATUSES = new Set(['completed', 'failed', 'handed_off', 'superseded', 'cancelled', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'running', 'interrupted', 'pending', 'damaged']);
 export function statusBadge(status: string): HTMLElement {
   return el('span', { class: `status status-${STATUSES.has(status) ? status : 'other'}` }, status.replace(/_/g, ' '));
 }

@@ -251,7 +251,7 @@ const shown: { graph: MachineGraphView | null; trail: TrailView | null; trailPro
 let travelAt: number | null = null;
 
 /** Statuses at which a journal rests, so it can be stepped through (a running one moves on by itself). */
-const RESTING = new Set(['completed', 'failed', 'handed_off', 'superseded', 'cancelled', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'interrupted']);
+const RESTING = new Set(['completed', 'failed', 'handed_off', 'superseded', 'cancelled', 'awaiting_approval', 'waiting_timer', 'hibernated', 'suspended', 'interrupted', 'pending']);
 
 /** The statechart, lit by the trail at the latest record (renderAt moves it), and the time-travel control. */
 function chartSection(d: DescriptionView, travels: boolean): HTMLElement | null {
