@@ -22,7 +22,7 @@ export type PageName = 'list' | 'invocation';
  * The modules a page imports at once, fetched beside its own (modulepreload) instead of after it
  * has been read: the list's table waits for no second round trip.
  */
-const PRELOAD: Record<PageName, readonly string[]> = { list: ['dom', 'lineage', 'live'], invocation: [] };
+const PRELOAD: Record<PageName, readonly string[]> = { list: ['dom', 'lineage', 'list-verdicts', 'live'], invocation: [] };
 
 /** The document for `page` (its module is dist/inspector/page/<page>.js, served under /assets/). */
 export function pageShell(page: PageName, title: string): string {

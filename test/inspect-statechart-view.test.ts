@@ -225,10 +225,10 @@ describe.runIf(hasChromium)('the statechart a person reads, in the page', () => 
     expect(await viewBox(page)).toEqual(fitted);
 
     // The buttons, named for what they do.
-    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await page.getByRole('button', { name: 'Zoom in', exact: true }).click();
     expect(await scale()).toBeCloseTo(s0 * 1.25, 2);
-    await page.getByRole('button', { name: 'Zoom out' }).click();
-    await page.getByRole('button', { name: 'Zoom out' }).click();
+    await page.getByRole('button', { name: 'Zoom out', exact: true }).click();
+    await page.getByRole('button', { name: 'Zoom out', exact: true }).click();
     expect(await scale()).toBeCloseTo(s0 / 1.25, 2);
     expect(await page.locator('button.sc-zoom-in').getAttribute('title')).toMatch(/zoom/i);
     expect(await page.locator('button.sc-fit').getAttribute('title')).toMatch(/fit/i);

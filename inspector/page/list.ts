@@ -70,11 +70,11 @@ function writeView(view: ListView): void {
 }
 
 /**
- * Untrusted text (an intent, a reason) for a one-line cell: control and bidi-override characters
- * shown as escapes (`\u{202e}`), never acting on the text around them, and line breaks as spaces.
+ * Untrusted text (an intent, a reason) for a one-line cell: line breaks as spaces. Control and
+ * bidi-override characters are shown as escapes by dom.ts, as everywhere on the pages.
  */
 function plain(text: string): string {
-  return text.replace(/[\n\r\t]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.charCodeAt(0).toString(16).padStart(4, '0')}}`);
+  return text.replace(/[\n\r\t]+/g, ' ');
 }
 
 /** A one-line cell holding `text` (cut by the style sheet where it does not fit); the whole text is its span's title. */
