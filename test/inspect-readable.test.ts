@@ -118,7 +118,7 @@ function sharedChecks(get: () => { viewer: Viewer; done: string; bidi: string; t
   });
 }
 
-describe.runIf(hasChromium)('on a workspace on disk', () => {
+describe.runIf(hasChromium)('on a workspace on disk', { concurrent: true }, () => {
   const dir = path.join(root, 'w');
   let done: RedisRunLine;
   let bidi: string;
@@ -252,7 +252,7 @@ describe.runIf(hasChromium)('on a workspace on disk', () => {
 });
 
 const redis = requireRedis();
-describe.runIf(hasChromium && (redis || process.env.CI === 'true'))('on Redis', () => {
+describe.runIf(hasChromium && (redis || process.env.CI === 'true'))('on Redis', { concurrent: true }, () => {
   let server: RedisServer;
   let viewer: Viewer;
   let done: RedisRunLine;
