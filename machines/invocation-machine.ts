@@ -44,6 +44,9 @@
  * runtime provides; guards and actions are named too, and context is plain JSON — so the persisted
  * snapshot is the hibernation image. Nothing here uses `after`: delays that must survive
  * hibernation are actuator jobs, not machine timers. Pure: no I/O, no clock.
+ *
+ * Over 400 lines on purpose: the statechart is one XState definition, read whole; its actors and
+ * guards live in their own files.
  */
 import { assign, setup } from 'xstate';
 import { placeholderActors, type AdmitOutput, type ApprovalOutput, type AuthorOutput, type CloseOutput, type CompensateOutput, type DecomposeOutput, type ExecuteOutput, type FinishOutput, type ParseOutput, type StopOutput } from './actors.js';

@@ -39,6 +39,9 @@
  *
  * BullMQ itself (and ioredis under it) is imported when a dispatcher is made, not when this module
  * is: a runtime or command on the embedded default never pays for loading it.
+ *
+ * Over 400 lines on purpose: one dispatcher class — jobs, their outcomes, wake-ups and closing
+ * share one connection and one set of waiters.
  */
 import { randomUUID } from 'node:crypto';
 import type { ConnectionOptions, Queue, QueueEvents } from 'bullmq';

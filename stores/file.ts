@@ -49,6 +49,9 @@
  *   durable records.
  * - status.json is written outside the lease and the per-journal queue (a runtime whose append just
  *   failed may still record why it stopped); a status.json that does not parse reads as no note.
+ *
+ * Over 400 lines on purpose: one class, the JournalStore interface's methods over one folder; its
+ * I/O, lease, ranges, summary and durability live in file-*.ts.
  */
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, statSync, unlinkSync, writeSync, writeFileSync, fsyncSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -53,6 +53,10 @@
  *   (`guard`), in the store's words, never ioredis': an append it had been handed fails with
  *   AppendOutcomeUnknownError (sent or not, it may have run: only the journal can tell, and a
  *   resume reads it), one it never sent and any other operation with StoreUnreachableError.
+ *
+ * Over 400 lines on purpose: one class, the JournalStore interface's methods over one connection;
+ * what stands apart already lives apart (redis-scripts.ts, redis-index.ts, redis-durability.ts,
+ * redis-nudge.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';

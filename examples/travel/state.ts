@@ -30,6 +30,8 @@
  * - Both backends seed an invocation's world (default: `initialTravelState()`) the first time it
  *   is read or updated, never before — so building the actuators (say, to replay a journal
  *   elsewhere) writes nothing and connects to nothing.
+ *
+ * Over 400 lines on purpose: mostly the demo world's data (catalogues, offers), read as one table.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';

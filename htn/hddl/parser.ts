@@ -11,6 +11,9 @@
  *   exactly as written.
  * - Every error is an `HddlParseError` at the position of the offending expression.
  * - Formula recursion is bounded (MAX_DEPTH) so hostile input cannot overflow the stack.
+ *
+ * Over 400 lines on purpose: one recursive-descent grammar, read top to bottom like the HDDL
+ * grammar it follows.
  */
 import {
   ROOT_TYPE,

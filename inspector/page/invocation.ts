@@ -10,6 +10,9 @@
  * record by record (time-travel.ts), and `renderAt` draws the page as of a record: the sections that
  * follow time travel take the records up to it (the epochs by runtime/describe-epoch.ts `epochsOf`,
  * the pure function the server describes them with).
+ *
+ * Over 400 lines on purpose: it composes the page from its sections; each section's drawing lives
+ * in its own module (statechart, timeline, plan-tree, verify, approve…).
  */
 import type { JournalRecord } from '../../journal/records.js';
 import { epochsOf } from '../../runtime/describe-epoch.js';

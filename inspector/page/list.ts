@@ -11,6 +11,9 @@
  * opening such a URL shows it, and each change is written back (history.replaceState). A change of
  * the search, a filter or the order clears the rows and says it is loading until the answer to the
  * latest question arrives; an answer to an older question is dropped, never drawn.
+ *
+ * Over 400 lines on purpose: the list page in one place — its table, filters and sort, their URL,
+ * and live rows; verification marks live in list-verdicts.ts.
  */
 import { el, failure, getJson, invocationHref, replace, statusBadge, showWhere } from './dom.js';
 import { lineageLines } from './lineage.js';
