@@ -19,7 +19,7 @@ import { invocationStatus } from '../runtime/list.js';
 import { UsageError } from './args.js';
 import { DomainLoadError } from './domain-loader.js';
 import { progressLine } from './progress.js';
-import { redisJournalRef } from './journal-ref.js';
+import { outcomeLine } from './outcome-line.js';
 import { shellWord } from '../queue/shell-words.js';
 import { approverWord, command, flagsFor, locate, type Location } from './hints.js';
 import { printJsonLine } from './json-line.js';
@@ -105,31 +105,6 @@ export async function gapPathWhy(store: JournalStore, result: InvocationResult):
   const { describeInvocation } = await import('../runtime/describe-load.js');
   const last = (await describeInvocation(store, result.id).catch(() => undefined))?.epochs.at(-1);
   return last?.source === 'gap' && last.noMethod !== null && last.plan === null ? `the gap path: ${bounded(last.noMethod, 400)}, and the model authored no plan for it` : undefined;
-}
-
-/**
- * What `journal` names in a `--json` line when the store keeps no file: a Redis journal's reference
- * (cli/journal-ref.ts), which `weft verify` and `weft log` read as they read a path; null otherwise.
- */
-/**
- * The `--json` line of a run's outcome — `{ id, status, reason, journal, fingerprint, publicKey }` —
- * built in this one place; a command that says more (cancel: what stays done; fork: its parent)
- * adds its fields after these.
- */
-export function outcomeLine(ws: Workspace, result: InvocationResult): { id: string; status: string; reason: string | null; journal: string | null; fingerprint: string | null; publicKey: string | null } {
-  return {
-    id: result.id,
-    status: result.status,
-    reason: result.reason ?? null,
-    journal: journalFileOf(ws.store, result.id) ?? journalRefOf(ws.store, result.id),
-    fingerprint: result.fingerprint ?? null,
-    publicKey: ws.publicKeyFile,
-  };
-}
-
-export function journalRefOf(store: JournalStore, id: string): string | null {
-  const redis = store as { prefix?: unknown; name?: unknown };
-  return typeof redis.prefix === 'string' && typeof redis.name === 'string' && /^rediss?:\/\//.test(redis.name) ? redisJournalRef(redis.name, redis.prefix, id) : null;
 }
 
 /**

@@ -18,7 +18,7 @@ import { keptEffectText } from '../../machines/kept-effects.js';
 import type { InvocationResult } from '../../runtime/handle.js';
 import { UsageError } from '../args.js';
 import { continueCommand } from '../continue-command.js';
-import { outcomeLine } from '../follow.js';
+import { outcomeLine } from '../outcome-line.js';
 import { refuseGivenOtherKey } from '../given-key.js';
 import { command, type Location } from '../hints.js';
 import { printJsonLine } from '../json-line.js';
