@@ -30,8 +30,11 @@ const SLOW_TRAVEL = path.join(repoRoot, 'test', 'support', 'slow-travel-domain.m
 const LISBON = 'Take me to Lisbon for the conference on the 12th, under 900 EUR';
 const TRAVEL = ['--seed', '7', '--as-of', '2026-06-01T09:00:00Z'];
 const TRAVEL_START = { intent: LISBON, seed: '7', asOf: '2026-06-01T09:00:00Z' };
-/** Long enough for the page to be opened on the run while it is in flight. */
-const OBSERVE_DELAY_MS = 8_000;
+/**
+ * Long enough for the page to be opened on the run while it is in flight — on a loaded 2-core CI
+ * machine too: 8 s once let the run end before the page had drawn its first records.
+ */
+const OBSERVE_DELAY_MS = 15_000;
 /** A key pair made by a run in a scratch workspace: the slowed runs sign with it, the viewer trusts its public half. */
 let keys: { key: string; pub: string };
 
