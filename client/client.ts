@@ -28,11 +28,12 @@ import { checkGenesis } from '../runtime/call-checks.js';
 import { ClientCore } from '../runtime/client-core.js';
 import { describeInvocation } from '../runtime/describe-load.js';
 import type { InvocationDescription } from '../runtime/describe.js';
-import { InvocationNotFoundError, RuntimeUsageError } from '../runtime/errors.js';
+import { assertInvocationId, InvocationNotFoundError, RuntimeUsageError } from '../runtime/errors.js';
 import type { InvocationResult } from '../runtime/handle.js';
 import { listInvocations, type InvocationSummary, type ListedStatus } from '../runtime/list.js';
 import type { StartOptions } from '../runtime/start-options.js';
 import { pinInvocation } from '../runtime/start.js';
+import { pause } from '../runtime/pause.js';
 import { callScope } from '../runtime/tenant-of.js';
 import { ClientHandle, type CancelReceipt, type ResultOptions } from './handle.js';
 import { resolveClientOptions, type ClientOptions } from './options.js';
@@ -124,24 +125,10 @@ export class WeftClient {
   }
 
   private checkId(id: string): void {
-    if (typeof id !== 'string' || !isValidInvocationId(id)) {
-      throw new RuntimeUsageError('runtime.bad_invocation_id', `${JSON.stringify(String(id).slice(0, 80))} is not an invocation id (letters, digits, '.', '_' and '-', at most 200); weft ls lists them`);
-    }
+    assertInvocationId(id, isValidInvocationId);
   }
 }
 
 export function createClient(options: ClientOptions): WeftClient {
   return new WeftClient(options);
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

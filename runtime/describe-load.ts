@@ -15,14 +15,12 @@ import { splitJournalText, verifyRecords } from '../journal/reader.js';
 import type { JournalRecord } from '../journal/records.js';
 import { isValidInvocationId, journalFileOf, type JournalStore } from '../journal/store.js';
 import { invocationDescription, type InvocationDescription } from './describe.js';
-import { InvocationNotFoundError, RuntimeUsageError } from './errors.js';
+import { assertInvocationId, InvocationNotFoundError } from './errors.js';
 import { invocationSummary } from './list.js';
 
 /** Describe invocation `id` of `store`; throws RuntimeUsageError for a bad or unknown id. */
 export async function describeInvocation(store: JournalStore, id: string): Promise<InvocationDescription> {
-  if (!isValidInvocationId(id)) {
-    throw new RuntimeUsageError('runtime.bad_invocation_id', `${JSON.stringify(id.slice(0, 80))} is not an invocation id (letters, digits, '.', '_' and '-', at most 200); weft ls lists them`);
-  }
+  assertInvocationId(id, isValidInvocationId);
   if (!(await exists(store, id))) throw new InvocationNotFoundError(id, store.name);
   const summary = await invocationSummary(store, id);
   let records: JournalRecord[] = [];

@@ -120,3 +120,10 @@ export class SealKeyMismatchError extends WeftError {
     );
   }
 }
+
+/** Throw `runtime.bad_invocation_id` unless `id` is an invocation id (journal/store.ts isValidInvocationId) — one wording for every caller. */
+export function assertInvocationId(id: string, isValid: (id: string) => boolean): void {
+  if (typeof id !== 'string' || !isValid(id)) {
+    throw new RuntimeUsageError('runtime.bad_invocation_id', `${JSON.stringify(String(id).slice(0, 80))} is not an invocation id (letters, digits, '.', '_' and '-', at most 200); weft ls lists them`);
+  }
+}

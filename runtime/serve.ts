@@ -49,6 +49,7 @@ import { Outage } from '../queue/outage.js';
 import { isConnectionLoss } from '../redis/reconnect.js';
 import type { InvocationSummary } from './list.js';
 import type { ServableRuntime } from './servable-runtime.js';
+import { pause } from './pause.js';
 import { domainFilter } from './serve-domain.js';
 import { isTenants } from './tenant-of.js';
 
@@ -229,18 +230,5 @@ function within<T>(ms: number, promise: Promise<T>, message: string): Promise<T>
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
   promise.catch(() => undefined);
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
