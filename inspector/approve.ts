@@ -8,14 +8,15 @@
  *   POST /api/invocations/<id>/decision      { decision: 'approved' | 'rejected', by, note? }
  *
  * A POST is a write: server.ts has checked the Host, the token and its scope already (a tenant's
- * token deciding on another tenant's invocation got a 404 there, access.ts); here its Origin must be
- * this viewer's own (a foreign or missing Origin: 403), its body JSON of at most 8 KiB, and the
- * viewer's store one the writers would accept (a Redis opened read-only that fails their durability
+ * token deciding on another tenant's invocation got a 404 there, access.ts); write-checks.ts checks
+ * what every write from the page must pass (its Origin this viewer's own — a foreign or missing one:
+ * 403 — and its body JSON of at most 8 KiB); here the decision itself, and the viewer's store one the writers would accept (a Redis opened read-only that fails their durability
  * check: 409, and the page shows the CLI command instead). Bad input writes nothing: a 400 naming
  * what to fix.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isWeftError } from '../journal/errors.js';
+import { reply, writeRequest } from './write-checks.js';
 
 /** A person's decision, as `weft approve` takes it. */
 export interface Decision {
@@ -37,7 +38,6 @@ export interface Approver {
   decide(id: string, decision: Decision): Promise<void>;
 }
 
-export const MAX_BODY_BYTES = 8 * 1024;
 const MAX_BY = 200;
 const MAX_NOTE = 2000;
 
@@ -55,13 +55,6 @@ export function parseDecision(body: unknown): Decision | { error: string } {
   return { decision, by: by.trim(), ...(typeof note === 'string' && note.trim() !== '' ? { note: note.trim() } : {}) };
 }
 
-/** Whether a request's Origin is this server's own (the Host it was addressed to, over http). */
-export function sameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  const host = req.headers.host;
-  return typeof origin === 'string' && typeof host === 'string' && origin === `http://${host}`;
-}
-
 /**
  * Answer the approval routes; false when the request is for none of them (server.ts goes on).
  * Called after server.ts's Host and token checks.
@@ -75,33 +68,10 @@ export async function approvalRoute(approver: Approver | undefined, req: Incomin
   }
   const m = /^\/api\/invocations\/([^/]+)\/decision$/.exec(url.pathname);
   if (!m) return false;
-  if (req.method !== 'POST') {
-    reply(res, 405, { error: 'a decision is a POST' }, { allow: 'POST' });
-    return true;
-  }
-  if (!sameOrigin(req)) {
-    reply(res, 403, { error: "a decision must come from this viewer's own page (its Origin did not match)" });
-    return true;
-  }
-  let id: string;
-  try {
-    id = decodeURIComponent(m[1]!);
-  } catch {
-    reply(res, 400, { error: 'the invocation id in the URL is not valid percent-encoding' });
-    return true;
-  }
-  const body = await readBody(req);
-  if (body === undefined) {
-    reply(res, 413, { error: `a decision's body must be at most ${MAX_BODY_BYTES} bytes` });
-    return true;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    reply(res, 400, { error: 'the body is not JSON: send { "decision": "approved" | "rejected", "by": NAME, "note"?: TEXT }' });
-    return true;
-  }
+  // The checks every write from the page passes (write-checks.ts): POST, this viewer's Origin, a JSON body.
+  const request = await writeRequest(req, res, m[1]!, 'a decision', '{ "decision": "approved" | "rejected", "by": NAME, "note"?: TEXT }');
+  if (!request) return true;
+  const { id, body: parsed } = request;
   const decision = parseDecision(parsed);
   if ('error' in decision) {
     reply(res, 400, { error: decision.error });
@@ -123,25 +93,4 @@ export async function approvalRoute(approver: Approver | undefined, req: Incomin
   }
   reply(res, 200, { ok: true, resumes: approver.resumes });
   return true;
-}
-
-/** The body as text, or undefined once it passes MAX_BODY_BYTES (the rest is drained, not kept). */
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      if (size > MAX_BODY_BYTES) return; // drained, not kept
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) resolve(undefined);
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function reply(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8', ...headers });
-  res.end(res.req.method === 'HEAD' ? undefined : JSON.stringify(value));
 }

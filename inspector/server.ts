@@ -17,6 +17,7 @@
  *   GET /api/viewer                    the store's name and its location flags
  *   GET /assets/…, /vendor/…           the page's modules (assets.ts)
  *   GET /api/approvals, POST /api/invocations/<id>/decision   approvals from the page (approve.ts)
+ *   GET /api/actions, POST /api/invocations/<id>/{cancel,resume,fork}   the page's other actions (page-actions.ts)
  *   WebSocket /live                    records as they become durable, changed rows (live.ts)
  *
  * Every request passes access.ts first (a token, when the viewer has one): one access decision, a
@@ -32,7 +33,7 @@
  * problem) names them — `sealedFromTenant` takes them out of every JSON and text answer to a tenant's
  * request (the journal's own bytes and the page's files pass unchanged).
  *
- * Nothing here but approve.ts writes to
+ * Nothing here but approve.ts and page-actions.ts (their checks in write-checks.ts) writes to
  * the store, and no secret key is ever read: the trusted key is a public key. Untrusted text in the
  * JSON is rendered by the page as text; the Content-Security-Policy allows no script but this
  * origin's files and the import map (by its hash), so an intent that smuggles markup could not run
@@ -49,6 +50,7 @@ import { publicKeyFromStore } from '../runtime/keys.js';
 import { listInvocations } from '../runtime/list.js';
 import { invocationOfPath, loopbackHostHeader, needsToken, presentedToken, rememberScope, requestScope, scopeOf, tokenCookie, visibleInvocation, visibleRows, type Scope } from './access.js';
 import { approvalRoute, type Approver } from './approve.js';
+import { pageActionRoute, type PageActions } from './page-actions.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
 import { openableFor, rowsWithLineageLinks, withLineageLinks } from './lineage-links.js';
@@ -72,6 +74,8 @@ export interface InspectorOptions {
   loopback?: boolean;
   /** Decisions on approvals from the page (approve.ts); without it, the page shows the CLI command. */
   approver?: Approver;
+  /** Cancel, Resume and Fork from the page (page-actions.ts); without it, the page shows the CLI commands. */
+  actions?: PageActions;
   /** The domain given with `--domain`: replays (time travel) its invocations besides the built-ins' (replay-trail.ts). */
   domain?: Domain;
 }
@@ -127,6 +131,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
     return sendJson(res, 404, { error: notFound(options, aboutId) });
   }
   if (await approvalRoute(options.approver, req, res, url)) return;
+  if (await pageActionRoute(options.actions, req, res, url)) return;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, 'text/plain; charset=utf-8', 'weft inspect: this viewer only reads (GET)\n', { allow: 'GET, HEAD' });
     return;

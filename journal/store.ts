@@ -95,14 +95,28 @@ export interface RestMessage {
   at: number;
 }
 
-/** What waits in an invocation's inbox: a decision, a cancel (which no decision replaces), or a request to rest. */
-export type InboxMessage = ApprovalMessage | CancelMessage | RestMessage;
+/**
+ * A request to go on with a resting invocation (hibernated, or suspended for something a person has
+ * since fixed), from a process that leaves the running to `weft serve` — the viewer's Resume
+ * (inspector/page-actions.ts). Serve takes it up (runtime/serve.ts, why `resume`) as `weft resume`
+ * would; the resume clears it. Never recorded in the journal (a resume is not a journal input): the
+ * inbox names who asked until it is carried out.
+ */
+export interface ResumeMessage {
+  type: 'resume';
+  by: string;
+  reason: string;
+  at: number;
+}
+
+/** What waits in an invocation's inbox: a decision, a cancel (which no decision replaces), a request to rest, or one to resume. */
+export type InboxMessage = ApprovalMessage | CancelMessage | RestMessage | ResumeMessage;
 
 export function isInboxMessage(value: unknown): value is InboxMessage {
   if (typeof value !== 'object' || value === null) return false;
   const m = value as Record<string, unknown>;
   if (typeof m.by !== 'string' || m.by.length === 0 || typeof m.at !== 'number' || !Number.isFinite(m.at)) return false;
-  if (m.type === 'cancel' || m.type === 'rest') return typeof m.reason === 'string';
+  if (m.type === 'cancel' || m.type === 'rest' || m.type === 'resume') return typeof m.reason === 'string';
   return m.type === 'approval' && (m.decision === 'approved' || m.decision === 'rejected') && (m.note === undefined || typeof m.note === 'string');
 }
 

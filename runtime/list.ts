@@ -51,6 +51,8 @@ export interface InvocationSummary {
   decided?: boolean;
   /** For a resting one: a cancel waits in its inbox (serve, or the next resume, stops it). */
   cancelRequested?: boolean;
+  /** For a hibernated or suspended one: a request to resume waits in its inbox (the viewer's Resume; serve carries it out). */
+  resumeRequested?: boolean;
   /** Its pinned deadline (ISO 8601), if it has one: serve ends it once passed. */
   deadline?: string;
   /** For one awaiting approval: the steps of the epoch the approval is asked for (`reason` says why it is). */
@@ -235,7 +237,7 @@ async function listAll(store: JournalStore): Promise<InvocationSummary[]> {
 }
 
 /** What the journal's ending, the snapshot and the status note say, with why and what to run for a suspended one. */
-async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; supersededBy?: string; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; cancelRequested?: boolean; approvalSteps?: AskedStep[]; approvalOf?: 'authoring' }> {
+async function restingState(store: JournalStore, id: string, length?: number): Promise<{ status: RestingStatus; supersededBy?: string; reason?: string; fix?: string; suspendedAs?: string; wakeAt?: string; decided?: boolean; cancelRequested?: boolean; resumeRequested?: boolean; approvalSteps?: AskedStep[]; approvalOf?: 'authoring' }> {
   length ??= await store.length(id);
   if (length > 0) {
     const tail = await store.read(id, Math.max(0, length - 2));
@@ -252,15 +254,17 @@ async function restingState(store: JournalStore, id: string, length?: number): P
     const status: RestingStatus = value === 'awaitingApproval' ? 'awaiting_approval' : value === 'hibernated' ? 'hibernated' : value === 'awaitingTimer' ? 'waiting_timer' : 'suspended';
     return { status, cancelRequested: true, reason: `a cancel by ${inbox.by} waits in its inbox${inbox.reason ? ` (${inbox.reason})` : ''}`, fix: `weft resume ${id}   # it ends cancelled (or leave it to weft serve)` };
   }
+  // A resume asked for (the viewer's Resume): serve, or the next resume, goes on with it.
+  const resumeAsked = inbox?.type === 'resume' ? { resumeRequested: true, fix: `weft resume ${id}   # a resume by ${inbox.by} waits in its inbox (or leave it to weft serve)` } : undefined;
   if (value === 'suspended') {
     const suspension = suspensionOf(snapshot);
     const reason = suspension?.message ?? note?.reason;
     const suspendedAs = suspension?.class ?? note?.class;
-    return { status: 'suspended', ...(reason === undefined ? {} : { reason }), fix: resumeFix(id, suspendedAs), ...(suspendedAs === undefined ? {} : { suspendedAs }) };
+    return { status: 'suspended', ...(reason === undefined ? {} : { reason }), fix: resumeFix(id, suspendedAs), ...(suspendedAs === undefined ? {} : { suspendedAs }), ...resumeAsked };
   }
   // The note is the runtime's latest word, newer than any resting snapshot it failed to move past.
   if (note?.status === 'suspended') {
-    return { status: 'suspended', ...(note.reason === undefined ? {} : { reason: note.reason }), fix: note.fix ?? resumeFix(id, note.class), ...(note.class === undefined ? {} : { suspendedAs: note.class }) };
+    return { status: 'suspended', ...(note.reason === undefined ? {} : { reason: note.reason }), fix: note.fix ?? resumeFix(id, note.class), ...(note.class === undefined ? {} : { suspendedAs: note.class }), ...resumeAsked };
   }
   if (value === 'awaitingApproval') {
     const decided = inbox?.type === 'approval' ? inbox : undefined;
@@ -268,7 +272,7 @@ async function restingState(store: JournalStore, id: string, length?: number): P
       ? { status: 'awaiting_approval', decided: true, reason: `${decided.decision} by ${decided.by}, waiting in its inbox to be recorded`, fix: `weft resume ${id}   # or leave it to weft serve` }
       : { status: 'awaiting_approval', ...(await approvalAsked(store, id, snapshot)) };
   }
-  if (value === 'hibernated') return { status: 'hibernated' };
+  if (value === 'hibernated') return { status: 'hibernated', ...resumeAsked };
   if (value === 'awaitingTimer') {
     const until = (snapshot?.data as { context?: { timer?: { until?: unknown } } } | undefined)?.context?.timer?.until;
     return { status: 'waiting_timer', ...(typeof until === 'string' ? { wakeAt: until, reason: `sleeping until ${until}` } : {}), fix: `weft resume ${id}   # once it is due (weft serve wakes it then); earlier, it rests again` };

@@ -86,8 +86,10 @@ export async function resumeInvocation(ex: Executor, command: 'resume' | 'approv
     await writer.close().catch(() => undefined);
     throw err;
   }
-  // Resumed on purpose, it goes on: a request to rest left by a fork that has given up (or been withdrawn) no longer applies.
-  if (command === 'resume' && (await store.peekInbox(id).catch(() => undefined))?.type === 'rest') await store.clearInbox(id).catch(() => undefined);
+  // Resumed on purpose, it goes on: a request to rest left by a fork that has given up (or been withdrawn) no longer applies,
+  // and a request to resume (the viewer's, left to serve) is carried out by this resume.
+  const waiting = command === 'resume' ? (await store.peekInbox(id).catch(() => undefined))?.type : undefined;
+  if (waiting === 'rest' || waiting === 'resume') await store.clearInbox(id).catch(() => undefined);
   try {
     if (rekey?.from !== undefined && rekey.from !== rekey.to) {
       // The new key's public half by its id, as start does, so that export finds the key that seals.

@@ -18,6 +18,9 @@
  *   that put it to sleep added a delayed job, which wakes it here the moment it fires; the listing
  *   finds it too, if that job was lost.
  *
+ * - a **hibernated or suspended** one with a request to resume in its inbox (the viewer's Resume:
+ *   inspector/page-actions.ts): resumed as `weft resume` would, which clears the request;
+ *
  * - a **resting** one (hibernated, awaiting approval, asleep, suspended) with a cancel waiting in its
  *   inbox (`weft cancel` from a process that could not take it up), or whose pinned deadline has
  *   passed: resuming it stops it first (runtime/cancel.ts) — `cancel.requested` or
@@ -92,7 +95,7 @@ export type ServeEvent =
   | { kind: 'outage'; state: 'ended'; since: string; ms: number; id?: undefined };
 
 /** Why serve picks an invocation up. */
-export type ServeReason = 'pending' | 'interrupted' | 'suspended' | 'timer' | 'approval' | 'cancel' | 'deadline';
+export type ServeReason = 'pending' | 'interrupted' | 'suspended' | 'timer' | 'approval' | 'cancel' | 'deadline' | 'resume';
 
 const RESTING: ReadonlySet<string> = new Set(['hibernated', 'awaiting_approval', 'waiting_timer', 'suspended']);
 
@@ -103,6 +106,8 @@ export function servable(row: InvocationSummary, now: number = Date.now()): Serv
   if (RESTING.has(row.status) && row.cancelRequested) return 'cancel';
   if (RESTING.has(row.status) && row.deadline !== undefined && Date.parse(row.deadline) <= now) return 'deadline';
   if (row.status === 'awaiting_approval') return row.decided ? 'approval' : undefined;
+  // A person asked for it to go on (the viewer's Resume, an inbox request): as `weft resume` would.
+  if ((row.status === 'hibernated' || row.status === 'suspended') && row.resumeRequested) return 'resume';
   if (row.status === 'waiting_timer') return row.wakeAt !== undefined && Date.parse(row.wakeAt) <= now ? 'timer' : undefined;
   if (row.status === 'suspended' && (row.suspendedAs === 'transient' || row.suspendedAs === 'runtime')) return 'suspended';
   return undefined;

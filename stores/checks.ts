@@ -29,7 +29,7 @@ export function assertInvocationId(id: string): void {
 
 /** Throws unless `message` is an inbox message (what every store's putInbox accepts). */
 export function assertInboxMessage(message: unknown): asserts message is InboxMessage {
-  if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at } , { type: "cancel", by, reason, at } or { type: "rest", by, reason, at }');
+  if (!isInboxMessage(message)) throw new TypeError('not an inbox message: { type: "approval", decision, by, note?, at } , { type: "cancel", by, reason, at } { type: "rest", by, reason, at } or { type: "resume", by, reason, at }');
 }
 
 /** The inbox message stored as `text`, or undefined when it is not one (a damaged inbox reads as empty). */

@@ -1,5 +1,5 @@
 /**
- * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T …] [--nice N]`
+ * `weft inspect [--dir D | --redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T …] [--nice N] [--read-only]`
  * — serve the viewer (inspector/server.ts) over a workspace or a Redis store, and print its URL.
  *
  * It reads only: a Redis store is opened without the durability check that refuses writers a
@@ -19,6 +19,8 @@
  * Approve and Reject in the page write the decision to the invocation's inbox (cli/inspect-approver.ts);
  * with `--domain D` over a workspace, this process then continues the invocation itself. A Redis
  * store that fails the writers' durability check takes no decision from the page.
+ * Cancel, Resume and Fork in the page are requests written as the CLI writes them
+ * (cli/inspect-actions.ts); `--read-only` leaves Approve and Reject the page's only actions.
  */
 import type { AddressInfo } from 'node:net';
 import type { JournalStore } from '../../journal/store.js';
@@ -31,17 +33,19 @@ import { parseCommandArgs, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError, loadDomain } from '../domain-loader.js';
 import { locationOf } from '../hints.js';
 import { inspectApprover } from '../inspect-approver.js';
+import { inspectActions } from '../inspect-actions.js';
 import { closeAtExit, storeChoice, type StoreChoice } from '../store-choice.js';
 import { workspaceDir } from '../workspace.js';
 import { NICE_RANGE, yieldCpu } from '../yield-cpu.js';
 import { EXIT } from '../exit-codes.js';
 
 export const usage =
-  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T ...] [--nice N]\n' +
+  'inspect [--dir D] [--redis URL [--redis-prefix P]] [--domain D] [--public-key F] [--port N] [--host H] [--token T] [--tenant-token TENANT=T ...] [--nice N] [--read-only]\n' +
   '                                       serve the viewer on http://127.0.0.1:7391/ (reads; writes only decisions): every invocation, each one\n' +
   '                                       with its steps and journal, verified in the page against --public-key;\n' +
   '                                       approvals decided in the page (with --domain, resumed by the viewer);\n' +
-  "                                       --tenant-token: a token that sees only that tenant's invocations";
+  "                                       --tenant-token: a token that sees only that tenant's invocations;\n" +
+  '                                       cancel, resume and fork from the page (--read-only: approve is the only action)';
 
 export const DEFAULT_PORT = 7391;
 /** The nice value the viewer takes unless told otherwise (cli/yield-cpu.ts). */
@@ -56,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
   let keyFile: string | undefined;
   let domain: string | undefined;
   let nice: number;
+  let readOnly = false;
   try {
     const args = parseCommandArgs(
       argv,
@@ -70,6 +75,7 @@ export async function run(argv: string[]): Promise<number> {
         token: { type: 'string' },
         'tenant-token': { type: 'string', multiple: true },
         nice: { type: 'string' },
+        'read-only': { type: 'boolean' },
       },
       { min: 0, max: 0 },
     );
@@ -78,6 +84,7 @@ export async function run(argv: string[]): Promise<number> {
     token = args.strings.token;
     keyFile = args.strings['public-key'];
     domain = args.strings.domain;
+    readOnly = args.flags['read-only'] === true;
     const portText = args.strings.port ?? String(DEFAULT_PORT);
     if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port takes a port number 0–65535 (0: any free one), got ${JSON.stringify(portText)}`);
     port = Number(portText);
@@ -125,7 +132,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const store = await openForReading(choice);
   const approver = await inspectApprover(store, choice, domain);
-  const server = createInspectorServer({ store, approver, ...(loaded ? { domain: loaded } : {}), location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }), ...(tenantTokens.length ? { tenantTokens } : {}) });
+  const actions = inspectActions(store, choice, { domain, readOnly, writable: approver.writable });
+  const server = createInspectorServer({ store, approver, actions, ...(loaded ? { domain: loaded } : {}), location: locationOf(choice).store, loopback: isLoopback(host), ...(trustedKey ? { trustedKey } : {}), ...(token === undefined ? {} : { token }), ...(tenantTokens.length ? { tenantTokens } : {}) });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -7,7 +7,7 @@
  * (./inspect-viewer.ts startViewer) in inspect-viewer, inspect-security and inspect-nice.
  *
  * `serveInspector(args)` takes the same arguments as startViewer (`--dir`, `--redis`,
- * `--redis-prefix`, `--public-key`, `--token`, `--tenant-token T=…`, `--domain`) and returns the same
+ * `--redis-prefix`, `--public-key`, `--token`, `--tenant-token T=…`, `--domain`, `--read-only`) and returns the same
  * Viewer (without a child). A decision made in a page with `--domain` is carried on by a runtime in
  * this process, as the command's would be in its own.
  *
@@ -32,8 +32,12 @@ export async function serveInspector(args: string[]): Promise<ServedViewer> {
   const { RedisStore } = await fromDist<typeof import('../../dist/stores/redis.js')>('stores/redis.js');
   const { locationOf } = await fromDist<typeof import('../../dist/cli/hints.js')>('cli/hints.js');
   const { inspectApprover } = await fromDist<typeof import('../../dist/cli/inspect-approver.js')>('cli/inspect-approver.js');
+  const { inspectActions } = await fromDist<typeof import('../../dist/cli/inspect-actions.js')>('cli/inspect-actions.js');
   const flags: Record<string, string | undefined> = {};
   const tenantTokens: Array<{ tenant: string; token: string }> = [];
+  // `--read-only` is the one flag with no value.
+  const readOnly = args.includes('--read-only');
+  args = args.filter((a) => a !== '--read-only');
   for (let i = 0; i < args.length; i += 2) {
     const [name, value] = [args[i]!, args[i + 1]];
     if (value === undefined || !name.startsWith('--')) throw new Error(`serveInspector: ${name} needs a value`);
@@ -57,9 +61,11 @@ export async function serveInspector(args: string[]): Promise<ServedViewer> {
     store = redisStore;
   } else store = new FileStore(choice.dir);
   const approver = await inspectApprover(store, choice, flags.domain);
+  const actions = inspectActions(store, choice, { domain: flags.domain, readOnly, writable: approver.writable });
   const server = createInspectorServer({
     store,
     approver,
+    actions,
     ...(domain ? { domain } : {}),
     location: locationOf(choice).store,
     loopback: true,
