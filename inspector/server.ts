@@ -18,6 +18,8 @@
  *   GET /assets/…, /vendor/…           the page's modules (assets.ts)
  *   GET /api/approvals, POST /api/invocations/<id>/decision   approvals from the page (approve.ts)
  *   GET /api/actions, POST /api/invocations/<id>/{cancel,resume,fork}   the page's other actions (page-actions.ts)
+ *   GET /api/inbox                     the header's approvals inbox (inbox-count.ts)
+ *   GET /api/invocations/<id>/lineage  a fork's lineage as a tree (lineage-tree.ts)
  *   WebSocket /live                    records as they become durable, changed rows (live.ts)
  *
  * Every request passes access.ts first (a token, when the viewer has one): one access decision, a
@@ -51,6 +53,8 @@ import { listInvocations } from '../runtime/list.js';
 import { invocationOfPath, loopbackHostHeader, needsToken, presentedToken, rememberScope, requestScope, scopeOf, tokenCookie, visibleInvocation, visibleRows, type Scope } from './access.js';
 import { approvalRoute, type Approver } from './approve.js';
 import { pageActionRoute, type PageActions } from './page-actions.js';
+import { inboxRoute } from './inbox-count.js';
+import { lineageTreeRoute } from './lineage-tree.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
 import { openableFor, rowsWithLineageLinks, withLineageLinks } from './lineage-links.js';
@@ -132,6 +136,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   }
   if (await approvalRoute(options.approver, req, res, url)) return;
   if (await pageActionRoute(options.actions, req, res, url)) return;
+  if ((await inboxRoute(options.store, req, res, url)) || (await lineageTreeRoute(options.store, req, res, url, aboutId))) return;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, 'text/plain; charset=utf-8', 'weft inspect: this viewer only reads (GET)\n', { allow: 'GET, HEAD' });
     return;

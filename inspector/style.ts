@@ -198,4 +198,17 @@ details.record pre { max-height: 420px; overflow: auto; }
 .tl-axis + .tl-epoch { border-top: 0; } .tl-epoch.zoomed .tl-track { background-color: #f5f8ff; }
 .tl-zoom { font: inherit; font-size: 12px; font-weight: 400; padding: 1px 8px; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; color: var(--accent); cursor: pointer; } .tl-epoch.zoomed .tl-zoom { background: #eef4ff; border-color: #84adff; }
 @media (max-width: 1180px) { .tl-row, .tl-axis { grid-template-columns: 180px 1fr; } .tl-facts { grid-column: 2; flex-wrap: wrap; white-space: normal; } .tl-reason { grid-column: 1 / 3; } }
+.actions { margin: 16px 0; padding: 12px 16px; background: var(--card); border:1px solid var(--line); border-radius:8px; }
+.actions [hidden], .lineage-tree-section[hidden] { display:none !important; }
+.actions button.action { padding:6px 12px; border:1px solid var(--line); border-radius:6px; background:#fff; font: inherit; cursor:pointer; }
+.actions button.cancel, .actions button.confirm { border-color: var(--bad); color: var(--bad); }
+.action-confirm { margin-top:10px; padding:10px; border:1px dashed var(--wait); border-radius:6px; background: var(--wait-bg); }
+header.top .inbox-count { color:#9ca3af; font-size:12px; } header.top .inbox-count.some { color:#fbbf24; font-weight:600; }
+.lineage-tree-section { margin: 16px 0; }
+ul.lineage-tree, ul.lineage-tree ul { list-style:none; margin:0; padding-left:18px; }
+ul.lineage-tree { padding-left:0; }
+ul.lineage-tree li { position:relative; padding:3px 0 3px 14px; border-left:1px solid var(--line); }
+ul.lineage-tree li::before { content:""; position:absolute; left:0; top:13px; width:10px; border-top:1px solid var(--line); }
+ul.lineage-tree li.here > .node { font-weight:600; }
+ul.lineage-tree .at { color: var(--muted); font-size:12px; }
 `;

@@ -11,6 +11,9 @@
  * follow time travel take the records up to it (the epochs by runtime/describe-epoch.ts `epochsOf`,
  * the pure function the server describes them with).
  *
+ * Cancel, Resume and Fork (actions.ts), the lineage tree (lineage-tree.ts) and the top bar's approvals
+ * inbox (inbox.ts) are sections of their own.
+ *
  * Over 400 lines on purpose: it composes the page from its sections; each section's drawing lives
  * in its own module (statechart, timeline, plan-tree, verify, approve…).
  */
@@ -19,6 +22,9 @@ import { epochsOf } from '../../runtime/describe-epoch.js';
 import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, redraw, replace, setText, statusBadge, showWhere } from './dom.js';
 import { lineageLines } from './lineage.js';
+import { lineageTreeSection } from './lineage-tree.js';
+import { actionsPanel } from './actions.js';
+import './inbox.js';
 import { followJournal, journalLineCount, refresh, withLines } from './live.js';
 import { dropPanel } from './drop.js';
 import { KEY_CHANGED, keyForSeal, sealKeyIdOf } from './trusted-key.js';
@@ -377,7 +383,9 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
     el('h1', { class: 'mono' }, description.id),
     verdictPanel(verdict),
     header(description, bad),
+    lineageTreeSection(description),
     nextPanel(description, info),
+    actionsPanel(description, info.location),
     chartSection(description, bad.kind !== 'failed'),
     planTreeSection(records, description, plans),
     timelineSection(records, description, plans),

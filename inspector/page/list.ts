@@ -16,6 +16,7 @@
  * and live rows; verification marks live in list-verdicts.ts.
  */
 import { el, failure, getJson, invocationHref, replace, statusBadge, showWhere } from './dom.js';
+import './inbox.js'; // the approvals inbox in the top bar
 import { lineageLines } from './lineage.js';
 import { ListVerdicts } from './list-verdicts.js';
 import { followList } from './live.js';
