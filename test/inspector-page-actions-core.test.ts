@@ -35,7 +35,7 @@ describe('a request from the page', () => {
 });
 
 describe('the lineage tree', () => {
-  const row = (id: string, parent?: string, atEpoch = 1) => ({ id, status: 'completed', ...(parent ? { forkOf: { parent, atEpoch } } : {}) });
+  const row = (id: string, parent?: string, atEpoch = 1) => ({ id, status: 'completed' as const, ...(parent ? { forkOf: { parent, atEpoch } } : {}) });
 
   test('from the oldest ancestor shown, every fork below it, ordered by epoch then id', () => {
     const rows = [row('inv-a'), row('inv-c', 'inv-a', 2), row('inv-b', 'inv-a', 1), row('inv-d', 'inv-b'), row('inv-x')];
