@@ -120,7 +120,8 @@ export async function pageActionRoute(actions: PageActions | undefined, req: Inc
   try {
     reply(res, 200, { ok: true, ...(await actions.act(action, request.id, parsed)) });
   } catch (err) {
-    if (!isWeftError(err)) throw err;
+    // The page shows the reason whatever it is (a domain that cannot be loaded for a fork is not a WeftError).
+    if (!isWeftError(err)) return reply(res, 500, { error: err instanceof Error ? err.message : String(err) }), true;
     const status = err.code === 'invocation.not_found' ? 404 : err.code === 'runtime.bad_invocation_id' ? 400 : 409;
     reply(res, status, { error: err.message, code: err.code });
   }

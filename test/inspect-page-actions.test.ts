@@ -23,7 +23,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { JournalStore } from '../dist/journal/store.js';
 import { assertBuilt } from './support/cli.js';
-import { launchBrowser, NO_CHROMIUM_MESSAGE, requireChromium } from './support/chromium.js';
+import { launchBrowser, NO_CHROMIUM_MESSAGE, pageScreenshot, requireChromium } from './support/chromium.js';
 import { commandModules } from './support/commands-here.js';
 import { fromDist } from './support/dist.js';
 import { openPage } from './support/inspect-viewer.js';
@@ -223,6 +223,7 @@ function actionsIn(mode: Mode) {
     expect(superseded?.body.reason).toBe(`forked from the page by planner (${VIEWER}) at the end of epoch 1: new fares`);
     // The parent's page draws its tree once its journal says it is superseded.
     await page.locator(`#lineage-tree li[data-id="${fork}"]`).waitFor({ timeout: 60_000 });
+    await pageScreenshot(page, `weft-inspect-actions-${mode.name === 'Redis' ? 'redis' : 'file'}-forked.png`);
     await page.click('#fork-link');
     await page.locator(`#lineage-tree li.here[data-id="${fork}"]`).waitFor({ timeout: 60_000 });
     expect(await page.locator(`#lineage-tree > li[data-id="${toFork}"] > ul > li[data-id="${fork}"] .at`).first().textContent()).toContain('fork at epoch 1');
