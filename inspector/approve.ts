@@ -16,6 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isWeftError } from '../journal/errors.js';
+import { scrubbedFor } from './tenant-scrub.js';
 
 /** A person's decision, as `weft approve` takes it. */
 export interface Decision {
@@ -143,5 +144,6 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 
 function reply(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8', ...headers });
-  res.end(res.req.method === 'HEAD' ? undefined : JSON.stringify(value));
+  // A tenant's answer names no server path (tenant-scrub.ts): an error from the store or the runtime may.
+  res.end(res.req.method === 'HEAD' ? undefined : scrubbedFor(res, JSON.stringify(value)));
 }

@@ -198,4 +198,13 @@ details.record pre { max-height: 420px; overflow: auto; }
 .tl-axis + .tl-epoch { border-top: 0; } .tl-epoch.zoomed .tl-track { background-color: #f5f8ff; }
 .tl-zoom { font: inherit; font-size: 12px; font-weight: 400; padding: 1px 8px; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; color: var(--accent); cursor: pointer; } .tl-epoch.zoomed .tl-zoom { background: #eef4ff; border-color: #84adff; }
 @media (max-width: 1180px) { .tl-row, .tl-axis { grid-template-columns: 180px 1fr; } .tl-facts { grid-column: 2; flex-wrap: wrap; white-space: normal; } .tl-reason { grid-column: 1 / 3; } }
+/* offline audit: a dropped file drawn as a run (page/offline-run.ts) */
+.offline-run { margin: 14px 0 0; padding: 12px 14px; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
+.offline-run > h2 { font-size: 15px; margin: 0 0 10px; }
+.offline-run.untrusted { border: 2px solid var(--bad); background: repeating-linear-gradient(135deg, #fff, #fff 14px, #fff6f5 14px, #fff6f5 28px); }
+.untrusted-banner { margin: 10px 0; padding: 10px 12px; border-radius: 6px; background: var(--bad-bg); color: var(--bad); font-weight: 600; }
+.trust-badge { display: inline-block; margin-left: 6px; padding: 1px 8px; border-radius: 10px; font-size: 12.5px; font-weight: 600; }
+.trust-badge.ok { background: var(--ok-bg); color: var(--ok); } .trust-badge.partial { background: var(--wait-bg); color: var(--wait); } .trust-badge.bad { background: var(--bad-bg); color: var(--bad); }
+.trust-badge.trust-bundle { box-shadow: inset 0 0 0 1.5px #f79009; }
+.lineage-carried.bad { color: var(--bad); }
 `;
