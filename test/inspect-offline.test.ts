@@ -33,7 +33,7 @@ let bundleText: string;
 
 const GREEN = 'rgb(6, 118, 71)';
 const AMBER = 'rgb(181, 71, 8)';
-const colour = (page: Page, selector: string) => page.locator(selector).first().evaluate((node) => getComputedStyle(node).color);
+const colour = (page: Page, selector: string) => page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).color`);
 
 beforeAll(async () => {
   assertBuilt();
