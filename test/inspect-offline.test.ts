@@ -10,13 +10,13 @@
  * With WEFT_TEST_ARTIFACTS set, the offline view is shot as inspect-offline.png (and the tampered
  * one as inspect-offline-tampered.png): the docs' screenshots (docs/inspect.md).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assertBuilt, weft } from './support/cli.js';
-import { launchBrowser, requireChromium, screenshotOf } from './support/chromium.js';
+import { launchBrowser, requireChromium, screenshotFolder } from './support/chromium.js';
 import { openPage } from './support/inspect-viewer.js';
 import { serveInspector, type ServedViewer } from './support/inspector.js';
 import { runInWorkspace, type RunLine } from './support/runs-here.js';
@@ -54,6 +54,18 @@ afterAll(async () => {
   await browser?.close();
   rmSync(root, { recursive: true, force: true });
 });
+
+/**
+ * The top of the offline view (its verdict, summary, statechart and plans: what a reader meets
+ * first), as `name` in WEFT_TEST_ARTIFACTS (nothing without it). The whole view, with every
+ * journal record, is several thousand pixels tall.
+ */
+async function shotOfView(page: Page, name: string): Promise<void> {
+  if (screenshotFolder === undefined) return;
+  mkdirSync(screenshotFolder, { recursive: true });
+  const box = (await page.locator('#drop-result').boundingBox())!;
+  await page.screenshot({ path: path.join(screenshotFolder, name), fullPage: true, clip: { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 1500) } });
+}
 
 /** The list page, ready for a drop, and every request the page makes from then on. */
 async function listPage(): Promise<{ page: Page; errors: string[]; requests: string[] }> {
@@ -99,7 +111,7 @@ describe.runIf(hasChromium)('a dropped bundle drawn as a run', () => {
     expect(requests.filter((url) => url.includes(run.id))).toEqual([]);
     expect(requests.filter((url) => new URL(url).pathname === '/api/machine').map((url) => new URL(url).search)).toEqual(['']);
     expect(requests.filter((url) => new URL(url).pathname.startsWith('/api/invocations/'))).toEqual([]);
-    await screenshotOf(page, '#drop-result', 'inspect-offline.png');
+    await shotOfView(page, 'inspect-offline.png');
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -135,7 +147,7 @@ describe.runIf(hasChromium)('a dropped bundle drawn as a run', () => {
     await view.locator('#offline-statechart[data-ready="yes"]').waitFor({ timeout: 30_000 });
     expect(await view.locator('#offline-chart-caption').textContent()).toContain('not lit: the journal does not verify');
     expect(requests.filter((url) => url.includes(run.id))).toEqual([]);
-    await screenshotOf(page, '#drop-result', 'inspect-offline-tampered.png');
+    await shotOfView(page, 'inspect-offline-tampered.png');
     expect(errors).toEqual([]);
     await page.close();
   });

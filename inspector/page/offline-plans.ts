@@ -47,7 +47,8 @@ function epochBlock(e: EpochView): HTMLElement {
                 'div',
                 { class: 'pt-node pt-step' },
                 el('span', { class: 'pt-index num' }, `#${s.step}`),
-                el('span', { class: 'mono pt-call' }, s.operator ?? '?'),
+                // The journal names a step's operator only through a snapshot's plan: without one, its actuator says what it did.
+                s.operator ? el('span', { class: 'mono pt-call' }, s.operator) : null,
                 s.actuator ? el('span', { class: 'mono pt-actuator' }, `→ ${s.actuator}`) : null,
                 el('span', { class: `pt-state pt-${s.outcome}` }, s.outcome),
               ),
