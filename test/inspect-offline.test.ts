@@ -5,7 +5,8 @@
  * timeline and journal — with no request about it to the server; a tampered bundle shows the
  * failure naming the changed record, the whole view marked untrusted and no trusted badge; and the
  * three levels of trust each show their colour and words: a key you gave (green), the store's key
- * (amber, on an invocation's page), the bundle's own key (amber: integrity, not who signed).
+ * (amber, on an invocation's page), the bundle's own key (amber: integrity, not who signed); a
+ * fork's bundle shows its lineage — its parent, and the parent's journal it carries, checked.
  *
  * With WEFT_TEST_ARTIFACTS set, the offline view is shot as inspect-offline.png (and the tampered
  * one as inspect-offline-tampered.png): the docs' screenshots (docs/inspect.md).
@@ -184,6 +185,35 @@ describe.runIf(hasChromium)('a dropped bundle drawn as a run', () => {
     expect(await page.locator('#verdict h2').first().textContent()).toBe("✓ verified in this page — by the store's own key, not independent");
     expect(await page.locator('#verdict').first().textContent()).toContain('not whose key it is');
     expect(await colour(page, '#verdict h2')).toBe(AMBER);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  test("a fork's bundle shows its lineage: the parent its pin names, and the parent's journal it carries, checked in the page", async () => {
+    const ran = await runInWorkspace('travel', { dir, seed: '8', hibernate: true });
+    expect(ran.status).toBe('hibernated');
+    const forked = await weft(['fork', ran.id, '--at-epoch', '1', '--dir', dir, '--json']);
+    expect(forked.code, forked.stderr).toBe(0);
+    const fork = (JSON.parse(forked.stdout.trim().split('\n').at(-1)!) as { id: string }).id;
+    const exported = await weft(['export', fork, '--dir', dir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const carried = (JSON.parse(exported.stdout) as { lineage?: Array<{ invocation: string; journal: string }> }).lineage ?? [];
+    expect(carried.map((l) => l.invocation)).toEqual([ran.id]);
+    const file = path.join(path.dirname(bundleFile), 'fork.json');
+    writeFileSync(file, exported.stdout);
+
+    const { page, errors, requests } = await listPage();
+    await page.setInputFiles('#drop-file', file);
+    const view = page.locator('#drop-result #offline-run');
+    await view.locator('#verdict[data-trust="bundle"]').waitFor({ timeout: 30_000 });
+    const lineage = view.locator('dd[data-field="lineage"]');
+    expect(await lineage.locator('.lineage-fork-of').textContent()).toMatch(new RegExp(`^fork of ${ran.id} at epoch 1 \\(parent's record hash [0-9a-f]{12}…\\)$`));
+    const parentLine = lineage.locator(`.lineage-carried[data-parent="${ran.id}"]`);
+    expect(await parentLine.getAttribute('class')).toContain('ok');
+    expect(await parentLine.textContent()).toBe(`parent's journal in the bundle: ${ran.id} — ${carried[0]!.journal.trimEnd().split('\n').length} records, chain intact`);
+    // Neither id goes to the server: the parent is text, not a link to this viewer.
+    expect(await lineage.locator('a').count()).toBe(0);
+    expect(requests.filter((url) => url.includes(fork) || url.includes(ran.id))).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
   });
