@@ -21,7 +21,8 @@
  * holds for the socket's life: a tenant's token follows only that tenant's journals (another's id:
  * 404, as an unknown one) and gets only that tenant's rows. Records and rows pass redact.ts, which
  * fails closed: when an invocation's redaction marks cannot be read, its journal's socket is closed
- * (1013, try again later, with the reason) and a row about it is not sent.
+ * (1013, try again later, with the reason) and a row about it is not sent. A tenant's socket is
+ * told no server path (tenant-scrub.ts): not in a refusal, not in a row.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -34,6 +35,7 @@ import { openableFor, rowsWithLineageLinks } from './lineage-links.js';
 import { durableRecords, storedLines, type FollowCursor } from './journal-bytes.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
+import { scrubbed, serverPathsOf, STORE_WORDS } from './tenant-scrub.js';
 
 export const LIVE_PATH = '/live';
 /** How often the followed journals are read without a hint (the safety net, not the way updates come). */
@@ -63,6 +65,8 @@ export interface LiveOptions {
   token?: string;
   tenantTokens?: ReadonlyArray<{ tenant: string; token: string }>;
   loopback?: boolean;
+  /** The CLI's location flags (`--dir D`): kept, with the store's name, from a tenant's socket (tenant-scrub.ts). */
+  location?: string;
 }
 
 /** Serve `/live` on `server`'s upgrade requests; the follower stops when the server closes. */
@@ -82,7 +86,9 @@ export function attachLive(server: Server, options: LiveOptions): void {
       return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live?follow=<invocation id>&from=<seq, 0 or more>\n');
     }
     if (follow === null && url.searchParams.get('list') === null) return refuseUpgrade(socket, 400, 'Bad Request', 'weft inspect: /live needs ?follow=<id>&from=<seq> or ?list=1\n');
-    if (follow !== null && !(await visibleInvocation(options.store, scope, follow))) return refuseUpgrade(socket, 404, 'Not Found', `weft inspect: no invocation ${follow} in ${options.store.name}; weft ls lists them\n`);
+    // A tenant is not told where the store is (tenant-scrub.ts); the words are an unknown id's either way.
+    const storeWords = scope.kind === 'tenant' ? STORE_WORDS : options.store.name;
+    if (follow !== null && !(await visibleInvocation(options.store, scope, follow))) return refuseUpgrade(socket, 404, 'Not Found', `weft inspect: no invocation ${follow} in ${storeWords}; weft ls lists them\n`);
     let redactor: LiveRedactor | undefined;
     let unavailable = false;
     try {
@@ -95,7 +101,7 @@ export function attachLive(server: Server, options: LiveOptions): void {
     if (!ws) return;
     // Nothing is sent about an invocation whose marks cannot be read: the socket says why and closes (the page opens it again).
     if (unavailable) return ws.close(TRY_AGAIN_LATER, REDACTION_UNAVAILABLE_CLOSE);
-    live ??= new LiveFeed(options.store);
+    live ??= new LiveFeed(options.store, serverPathsOf({ storeName: options.store.name, location: options.location }));
     if (follow !== null) live.followJournal(follow, from, ws, redactor!);
     else live.followList(ws, scope);
   };
@@ -238,7 +244,11 @@ class LiveFeed {
   private readonly changes: StoreChanges;
   private readonly poll: NodeJS.Timeout;
 
-  constructor(private readonly store: JournalStore) {
+  constructor(
+    private readonly store: JournalStore,
+    /** The server paths a tenant's socket is not sent (tenant-scrub.ts serverPathsOf). */
+    private readonly serverPaths: readonly string[] = [],
+  ) {
     // A watch taken late (the folder appeared): what happened before it is reported now.
     const everything = () => void this.store.list().then((ids) => ids.forEach((id) => this.changed(id)), () => undefined);
     this.changes = watchStoreChanges(store, (id) => this.changed(id), everything);
@@ -320,7 +330,10 @@ class LiveFeed {
     for (const [ws, scope] of this.lists) {
       const shown = rows.filter((row) => visible(scope, row));
       // Each socket's own lineage links (lineage-links.ts): what its scope may open.
-      if (shown.length > 0) ws.send(JSON.stringify({ type: 'rows', rows: await rowsWithLineageLinks(shown, openableFor(this.store, scope)) }));
+      if (shown.length === 0) continue;
+      const message = JSON.stringify({ type: 'rows', rows: await rowsWithLineageLinks(shown, openableFor(this.store, scope)) });
+      // A tenant's rows name no server path: a damaged row's fix names its folder (tenant-scrub.ts).
+      ws.send(scope.kind === 'tenant' ? scrubbed(message, this.serverPaths) : message);
     }
   }
 

@@ -32,7 +32,7 @@
  *
  * A tenant's token sees no server path: not the store's name or location (`/api/viewer` names the
  * tenant instead), not the --public-key file, and no message it gets (an error, a plan tree's
- * problem) names them — `sealedFromTenant` takes them out of every JSON and text answer to a tenant's
+ * problem) names them — tenant-scrub.ts takes them out of every JSON and text answer to a tenant's
  * request (the journal's own bytes and the page's files pass unchanged).
  *
  * Nothing here but approve.ts and page-actions.ts (their checks in write-checks.ts) writes to
@@ -60,6 +60,7 @@ import { journalBytes } from './journal-bytes.js';
 import { openableFor, rowsWithLineageLinks, withLineageLinks } from './lineage-links.js';
 import { listPage, listQueryOf } from './list-page.js';
 import { attachLive } from './live.js';
+import { hideFrom, scrubbedFor, serverPathsOf } from './tenant-scrub.js';
 import { marksOf, REDACTED_HEADER, RedactionUnavailableError, redactedFor, redactedJournal, redactedRows, redactedVerdict, serverVerdict } from './redact.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
 import { STYLE } from './style.js';
@@ -127,7 +128,7 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   }
   if (fromUrl && needsToken(options) && token !== undefined) res.setHeader('set-cookie', tokenCookie(token));
   rememberScope(req, scope);
-  if (scope.kind === 'tenant') hidden.set(res, serverPaths(options));
+  if (scope.kind === 'tenant') hideFrom(res, serverPathsOf({ storeName: options.store.name, location: options.location }));
   // Every path about one invocation, whatever follows its id: another tenant's is not there.
   const about = invocationOfPath(url.pathname);
   const aboutId = about === undefined ? undefined : decoded(about);
@@ -243,28 +244,6 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 
 function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...COMMON_HEADERS, 'content-type': type, ...headers });
-  res.end(res.req.method === 'HEAD' ? undefined : typeof body === 'string' ? sealedFromTenant(res, body) : body);
+  res.end(res.req.method === 'HEAD' ? undefined : typeof body === 'string' ? scrubbedFor(res, body) : body);
 }
 
-/** The server paths to keep from a response to a tenant's request (set once its scope is decided). */
-const hidden = new WeakMap<ServerResponse, readonly string[]>();
-
-/**
- * The strings that say where the server keeps things: the store's name (`file:/srv/weft`, a Redis
- * URL and prefix), its folder, the CLI flags naming it (`--dir /srv/weft`) — each also as it reads
- * inside a JSON string. Short ones are left out (they would match ordinary words).
- */
-function serverPaths(options: InspectorOptions): string[] {
-  const names = [options.store.name, options.store.name.replace(/^file:/, ''), options.location ?? ''].filter((name) => name.length >= 4);
-  const all = names.flatMap((name) => [name, JSON.stringify(name).slice(1, -1)]);
-  return [...new Set(all)].sort((a, b) => b.length - a.length);
-}
-
-/** `text` with the server's paths written as "the store", when `res` answers a tenant's request. */
-function sealedFromTenant(res: ServerResponse, text: string): string {
-  const paths = hidden.get(res);
-  if (!paths) return text;
-  let out = text;
-  for (const path of paths) out = out.split(path).join('the store');
-  return out;
-}

@@ -211,4 +211,13 @@ ul.lineage-tree li { position:relative; padding:3px 0 3px 14px; border-left:1px 
 ul.lineage-tree li::before { content:""; position:absolute; left:0; top:13px; width:10px; border-top:1px solid var(--line); }
 ul.lineage-tree li.here > .node { font-weight:600; }
 ul.lineage-tree .at { color: var(--muted); font-size:12px; }
+/* offline audit: a dropped file drawn as a run (page/offline-run.ts) */
+.offline-run { margin: 14px 0 0; padding: 12px 14px; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
+.offline-run > h2 { font-size: 15px; margin: 0 0 10px; }
+.offline-run.untrusted { border: 2px solid var(--bad); background: repeating-linear-gradient(135deg, #fff, #fff 14px, #fff6f5 14px, #fff6f5 28px); }
+.untrusted-banner { margin: 10px 0; padding: 10px 12px; border-radius: 6px; background: var(--bad-bg); color: var(--bad); font-weight: 600; }
+.trust-badge { display: inline-block; margin-left: 6px; padding: 1px 8px; border-radius: 10px; font-size: 12.5px; font-weight: 600; }
+.trust-badge.ok { background: var(--ok-bg); color: var(--ok); } .trust-badge.partial { background: var(--wait-bg); color: var(--wait); } .trust-badge.bad { background: var(--bad-bg); color: var(--bad); }
+.trust-badge.trust-bundle { box-shadow: inset 0 0 0 1.5px #f79009; }
+.lineage-carried.bad { color: var(--bad); }
 `;

@@ -14,6 +14,7 @@
  * body, and nothing has been written yet — the caller validates the body and acts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { scrubbedFor } from './tenant-scrub.js';
 
 export const MAX_BODY_BYTES = 8 * 1024;
 
@@ -76,5 +77,6 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 /** A JSON answer to a write (never cached, never sniffed). */
 export function reply(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8', ...headers });
-  res.end(res.req.method === 'HEAD' ? undefined : JSON.stringify(value));
+  // A tenant's answer names no server path (tenant-scrub.ts): an error from the store or the runtime may.
+  res.end(res.req.method === 'HEAD' ? undefined : scrubbedFor(res, JSON.stringify(value)));
 }

@@ -1,13 +1,15 @@
 /**
  * Offline audit: a journal file or a `weft export` bundle dropped onto the page (or chosen with the
  * file button) is verified right here, with no server data — against the key dropped onto the page,
- * else the key the viewer was started with, if any (verify.ts `verifyFile`). A public key file
- * (weft.pub) dropped the same way becomes the page's trusted key (trusted-key.ts).
+ * else the key the viewer was started with, if any, else a bundle's own key (verify.ts `verifyFile`,
+ * `offlineKey`) — and then drawn as a run (offline-run.ts), its verdict first. A public key file
+ * (weft.pub) dropped the same way becomes the page's trusted key (trusted-key.ts), and the file
+ * dropped last is verified and drawn again against it.
  */
 import { el, replace } from './dom.js';
 import { droppedKey, KEY_CHANGED, parseKeyFile, setDroppedKey } from './trusted-key.js';
-import { verdictPanel } from './verdict-view.js';
-import { verifyFile } from './verify.js';
+import { offlineRunView } from './offline-run.js';
+import { offlineKey, verifyFile } from './verify.js';
 import type { TrustedKey } from './wire.js';
 
 /** What the page trusts now, with a button to forget a dropped key. */
@@ -37,22 +39,31 @@ export function dropPanel(trusted: () => TrustedKey | null): HTMLElement {
     const bytes = new Uint8Array(await file.arrayBuffer());
     const asKey = parseKeyFile(bytes, file.name);
     if (asKey.kind === 'key') {
-      setDroppedKey(asKey.key);
-      replace(result, el('p', { class: 'dropped' }, 'seals are now checked against ', el('span', { class: 'mono' }, asKey.key.keyId), ` (${file.name})`));
+      setDroppedKey(asKey.key); // the file dropped last, if any, is drawn again against it (KEY_CHANGED)
+      if (!last) replace(result, el('p', { class: 'dropped' }, 'seals are now checked against ', el('span', { class: 'mono' }, asKey.key.keyId), ` (${file.name})`));
       return;
     }
     if (asKey.kind === 'refused') {
       replace(result, el('p', { class: 'error', id: 'drop-problem' }, asKey.problem));
       return;
     }
-    const outcome = verifyFile(bytes, droppedKey() ?? trusted());
+    last = { name: file.name, bytes };
+    show(last);
+  };
+  /** The file dropped last, verified (first) and drawn as a run. */
+  let last: { name: string; bytes: Uint8Array } | null = null;
+  const show = ({ name, bytes }: { name: string; bytes: Uint8Array }) => {
+    const outcome = verifyFile(bytes, droppedKey() ?? offlineKey(trusted()));
     replace(
       result,
-      el('p', { class: 'dropped' }, el('span', { class: 'mono' }, file.name), ` — ${outcome.input}${outcome.invocation ? ` of ${outcome.invocation}` : ''}`),
+      el('p', { class: 'dropped' }, el('span', { class: 'mono' }, name), ` — ${outcome.input}${outcome.invocation ? ` of ${outcome.invocation}` : ''}`),
       outcome.problem ? el('p', { class: 'error', id: 'drop-problem' }, outcome.problem) : null,
-      verdictPanel(outcome.verdict),
+      offlineRunView(name, outcome),
     );
   };
+  document.addEventListener(KEY_CHANGED, () => {
+    if (last) show(last);
+  });
   input.addEventListener('change', () => {
     const file = input.files?.[0];
     if (file) void check(file);

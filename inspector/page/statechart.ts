@@ -54,6 +54,11 @@ export function statechart(graph: MachineGraphView): Statechart {
   return chart;
 }
 
+/** A statechart of its own for `graph`, not the page's (a dropped file's run beside the page's own: offline-run.ts). */
+export function separateStatechart(graph: MachineGraphView): Statechart {
+  return makeChart(graph as LaidOutGraph);
+}
+
 const union = (boxes: Box[]): Box | undefined => {
   if (boxes.length === 0) return undefined;
   const x = Math.min(...boxes.map((b) => b.x));

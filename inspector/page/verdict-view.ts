@@ -29,7 +29,7 @@ const TRUSTED: Record<Trust, { tone: string; heading: string; says: (records: nu
     tone: 'partial',
     heading: "✓ integrity only — sealed by the bundle's own key",
     says: (n) =>
-      `${n} records: chain, hashes and schemas hold, and the seal's signature is by the key that came inside the bundle. That proves only integrity — nothing changed since that key sealed it — not authorship: anyone can seal a journal with a key of their own and ship it beside it. Compare the key's id with one you trust, or drop your weft.pub here.`,
+      `${n} records: chain, hashes and schemas hold, and the seal's signature is by the key that came inside the bundle. That proves only integrity, not authorship: a bundle's own key proves only that the journal was not changed after signing, not who signed it — anyone can seal a journal with a key of their own and ship it beside it. Compare the key's id with one you trust, or drop your weft.pub here.`,
   },
 };
 

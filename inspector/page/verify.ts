@@ -60,25 +60,30 @@ export interface FileVerdict {
   invocation: string | null;
   /** A bundle that cannot be read, or whose journal is not the bundle's invocation's. */
   problem: string | null;
+  /** The journal's bytes (a bundle's journal), to draw the run from (offline-run.ts); null when the bundle cannot be read. */
+  journal: Uint8Array | null;
+  /** The bundle as read (its lineage, its libraries), or null for a journal file or an unreadable bundle. */
+  bundle: Bundle | null;
 }
 
 /**
  * Verify a dropped file with no server data. A bundle's journal is checked against the trusted key
  * when there is one, else against the key the bundle carries — labelled as such: a key that travels
  * with the journal proves only that the journal was not changed after sealing by that key, not who
- * holds it.
+ * holds it. Only a key you gave (`given`: dropped, or the viewer's --public-key) is a trusted key
+ * here: the store's key for another journal says nothing of a file (`offlineKey`).
  */
 export function verifyFile(bytes: Uint8Array, trusted: TrustedKey | null): FileVerdict {
   if (!looksLikeBundle(bytes)) {
     const verdict = verifyInPage(bytes, trusted);
-    return { input: 'journal', verdict, invocation: verifyJournalBytes(bytes).invocation ?? null, problem: null };
+    return { input: 'journal', verdict, invocation: verifyJournalBytes(bytes).invocation ?? null, problem: null, journal: bytes, bundle: null };
   }
   let bundle: Bundle;
   try {
     bundle = parseBundle(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (err) {
     const problem = err instanceof BundleError ? err.message : 'invalid bundle: not valid UTF-8';
-    return { input: 'bundle', verdict: failed(0, problem, false), invocation: null, problem };
+    return { input: 'bundle', verdict: failed(0, problem, false), invocation: null, problem, journal: null, bundle: null };
   }
   const carried = bundle.publicKey
     ? ranked({ publicKey: bundle.publicKey.publicKey, keyId: bundle.publicKey.keyId, label: 'the key carried in the bundle — from the file, not independent: compare its id with a key you trust' }, 'bundle')
@@ -87,5 +92,17 @@ export function verifyFile(bytes: Uint8Array, trusted: TrustedKey | null): FileV
   const verdict = verifyInPage(journal, trusted ?? carried);
   const invocation = verifyJournalBytes(journal).invocation ?? null;
   const problem = invocation !== null && invocation !== bundle.invocation ? `the bundle is for invocation ${bundle.invocation}, but its journal is the journal of ${invocation}` : null;
-  return { input: 'bundle', verdict, invocation, problem };
+  return { input: 'bundle', verdict, invocation, problem, journal, bundle };
+}
+
+/**
+ * The key a dropped file's seal is checked against: a key you gave, ranked so; a key the page
+ * ranked otherwise (the store's own, found for the journal the page shows) is not one for a file.
+ * A key no code of the page ranked came from `/api/trusted-key`, the viewer's --public-key: given.
+ */
+export function offlineKey(key: TrustedKey | null): TrustedKey | null {
+  if (key === null) return null;
+  const trust = (key as { trust?: unknown }).trust;
+  if (trust === undefined || trust === 'given') return ranked(key, 'given');
+  return null;
 }
