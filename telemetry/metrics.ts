@@ -127,3 +127,23 @@ export async function metricsText(withinMs = 2_000): Promise<string> {
   await Promise.all([...collectors].map((c) => Promise.race([c().catch(() => undefined), new Promise((r) => setTimeout(r, withinMs).unref())])));
   return `${Object.values(METRICS).map((m) => m.text()).join('\n')}\n`;
 }
+
+/** An outage of Redis started or ended (queue/outage.ts tells each once). */
+export function countOutage(change: { state: 'started' } | { state: 'ended'; ms: number }): void {
+  if (change.state === 'started') {
+    METRICS.outages.inc();
+    METRICS.redisUp.set({}, 0);
+  } else {
+    METRICS.outageSeconds.inc({}, change.ms / 1000);
+    METRICS.redisUp.set({}, 1);
+  }
+}
+
+/** serve's poll listed the open invocations (`statuses`), or could not. */
+export function countPoll(statuses: readonly string[] | undefined): void {
+  METRICS.polls.inc({ outcome: statuses === undefined ? 'failed' : 'ok' });
+  if (statuses === undefined) return;
+  const by = new Map<string, number>();
+  for (const s of statuses) by.set(s, (by.get(s) ?? 0) + 1);
+  METRICS.invocations.replace([...by].map(([status, n]) => [{ status }, n]));
+}
