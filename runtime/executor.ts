@@ -88,7 +88,7 @@ export class Executor extends ClientCore {
       invocation: input.invocation,
       tenant: input.tenant,
       pin: input.pin,
-      fresh: existing.length === 0 && snapshot === undefined && input.from === undefined,
+      fresh: existing.length === 0 && snapshot === undefined,
       marks: async () => (await store.getMetadata(input.invocation))?.redact,
       ...(input.from === undefined ? {} : { forkOf: async () => ((await store.read(input.invocation, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined)?.body.forkOf?.parent }),
       readOnly: (actuator) => library.operators.find((op) => op.actuator?.actuator === actuator)?.readOnly,

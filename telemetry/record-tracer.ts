@@ -52,7 +52,7 @@ export interface SegmentInfo {
   invocation: string;
   tenant: string;
   pin: Pin;
-  /** True when this segment starts the invocation (nothing read back, no snapshot). */
+  /** True when this segment starts the invocation (nothing read back, no snapshot): its segment is `run`, or `fork` for a fork. */
   fresh: boolean;
   /** A fork's parent (its trace is linked), read from the fork's genesis; undefined for any other invocation. */
   forkOf?: () => Promise<string | undefined>;
@@ -86,7 +86,7 @@ export class SegmentTracer {
   private parentId: string | undefined;
 
   static start(info: SegmentInfo, tracer: Tracer = weftTracer()): SegmentTracer | undefined {
-    const name = processSegment(info.fresh ? 'run' : 'resume');
+    const name = processSegment(info.fresh ? (info.forkOf ? 'fork' : 'run') : 'resume');
     const span = tracer.startSpan(`weft ${name}`, { kind: SpanKind.INTERNAL, attributes: { [WEFT.segment]: name, ...invocationAttributes(info) } }, invocationContext(info.invocation));
     // No provider (or not sampled): nothing to do for this segment, at the cost of one no-op span.
     if (!span.isRecording()) return undefined;
