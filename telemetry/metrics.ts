@@ -111,7 +111,6 @@ export const METRICS = {
   outages: new Counter('weft_redis_outages_total', 'Redis outages that started.'),
   redisUp: new Gauge('weft_redis_up', '1 while Redis answers, 0 during an outage.'),
   polls: new Counter('weft_serve_polls_total', 'Polls serve made of the open invocations, by outcome (ok, failed).'),
-  resumes: new Counter('weft_serve_takeovers_total', 'Invocations serve continued, by why (interrupted, retry, timer, approval, cancel, deadline).'),
 } as const;
 
 const collectors = new Set<() => Promise<void>>();

@@ -25,7 +25,7 @@
  * read, text attributes are dropped. Args, results and model content are never put in a span.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
-import { JournalRedactor, scrubText, type RedactionMarks } from '../journal/redaction.js';
+import { JournalRedactor, marksAnything, scrubText, type RedactionMarks } from '../journal/redaction.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { Pin } from '../journal/records.js';
 import { forgetJob, rememberJob } from './job-context.js';
@@ -79,8 +79,8 @@ export class SegmentTracer {
   private readonly compensations = new Map<string, Open>();
   private readonly admissions = new Map<number, { decision: string; rule?: string | undefined; policy: string }>();
   private lastAt = nowMs();
-  /** The redactor once the marks are read; null when they could not be (text is dropped). */
-  private redactor: JournalRedactor | null | undefined;
+  /** The redactor once the marks are read; `none` when there are none; null when they could not be read (text is dropped). */
+  private redactor: JournalRedactor | 'none' | null | undefined;
   private readonly waiting: Array<() => void> = [];
   private readonly genAiLatest = genAiLatestOnly();
   private parentId: string | undefined;
@@ -110,15 +110,24 @@ export class SegmentTracer {
           span.setAttribute(WEFT.parent, parent);
           span.addLink?.(parentLink(parent));
         }
-        this.ready(new JournalRedactor(marks ?? {}));
+        // No marks: nothing to scrub, and no redactor to feed each record.
+        this.ready(marksAnything(marks) ? new JournalRedactor(marks) : 'none');
       },
       () => this.ready(null),
     );
   }
 
-  private ready(redactor: JournalRedactor | null): void {
+  private ready(redactor: JournalRedactor | 'none' | null): void {
     this.redactor = redactor;
     for (const fn of this.waiting.splice(0)) fn();
+  }
+
+  /** Let the redactor see a record (what was dispatched where, the values the marks remove). */
+  private learn(record: JournalRecord): void {
+    if (this.redactor === 'none' || this.redactor === null) return;
+    this.later(() => {
+      if (this.redactor instanceof JournalRedactor) this.redactor.structural([record]);
+    });
   }
 
   /** Run `fn` once the marks are known (in record order). */
@@ -130,7 +139,7 @@ export class SegmentTracer {
   /** Free text as a span may carry it: scrubbed of the marked values, or nothing when the marks are unknown. */
   private text(value: string | undefined): string | undefined {
     if (value === undefined || this.redactor === null || this.redactor === undefined) return undefined;
-    return scrubText(value, this.redactor.secrets).slice(0, 500);
+    return (this.redactor === 'none' ? value : scrubText(value, this.redactor.secrets)).slice(0, 500);
   }
 
   private parent(): Context {
@@ -148,14 +157,14 @@ export class SegmentTracer {
   /** A record the recorder passed: read back (`replayed`: nothing is emitted) or written now. */
   onRecord(record: JournalRecord, replayed: boolean): void {
     if (replayed) {
-      this.later(() => this.redactor?.structural([record]));
+      this.learn(record);
       return;
     }
     const at = nowMs();
     const since = this.lastAt;
     this.lastAt = at;
     if (record.kind !== 'invocation.rekeyed' && record.kind !== 'invocation.sealed' && (this.epoch === undefined || this.epoch.n !== record.epoch) && record.epoch > 0) this.openEpoch(record.epoch, at);
-    this.later(() => this.redactor?.structural([record]));
+    this.learn(record);
     const body = record.body as Record<string, unknown>;
     const epochSpan = this.epoch?.span ?? this.segment;
     switch (record.kind) {
