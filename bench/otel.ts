@@ -24,7 +24,8 @@ const dropEverything = { export: (_spans: unknown[], done: (r: { code: number })
 let seed = 0;
 
 /** One run of `steps` no-op steps: steps/s from start to sealed (model, planning and seal included, the same in both arms), and each step's dispatch-to-completion time (ms). */
-async function oneRun(steps: number): Promise<{ rate: number; stepMs: number[] }> {
+async function oneRun(steps: number): Promise<{ rate: number; stepMs: number[]; cpuUs: number }> {
+  const cpu = process.cpuUsage();
   const runtime = createRuntime({ store: new MemoryStore(), libraries: [noopLibrary], actuators: noopActuators(steps), observe: 'bench.observe', model: noopModel(), signingKey: key, limits: { maxNodes: 10_000_000, maxDepth: 1_000_000 } });
   const began = performance.now();
   const handle = await runtime.start(BENCH_INTENT, { tenant: 'bench', seed: String(++seed), asOf: '2026-01-01T00:00:00Z' });
@@ -37,12 +38,13 @@ async function oneRun(steps: number): Promise<{ rate: number; stepMs: number[] }
   });
   const result = await handle.done;
   const ended = performance.now();
+  const used = process.cpuUsage(cpu);
   await runtime.close();
   if (result.status !== 'completed') throw new Error(`bench invocation ended ${result.status}: ${result.reason}`);
-  return { rate: (steps / (ended - began)) * 1000, stepMs };
+  return { rate: (steps / (ended - began)) * 1000, stepMs, cpuUs: (used.user + used.system) / steps };
 }
 
-async function arm(traced: boolean, steps: number): Promise<{ rate: number; stepMs: number[] }> {
+async function arm(traced: boolean, steps: number): Promise<{ rate: number; stepMs: number[]; cpuUs: number }> {
   if (!traced) return oneRun(steps);
   const tracing = await installTracing({ exporter: dropEverything });
   try {
@@ -63,9 +65,11 @@ export async function run(argv: string[]): Promise<void> {
   const traced: number[] = [];
   const bareStep: number[] = [];
   const tracedStep: number[] = [];
+  const bareCpu: number[] = [];
+  const tracedCpu: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? [false, true] : [true, false];
-    const got = new Map<boolean, { rate: number; stepMs: number[] }>();
+    const got = new Map<boolean, { rate: number; stepMs: number[]; cpuUs: number }>();
     for (const t of order) got.set(t, await arm(t, steps));
     const b = got.get(false)!;
     const t = got.get(true)!;
@@ -74,7 +78,9 @@ export async function run(argv: string[]): Promise<void> {
     bareStep.push(median(b.stepMs));
     tracedStep.push(median(t.stepMs));
     ratios.push(t.rate / b.rate);
-    process.stderr.write(`otel: round ${r + 1}/${rounds}: ${fmt(b.rate)} steps/s without a provider, ${fmt(t.rate)} with the SDK on (×${fmt(t.rate / b.rate, 3)})\n`);
+    bareCpu.push(b.cpuUs);
+    tracedCpu.push(t.cpuUs);
+    process.stderr.write(`otel: round ${r + 1}/${rounds}: ${fmt(b.rate)} steps/s without a provider, ${fmt(t.rate)} with the SDK on (×${fmt(t.rate / b.rate, 3)}); CPU ${fmt(b.cpuUs)} → ${fmt(t.cpuUs)} µs/step\n`);
   }
   const ratio = median(ratios);
   process.stdout.write(
@@ -82,6 +88,7 @@ export async function run(argv: string[]): Promise<void> {
       `otel: ${steps} no-op steps per run, memory store, ${rounds} rounds alternating`,
       `  throughput  no provider ${fmt(median(bare))} steps/s   SDK on (batch, no-op exporter) ${fmt(median(traced))} steps/s`,
       `  step p50    no provider ${fmt(median(bareStep), 3)} ms          SDK on ${fmt(median(tracedStep), 3)} ms`,
+      `  CPU/step    no provider ${fmt(median(bareCpu))} µs          SDK on ${fmt(median(tracedCpu))} µs (this process; less sensitive to a loaded machine)`,
       `  median of the rounds' throughput ratios: ${fmt(ratio, 3)}× (goal ≥ 0.95×) ${ratio >= 0.95 ? 'ok' : 'BELOW GOAL'}`,
     ].join('\n') + '\n',
   );
