@@ -10,6 +10,13 @@
  */
 type Labels = Record<string, string>;
 
+/** The look-up key of a label set: cheap (no sort, no escaping); its text is written only on a scrape. */
+const keyOf = (labels: Labels): string => {
+  let key = '';
+  for (const k in labels) key += `${k}\u0001${labels[k]}\u0002`;
+  return key;
+};
+
 const labelText = (labels: Labels): string => {
   const keys = Object.keys(labels).sort();
   if (keys.length === 0) return '';
@@ -31,19 +38,21 @@ abstract class Metric {
 }
 
 export class Counter extends Metric {
-  private readonly values = new Map<string, number>();
+  private readonly values = new Map<string, { labels: Labels; value: number }>();
   constructor(name: string, help: string) {
     super(name, help, 'counter');
   }
   inc(labels: Labels = {}, by = 1): void {
-    const key = labelText(labels);
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
+    const key = keyOf(labels);
+    const entry = this.values.get(key);
+    if (entry) entry.value += by;
+    else this.values.set(key, { labels: { ...labels }, value: by });
   }
   get(labels: Labels = {}): number {
-    return this.values.get(labelText(labels)) ?? 0;
+    return this.values.get(keyOf(labels))?.value ?? 0;
   }
   lines(): string[] {
-    return [...this.values.keys()].sort().map((k) => `${this.name}${k} ${num(this.values.get(k)!)}`);
+    return [...this.values.values()].map((e) => `${this.name}${labelText(e.labels)} ${num(e.value)}`).sort();
   }
 }
 
@@ -75,17 +84,17 @@ export class Histogram extends Metric {
     super(name, help, 'histogram');
   }
   observe(labels: Labels, value: number): void {
-    const key = labelText(labels);
+    const key = keyOf(labels);
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
+    if (!s) this.series.set(key, (s = { labels: { ...labels }, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.counts[i]!++;
     s.sum += value;
     s.count++;
   }
   lines(): string[] {
     const out: string[] = [];
-    for (const key of [...this.series.keys()].sort()) {
-      const s = this.series.get(key)!;
+    for (const s of [...this.series.values()].sort((a, b) => (labelText(a.labels) < labelText(b.labels) ? -1 : 1))) {
+      const key = labelText(s.labels);
       this.buckets.forEach((b, i) => out.push(`${this.name}_bucket${labelText({ ...s.labels, le: num(b) })} ${s.counts[i]}`));
       out.push(`${this.name}_bucket${labelText({ ...s.labels, le: '+Inf' })} ${s.count}`);
       out.push(`${this.name}_sum${key} ${num(s.sum)}`);
