@@ -17,6 +17,7 @@ const suites: Record<string, () => Promise<{ run(argv: string[]): Promise<void> 
   inspect: () => import('./inspect.js'),
   mining: () => import('./mining.js'),
   startup: () => import('./startup.js'),
+  otel: () => import('./otel.js'),
 };
 
 async function main(argv: string[]): Promise<void> {

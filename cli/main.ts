@@ -77,6 +77,27 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.done;
   }
   expectJsonLine(name, rest);
+  // `--otel` / WEFT_OTEL=1 (telemetry/cli-tracing.ts): taken out of argv here; loaded only when asked.
+  const otelAt = rest.indexOf('--otel');
+  const dashes = rest.indexOf('--');
+  const otel = (otelAt >= 0 && (dashes < 0 || otelAt < dashes)) || process.env.WEFT_OTEL === '1';
+  if (otel) {
+    const tracing = await import('../telemetry/cli-tracing.js');
+    if (!tracing.TRACED_COMMANDS.has(name)) {
+      if (otelAt < 0) return mod.run(rest);
+      const message = `--otel applies to ${[...tracing.TRACED_COMMANDS].join(', ')}, not to ${name}`;
+      printFailureLine(message, REFUSED.usage, EXIT.usage);
+      process.stderr.write(`weft ${name}: ${message}\n`);
+      return EXIT.usage;
+    }
+    if (otelAt >= 0 && (dashes < 0 || otelAt < dashes)) rest.splice(otelAt, 1);
+    await tracing.startCliTracing(name);
+    try {
+      return await mod.run(rest);
+    } finally {
+      await tracing.stopCliTracing();
+    }
+  }
   return mod.run(rest);
 }
 

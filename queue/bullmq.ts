@@ -52,6 +52,7 @@ import { CatalogueDispatcher } from './catalogue.js';
 import { redisUrlWord, shellWord } from './shell-words.js';
 import { REFUSAL_CODES, type Job, type JobOutcome } from './dispatcher.js';
 import { claimQueue } from './queue-owner.js';
+import { traceparentOf } from '../telemetry/job-context.js';
 
 /**
  * The queue a domain's jobs go on unless `--queue` says otherwise: `weft-effects-<domain name>`, so
@@ -221,7 +222,9 @@ export class BullMqDispatcher extends CatalogueDispatcher {
     if (job.fresh || job.readOnly || !(await this.lookUp(id))) {
       const keep = this.options.keepFinishedSeconds ?? 7 * 24 * 3600;
       const delay = job.delayMs !== undefined && job.delayMs > 0 ? { delay: job.delayMs } : {};
-      const data: Job = this.options.domain === undefined ? job : { ...job, domain: this.options.domain };
+      // Beside the job: its domain and, when its dispatch is traced, its traceparent (never journaled).
+      const traceparent = traceparentOf(job.key, job.attempt);
+      const data: Job = { ...job, ...(this.options.domain === undefined ? {} : { domain: this.options.domain }), ...(traceparent === undefined ? {} : { traceparent }) };
       await queue.add(job.actuator, data, { jobId: id, attempts: 1, removeOnComplete: { age: keep }, removeOnFail: { age: keep }, ...delay });
     }
     const noWorker = setTimeout(() => void this.warnIfNoWorker(id), this.options.noWorkerAfterMs ?? 5_000);

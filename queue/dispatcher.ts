@@ -25,6 +25,8 @@ export interface Job extends Pick<ActuatorContext, 'key' | 'attempt' | 'invocati
   library?: string;
   /** The domain whose runtime dispatched it (set by the BullMQ dispatcher): a worker of another domain refuses it. Never journaled. */
   domain?: string;
+  /** The W3C traceparent of the step attempt that dispatched it, when that was traced (telemetry/job-context.ts). Never journaled. */
+  traceparent?: string;
   /** Backoff before this attempt, for a dispatcher that delays jobs itself (`delaysJobs`). */
   delayMs?: number;
   /** Its write-ahead record was written just now (not read back on a resume): no job for it can exist yet. */

@@ -7,6 +7,7 @@
  * `OutageLog` tells it as one line each (the worker). `unreachable` and `reachable` may be called as
  * often as the connection's events fire: only the first of an outage and the first after it count.
  */
+import { countOutage } from '../telemetry/metrics.js';
 
 /** A change: the outage started (`reason`: what failed), or ended after `ms`. Times in ms since the epoch. */
 export type OutageChange = { state: 'started'; since: number; reason: string } | { state: 'ended'; since: number; at: number; ms: number };
@@ -28,6 +29,7 @@ export class Outage {
   unreachable(reason: string): void {
     if (this.since !== undefined) return;
     this.since = this.now();
+    countOutage({ state: 'started' });
     this.tell({ state: 'started', since: this.since, reason });
   }
 
@@ -37,6 +39,7 @@ export class Outage {
     const at = this.now();
     const since = this.since;
     this.since = undefined;
+    countOutage({ state: 'ended', ms: at - since });
     this.tell({ state: 'ended', since, at, ms: at - since });
   }
 }

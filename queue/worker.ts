@@ -43,6 +43,8 @@ import type { Job, JobOutcome } from './dispatcher.js';
 import { InProcessDispatcher } from './in-process.js';
 import type { Outage } from './outage.js';
 import { QueueOwnedError, queueOwner } from './queue-owner.js';
+import { METRICS } from '../telemetry/metrics.js';
+import { traceJob } from '../telemetry/worker-span.js';
 
 export interface WorkerOptions {
   domain: ActuatorDomain;
@@ -123,7 +125,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const admit = admission(domain, local, store, hintFor);
   const log = options.log;
   const identity = options.identity ?? `${hostname()}:${process.pid}`;
-  const run = async (job: Job): Promise<JobOutcome> => {
+  // Each job under the span its traceparent names, and counted (telemetry/worker-span.ts).
+  const run = (job: Job): Promise<JobOutcome> => traceJob(job, { queue, worker: identity }, () => runJob(job));
+  const runJob = async (job: Job): Promise<JobOutcome> => {
     const started = performance.now();
     const took = () => `${Math.round(performance.now() - started)} ms`;
     try {
@@ -193,6 +197,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     if (isConnectionLoss(err)) lost(err.message);
   });
   worker.on('ioredis:close', () => lost('the connection closed'));
+  worker.on('stalled', () => METRICS.stalls.inc());
   await worker.waitUntilReady();
   return {
     worker,

@@ -38,6 +38,7 @@ import { InvocationHandle } from './handle.js';
 import { guardedObserver } from './inspection.js';
 import type { ReplayDeps } from './replay.js';
 import { Recorder } from './recorder.js';
+import { observeRun } from '../telemetry/observe-run.js';
 import { chooseDispatcher, resolveDomain, type ResolvedOptions, type RuntimeOptions } from './runtime-options.js';
 
 /** Where a run starts from: a snapshot (its seq, the hash it ends at, the machine's persisted state). */
@@ -82,6 +83,16 @@ export class Executor extends ClientCore {
     const recorder = new Recorder({ ...start, existing, writer, onRecord: (record, replayed) => handle.emitRecord(record, replayed), ...(sealKey === undefined ? {} : { sealKey }) });
     const policy = this.policyById(input.pin.policy);
     const store = this.options.store;
+    // Metrics, and spans when a tracer provider is registered (telemetry/): they read records, never write one.
+    observeRun(handle, {
+      invocation: input.invocation,
+      tenant: input.tenant,
+      pin: input.pin,
+      fresh: existing.length === 0 && snapshot === undefined,
+      marks: async () => (await store.getMetadata(input.invocation))?.redact,
+      ...(input.from === undefined ? {} : { forkOf: async () => ((await store.read(input.invocation, 0, 1))[0] as JournalRecord<'invocation.pinned'> | undefined)?.body.forkOf?.parent }),
+      readOnly: (actuator) => library.operators.find((op) => op.actuator?.actuator === actuator)?.readOnly,
+    });
     // A cancel, once in the journal, has left the inbox (recorder.ts appends it at once, so it is durable by then);
     // so has anything else once the run is sealed (a decision a deadline overtook): nothing reads it any more.
     handle.on('record', (record: JournalRecord) => {

@@ -55,6 +55,7 @@ import type { ServableRuntime } from './servable-runtime.js';
 import { pause } from './pause.js';
 import { domainFilter } from './serve-domain.js';
 import { isTenants } from './tenant-of.js';
+import { countPoll } from '../telemetry/metrics.js';
 
 export interface ServeOptions {
   /** How often the store is looked at (default 1 s). */
@@ -204,6 +205,7 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
       const repair = repairedAt === undefined || Date.now() - repairedAt >= repairMs;
       rows = await within(listTimeoutMs, runtime.listOpen({ repair }), `the store did not answer a listing within ${listTimeoutMs} ms`);
       if (repair) repairedAt = Date.now();
+      countPoll(rows.map((row) => row.status));
       outage.reachable();
       if (wakeupsAgain && !stopped) {
         wakeupsAgain = false;
@@ -211,6 +213,7 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
       }
       domain.keepOnly([...rows.map((row) => row.id), ...running.keys()]); // what ended is forgotten
     } catch (err) {
+      countPoll(undefined);
       outage.unreachable(`cannot list the store: ${(err as Error)?.message ?? String(err)}`);
     }
     for (const row of rows) {

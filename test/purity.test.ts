@@ -25,7 +25,8 @@ const forbidden: Array<[RegExp, string]> = [
   [/\bperformance\.now\s*\(/, 'performance.now()'],
   [/from\s+['"](node:)?(fs|fs\/promises|net|http|https|child_process|os|dgram|worker_threads)['"]/, 'an I/O module'],
   [/from\s+['"](ioredis|bullmq)['"]/, 'an I/O library'],
-  [/from\s+['"][./]+\/(cli|queue|runtime|actors|inspector|bench|examples|redis)\//, 'the effect side'],
+  [/(from\s+|import\s*\(\s*)['"]@opentelemetry\//, 'OpenTelemetry (spans live on the effect side: telemetry/)'],
+  [/from\s+['"][./]+\/(cli|queue|runtime|actors|inspector|bench|examples|redis|telemetry)\//, 'the effect side'],
   [/from\s+['"]\.\/stores\//, 'a store implementation'],
 ];
 

@@ -20,7 +20,8 @@
  */
 import { serve } from '../../runtime/serve.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import { queueForDomain } from '../../queue/bullmq.js';
+import { bullPrefix, queueForDomain } from '../../queue/bullmq.js';
+import { metricsListen, startMetricsEndpoint } from '../../telemetry/metrics-server.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { loadDomain } from '../domain-loader.js';
 import { dispatchFlag, dispatchOptions, dispatchUsage, refusalWaitFlag, workerCounter } from '../dispatch-choice.js';
@@ -32,8 +33,9 @@ import { tenantOption, tenantUsage } from '../tenant-scope.js';
 import { EXIT } from '../exit-codes.js';
 
 export const usage =
-  `serve --domain D [--dir D] ${storeUsage} ${dispatchUsage} ${tenantUsage} ${signingKeyUsage} [--poll-ms N] ${statelyUsage} [--json]\n` +
-  '                                       keep domain D\'s invocations moving (one tenant\'s with --tenant): take over those whose runtime died, retry transient suspensions';
+  `serve --domain D [--dir D] ${storeUsage} ${dispatchUsage} ${tenantUsage} ${signingKeyUsage} [--poll-ms N] [--metrics-port [HOST:]PORT] ${statelyUsage} [--json]\n` +
+  '                                       keep domain D\'s invocations moving (one tenant\'s with --tenant): take over those whose runtime died, retry transient suspensions;\n' +
+  '                                       --metrics-port: Prometheus /metrics, /healthz and /readyz on 127.0.0.1 (docs/operations.md)';
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -43,13 +45,15 @@ export async function run(argv: string[]): Promise<number> {
   let pollMs = 1_000;
   let stately: StatelyChoice | undefined;
   try {
-    args = parseCommandArgs(argv, { domain: { type: 'string' }, dir: { type: 'string' }, 'poll-ms': { type: 'string' }, json: { type: 'boolean' }, ...tenantOption, ...signingKeyOptions, ...storeOptions, ...dispatchOptions, ...statelyOptions }, { min: 0, max: 0 });
+    args = parseCommandArgs(argv, { domain: { type: 'string' }, dir: { type: 'string' }, 'poll-ms': { type: 'string' }, 'metrics-port': { type: 'string' }, json: { type: 'boolean' }, ...tenantOption, ...signingKeyOptions, ...storeOptions, ...dispatchOptions, ...statelyOptions }, { min: 0, max: 0 });
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose invocations this process runs');
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
     dispatch = dispatchFlag(args.strings);
     refusalWaitMs = refusalWaitFlag(args.strings);
     stately = statelyChoice(args.flags, args.strings);
     if (args.strings['poll-ms'] !== undefined) pollMs = positiveInt('--poll-ms', args.strings['poll-ms'], 7);
+    const listen = args.strings['metrics-port'] === undefined ? undefined : metricsListen(args.strings['metrics-port']);
+    if (typeof listen === 'string') throw new UsageError(listen);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('serve', usage, err);
     throw err;
@@ -89,8 +93,15 @@ export async function run(argv: string[]): Promise<number> {
   }
   const json = args.flags.json === true;
   const stop = new AbortController();
-  process.once('SIGTERM', () => stop.abort());
-  process.once('SIGINT', () => stop.abort());
+  // Stopping on a signal is said, and clean: no new take-overs, the running ones come to rest, then exit.
+  const onSignal = (signal: string) => {
+    process.stderr.write(`weft serve: ${signal}: taking no more invocations; letting the running ones come to rest, then exiting\n`);
+    stop.abort();
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  const metrics = args.strings['metrics-port'] === undefined ? undefined : await startMetricsEndpoint({ listen: args.strings['metrics-port'], ...(choice.redis ? { redisUrl: choice.redis.url, queues: { names: [queue ?? queueForDomain(loaded.domain.name), `${queue ?? queueForDomain(loaded.domain.name)}-timers`], prefix: bullPrefix(choice.redis.prefix) } } : {}) });
+  if (metrics) process.stderr.write(`weft serve: metrics on http://${metrics.address}/metrics (also /healthz, /readyz)\n`);
   const dispatching = !choice.redis ? 'in-process' : dispatch === 'auto' ? `auto (per invocation, on queue ${queue ?? queueForDomain(loaded.domain.name)})` : dispatch;
   process.stderr.write(`weft serve: domain ${loaded.domain.name}${tenant === undefined ? '' : `, tenant ${JSON.stringify(tenant)} only`}, store ${store.name}, dispatch ${dispatching}, every ${pollMs} ms, pid ${process.pid} — ready\n`);
   try {
@@ -115,6 +126,8 @@ export async function run(argv: string[]): Promise<number> {
     });
   } finally {
     await counter?.close();
+    await metrics?.close();
   }
+  if (stop.signal.aborted) process.stderr.write('weft serve: stopped\n');
   return EXIT.done;
 }

@@ -20,6 +20,7 @@ import { RedisStore } from '../../stores/redis.js';
 import { QueueOwnedError } from '../../queue/queue-owner.js';
 import { bullPrefix, queueForDomain } from '../../queue/bullmq.js';
 import { OutageLog } from '../../queue/outage.js';
+import { metricsListen, startMetricsEndpoint } from '../../telemetry/metrics-server.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { crashHooks } from '../faults.js';
 import { loadDomain } from '../domain-loader.js';
@@ -28,10 +29,10 @@ import { domainStateDir, workspaceDir } from '../workspace.js';
 import { EXIT } from '../exit-codes.js';
 
 export const usage =
-  'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--quiet] [--redis-prefix P] [--dir D]\n' +
+  'worker --domain D --redis URL [--concurrency N] [--queue NAME] [--lock-ms MS] [--quiet] [--redis-prefix P] [--dir D] [--metrics-port [HOST:]PORT]\n' +
   '                                       run a domain\'s actuators for the jobs on its queue (default weft-effects-<domain>) until SIGTERM;\n' +
   '                                       --lock-ms: the job lock (default 30000): a worker that dies is noticed within 1.5 × it;\n' +
-  '                                       --quiet: no line per job';
+  '                                       --quiet: no line per job; --metrics-port: Prometheus /metrics, /healthz and /readyz on 127.0.0.1';
 
 /** The server's refusal of this client (store.auth_refused), from one PING; unreachable is no refusal: the worker waits for it. */
 async function refusedAtConnect(url: string, withinMs: number | undefined): Promise<StoreAuthRefusedError | undefined> {
@@ -52,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   let lockMs = 30_000;
   let choice;
   try {
-    args = parseCommandArgs(argv, { domain: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, 'lock-ms': { type: 'string' }, quiet: { type: 'boolean' }, dir: { type: 'string' }, ...storeOptions }, { min: 0, max: 0 });
+    args = parseCommandArgs(argv, { domain: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, 'lock-ms': { type: 'string' }, quiet: { type: 'boolean' }, dir: { type: 'string' }, 'metrics-port': { type: 'string' }, ...storeOptions }, { min: 0, max: 0 });
     if (!args.strings.domain) throw new UsageError('--domain is required: the domain whose actuators this worker runs');
     choice = storeChoice(workspaceDir(args.strings.dir), args.strings, { longLived: true });
     if (!choice.redis) throw new UsageError('--redis URL (or WEFT_REDIS_URL) is required: the Redis the runtimes queue their jobs in');
@@ -60,6 +61,8 @@ export async function run(argv: string[]): Promise<number> {
     const lock = args.strings['lock-ms'] ?? process.env.WEFT_WORKER_LOCK_MS;
     if (lock !== undefined && lock !== '') lockMs = positiveInt('--lock-ms', lock, 7);
     if (lockMs < 500) throw new UsageError(`--lock-ms is at least 500 (a job must renew its lock in time), got ${lockMs}`);
+    const listen = args.strings['metrics-port'] === undefined ? undefined : metricsListen(args.strings['metrics-port']);
+    if (typeof listen === 'string') throw new UsageError(listen);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure('worker', usage, err);
     throw err;
@@ -78,6 +81,8 @@ export async function run(argv: string[]): Promise<number> {
   const actuators = faults.wrapActuators(domain.actuators({ stateDir, redis }), domain.observe);
   const queue = args.strings.queue ?? queueForDomain(domain.name);
   const quiet = args.flags.quiet === true;
+  // Metrics and health first: a probe sees the worker live (and not ready) while it connects.
+  const metrics = args.strings['metrics-port'] === undefined ? undefined : await startMetricsEndpoint({ listen: args.strings['metrics-port'], redisUrl: redis.url, queues: { names: [queue, `${queue}-timers`], prefix: bullPrefix(redis.prefix) } });
   // BullMQ is loaded by a worker that starts, not by `weft worker --help` or `weft --help`.
   const { startWorker } = await import('../../queue/worker.js');
   let running;
@@ -98,13 +103,15 @@ export async function run(argv: string[]): Promise<number> {
     // A queue another domain owns: say whose it is and what to run instead; nothing was taken.
     if (!(err instanceof QueueOwnedError)) throw err;
     process.stderr.write(`weft worker: ${err.message}\n`);
+    await metrics?.close();
     return EXIT.usage;
   }
+  if (metrics) process.stderr.write(`weft worker: metrics on http://${metrics.address}/metrics (also /healthz, /readyz)\n`);
   process.stderr.write(`weft worker: domain ${domain.name}, queue ${queue}, concurrency ${concurrency}, lock ${lockMs} ms, pid ${process.pid} — ready\n`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stderr.write(`weft worker: ${signal}: finishing the running jobs, then exiting\n`);
-      void running.close().finally(resolve);
+      void running.close().finally(() => void (metrics?.close() ?? Promise.resolve()).finally(resolve));
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
