@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- inspect [--invocations N] [--steps N] [--rounds R] [--list-count N] [--list-reps R]
- * [--no-redis] [--viewer-nice N]` — what watching runs with `weft inspect` costs, each figure beside a baseline from
+ * [--list-big N] [--hop-invocations N] [--no-redis] [--viewer-nice N]` — what watching runs with `weft inspect` costs, each figure beside a baseline from
  * the same run:
  *
  *   (a) throughput (steps/s) of N concurrent invocations (default 64) of an epoch of `--steps`
@@ -25,11 +25,19 @@
  *       client's socket for that invocation was open are not counted (they wait for the socket, not
  *       for the viewer). Goal p99 ≤ 250 ms. (The page's DOM is not timed: the invocation page is
  *       redrawn per message, and the list page is what is open here.)
+ *   (b') each hop of append → page (bench/inspect-hops.ts): `--hop-invocations` (default 8)
+ *       invocations written one record every 100 ms, each with its own page open in Chromium,
+ *       beside the same load — append → the store's change seen by the viewer's change feed
+ *       (store-changes.ts, in a process of its own) → a /live client has it → the page's socket
+ *       delivered it → the page drawn with it; p50 / p99 of each, from the durable append.
  *   (c) the invocation list with `--list-count` (default 10,000) ended invocations in the store, in
  *       Chromium, from navigation start to the first frame painted with the table holding its rows
  *       (timed in the page: listPageMs), on both stores (median of R
  *       fresh page loads); beside it the same page over an empty store, and the server's share (the
- *       viewer's /api/invocations fetched and parsed here). Goal ≤ 1 s.
+ *       viewer's /api/invocations fetched and parsed here). Goal ≤ 1 s. Then the same on Redis at
+ *       `--list-big` (default 100,000; 0: not) ended invocations, written by pipeline
+ *       (list-fixture.ts fillEndedRedis). Beside each median, the cold page: the first one after
+ *       its viewer started (the viewer makes its listing from the store's index then, listing.ts).
  *
  *   (d) throughput with the Stately relay (`--stately`, in the runtime's process) and one inspector
  *       client consuming it, beside the same runtime without it (bench/stately-relay.ts), on both
