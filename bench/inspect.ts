@@ -697,7 +697,7 @@ export async function run(argv: string[]): Promise<void> {
     for (const { label, hops } of hopModes) {
       out.push(`${label.padEnd(26)} ${pp(hops.seen).padStart(18)} ${pp(hops.client).padStart(16)} ${pp(hops.received).padStart(14)} ${pp(hops.drawn).padStart(15)} ${String(hops.records).padStart(8)}   ${mark(quantile(hops.drawn, 0.99) <= 250)}`);
     }
-    out.push(`(b'): ${hopInvocations} invocations one after another, each written one record every 100 ms (the fixture's 14-record journal) with its invocation page open in Chromium, beside the same load of runs; seen = the viewer's change feed (store-changes.ts) in a process of its own; drawn = the first frame after the page's DOM changed with the record (the page fetches the description again before it redraws)`);
+    out.push(`(b'): ${hopInvocations} invocations one after another, each written one record every 100 ms (the list fixture's journal) with its invocation page open in Chromium, beside the same load of runs; seen = the viewer's change feed (store-changes.ts) in a process of its own; drawn = the first frame after the page's DOM changed with the record (the page fetches the description again before it redraws)`);
     out.push('');
   }
   if (lists.length > 0) {

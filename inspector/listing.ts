@@ -26,8 +26,12 @@ import type { ListPage, ListQuery } from './list-page.js';
 import { ListOrder } from './list-order.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
 
-/** How long a listing is kept before it is made again from the store (in the background, while pages are asked for). */
-const RESYNC_MS = 60_000;
+/**
+ * How long a listing is kept before it is made again from the store (in the background, while pages
+ * are asked for): a safety net for a missed change, not the way changes come — at 100,000 runs a
+ * making costs seconds of CPU, so not often.
+ */
+const RESYNC_MS = 300_000;
 /** The same, while the change feed is not watching (no folder yet, no watch possible). */
 const RETRY_MS = 5_000;
 /** Changed rows read between two turns given to the rest of the viewer (its live followers above all). */
