@@ -48,6 +48,10 @@
  * Redis is a private `redis-server --appendonly yes --appendfsync always` (bench/redis-server.ts).
  * Chromium is /usr/bin/chromium (or CHROMIUM_PATH). Every child (viewer, workers, server, browser)
  * is stopped at the end, on error too.
+ *
+ * Over 400 lines on purpose: one suite whose figures share their runtimes, viewers and browser, and
+ * are printed side by side; the parts that stand alone live apart (inspect-hops.ts, stately-relay.ts,
+ * list-fixture.ts, live-watcher-child.ts).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
