@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- inspect [--invocations N] [--steps N] [--rounds R] [--list-count N] [--list-reps R]
- * [--no-redis] [--viewer-nice N]` — what watching runs with `weft inspect` costs, each figure beside a baseline from
+ * [--list-big N] [--hop-invocations N] [--no-redis] [--viewer-nice N]` — what watching runs with `weft inspect` costs, each figure beside a baseline from
  * the same run:
  *
  *   (a) throughput (steps/s) of N concurrent invocations (default 64) of an epoch of `--steps`
@@ -25,11 +25,19 @@
  *       client's socket for that invocation was open are not counted (they wait for the socket, not
  *       for the viewer). Goal p99 ≤ 250 ms. (The page's DOM is not timed: the invocation page is
  *       redrawn per message, and the list page is what is open here.)
+ *   (b') each hop of append → page (bench/inspect-hops.ts): `--hop-invocations` (default 8)
+ *       invocations written one record every 100 ms, each with its own page open in Chromium,
+ *       beside the same load — append → the store's change seen by the viewer's change feed
+ *       (store-changes.ts, in a process of its own) → a /live client has it → the page's socket
+ *       delivered it → the page drawn with it; p50 / p99 of each, from the durable append.
  *   (c) the invocation list with `--list-count` (default 10,000) ended invocations in the store, in
  *       Chromium, from navigation start to the first frame painted with the table holding its rows
  *       (timed in the page: listPageMs), on both stores (median of R
  *       fresh page loads); beside it the same page over an empty store, and the server's share (the
- *       viewer's /api/invocations fetched and parsed here). Goal ≤ 1 s.
+ *       viewer's /api/invocations fetched and parsed here). Goal ≤ 1 s. Then the same on Redis at
+ *       `--list-big` (default 100,000; 0: not) ended invocations, written by pipeline
+ *       (list-fixture.ts fillEndedRedis). Beside each median, the cold page: the first one after
+ *       its viewer started (the viewer makes its listing from the store's index then, listing.ts).
  *
  *   (d) throughput with the Stately relay (`--stately`, in the runtime's process) and one inspector
  *       client consuming it, beside the same runtime without it (bench/stately-relay.ts), on both
@@ -40,6 +48,10 @@
  * Redis is a private `redis-server --appendonly yes --appendfsync always` (bench/redis-server.ts).
  * Chromium is /usr/bin/chromium (or CHROMIUM_PATH). Every child (viewer, workers, server, browser)
  * is stopped at the end, on error too.
+ *
+ * Over 400 lines on purpose: one suite whose figures share their runtimes, viewers and browser, and
+ * are printed side by side; the parts that stand alone live apart (inspect-hops.ts, stately-relay.ts,
+ * list-fixture.ts, live-watcher-child.ts).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -55,7 +67,8 @@ import { FileStore } from '../stores/file.js';
 import { RedisStore } from '../stores/redis.js';
 import { BullMqDispatcher, bullPrefix } from '../queue/bullmq.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
-import { fillEnded } from './list-fixture.js';
+import { fillEnded, fillEndedRedis } from './list-fixture.js';
+import { appendToPageHops, type HopFigures } from './inspect-hops.js';
 import { BENCH_INTENT } from './noop-app.js';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.js';
 import { benchDomain, tenantFor } from './workers-domain.js';
@@ -392,9 +405,14 @@ const shownScript = (selector: string) => `(() => {
   observer.observe(document, { childList: true, subtree: true });
 })();`;
 
-/** Median ms (of `reps` fresh pages) from navigation start to the first frame painted with the list's table holding a row (0 rows: the table shown). */
-async function listPageMs(browser: Browser, url: string, rows: number, reps: number): Promise<number> {
+/**
+ * Median ms (of `reps` fresh pages) from navigation start to the first frame painted with the list's
+ * table holding a row (0 rows: the table shown); `cold`, the first page's (its viewer just started:
+ * its listing made from the store's index, listing.ts, and the browser's cache of modules empty).
+ */
+async function listPageTimes(browser: Browser, url: string, rows: number, reps: number): Promise<{ ms: number; coldMs: number }> {
   const times: number[] = [];
+  let coldMs = Number.NaN;
   const selector = rows > 0 ? 'table.invocations tr[data-id]' : 'table.invocations';
   for (let r = 0; r <= reps; r++) {
     const page = await browser.newPage();
@@ -413,11 +431,17 @@ async function listPageMs(browser: Browser, url: string, rows: number, reps: num
         if (shown === 0) throw new Error('the list page showed no row');
       }
       if (r > 0) times.push(ms); // the first load warms the viewer and the browser's cache of modules
+      else coldMs = ms;
     } finally {
       await page.close();
     }
   }
-  return median(times);
+  return { ms: median(times), coldMs };
+}
+
+/** The median of `listPageTimes`. */
+async function listPageMs(browser: Browser, url: string, rows: number, reps: number): Promise<number> {
+  return (await listPageTimes(browser, url, rows, reps)).ms;
 }
 
 /** `url` with the list page's view (list-page.ts: sort, dir, q, tenant, status) in its query. */
@@ -465,7 +489,7 @@ async function apiListMs(origin: string, rows: number, reps: number): Promise<nu
 export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { invocations: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'no-redis': { type: 'boolean' }, only: { type: 'string' }, 'viewer-nice': { type: 'string' } },
+    options: { invocations: { type: 'string' }, steps: { type: 'string' }, rounds: { type: 'string' }, 'list-count': { type: 'string' }, 'list-reps': { type: 'string' }, 'list-big': { type: 'string' }, 'hop-invocations': { type: 'string' }, 'no-redis': { type: 'boolean' }, only: { type: 'string' }, 'viewer-nice': { type: 'string' } },
   });
   const int = (name: string, text: string | undefined, fallback: number, min: number) => {
     const n = Number(text ?? fallback);
@@ -479,6 +503,8 @@ export async function run(argv: string[]): Promise<void> {
   if (viewerNice !== undefined && viewerNice > 19) throw new Error('--viewer-nice takes a nice value 0–19 (weft inspect --nice)');
   const listCount = int('list-count', values['list-count'], 10_000, 1);
   const listReps = int('list-reps', values['list-reps'], 3, 1);
+  const listBig = int('list-big', values['list-big'], 100_000, 0);
+  const hopInvocations = int('hop-invocations', values['hop-invocations'], 8, 0);
   const withRedis = !values['no-redis'];
   const parts = new Set((values.only ?? 'viewer,relay,list').split(',').map((p) => p.trim()));
   for (const p of parts) if (!['viewer', 'relay', 'list'].includes(p)) throw new Error(`--only takes viewer, relay and list (comma-separated), got ${JSON.stringify(p)}`);
@@ -491,7 +517,12 @@ export async function run(argv: string[]): Promise<void> {
   let server: PrivateRedis | undefined;
   let browser: Browser | undefined;
   const modes: ModeFigures[] = [];
-  const lists: Array<{ label: string; ms: number; emptyMs: number; apiMs: number; pageApiMs: number; views: Array<{ label: string; ms: number; apiMs: number }> }> = [];
+  const hopModes: Array<{ label: string; hops: HopFigures }> = [];
+  /** A load of runs through `rt` again and again until `stop` says so (beside the hop probe). */
+  const loadUntil = (rt: Runtime, tag: string) => async (stop: () => boolean) => {
+    for (let i = 0; !stop(); i++) await load(rt, lanes, steps, `${tag}-${i}`);
+  };
+  const lists: Array<{ label: string; count: number; ms: number; coldMs: number; emptyMs: number; apiMs: number; pageApiMs: number; views: Array<{ label: string; ms: number; apiMs: number }> }> = [];
   const relays: RelayFigures[] = [];
   const relay = parts.has('relay') ? await StatelyRelay.start({ port: 0 }) : undefined;
   if (relay) closers.push(() => relay.close());
@@ -512,6 +543,10 @@ export async function run(argv: string[]): Promise<void> {
       const fileViewer = await startViewer(['--dir', dir], viewerNice);
       closers.push(() => fileViewer.stop());
       modes.push(await rounds('embedded (file store)', rtFile, fileStore.stamps, fileViewer, page, lanes, steps, pairCount));
+      if (hopInvocations > 0) {
+        note('embedded (file store): append → page, each hop');
+        hopModes.push({ label: 'embedded (file store)', hops: await appendToPageHops({ store: fileStore, watch: { dir }, viewerUrl: fileViewer.url, browser, invocations: hopInvocations, gapMs: 100, tag: 'file', besides: loadUntil(rtFile, 'file-hops') }) });
+      }
       await fileViewer.stop();
     }
     if (tap) {
@@ -543,6 +578,10 @@ export async function run(argv: string[]): Promise<void> {
         const redisViewer = await startViewer(['--redis', server.url, '--redis-prefix', prefix], viewerNice);
         closers.push(() => redisViewer.stop());
         modes.push(await rounds('redis + 2 workers', rtRedis, redisStore.stamps, redisViewer, page, lanes, steps, pairCount));
+        if (hopInvocations > 0) {
+          note('redis + 2 workers: append → page, each hop');
+          hopModes.push({ label: 'redis + 2 workers', hops: await appendToPageHops({ store: redisStore, watch: { redis: server.url, prefix }, viewerUrl: redisViewer.url, browser, invocations: hopInvocations, gapMs: 100, tag: 'redis', besides: loadUntil(rtRedis, 'redis-hops') }) });
+        }
         await redisViewer.stop();
       }
       if (tap) {
@@ -582,8 +621,11 @@ export async function run(argv: string[]): Promise<void> {
         let apiMs = Number.NaN;
         let pageApiMs = Number.NaN;
         const views: Array<{ label: string; ms: number; apiMs: number }> = [];
-        const ms = await listPageMs(browser, full.url, listCount, listReps)
-          .then(async (pageMs) => {
+        let coldMs = Number.NaN;
+        const ms = await listPageTimes(browser, full.url, listCount, listReps)
+          .then(async (times) => {
+            coldMs = times.coldMs;
+            const pageMs = times.ms;
             apiMs = await apiListMs(full.origin, listCount, listReps);
             pageApiMs = await apiPageMs(full.origin, {}, listReps);
             for (const v of LIST_VIEWS) views.push({ label: v.label, ms: await listPageMs(browser!, withView(full.url, v.view), 1, listReps), apiMs: await apiPageMs(full.origin, v.view, listReps) });
@@ -592,8 +634,31 @@ export async function run(argv: string[]): Promise<void> {
           .finally(() => full.stop());
         const empty = await startViewer(t.empty, viewerNice);
         const emptyMs = await listPageMs(browser, empty.url, 0, listReps).finally(() => empty.stop());
-        lists.push({ label: t.label, ms, emptyMs, apiMs, pageApiMs, views });
+        lists.push({ label: t.label, count: listCount, ms, coldMs, emptyMs, apiMs, pageApiMs, views });
         note(`list page, ${t.label}: ${fmt(ms)} ms (empty store ${fmt(emptyMs)} ms)${views.map((v) => `; ${v.label} ${fmt(v.ms)} ms`).join('')}`);
+      }
+      // ── the list at --list-big (100,000) on Redis, filled by pipelines (list-fixture.ts fillEndedRedis) ──
+      if (redisUrl && listBig > 0) {
+        const bigPrefix = `${prefix}-big`;
+        const big = new RedisStore({ redis: redisUrl, prefix: bigPrefix });
+        closers.push(() => big.close());
+        const bigStart = performance.now();
+        await fillEndedRedis(big, listBig, { spreadMs: 1_000, onProgress: (n) => process.stderr.write(`\r  [inspect] filled ${n}/${listBig} (redis, pipelined)`) });
+        process.stderr.write('\n');
+        out.push(`list fixture, redis: ${listBig} ended invocations written by pipeline in ${fmt((performance.now() - bigStart) / 1000, 1)} s`);
+        const viewer = await startViewer(['--redis', redisUrl, '--redis-prefix', bigPrefix], viewerNice);
+        const views: Array<{ label: string; ms: number; apiMs: number }> = [];
+        let pageApiMs = Number.NaN;
+        const times = await listPageTimes(browser, viewer.url, listBig, listReps)
+          .then(async (t) => {
+            pageApiMs = await apiPageMs(viewer.origin, {}, listReps);
+            for (const v of LIST_VIEWS) views.push({ label: v.label, ms: await listPageMs(browser!, withView(viewer.url, v.view), 1, listReps), apiMs: await apiPageMs(viewer.origin, v.view, listReps) });
+            return t;
+          })
+          .finally(() => viewer.stop());
+        const emptyMs = lists.find((l) => l.label === 'redis')?.emptyMs ?? Number.NaN;
+        lists.push({ label: 'redis', count: listBig, ms: times.ms, coldMs: times.coldMs, emptyMs, apiMs: Number.NaN, pageApiMs, views });
+        note(`list page, redis at ${listBig}: ${fmt(times.ms)} ms (cold ${fmt(times.coldMs)} ms)`);
       }
     }
   } finally {
@@ -630,11 +695,20 @@ export async function run(argv: string[]): Promise<void> {
     }
     out.push('');
   }
+  if (hopModes.length > 0) {
+    const pp = (xs: number[]) => `${fmt(median(xs), 1)} / ${fmt(quantile(xs, 0.99), 1)}`;
+    out.push(`${"(b') append → page, by hop".padEnd(26)} ${'store change seen'.padStart(18)} ${'/live → client'.padStart(16)} ${'page got it'.padStart(14)} ${'drawn in page'.padStart(15)} ${'records'.padStart(8)}   p50 / p99 ms from the durable append, goal p99 ≤ 250 ms (drawn)`);
+    for (const { label, hops } of hopModes) {
+      out.push(`${label.padEnd(26)} ${pp(hops.seen).padStart(18)} ${pp(hops.client).padStart(16)} ${pp(hops.received).padStart(14)} ${pp(hops.drawn).padStart(15)} ${String(hops.records).padStart(8)}   ${mark(quantile(hops.drawn, 0.99) <= 250)}`);
+    }
+    out.push(`(b'): ${hopInvocations} invocations one after another, each written one record every 100 ms (the list fixture's journal) with its invocation page open in Chromium, beside the same load of runs; seen = the viewer's change feed (store-changes.ts) in a process of its own; drawn = the first frame after the page's DOM changed with the record (the page fetches the description again before it redraws)`);
+    out.push('');
+  }
   if (lists.length > 0) {
-    out.push(`${'(c) list page → table'.padEnd(26)} ${`${fmt(listCount)} invocations`.padStart(20)} ${'empty store'.padStart(12)} ${'ratio'.padStart(8)} ${'of which /api → JSON'.padStart(22)}   goal ≤ 1,000 ms (median of ${listReps} fresh pages after one warm-up)`);
+    out.push(`${'(c) list page → table'.padEnd(34)} ${'page'.padStart(10)} ${'cold'.padStart(10)} ${'empty store'.padStart(12)} ${'ratio'.padStart(8)} ${'of which /api → JSON'.padStart(22)}   goal ≤ 1,000 ms (median of ${listReps} fresh pages after one warm-up; cold: the first page, its viewer just started)`);
     for (const l of lists) {
-      out.push(`${`${l.label}, newest first`.padEnd(26)} ${`${fmt(l.ms)} ms`.padStart(20)} ${`${fmt(l.emptyMs)} ms`.padStart(12)} ${`${fmt(l.ms / l.emptyMs, 1)}×`.padStart(8)} ${`${fmt(l.pageApiMs)} ms`.padStart(22)}   ${mark(l.ms <= 1000)}   (the whole list as JSON, no paging: ${fmt(l.apiMs)} ms)`);
-      for (const v of l.views) out.push(`${`  ${v.label}`.padEnd(26)} ${`${fmt(v.ms)} ms`.padStart(20)} ${''.padStart(12)} ${`${fmt(v.ms / l.emptyMs, 1)}×`.padStart(8)} ${`${fmt(v.apiMs)} ms`.padStart(22)}   ${mark(v.ms <= 1000)}`);
+      out.push(`${`${l.label}, ${fmt(l.count)}, newest first`.padEnd(34)} ${`${fmt(l.ms)} ms`.padStart(10)} ${`${fmt(l.coldMs)} ms`.padStart(10)} ${`${fmt(l.emptyMs)} ms`.padStart(12)} ${`${fmt(l.ms / l.emptyMs, 1)}×`.padStart(8)} ${`${fmt(l.pageApiMs)} ms`.padStart(22)}   ${mark(l.ms <= 1000)}${Number.isFinite(l.apiMs) ? `   (the whole list as JSON, no paging: ${fmt(l.apiMs)} ms)` : ''}`);
+      for (const v of l.views) out.push(`${`  ${v.label}`.padEnd(34)} ${`${fmt(v.ms)} ms`.padStart(10)} ${''.padStart(10)} ${''.padStart(12)} ${`${fmt(v.ms / l.emptyMs, 1)}×`.padStart(8)} ${`${fmt(v.apiMs)} ms`.padStart(22)}   ${mark(v.ms <= 1000)}`);
     }
     out.push('(c): a view is opened from its URL (/?sort=…&dir=…&tenant=…&q=…), as a bookmark is; "of which /api" is the page\'s own request (200 rows of the view, sorted and filtered on the server)');
     out.push('');

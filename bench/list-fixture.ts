@@ -13,6 +13,9 @@ import { signFingerprint, signingKeyFromSecret } from '../journal/seal.js';
 import type { JournalRecord } from '../journal/records.js';
 import type { JournalStore } from '../journal/store.js';
 import { MemoryStore } from '../stores/memory.js';
+import { appendPatch } from '../stores/redis-index.js';
+import type { RedisStore } from '../stores/redis.js';
+import { recordLine } from '../journal/encode.js';
 import { createRuntime } from '../runtime/index.js';
 import { BENCH_INTENT, noopActuators, noopLibrary, noopModel } from './noop-app.js';
 
@@ -81,5 +84,36 @@ export async function fillEnded(stores: readonly JournalStore[], count: number, 
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, lane));
+  return ids;
+}
+
+/**
+ * Fill a Redis store with `count` completed invocations as `fillEnded` does (the same intact,
+ * re-linked journals, ids `<idPrefix>000000`…, tenants `t0`…`t9`, started `spreadMs` apart), but
+ * written straight to its keys with pipelines — each journal's lines, its registry entry and its
+ * status-index entry (the entry its one append would have merged: redis-index.ts appendPatch) —
+ * instead of one lease, append and release each: 100,000 invocations in a minute or two, where
+ * the store's own path takes most of an hour. For the list's figures at 100,000 (bench/inspect.ts).
+ */
+export async function fillEndedRedis(store: RedisStore, count: number, options: { spreadMs?: number; idPrefix?: string; onProgress?: (done: number) => void } = {}): Promise<string[]> {
+  const prefix = options.idPrefix ?? 'list-';
+  const ids = Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(6, '0')}`);
+  const template = await endedJournal(TEMPLATE_ID, 't0');
+  const redis = await store.connection();
+  const CHUNK = 500;
+  for (let from = 0; from < count; from += CHUNK) {
+    const pipeline = redis.pipeline();
+    for (let i = from; i < Math.min(count, from + CHUNK); i++) {
+      const id = ids[i]!;
+      const records = relinked(template, id, `t${i % 10}`, (i - (count - 1)) * (options.spreadMs ?? 0));
+      pipeline.zadd(store.registryKey, 'NX', '0', id);
+      pipeline.rpush(store.keys(id).journal, ...records.map(recordLine));
+      pipeline.hset(store.indexKey, id, JSON.stringify(appendPatch(records, Date.now())));
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const failed = replies.find(([err]) => err);
+    if (failed) throw failed[0];
+    options.onProgress?.(Math.min(count, from + CHUNK));
+  }
   return ids;
 }

@@ -5,23 +5,43 @@
  * and its parsing would slow the runtime (cost that is the measurer's too).
  *
  * IPC, in: { connect: origin } (the list socket), { follow: id } (from seq 0), { report: true },
- * { close: true }. Out: { ready: true }, { followed: id, openedAt }, { report: { arrived, rows } }.
+ * { close: true }, { watchStore: { dir } | { redis, prefix } } (the store's change feed itself,
+ * inspector/store-changes.ts, as the viewer watches it: when each invocation's changes were seen —
+ * the first hop of append → page). Out: { ready: true }, { followed: id, openedAt }, { watching: true },
+ * { report: { arrived, rows, changes } }.
  * Times are wall-clock milliseconds with sub-millisecond precision (performance.timeOrigin +
  * performance.now()), comparable with the parent's on the same machine.
  */
 import { openLive, type LiveClient } from './live-client.js';
+import { watchStoreChanges, type StoreChanges } from '../inspector/store-changes.js';
+import { FileStore } from '../stores/file.js';
+import { RedisStore } from '../stores/redis.js';
 
 const wall = (at: number) => performance.timeOrigin + at;
 const arrived = new Map<string, number>();
 const sockets: LiveClient[] = [];
 let origin = '';
 let rows = 0;
+/** Per invocation, the times its store changes were seen (wall clock). */
+const changes = new Map<string, number[]>();
+let storeWatch: StoreChanges | undefined;
 
 const send = (message: unknown) => process.send?.(message);
 
-process.on('message', (message: { connect?: string; follow?: string; report?: boolean; close?: boolean }) => {
+process.on('message', (message: { connect?: string; follow?: string; report?: boolean; close?: boolean; watchStore?: { dir?: string; redis?: string; prefix?: string } }) => {
   void (async () => {
-    if (message.connect !== undefined) {
+    if (message.watchStore !== undefined) {
+      const w = message.watchStore;
+      const store = w.dir !== undefined ? new FileStore(w.dir) : new RedisStore({ redis: w.redis!, prefix: w.prefix! });
+      storeWatch = watchStoreChanges(store, (id) => {
+        const at = wall(performance.now());
+        const seen = changes.get(id);
+        if (seen) seen.push(at);
+        else changes.set(id, [at]);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the subscription or watch taken
+      send({ watching: true });
+    } else if (message.connect !== undefined) {
       origin = message.connect;
       sockets.push(await openLive(origin, '/live?list=1', () => void rows++));
       send({ ready: true });
@@ -36,9 +56,10 @@ process.on('message', (message: { connect?: string; follow?: string; report?: bo
       );
       send({ followed: id, openedAt: wall(performance.now()) });
     } else if (message.report) {
-      send({ report: { arrived: [...arrived], rows } });
+      send({ report: { arrived: [...arrived], rows, changes: [...changes] } });
     } else if (message.close) {
       for (const s of sockets) s.close();
+      await storeWatch?.close();
       process.exit(0);
     }
   })().catch((err: unknown) => {

@@ -7,7 +7,9 @@
  * first record's time to the last's), `id` or `status` — in `dir` (`desc`, newest first, by
  * default; `asc`). Rows that lack the time sorted on go last either way; ties go by id, in the same
  * direction. The answer says how many match and how many there are, which statuses and tenants
- * occur (for the filters), and the order it applied. Pure: rows in, a page out.
+ * occur (for the filters), and the order it applied. Pure: rows in, a page out. The viewer cuts its
+ * pages from a listing kept in order as the store changes (list-order.ts, listing.ts); `listPage`
+ * is the same answer from an array, the reference that listing is tested against.
  */
 import type { InvocationSummary } from '../runtime/list.js';
 
@@ -68,7 +70,7 @@ export function durationMs(row: Pick<InvocationSummary, 'startedAt' | 'last'>): 
 }
 
 /** The value a row is sorted by (computed once per row, not per comparison). */
-function keyOf(row: InvocationSummary, sort: SortKey): number | string | undefined {
+export function keyOf(row: InvocationSummary, sort: SortKey): number | string | undefined {
   switch (sort) {
     case 'started':
       return timeOf(row.startedAt);

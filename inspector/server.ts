@@ -3,8 +3,9 @@
  *
  *   GET /                              the invocations page (page/list.ts)
  *   GET /invocations/<id>              one invocation's page (page/invocation.ts)
- *   GET /api/invocations               runtime/list.ts listInvocations, as JSON; with ?limit=&offset=&q=&status=&tenant=
- *                                      one page of it, filtered and searched on the server (list-page.ts)
+ *   GET /api/invocations               runtime/list.ts listInvocations, as JSON; with ?limit=&offset=&q=&status=&tenant=&sort=&dir=
+ *                                      one page of it, filtered, searched and sorted on the server (list-page.ts), cut
+ *                                      from the listing kept as the store changes (listing.ts): no journal is read
  *   GET /api/invocations/<id>          runtime/describe-load.ts describeInvocation, as JSON
  *   GET /api/invocations/<id>/journal  the journal's lines (journal-bytes.ts), for the page to verify
  *   GET /api/invocations/<id>/trail    its journal replayed: the state at each record, the transitions taken (replay-trail.ts)
@@ -58,7 +59,8 @@ import { lineageTreeRoute } from './lineage-tree.js';
 import { assetFile, readAsset } from './assets.js';
 import { journalBytes } from './journal-bytes.js';
 import { openableFor, rowsWithLineageLinks, withLineageLinks } from './lineage-links.js';
-import { listPage, listQueryOf } from './list-page.js';
+import { listQueryOf } from './list-page.js';
+import { attachListing, type InvocationListing } from './listing.js';
 import { attachLive } from './live.js';
 import { hideFrom, scrubbedFor, serverPathsOf } from './tenant-scrub.js';
 import { marksOf, REDACTED_HEADER, RedactionUnavailableError, redactedFor, redactedJournal, redactedRows, redactedVerdict, serverVerdict } from './redact.js';
@@ -110,6 +112,7 @@ export function createInspectorServer(options: InspectorOptions): Server {
     });
   });
   attachLive(server, options); // the WebSocket at /live (live.ts)
+  listings.set(options, attachListing(server, options.store)); // the list's pages, kept as the store changes (listing.ts)
   return server;
 }
 
@@ -147,13 +150,17 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   const page = /^\/invocations\/([^/]+)\/?$/.exec(p);
   if (page) return html(res, pageShell('invocation', `${decoded(page[1]!) ?? '?'} — weft inspect`));
   if (p === '/api/invocations') {
-    const rows = await redactedRows(options.store, visibleRows(requestScope(req), await listInvocations(options.store, tenantFilter(requestScope(req)))));
     const query = listQueryOf(url.searchParams);
     // The lineage ids this token may open, beside each row that names one (lineage-links.ts): the page links only those.
     const openable = openableFor(options.store, requestScope(req));
-    if (!query) return sendJson(res, 200, await rowsWithLineageLinks(rows, openable));
-    const listed = listPage(rows, query);
-    return sendJson(res, 200, { ...listed, rows: await rowsWithLineageLinks(listed.rows, openable) });
+    if (query) {
+      // A page: cut from the listing kept as the store changes (listing.ts), no journal read; only its rows are redacted.
+      const scoped = requestScope(req);
+      const listed = await listings.get(options)!.page(query, scoped.kind === 'tenant' ? scoped.tenant : undefined);
+      return sendJson(res, 200, { ...listed, rows: await rowsWithLineageLinks(await redactedRows(options.store, visibleRows(scoped, listed.rows)), openable) });
+    }
+    const rows = await redactedRows(options.store, visibleRows(requestScope(req), await listInvocations(options.store, tenantFilter(requestScope(req)))));
+    return sendJson(res, 200, await rowsWithLineageLinks(rows, openable));
   }
   if (p === '/api/trusted-key') {
     const t = options.trustedKey;
@@ -219,6 +226,9 @@ async function plansOf(options: InspectorOptions, id: string) {
 function notFound(options: InspectorOptions, id: string): string {
   return `no invocation ${id} in ${options.store.name}; weft ls lists them`;
 }
+
+/** Each server's listing (listing.ts), by its options. */
+const listings = new WeakMap<InspectorOptions, InvocationListing>();
 
 /** The listing's own filter for a tenant's scope (the rows are filtered again by visibleRows). */
 function tenantFilter(scope: Scope): { tenant?: string } {

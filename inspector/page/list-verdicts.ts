@@ -7,10 +7,15 @@
  * does. A journal the server redacted cannot be hashed here: the server's verdict on the stored
  * bytes is shown instead, as the server's (its title says so).
  *
+ * Only the rows in view are checked: each drawn row is watched (an IntersectionObserver, with a
+ * margin of about a screen), and a journal is fetched once its row comes into view — a page of 200
+ * rows, or 1,000 after "show more", costs the dozen or so a screen shows, and the others as they are
+ * scrolled to. A row that leaves the view before its turn is not checked until it comes back.
+ *
  * What it does not do, on purpose: look at journals that are still open (a running row changes
- * every step — it is checked once it ends, and its own page checks it live), or at rows not drawn
- * (10,000 journals are not fetched to draw 200). A verdict is kept for the page's life, per id and
- * record count; a row whose count changes is checked again.
+ * every step — it is checked once it ends, and its own page checks it live), or at rows not drawn.
+ * A verdict is kept for the page's life, per id and record count; a row whose count changes is
+ * checked again.
  */
 import { el } from './dom.js';
 import type { ShownVerdict, Verdict } from './verify.js';
@@ -21,6 +26,8 @@ const ENDED = new Set(['completed', 'failed', 'handed_off', 'cancelled', 'supers
 
 /** Journals fetched and checked at once (the server's answer and the check overlap). */
 const CHECKING = 2;
+/** How far beyond the visible part of the page a row counts as in view (checked before it is scrolled to). */
+const VIEW_MARGIN = '600px 0px';
 
 interface Kept {
   records: number;
@@ -33,6 +40,11 @@ export class ListVerdicts {
   private started = false;
   /** Journals being fetched and checked now (at most CHECKING at once). */
   private working = 0;
+  /** The drawn rows watched, each with its listing; the ids of those in view now. */
+  private readonly rowOf = new WeakMap<Element, ListedInvocation>();
+  private readonly inView = new Map<Element, ListedInvocation>();
+  private readonly observer: IntersectionObserver | undefined =
+    typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => this.seen(entries), { rootMargin: VIEW_MARGIN }) : undefined;
 
   constructor(
     private readonly trusted: () => TrustedKey | null,
@@ -68,9 +80,48 @@ export class ListVerdicts {
     return el('span', { class: 'verdict-mark verdict-ok', title: what }, '✓');
   }
 
-  /** The rows drawn now: those ended and not yet checked are checked (rows no longer drawn are not). */
-  check(rows: readonly ListedInvocation[]): void {
-    this.queue = rows.filter((inv) => ENDED.has(inv.status) && this.verdictOf(inv) === undefined);
+  /**
+   * Watch a drawn row (`tr`, listing `inv`): once it is in view, its journal is checked (when it has
+   * ended and is not checked yet). Without an IntersectionObserver every drawn row counts as in view.
+   */
+  watch(tr: Element, inv: ListedInvocation): void {
+    if (!ENDED.has(inv.status) || this.verdictOf(inv) !== undefined) return;
+    if (!this.observer) {
+      this.inView.set(tr, inv);
+      return this.queueInView();
+    }
+    this.rowOf.set(tr, inv);
+    this.observer.observe(tr);
+  }
+
+  /** Stop watching every row (the table is drawn anew; its rows are watched again as they are made). */
+  forgetRows(): void {
+    this.observer?.disconnect();
+    this.inView.clear();
+    this.queue = [];
+  }
+
+  /** Stop watching one row (replaced by a new one). */
+  forget(tr: Element): void {
+    this.observer?.unobserve(tr);
+    this.inView.delete(tr);
+  }
+
+  private seen(entries: IntersectionObserverEntry[]): void {
+    for (const entry of entries) {
+      const inv = this.rowOf.get(entry.target);
+      if (!inv) continue;
+      if (entry.isIntersecting && entry.target.isConnected) this.inView.set(entry.target, inv);
+      else this.inView.delete(entry.target);
+    }
+    this.queueInView();
+  }
+
+  /** The queue: the rows in view, ended and not yet checked, top first. */
+  private queueInView(): void {
+    const rows = [...this.inView.entries()].filter(([tr, inv]) => tr.isConnected && this.verdictOf(inv) === undefined);
+    rows.sort(([a], [b]) => (a.compareDocumentPosition(b) & 4 ? -1 : 1)); // DOCUMENT_POSITION_FOLLOWING: a before b
+    this.queue = rows.map(([, inv]) => inv);
     this.work();
   }
 

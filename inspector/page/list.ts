@@ -1,7 +1,7 @@
 /**
  * The invocations page (`/`): the store's invocations as a table, newest first — id (linking to its
  * page), tenant, intent, status (with a fork's parent or a superseded run's fork, lineage.ts, and
- * this page's verdict on an ended journal, list-verdicts.ts), when it started, its last activity
+ * this page's verdict on an ended journal in view, list-verdicts.ts), when it started, its last activity
  * (the last record's time and kind), how long its journal spans, epoch, records, and why a
  * suspended or damaged one is so. Every row is one line: long text is cut with an ellipsis and given
  * whole on hover (the title) and on the invocation's page, so the table fits 1024–1400 px.
@@ -160,6 +160,7 @@ function row(inv: ListedInvocation, verdicts: ListVerdicts): HTMLTableRowElement
     lineCell('why', why, [why, inv.fix ? `fix: ${plain(inv.fix)}` : ''].filter((t) => t !== '').join('\n')),
   );
   tr.dataset.verdict = verdicts.kindOf(inv);
+  verdicts.watch(tr, inv); // checked once it is in view (list-verdicts.ts)
   return tr;
 }
 
@@ -262,6 +263,7 @@ async function main(): Promise<void> {
     const i = page.rows.findIndex((r) => r.id === id);
     const tr = body.querySelector(`tr[data-id="${CSS.escape(id)}"]`);
     if (i >= 0 && tr && !loading) {
+      verdicts.forget(tr);
       tr.replaceWith(row(page.rows[i]!, verdicts));
       drawnAs[i] = '';
     }
@@ -270,6 +272,7 @@ async function main(): Promise<void> {
   let loading = false;
   const showLoading = () => {
     loading = true;
+    verdicts.forgetRows();
     table.setAttribute('aria-busy', 'true');
     document.body.dataset.listState = 'loading';
     replace(body, el('tr', { class: 'loading-row' }, el('td', { colspan: String(COLUMNS.length), class: 'empty loading' }, view.q.trim() ? 'searching…' : 'loading…')));
@@ -289,10 +292,14 @@ async function main(): Promise<void> {
     const sameRows = page.rows.length > 0 && rows.length === page.rows.length && page.rows.every((inv, i) => rows[i]!.getAttribute('data-id') === inv.id);
     if (sameRows) {
       page.rows.forEach((inv, i) => {
-        if (drawnAs[i] !== listed[i]) rows[i]!.replaceWith(row(inv, verdicts));
+        if (drawnAs[i] !== listed[i]) {
+          verdicts.forget(rows[i]!);
+          rows[i]!.replaceWith(row(inv, verdicts));
+        }
         else refreshAge(rows[i]!, inv);
       });
     } else {
+      verdicts.forgetRows();
       replace(body, ...page.rows.map((inv) => row(inv, verdicts)));
       if (page.rows.length === 0) body.appendChild(el('tr', {}, el('td', { colspan: String(COLUMNS.length), class: 'empty' }, page.all === 0 ? 'no invocations in this store yet' : 'nothing matches')));
     }
@@ -310,7 +317,6 @@ async function main(): Promise<void> {
     for (const s of page.statuses) addOption(status, s, s.replace(/_/g, ' '));
     for (const t of page.tenants) addOption(tenant, t, t);
     showSort();
-    verdicts.check(page.rows);
   };
   /** Ask for the page the view describes; an answer to an older question is dropped. */
   let asked = 0;
@@ -322,6 +328,7 @@ async function main(): Promise<void> {
     } catch (err) {
       if (mine !== asked) return;
       loading = false;
+      verdicts.forgetRows();
       replace(body, el('tr', {}, el('td', { colspan: String(COLUMNS.length) }, failure(err))));
       return;
     }
