@@ -4,11 +4,11 @@
  *
  *   GET /api/inbox    { awaiting: [id, …] }   (the page keeps it live from the socket's changed rows: page/inbox.ts)
  *
+ * Cut from the viewer's listing (listing.ts `rows`), never a listing of the store per request.
  * Ids and nothing else: no intent or reason, so nothing here needs redaction.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JournalStore } from '../journal/store.js';
-import { listInvocations, type InvocationSummary } from '../runtime/list.js';
+import type { InvocationSummary } from '../runtime/list.js';
 import { requestScope, visibleRows } from './access.js';
 import { reply } from './write-checks.js';
 
@@ -18,10 +18,10 @@ export function awaitsDecision(row: Pick<InvocationSummary, 'status' | 'decided'
 }
 
 /** Answer `GET /api/inbox`; false for any other request. */
-export async function inboxRoute(store: JournalStore, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+export async function inboxRoute(listed: () => Promise<readonly InvocationSummary[]>, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
   if (url.pathname !== '/api/inbox' || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
   const scope = requestScope(req);
-  const rows = visibleRows(scope, await listInvocations(store, { ...(scope.kind === 'tenant' ? { tenant: scope.tenant } : {}), status: 'awaiting_approval' }));
+  const rows = visibleRows(scope, (await listed()).filter((r) => r.status === 'awaiting_approval'));
   reply(res, 200, { awaiting: rows.filter(awaitsDecision).map((r) => r.id).sort() });
   return true;
 }

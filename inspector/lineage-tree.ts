@@ -5,14 +5,13 @@
  *
  *   GET /api/invocations/<id>/lineage   { root: LineageNode | null, of: id }   (null: no fork in its lineage)
  *
- * Built from the listing's rows the request's scope may see (`visibleRows`): an invocation of another
+ * Built from the viewer's listing (listing.ts `rows`: no listing of the store per request), the rows the request's scope may see (`visibleRows`): an invocation of another
  * tenant is not in the tree, so every node is one the page may link. Ids, statuses and epochs only
  * (nothing to redact). A lineage with a cycle (a damaged journal naming a descendant as its parent)
  * is cut where it repeats; the tree is cut at MAX_NODES.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JournalStore } from '../journal/store.js';
-import { listInvocations, type InvocationSummary } from '../runtime/list.js';
+import type { InvocationSummary } from '../runtime/list.js';
 import { requestScope, visibleRows } from './access.js';
 import { reply } from './write-checks.js';
 
@@ -66,10 +65,10 @@ export function lineageTree(rows: readonly Row[], id: string): LineageNode | nul
 }
 
 /** Answer `GET /api/invocations/<id>/lineage` (server.ts has checked the id against the scope); false for any other request. */
-export async function lineageTreeRoute(store: JournalStore, req: IncomingMessage, res: ServerResponse, url: URL, id: string | undefined): Promise<boolean> {
+export async function lineageTreeRoute(listed: () => Promise<readonly InvocationSummary[]>, req: IncomingMessage, res: ServerResponse, url: URL, id: string | undefined): Promise<boolean> {
   if (id === undefined || !/^\/api\/invocations\/[^/]+\/lineage$/.test(url.pathname) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
   const scope = requestScope(req);
-  const rows = visibleRows(scope, await listInvocations(store, scope.kind === 'tenant' ? { tenant: scope.tenant } : {}));
+  const rows = visibleRows(scope, await listed());
   reply(res, 200, { of: id, root: lineageTree(rows, id) });
   return true;
 }

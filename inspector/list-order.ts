@@ -61,6 +61,11 @@ export class ListOrder {
     return this.held.size;
   }
 
+  /** Every row held, by id (what the inbox count and the lineage tree read: inbox-count.ts, lineage-tree.ts). */
+  rows(): InvocationSummary[] {
+    return [...this.held.values()].map((h) => h.row).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
   /** The row held for `id`. */
   get(id: string): InvocationSummary | undefined {
     return this.held.get(id)?.row;

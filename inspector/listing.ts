@@ -21,7 +21,7 @@
 import type { Server } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { JournalStore } from '../journal/store.js';
-import { invocationSummary, listInvocations } from '../runtime/list.js';
+import { invocationSummary, listInvocations, type InvocationSummary } from '../runtime/list.js';
 import type { ListPage, ListQuery } from './list-page.js';
 import { ListOrder } from './list-order.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
@@ -66,6 +66,17 @@ export class InvocationListing {
     if (performance.now() - this.madeAt >= due && !this.making) void this.make().catch(() => undefined);
     await this.refresh(order);
     return order.page(query, scopeTenant);
+  }
+
+  /**
+   * Every row of the listing, up to date as a page would be (the changes marked read first): what the
+   * header's inbox count and a fork's lineage tree are cut from, so neither lists the store.
+   */
+  async rows(): Promise<InvocationSummary[]> {
+    this.start();
+    const order = this.order ?? (await this.make());
+    await this.refresh(order);
+    return order.rows();
   }
 
   /** Make the listing from the store; the changes marked meanwhile are read again after it. */

@@ -140,7 +140,8 @@ async function handle(options: InspectorOptions, req: IncomingMessage, res: Serv
   }
   if (await approvalRoute(options.approver, req, res, url)) return;
   if (await pageActionRoute(options.actions, req, res, url)) return;
-  if ((await inboxRoute(options.store, req, res, url)) || (await lineageTreeRoute(options.store, req, res, url, aboutId))) return;
+  const listed = () => listings.get(options)!.rows(); // the viewer's listing (listing.ts), not the store listed per request
+  if ((await inboxRoute(listed, req, res, url)) || (await lineageTreeRoute(listed, req, res, url, aboutId))) return;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, 'text/plain; charset=utf-8', 'weft inspect: this viewer only reads (GET)\n', { allow: 'GET, HEAD' });
     return;
