@@ -174,7 +174,7 @@ table.invocations td.status-cell .lineage { display: inline; margin: 0 0 0 6px; 
 table.invocations th button.sort { all: unset; cursor: pointer; } table.invocations th button.sort:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 table.invocations th[aria-sort] { color: var(--fg); }
 table.invocations td.loading { font-style: italic; }
-.verdict-mark { margin-left: 6px; font-size: 12px; } .verdict-ok { color: var(--ok); } .verdict-failed { color: var(--bad); font-weight: 600; }
+.verdict-mark { margin-left: 6px; font-size: 12px; } .verdict-ok { color: var(--ok); } .verdict-chain { color: var(--wait); } .verdict-failed { color: var(--bad); font-weight: 600; }
 tr[data-verdict="failed"], tr[data-verdict="server-failed"] { background: var(--bad-bg); }
 @media (max-width: 1200px) {
   table.invocations th.id { width: 120px; } table.invocations th.tenant { width: 60px; } table.invocations th.status-cell { width: 140px; }

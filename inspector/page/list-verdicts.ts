@@ -3,8 +3,8 @@
  * off, cancelled, superseded — a journal nothing more is appended to) is verified by this page, as
  * its own page does (verify.ts: every record's chain link, hash and schema, then the seal against the
  * trusted key when there is one), one journal at a time once the table is painted; its row then
- * carries ✗ (and `data-verdict="failed"`) when the journal does not verify, or a quiet ✓ when it
- * does. A journal the server redacted cannot be hashed here: the server's verdict on the stored
+ * carries ✗ (and `data-verdict="failed"`) when the journal does not verify, a green ✓ when it does
+ * and the trusted key sealed it, and an amber ✓ when only its chain could be checked (no trusted key). A journal the server redacted cannot be hashed here: the server's verdict on the stored
  * bytes is shown instead, as the server's (its title says so).
  *
  * Only the rows in view are checked: each drawn row is watched (an IntersectionObserver, with a
@@ -76,8 +76,11 @@ export class ListVerdicts {
     if (v.kind === 'failed') {
       return el('span', { class: 'verdict-mark verdict-failed', title: `the journal fails verification ${who} at record ${v.seq}: ${v.problem}` }, '✗ fails');
     }
-    const what = v.kind === 'verified' ? `chain intact and sealed by the trusted key (${v.key.label}), checked ${who}` : `chain intact, checked ${who}${v.sealed ? '; no trusted key to check its seal against' : ''}`;
-    return el('span', { class: 'verdict-mark verdict-ok', title: what }, '✓');
+    if (v.kind === 'verified') {
+      return el('span', { class: 'verdict-mark verdict-ok', title: `chain intact and sealed by the trusted key (${v.key.label}), checked ${who}` }, '✓');
+    }
+    // The chain holds, but no key you trust checked who sealed it: amber, as the invocation page says it (verdict-view.ts), never the trusted green.
+    return el('span', { class: 'verdict-mark verdict-chain', title: `chain intact, checked ${who}${v.sealed ? '; no trusted key to check its seal against' : ''}` }, '✓');
   }
 
   /**
