@@ -21,7 +21,7 @@ import type { JournalRecord } from '../../journal/records.js';
 import { epochsOf } from '../../runtime/describe-epoch.js';
 import { approvalForm } from './approve.js';
 import { append, cut, el, failure, getJson, redraw, replace, setText, statusBadge, showWhere } from './dom.js';
-import { journalList } from './journal-list.js';
+import { journalLines, journalList } from './journal-list.js';
 import { lineageLines } from './lineage.js';
 import { lineageTreeSection } from './lineage-tree.js';
 import { actionsPanel } from './actions.js';
@@ -184,19 +184,6 @@ function epochsSection(epochs: readonly EpochView[]): HTMLElement {
   return el('section', { class: 'timeline' }, el('h2', {}, 'epochs and steps'), ...(epochs.length ? epochs.map(epochBlock) : [el('p', { class: 'empty' }, 'no epoch yet')]));
 }
 
-/** The journal's lines as records (a line that is not JSON is an empty one). */
-function parseLines(text: string): LineRecord[] {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines.map((line) => {
-    try {
-      return JSON.parse(line) as LineRecord;
-    } catch {
-      return {};
-    }
-  });
-}
-
 /** What the page shows now: the machine's graph and the trail (fetched once each, the trail again as records arrive), the description, the records. */
 const shown: { graph: MachineGraphView | null; trail: TrailView | null; trailProblem: string | null; description: DescriptionView | null; records: LineRecord[]; chart: Statechart | null } = {
   graph: null,
@@ -324,7 +311,7 @@ function render(description: DescriptionView, bytes: Uint8Array, key: TrustedKey
   const expanded = new Set<string | null>([...root.querySelectorAll('details.record[open] .seq')].map((s) => s.textContent));
   const text = new TextDecoder().decode(bytes);
   shown.description = description;
-  shown.records = parseLines(text);
+  shown.records = journalLines(text);
   const verdict: ShownVerdict = server ?? verifyInPage(bytes, key);
   const bad = verdict.kind === 'server' ? verdict.verdict : verdict;
   const records = parsedRecords(text);

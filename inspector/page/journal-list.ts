@@ -57,3 +57,16 @@ export function journalList(text: string, badSeq: number | null): HTMLElement {
   });
   return el('section', { class: 'journal' }, el('h2', {}, `journal — ${lines.length} record${lines.length === 1 ? '' : 's'}`), el('ol', { start: '0' }, ...items));
 }
+
+/** The journal's lines as records, one per line (a line that is not JSON is an empty one, shown as text by journalList). */
+export function journalLines(text: string): LineRecord[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => {
+    try {
+      return JSON.parse(line) as LineRecord;
+    } catch {
+      return {};
+    }
+  });
+}

@@ -22,7 +22,7 @@ import { verifyJournalBytes } from '../../journal/verify-bytes.js';
 import { epochsOf } from '../../runtime/describe-epoch.js';
 import type { JournalRecord } from '../../journal/records.js';
 import { el, getJson, statusBadge } from './dom.js';
-import { journalList } from './journal-list.js';
+import { journalLines, journalList } from './journal-list.js';
 import { lineageLines } from './lineage.js';
 import { offlinePlansSection } from './offline-plans.js';
 import { separateStatechart, stateOfStatus } from './statechart.js';
@@ -56,19 +56,6 @@ export function endingOfRecords(records: readonly LineRecord[]): string {
     if (kinds.has(kind)) return status;
   }
   return 'not_ended';
-}
-
-/** The journal's lines as records (a line that is not JSON: an empty one, shown as text by the journal list). */
-function linesOf(text: string): LineRecord[] {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines.map((line) => {
-    try {
-      return JSON.parse(line) as LineRecord;
-    } catch {
-      return {};
-    }
-  });
 }
 
 /** The badge beside the status: the seal's trust, or what was (not) checked. */
@@ -181,7 +168,7 @@ export function offlineRunView(name: string, file: FileVerdict): HTMLElement {
     return el('article', { class: 'offline-run untrusted', id: 'offline-run', 'data-trusted': 'no' }, el('h2', {}, el('span', { class: 'mono' }, name), ' — not a run'), verdictPanel(file.verdict));
   }
   const text = new TextDecoder().decode(bytes);
-  const records = linesOf(text);
+  const records = journalLines(text);
   const verdict = file.verdict;
   const untrusted = verdict.kind === 'failed' || file.problem !== null;
   const trusted = untrusted ? 'no' : verdict.kind === 'verified' ? trustOf(verdict.key) : 'chain';
