@@ -6,8 +6,9 @@
  * provider registered. R rounds of the two arms back to back, order alternating; the figure is the
  * median of the rounds' throughput ratios (as bench/stately-relay.ts does). Goal: ≥ 0.95×.
  * Fairness: two full-size warm-up rounds of each arm first (the SDK's code and the runtime's are
- * compiled before anything is measured), and a full garbage collection before each arm, so neither
- * arm pays for the garbage the other left (BENCH_NO_GC=1 leaves collection to V8).
+ * compiled before anything is measured). BENCH_GC=1 adds a full garbage collection before each arm
+ * (neither arm pays for the other's garbage); off by default: on a loaded machine it made both arms
+ * slower and the rounds noisier, without moving the ratio's median much.
  */
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -28,9 +29,11 @@ const dropEverything = { export: (_spans: unknown[], done: (r: { code: number })
 
 let seed = 0;
 
-/** A full collection between arms (V8's gc(), exposed for this process without a command-line flag). */
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
+/** A full collection between arms with BENCH_GC=1 (V8's gc(), exposed for this process without a command-line flag). */
+const collectGarbage = (): void => {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+};
 
 /** One run of `steps` no-op steps: steps/s from start to sealed (model, planning and seal included, the same in both arms), and each step's dispatch-to-completion time (ms). */
 async function oneRun(steps: number): Promise<{ rate: number; stepMs: number[]; cpuUs: number }> {
@@ -54,7 +57,7 @@ async function oneRun(steps: number): Promise<{ rate: number; stepMs: number[]; 
 }
 
 async function arm(traced: boolean, steps: number): Promise<{ rate: number; stepMs: number[]; cpuUs: number }> {
-  if (process.env.BENCH_NO_GC !== '1') collectGarbage();
+  if (process.env.BENCH_GC === '1') collectGarbage();
   if (!traced) return oneRun(steps);
   const tracing = await installTracing({ exporter: dropEverything });
   try {
