@@ -5,8 +5,14 @@
  * provider: batch span processor, an exporter that drops every span) against the same run with no
  * provider registered. R rounds of the two arms back to back, order alternating; the figure is the
  * median of the rounds' throughput ratios (as bench/stately-relay.ts does). Goal: ≥ 0.95×.
+ * Fairness: two full-size warm-up rounds of each arm first (the SDK's code and the runtime's are
+ * compiled before anything is measured). BENCH_GC=1 adds a full garbage collection before each arm
+ * (neither arm pays for the other's garbage); off by default: on a loaded machine it made both arms
+ * slower and the rounds noisier, without moving the ratio's median much.
  */
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { signingKeyFromSecret } from '../journal/seal.js';
 import { MemoryStore } from '../stores/memory.js';
 import { createRuntime } from '../runtime/index.js';
@@ -22,6 +28,12 @@ const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDig
 const dropEverything = { export: (_spans: unknown[], done: (r: { code: number }) => void) => done({ code: 0 }), shutdown: async () => undefined, forceFlush: async () => undefined };
 
 let seed = 0;
+
+/** A full collection between arms with BENCH_GC=1 (V8's gc(), exposed for this process without a command-line flag). */
+const collectGarbage = (): void => {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+};
 
 /** One run of `steps` no-op steps: steps/s from start to sealed (model, planning and seal included, the same in both arms), and each step's dispatch-to-completion time (ms). */
 async function oneRun(steps: number): Promise<{ rate: number; stepMs: number[]; cpuUs: number }> {
@@ -45,6 +57,7 @@ async function oneRun(steps: number): Promise<{ rate: number; stepMs: number[]; 
 }
 
 async function arm(traced: boolean, steps: number): Promise<{ rate: number; stepMs: number[]; cpuUs: number }> {
+  if (process.env.BENCH_GC === '1') collectGarbage();
   if (!traced) return oneRun(steps);
   const tracing = await installTracing({ exporter: dropEverything });
   try {
@@ -58,8 +71,11 @@ export async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { steps: { type: 'string' }, rounds: { type: 'string' } } });
   const steps = Number(values.steps ?? 300);
   const rounds = Number(values.rounds ?? 9);
-  await arm(false, 50); // warm-up, both arms
-  await arm(true, 50);
+  for (let w = 0; w < 2; w++) {
+    // warm-up, both arms, full size, not measured
+    await arm(false, steps);
+    await arm(true, steps);
+  }
   const ratios: number[] = [];
   const bare: number[] = [];
   const traced: number[] = [];

@@ -34,7 +34,8 @@ import { LiveRedactor, REDACTION_UNAVAILABLE_CLOSE, RedactionUnavailableError, r
 import { openableFor, rowsWithLineageLinks } from './lineage-links.js';
 import { durableRecords, storedLines, type FollowCursor } from './journal-bytes.js';
 import { watchStoreChanges, type StoreChanges } from './store-changes.js';
-import { acceptWebSocket, refuseUpgrade, type WebSocketConnection } from './websocket.js';
+import { acceptWebSocket, refuseUpgrade as refuseUpgradeUntraced, type WebSocketConnection } from './websocket.js';
+import { traceUpgrade, type UpgradeTrace } from '../telemetry/http-span.js';
 import { scrubbed, serverPathsOf, STORE_WORDS } from './tenant-scrub.js';
 
 export const LIVE_PATH = '/live';
@@ -74,12 +75,17 @@ export function attachLive(server: Server, options: LiveOptions): void {
   let live: LiveFeed | undefined;
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
+    const traced = traceUpgrade(req, socket, 'inspect.live'); // a span for the connection's life (telemetry/http-span.ts)
+    const refuseUpgrade = (...args: Parameters<typeof refuseUpgradeUntraced>) => {
+      traced.answered(args[1]);
+      return refuseUpgradeUntraced(...args);
+    };
     const url = new URL(req.url ?? '/', 'http://viewer.invalid');
     const refused = gate(options, req, url);
     if ('status' in refused) return refuseUpgrade(socket, refused.status, refused.reason, `weft inspect: ${refused.message}\n`, refused.headers);
-    void upgrade(req, socket, head, url, refused.scope).catch(() => socket.destroy());
+    void upgrade(req, socket, head, url, refused.scope, traced, refuseUpgrade).catch(() => socket.destroy());
   });
-  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, scope: Scope): Promise<void> => {
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, scope: Scope, traced: UpgradeTrace, refuseUpgrade: typeof refuseUpgradeUntraced): Promise<void> => {
     const follow = url.searchParams.get('follow');
     const from = Number(url.searchParams.get('from') ?? '0');
     if (follow !== null && (!isValidInvocationId(follow) || !Number.isSafeInteger(from) || from < 0)) {
@@ -98,7 +104,9 @@ export function attachLive(server: Server, options: LiveOptions): void {
       unavailable = true;
     }
     const ws = acceptWebSocket(req, socket, head);
+    traced.answered(ws ? 101 : 400);
     if (!ws) return;
+    traced.follows(follow === null ? 'list' : 'journal');
     // Nothing is sent about an invocation whose marks cannot be read: the socket says why and closes (the page opens it again).
     if (unavailable) return ws.close(TRY_AGAIN_LATER, REDACTION_UNAVAILABLE_CLOSE);
     live ??= new LiveFeed(options.store, serverPathsOf({ storeName: options.store.name, location: options.location }));

@@ -62,6 +62,7 @@ import { openableFor, rowsWithLineageLinks, withLineageLinks } from './lineage-l
 import { listQueryOf } from './list-page.js';
 import { attachListing, type InvocationListing } from './listing.js';
 import { attachLive } from './live.js';
+import { traceHttpRequest } from '../telemetry/http-span.js';
 import { hideFrom, scrubbedFor, serverPathsOf } from './tenant-scrub.js';
 import { marksOf, REDACTED_HEADER, RedactionUnavailableError, redactedFor, redactedJournal, redactedRows, redactedVerdict, serverVerdict } from './redact.js';
 import { IMPORT_MAP, pageShell } from './shell.js';
@@ -104,6 +105,7 @@ const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy':
 /** An HTTP server for the viewer (not yet listening). */
 export function createInspectorServer(options: InspectorOptions): Server {
   const server = createServer((req, res) => {
+    traceHttpRequest(req, res, 'inspect'); // one span per request, its path without the query (telemetry/http-span.ts)
     handle(options, req, res).catch((err: unknown) => {
       // Redaction fails closed: marks that could not be read send nothing about the invocation (redact.ts).
       if (err instanceof RedactionUnavailableError && !res.headersSent) return sendJson(res, err.status, { error: err.message });

@@ -52,7 +52,7 @@ import { CatalogueDispatcher } from './catalogue.js';
 import { redisUrlWord, shellWord } from './shell-words.js';
 import { REFUSAL_CODES, type Job, type JobOutcome } from './dispatcher.js';
 import { claimQueue } from './queue-owner.js';
-import { traceparentOf } from '../telemetry/job-context.js';
+import { traceparentOf, wantJobContexts } from '../telemetry/job-context.js';
 
 /**
  * The queue a domain's jobs go on unless `--queue` says otherwise: `weft-effects-<domain name>`, so
@@ -175,6 +175,7 @@ export class BullMqDispatcher extends CatalogueDispatcher {
 
   constructor(private readonly options: BullMqDispatcherOptions) {
     super(options.actuators);
+    wantJobContexts(); // its jobs carry their dispatch span's traceparent (telemetry/job-context.ts)
     const queueName = options.queue ?? (options.domain === undefined ? UNNAMED_DOMAIN_QUEUE : queueForDomain(options.domain));
     this.queueName = queueName;
     this.name = `bullmq:${queueName}`;

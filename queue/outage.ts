@@ -8,16 +8,21 @@
  * often as the connection's events fire: only the first of an outage and the first after it count.
  */
 import { countOutage } from '../telemetry/metrics.js';
+import { startOutageSpan } from '../telemetry/serve-spans.js';
 
 /** A change: the outage started (`reason`: what failed), or ended after `ms`. Times in ms since the epoch. */
 export type OutageChange = { state: 'started'; since: number; reason: string } | { state: 'ended'; since: number; at: number; ms: number };
 
 export class Outage {
   private since: number | undefined;
+  /** The span over the outage under way (telemetry/serve-spans.ts). */
+  private span: { end(at: number, ongoing?: boolean): void } | undefined;
 
   constructor(
     private readonly tell: (change: OutageChange) => void,
     private readonly now: () => number = Date.now,
+    /** Which process this is (`serve`, `worker`), as its outage spans say. */
+    private readonly who: string = 'weft serve',
   ) {}
 
   /** True while an outage is under way. */
@@ -30,7 +35,14 @@ export class Outage {
     if (this.since !== undefined) return;
     this.since = this.now();
     countOutage({ state: 'started' });
+    this.span = startOutageSpan(this.since, this.who);
     this.tell({ state: 'started', since: this.since, reason });
+  }
+
+  /** The process stops: the span of an outage still under way ends, marked ongoing (the outage itself is not told as ended). */
+  stop(): void {
+    this.span?.end(this.now(), true);
+    this.span = undefined;
   }
 
   /** Redis answered: the outage under way, if any, ends. */
@@ -40,6 +52,8 @@ export class Outage {
     const since = this.since;
     this.since = undefined;
     countOutage({ state: 'ended', ms: at - since });
+    this.span?.end(at);
+    this.span = undefined;
     this.tell({ state: 'ended', since, at, ms: at - since });
   }
 }
@@ -52,7 +66,7 @@ export class OutageLog extends Outage {
     log: (line: string) => void,
     now: () => number = Date.now,
   ) {
-    super((change) => log(outageLine(who, change)), now);
+    super((change) => log(outageLine(who, change)), now, who);
   }
 }
 

@@ -56,6 +56,7 @@ import { pause } from './pause.js';
 import { domainFilter } from './serve-domain.js';
 import { isTenants } from './tenant-of.js';
 import { countPoll } from '../telemetry/metrics.js';
+import { startPollSpan } from '../telemetry/serve-spans.js';
 
 export interface ServeOptions {
   /** How often the store is looked at (default 1 s). */
@@ -200,12 +201,14 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
 
   while (!options.signal?.aborted) {
     let rows: InvocationSummary[] = [];
+    // Repairs keep to the real clock (an injected `now` may be frozen or virtual, for backoff).
+    const repair = repairedAt === undefined || Date.now() - repairedAt >= repairMs;
+    const polled = startPollSpan(repair); // telemetry/serve-spans.ts
     try {
-      // Repairs keep to the real clock (an injected `now` may be frozen or virtual, for backoff).
-      const repair = repairedAt === undefined || Date.now() - repairedAt >= repairMs;
       rows = await within(listTimeoutMs, runtime.listOpen({ repair }), `the store did not answer a listing within ${listTimeoutMs} ms`);
       if (repair) repairedAt = Date.now();
       countPoll(rows.map((row) => row.status));
+      polled.listed(rows.length);
       outage.reachable();
       if (wakeupsAgain && !stopped) {
         wakeupsAgain = false;
@@ -214,6 +217,7 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
       domain.keepOnly([...rows.map((row) => row.id), ...running.keys()]); // what ended is forgotten
     } catch (err) {
       countPoll(undefined);
+      polled.failed();
       outage.unreachable(`cannot list the store: ${(err as Error)?.message ?? String(err)}`);
     }
     for (const row of rows) {
@@ -223,10 +227,13 @@ export async function serve(runtime: ServableRuntime, options: ServeOptions = {}
       const wait = backoff.get(row.id);
       if (wait && now() < wait.notBefore) continue;
       take(row, why);
+      polled.took();
     }
+    polled.end();
     await pause(pollMs, options.signal);
   }
   stopped = true;
+  outage.stop();
   unwatch();
   await wakeups?.close().catch(() => undefined);
   await Promise.allSettled([...running.values()]);

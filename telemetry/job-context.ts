@@ -5,22 +5,31 @@
  * tracer fills it when it passes a `step.dispatched` or `compensation.dispatched` — written ahead,
  * so before the dispatcher adds the job — and the BullMQ dispatcher reads it into the job's
  * `traceparent` (queue/bullmq.ts), a field of the job payload that is never journaled.
+ *
+ * The table is kept only once a dispatcher that sends jobs elsewhere asked for it (`wantJobContexts`):
+ * a run whose steps are done in-process pays nothing per step for it.
  */
 import type { SpanContext } from '@opentelemetry/api';
 import { formatTraceparent } from './ids.js';
 
-const open = new Map<string, SpanContext>();
+const open = new Map<string, { spanContext(): SpanContext }>();
+let wanted = false;
 
-export function rememberJob(key: string, attempt: number, ctx: SpanContext): void {
-  open.set(`${key}#${attempt}`, ctx);
+/** A dispatcher that hands jobs to other processes needs their traceparents from now on (queue/bullmq.ts). */
+export function wantJobContexts(): void {
+  wanted = true;
+}
+
+export function rememberJob(key: string, attempt: number, span: { spanContext(): SpanContext }): void {
+  if (wanted) open.set(`${key}#${attempt}`, span);
 }
 
 export function forgetJob(key: string, attempt: number): void {
-  open.delete(`${key}#${attempt}`);
+  if (wanted) open.delete(`${key}#${attempt}`);
 }
 
 /** The `traceparent` a job of this attempt carries, when its dispatch is being traced. */
 export function traceparentOf(key: string, attempt: number): string | undefined {
-  const ctx = open.get(`${key}#${attempt}`);
-  return ctx === undefined ? undefined : formatTraceparent(ctx);
+  const span = open.get(`${key}#${attempt}`);
+  return span === undefined ? undefined : formatTraceparent(span.spanContext());
 }

@@ -84,6 +84,7 @@ export class SegmentTracer {
   private readonly waiting: Array<() => void> = [];
   private readonly genAiLatest = genAiLatestOnly();
   private parentId: string | undefined;
+  private readonly readOnlyOf = new Map<string, boolean>();
 
   static start(info: SegmentInfo, tracer: Tracer = weftTracer()): SegmentTracer | undefined {
     const name = processSegment(info.fresh ? (info.forkOf ? 'fork' : 'run') : 'resume');
@@ -223,16 +224,22 @@ export class SegmentTracer {
         break;
       }
       case 'step.dispatched': {
+        // The hot path (one per step): one attribute object, built in place.
         const step = body.step as number;
+        const actuator = body.actuator as string;
+        const key = body.key as string;
+        const attempt = body.attempt as number;
+        const attributes = this.toolAttributes(actuator, key, attempt, this.isReadOnly(actuator));
+        attributes[WEFT.step] = step;
         const admitted = this.admissions.get(step);
-        const span = this.startChild(`execute_tool ${body.actuator as string}`, SpanKind.INTERNAL, {
-          ...this.toolAttributes(body.actuator as string, body.key as string, body.attempt as number, this.info.readOnly?.(body.actuator as string) ?? false),
-          [WEFT.step]: step,
-          ...clean({ [WEFT.admission]: admitted?.decision, [WEFT.rule]: admitted?.rule, [WEFT.policy]: admitted?.policy }),
-        }, at);
-        const id = `${body.key as string}#${body.attempt as number}`;
-        this.steps.set(id, { span, started: at, label: body.actuator as string });
-        rememberJob(body.key as string, body.attempt as number, span.spanContext());
+        if (admitted !== undefined) {
+          attributes[WEFT.admission] = admitted.decision;
+          if (admitted.rule !== undefined) attributes[WEFT.rule] = admitted.rule;
+          if (admitted.policy !== undefined) attributes[WEFT.policy] = admitted.policy;
+        }
+        const span = this.startChild(`execute_tool ${actuator}`, SpanKind.INTERNAL, attributes, at);
+        this.steps.set(`${key}#${attempt}`, { span, started: at, label: actuator });
+        rememberJob(key, attempt, span);
         break;
       }
       case 'step.refused': {
@@ -242,17 +249,24 @@ export class SegmentTracer {
       }
       case 'step.completed':
       case 'step.failed': {
-        const id = `${body.key as string}#${body.attempt as number}`;
-        const open = this.take(this.steps, id);
-        forgetJob(body.key as string, body.attempt as number);
-        const outcome = record.kind === 'step.completed' ? 'ok' : (body.class as string);
+        const key = body.key as string;
+        const attempt = body.attempt as number;
+        const open = this.take(this.steps, `${key}#${attempt}`);
+        forgetJob(key, attempt);
         if (!open) break;
-        open.span.setAttribute(WEFT.stepOutcome, outcome);
-        if (record.meta?.worker !== undefined) open.span.setAttribute(WEFT.worker, record.meta.worker);
-        if (record.kind === 'step.failed') open.span.setAttributes({ [ERROR_TYPE]: body.code as string, [WEFT.failureClass]: body.class as string });
+        const span = open.span;
+        if (record.meta?.worker !== undefined) span.setAttribute(WEFT.worker, record.meta.worker);
+        if (record.kind === 'step.completed') {
+          span.setAttribute(WEFT.stepOutcome, 'ok');
+          // Nothing to scrub: ended at once unless earlier spans still wait for the marks (record order).
+          if (this.redactor !== undefined && this.waiting.length === 0) span.end(at);
+          else this.later(() => span.end(at));
+          break;
+        }
+        span.setAttributes({ [WEFT.stepOutcome]: body.class as string, [ERROR_TYPE]: body.code as string, [WEFT.failureClass]: body.class as string });
         this.later(() => {
-          if (record.kind === 'step.failed') open.span.setStatus(clean({ code: SpanStatusCode.ERROR, message: this.text(body.message as string) }) as never);
-          open.span.end(at);
+          span.setStatus(clean({ code: SpanStatusCode.ERROR, message: this.text(body.message as string) }) as never);
+          span.end(at);
         });
         break;
       }
@@ -262,7 +276,7 @@ export class SegmentTracer {
       case 'compensation.dispatched': {
         const span = this.startChild(`compensate ${body.actuator as string}`, SpanKind.INTERNAL, { ...this.toolAttributes(body.actuator as string, body.key as string, body.attempt as number, false), [WEFT.step]: body.step as number }, at);
         this.compensations.set(`${body.key as string}#${body.attempt as number}`, { span, started: at, label: body.actuator as string });
-        rememberJob(body.key as string, body.attempt as number, span.spanContext());
+        rememberJob(body.key as string, body.attempt as number, span);
         break;
       }
       case 'compensation.completed': {
@@ -310,6 +324,13 @@ export class SegmentTracer {
       default:
         break;
     }
+  }
+
+  /** Whether `actuator` only reads, asked of the library once per actuator (not once per step). */
+  private isReadOnly(actuator: string): boolean {
+    let readOnly = this.readOnlyOf.get(actuator);
+    if (readOnly === undefined) this.readOnlyOf.set(actuator, (readOnly = this.info.readOnly?.(actuator) ?? false));
+    return readOnly;
   }
 
   private toolAttributes(actuator: string, key: string, attempt: number, readOnly: boolean): Attributes {

@@ -35,6 +35,7 @@ import { canonicalBytes } from '../../journal/canonical.js';
 import type { JournalRecord } from '../../journal/records.js';
 import { unboundEffectWarnings } from '../../htn/library/unbound-effects.js';
 import { derivedEpochsOf, gapSourcesOf, mine, renderReport } from '../../mining/index.js';
+import { startMineSpan } from '../../telemetry/mine-span.js';
 import { parseCommandArgs, positiveInt, UsageError, usageFailure } from '../args.js';
 import { DomainLoadError } from '../domain-loader.js';
 import { miningLibraryChoice } from '../library-choice.js';
@@ -93,6 +94,7 @@ export async function run(argv: string[]): Promise<number> {
     const corpus = byId(inputs.corpus).flatMap((records) => derivedEpochsOf(records));
     const long = gaps.length >= 10 || corpus.length >= 200;
     if (long) progress(`${gaps.length} gap-path epoch(s) from ${inputs.mined.size} journal(s); ${corpus.length} recorded decomposition(s) to check`);
+    const traced = startMineSpan(); // with --otel (telemetry/mine-span.ts)
     const result = mine({
       library: base,
       gaps,
@@ -101,6 +103,7 @@ export async function run(argv: string[]): Promise<number> {
       planning: { evaluables: domain?.evaluables },
       ...(long ? { onProgress: (done: number, total: number) => done < total && progress(`judging candidate ${done + 1}/${total}`) } : {}),
     });
+    traced.end({ gaps: gaps.length, corpus: corpus.length, report: result.report, library: result.digest });
     // No new version, nothing to write or file: the base stays what it was.
     const out = result.report.accepted > 0 ? path.resolve(args.strings.out ?? `${result.library.name}-${result.digest.slice(0, 12)}.library.json`) : undefined;
     if (out !== undefined && existsSync(out) && args.flags.force !== true) {
