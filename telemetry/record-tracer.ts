@@ -30,7 +30,6 @@ import type { JournalRecord } from '../journal/records.js';
 import type { Pin } from '../journal/records.js';
 import { forgetJob, rememberJob } from './job-context.js';
 import { invocationSpanIdOf, traceIdOf, withForcedIds } from './ids.js';
-import { RUNTIME_VERSION } from '../runtime/version.js';
 import { ERROR_TYPE, GEN_AI, genAiLatestOnly, modelNameOf, providerOf, WEFT } from './semconv.js';
 import { processSegment } from './segment.js';
 
@@ -39,8 +38,9 @@ const ENDED = new Set(['completed', 'failed', 'handed_off', 'cancelled', 'supers
 /** Milliseconds since the epoch, sub-millisecond (a span's times). */
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
+/** Weft's tracer (the instrumentation scope `weft`; telemetry/ sits below runtime/, so the runtime's version is the invocation's pinned one, on its spans as `weft.runtime`, not here). */
 export function weftTracer(): Tracer {
-  return trace.getTracer('weft', RUNTIME_VERSION);
+  return trace.getTracer('weft');
 }
 
 /** The context whose span is invocation `id`'s own (its segments' parent), known from the id alone. */
@@ -401,6 +401,7 @@ function invocationAttributes(info: SegmentInfo): Attributes {
     [WEFT.tenant]: info.tenant,
     [WEFT.library]: info.pin.library,
     [WEFT.model]: info.pin.model.id,
+    [WEFT.runtime]: info.pin.runtime,
     [GEN_AI.conversationId]: info.invocation,
   });
 }

@@ -45,6 +45,7 @@ export const WEFT = {
   tenant: 'weft.tenant',
   library: 'weft.library.digest',
   model: 'weft.model.id',
+  runtime: 'weft.runtime',
   status: 'weft.invocation.status',
   fingerprint: 'weft.fingerprint',
   segment: 'weft.segment',

@@ -27,6 +27,7 @@ const floors: string[][] = [
   ['machines/'],
   ['actors/', 'mining/', 'policy/'],
   ['stores/'], //         where journals are kept: file, Redis, memory
+  ['telemetry/'], //      OpenTelemetry spans and Prometheus metrics from records, on the effect side only
   ['queue/'],
   ['runtime/'],
   ['client/'], //         the client: start, approve, cancel, list, describe — writes pins and inbox messages, runs nothing
