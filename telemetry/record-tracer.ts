@@ -23,6 +23,10 @@
  * redaction marks remove (journal/redaction.ts), read from the store's metadata; until the marks are
  * read, spans that carry text wait (their times are taken when the records pass); if they cannot be
  * read, text attributes are dropped. Args, results and model content are never put in a span.
+ *
+ * Over 400 lines on purpose: one segment's span tree is one state machine over the record kinds
+ * (which span a record opens, ends or adds an event to); split by kind, each part would need the
+ * others' open spans.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
 import { JournalRedactor, marksAnything, scrubText, type RedactionMarks } from '../journal/redaction.js';
