@@ -59,13 +59,26 @@ export class InvocationListing {
 
   /** One page of the list, as list-page.ts `listPage` would cut it from the whole listing; `scopeTenant` narrows it to one tenant's rows. */
   async page(query: ListQuery, scopeTenant?: string): Promise<ListPage> {
+    return (await this.current()).page(query, scopeTenant);
+  }
+
+  /**
+   * The listing to answer from, its marked changes read. A listing made before a watch taken late
+   * (the workspace folder appeared, so runs were written while nothing watched) is made again first
+   * and waited for: a page asked for after a run was seen must show it, and nothing would mark it.
+   * Otherwise a listing past its time is made again in the background and this one answers.
+   */
+  private async current(): Promise<ListOrder> {
     this.start();
-    const order = this.order ?? (await this.make());
     this.changes?.retry();
-    const due = this.changes?.watching ? RESYNC_MS : RETRY_MS;
-    if (performance.now() - this.madeAt >= due && !this.making) void this.make().catch(() => undefined);
+    let order = this.order ?? (await this.make());
+    if (this.madeAt === Number.NEGATIVE_INFINITY) order = await this.make();
+    else {
+      const due = this.changes?.watching ? RESYNC_MS : RETRY_MS;
+      if (performance.now() - this.madeAt >= due && !this.making) void this.make().catch(() => undefined);
+    }
     await this.refresh(order);
-    return order.page(query, scopeTenant);
+    return order;
   }
 
   /**
@@ -73,10 +86,7 @@ export class InvocationListing {
    * header's inbox count and a fork's lineage tree are cut from, so neither lists the store.
    */
   async rows(): Promise<InvocationSummary[]> {
-    this.start();
-    const order = this.order ?? (await this.make());
-    await this.refresh(order);
-    return order.rows();
+    return (await this.current()).rows();
   }
 
   /** Make the listing from the store; the changes marked meanwhile are read again after it. */
