@@ -152,7 +152,15 @@ describe.skipIf(!available)('the Redis store when its server goes away', () => {
     await withProxy(async (proxy) => {
       const store = new RedisStore({ redis: proxy.url, prefix: freshPrefix(), giveUpAfterMs: BUDGET_MS });
       try {
-        await store.reachable();
+        // Reachable first: on a loaded machine the first PING may itself take longer than the 500 ms budget, which is not what this test is about.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await store.reachable();
+            break;
+          } catch (err) {
+            if (attempt >= 20) throw err;
+          }
+        }
         const cut = proxy.cutAt('ping', { deliver: false });
         const during = await timed(store.reachable());
         await cut;
