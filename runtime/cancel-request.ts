@@ -12,7 +12,7 @@
  *   for the live holder to see the request before its next step and end the journal.
  */
 import { LeaseHeldError } from '../journal/errors.js';
-import type { InboxMessage } from '../journal/store.js';
+import type { InboxMessage, JournalStore } from '../journal/store.js';
 import { checkGenesis } from './call-checks.js';
 import { cancelledHandle, waitForEnd, type CancelOptions } from './cancel.js';
 import type { ClientCore } from './client-core.js';
@@ -66,8 +66,19 @@ export async function requestCancel(core: ClientCore, id: string, options: Cance
   const heldLive = (await store.holder(id).catch(() => undefined))?.live === true;
   if (takeUp && !heldLive) core.checkSealKey('cancel', id, await core.sealKeyOf(id), false);
   const since = await store.length(id);
-  const waiting = await store.peekInbox(id).catch(() => undefined);
-  const message: InboxMessage = waiting?.type === 'cancel' ? waiting : { type: 'cancel', by: options.by ?? 'runtime', reason: options.reason ?? '', at: core.now().getTime() };
-  if (waiting?.type !== 'cancel') await store.putInbox(id, message);
+  const { message } = await putCancelRequest(store, id, { by: options.by ?? 'runtime', reason: options.reason ?? '', at: core.now().getTime() });
   return { message, since, heldLive };
+}
+
+/**
+ * Write a cancel to invocation `id`'s inbox — or keep the cancel already waiting there (`kept`): the
+ * request in force. The store-level half of every cancel request (requestCancel above, the viewer's
+ * Cancel: cli/inspect-actions.ts), after the caller's own checks.
+ */
+export async function putCancelRequest(store: JournalStore, id: string, request: { by: string; reason: string; at: number }): Promise<{ message: InboxMessage; kept: boolean }> {
+  const waiting = await store.peekInbox(id).catch(() => undefined);
+  if (waiting?.type === 'cancel') return { message: waiting, kept: true };
+  const message: InboxMessage = { type: 'cancel', ...request };
+  await store.putInbox(id, message);
+  return { message, kept: false };
 }

@@ -19,9 +19,7 @@ export class RecordMetrics {
         break;
       case 'model.completed':
       case 'model.failed': {
-        const id = `model:${body.purpose as string}#${body.attempt as number}`;
-        const open = this.started.get(id);
-        this.started.delete(id);
+        const open = this.take(`model:${body.purpose as string}#${body.attempt as number}`);
         METRICS.modelCalls.inc({ purpose: body.purpose as string, outcome: record.kind === 'model.completed' ? (body.refused ? 'refused' : 'ok') : (body.class as string) });
         if (open) METRICS.modelSeconds.observe({ purpose: open.label }, (now - open.at) / 1000);
         break;
@@ -34,9 +32,7 @@ export class RecordMetrics {
         break;
       case 'step.completed':
       case 'step.failed': {
-        const id = `step:${body.key as string}#${body.attempt as number}`;
-        const open = this.started.get(id);
-        this.started.delete(id);
+        const open = this.take(`step:${body.key as string}#${body.attempt as number}`);
         const actuator = open?.label ?? 'unknown';
         METRICS.steps.inc({ actuator, outcome: record.kind === 'step.completed' ? 'ok' : (body.class as string) });
         if (open) METRICS.stepSeconds.observe({ actuator }, (now - open.at) / 1000);
@@ -45,5 +41,12 @@ export class RecordMetrics {
       default:
         break;
     }
+  }
+
+  /** The start of the call or attempt `id` names, forgotten as it is read. */
+  private take(id: string): { at: number; label: string } | undefined {
+    const open = this.started.get(id);
+    this.started.delete(id);
+    return open;
   }
 }

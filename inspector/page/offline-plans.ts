@@ -11,24 +11,18 @@
  * Goals, operators and actuators come from the library and the model: text only (dom.ts).
  */
 import { el } from './dom.js';
+import { epochHeading } from './plan-tree.js';
 import type { EpochView } from './wire.js';
 
 export const PLANS_OFFLINE =
   "Plan trees are not re-derived offline: re-deriving one runs the HTN planner over the pinned library and the recorded observation (and a domain's evaluables, which are code), which a viewer over the run's store does (weft inspect), not this page. Shown: what the journal recorded.";
 
-const call = (task: string, args: readonly unknown[]) => `${task}(${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(', ')})`;
 
 function epochBlock(e: EpochView): HTMLElement {
   return el(
     'div',
     { class: 'pt-epoch', 'data-epoch': String(e.epoch) },
-    el(
-      'h3',
-      {},
-      el('span', { class: 'epoch-no' }, `epoch ${e.epoch}`),
-      e.goal ? el('span', { class: 'mono goal' }, call(e.goal.task, e.goal.args)) : null,
-      e.source ? el('span', { class: `pt-badge ${e.source === 'htn' ? 'htn' : 'authored'}` }, e.source === 'htn' ? 'planned (HTN)' : 'authored (gap path)') : null,
-    ),
+    epochHeading(e.epoch, e.goal, e.source),
     el(
       'p',
       { class: 'pt-verdict muted', 'data-verdict': 'offline' },

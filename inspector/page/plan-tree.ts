@@ -15,6 +15,17 @@ import type { DescriptionView, EpochPlanView, LineRecord, PlanNodeView, PlansVie
 
 const call = (task: string, args: readonly unknown[]) => `${task}(${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(', ')})`;
 
+/** An epoch's heading: its number, its goal as a call, and where its plan came from (none: not shown). Shared with the offline view (offline-plans.ts). */
+export function epochHeading(epoch: number, goal: { task: string; args: readonly unknown[] } | null | undefined, source: string | null | undefined): HTMLElement {
+  return el(
+    'h3',
+    {},
+    el('span', { class: 'epoch-no' }, `epoch ${epoch}`),
+    goal ? el('span', { class: 'mono goal' }, call(goal.task, goal.args)) : null,
+    source ? el('span', { class: `pt-badge ${source === 'htn' ? 'htn' : 'authored'}` }, source === 'htn' ? 'planned (HTN)' : 'authored (gap path)') : null,
+  );
+}
+
 /** What became of each step of an epoch, as far as the records go: done, failed, undone (compensated), running, shadowed (a shadow run). */
 function stepStates(records: readonly LineRecord[], epoch: number): Map<number, string> {
   const out = new Map<number, string>();
@@ -106,13 +117,7 @@ function epochBlock(v: EpochPlanView, k: number, records: readonly LineRecord[])
   return el(
     'div',
     { class: 'pt-epoch', 'data-epoch': String(v.epoch) },
-    el(
-      'h3',
-      {},
-      el('span', { class: 'epoch-no' }, `epoch ${v.epoch}`),
-      v.goal ? el('span', { class: 'mono goal' }, call(v.goal.task, v.goal.args)) : null,
-      v.source && ready ? el('span', { class: `pt-badge ${v.source}` }, v.source === 'htn' ? 'planned (HTN)' : 'authored (gap path)') : null,
-    ),
+    epochHeading(v.epoch, v.goal, ready ? v.source : undefined),
     ready ? verdictLine(v) : el('p', { class: 'pt-verdict muted' }, 'not planned yet at this record'),
     v.noMethod && v.noMethod.seq <= k ? noMethodBox(v.noMethod) : null,
     ready && v.authored ? authoredBox(v.authored, k) : null,
