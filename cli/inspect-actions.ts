@@ -18,7 +18,6 @@ import { hostname } from 'node:os';
 import type { ActionOutcome, ActionRequest, PageAction, PageActions } from '../inspector/page-actions.js';
 import type { Approver } from '../inspector/approve.js';
 import { isValidInvocationId, type JournalStore } from '../journal/store.js';
-import { putCancelRequest } from '../runtime/cancel-request.js';
 import { InvocationNotFoundError, RuntimeUsageError } from '../runtime/errors.js';
 import { invocationSummary } from '../runtime/list.js';
 import { readInvocationMeta, writeInvocationMeta } from './invocation-meta.js';
@@ -49,6 +48,8 @@ export function inspectActions(store: JournalStore, choice: StoreChoice, options
 /** The cancel request, written as the client's is (runtime/cancel-request.ts putCancelRequest): refused on an ended invocation; one already waiting is kept. */
 async function requestCancel(store: JournalStore, id: string, request: ActionRequest): Promise<ActionOutcome> {
   await notEnded(store, id, 'cancelled');
+  // Loaded here, not at start: runtime/cancel-request.ts brings the machine, which `weft inspect` starts without (cli-startup).
+  const { putCancelRequest } = await import('../runtime/cancel-request.js');
   const { message, kept } = await putCancelRequest(store, id, { by: request.by, reason: request.reason, at: Date.now() });
   if (kept) return { requested: false, said: `a cancel by ${message.by} already waits in its inbox` };
   return { requested: true, said: `cancel requested by ${request.by}: the runtime holding it stops it before its next step; resting, weft serve (or weft resume) stops it` };
