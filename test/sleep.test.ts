@@ -92,7 +92,7 @@ describe('durable sleep with BullMQ: a delayed job wakes it through serve', () =
   (available || process.env.CI === 'true' ? test : test.skip)('serve (polling only every minute) resumes it when the delayed job fires, not before', async () => {
     const server = await startRedis({ aof: true });
     const ledger = newLedger();
-    const wake = Date.now() + 1_500;
+    const wake = Date.now() + 5_000; // 5 s: the run must come to rest before it is due, and its start takes seconds beside busy loops
     const domain = defineDomain({
       name: 'remind',
       libraries: [library],
